@@ -1,0 +1,25 @@
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+import prettier from 'eslint-config-prettier'
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '__fixtures__/corpus/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }]
+    }
+  },
+  {
+    // Pure decision logic: no I/O, no clocks, no GitHub clients.
+    files: ['src/checks/reduce.ts', 'src/signature/**/*.ts', 'src/state/markdown.ts', 'src/inputs.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@actions/*', '@octokit/*', 'node:fs', 'node:child_process', 'fs', 'child_process'] }
+      ]
+    }
+  }
+)

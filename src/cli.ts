@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * `autoloop-ci-gate <command> [--flag value]...`: the action's core from a shell, for local
+ * debugging, reading the same runner variables (GITHUB_REPOSITORY, GITHUB_API_URL, …).
+ * `signature` reads CI logs and prints their failure keys and signature.
+ */
+import { run } from './main.js'
+import { coreLogger, realConnect } from './deps.js'
+import { INPUT_NAMES } from './inputs.js'
+import { runSignatureCommand } from './commands/signature.js'
+
+const USAGE = `Usage:
+  autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
+  autoloop-ci-gate signature [--log FILE]... [--json]
+
+Inputs are the action's (see action.yml), e.g. --program my-program --push false.
+The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  if (command === 'signature') {
+    return runSignatureCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr })
+  }
+  if (!command || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return command ? 0 : 2
+  }
+  const values = new Map<string, string>([['command', command]])
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i] ?? ''
+    const name = flag.replace(/^--/, '')
+    if (!flag.startsWith('--') || !(INPUT_NAMES as string[]).includes(name)) {
+      process.stderr.write(`Unknown argument "${flag}".\n${USAGE}\n`)
+      return 2
+    }
+    const value = rest[i + 1]
+    if (value === undefined) {
+      process.stderr.write(`Flag ${flag} needs a value.\n`)
+      return 2
+    }
+    values.set(name, value)
+    i++
+  }
+  if (!values.has('github-token')) values.set('github-token', process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '')
+  let exitCode = 0
+  const outputs: string[] = []
+  await run({
+    io: {
+      readInput: (name) => values.get(name) ?? '',
+      setOutput: (name, value) => {
+        if (value !== '') outputs.push(`${name}=${value}`)
+      },
+      async writeSummary(markdown) {
+        process.stdout.write(`${markdown}\n`)
+      },
+      setFailed(message) {
+        exitCode = 1
+        process.stderr.write(`Error: ${message}\n`)
+      },
+      setSecret: () => undefined
+    },
+    log: coreLogger,
+    connect: realConnect(process.env, process.cwd(), coreLogger)
+  })
+  if (outputs.length > 0) process.stdout.write(`${outputs.join('\n')}\n`)
+  return exitCode
+}
+
+process.exitCode = await main(process.argv.slice(2))

@@ -1,0 +1,48 @@
+/**
+ * The standard runner environment (SPEC §2), read once. The same variables drive the action
+ * and the CLI, so GitHub Enterprise Server and the fake API work by setting GITHUB_API_URL.
+ */
+import { ActionError } from './errors.js'
+import type { RepoRef } from './github/port.js'
+
+export interface Environment {
+  repository: RepoRef
+  apiUrl: string
+  serverUrl: string
+  runId: number | undefined
+  runAttempt: number | undefined
+  workspace: string
+  tempDir: string
+  /** Test and demo only: the fake API's virtual clock. */
+  clockUrl: string | undefined
+}
+
+function positiveInteger(raw: string | undefined): number | undefined {
+  return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined
+}
+
+export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Environment {
+  const repository = env.GITHUB_REPOSITORY ?? ''
+  const [owner, repo, ...rest] = repository.split('/')
+  if (!owner || !repo || rest.length > 0)
+    throw new ActionError(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
+      fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
+    })
+  return {
+    repository: { owner, repo },
+    apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+    runId: positiveInteger(env.GITHUB_RUN_ID),
+    runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
+    workspace: env.GITHUB_WORKSPACE || cwd,
+    tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
+    clockUrl: env.AUTOLOOP_CLOCK_URL || undefined
+  }
+}
+
+/** The browser link of this workflow run, for comments and the ledger. */
+export function runUrl(environment: Environment): string | undefined {
+  if (environment.runId === undefined) return undefined
+  const { owner, repo } = environment.repository
+  return `${environment.serverUrl}/${owner}/${repo}/actions/runs/${environment.runId}`
+}

@@ -1,0 +1,33 @@
+/**
+ * What the commands need from GitHub, in domain terms. `RestGitHub` implements it over
+ * Octokit; tests can implement it in memory. No Octokit type crosses this boundary.
+ */
+import type { ChecksSnapshot } from '../checks/reduce.js'
+
+export interface PullInfo {
+  number: number
+  url: string
+  headSha: string
+  headRef: string
+  draft: boolean
+  state: string
+}
+
+export interface RepoRef {
+  owner: string
+  repo: string
+}
+
+export interface GitHubPort {
+  readonly repo: RepoRef
+  defaultBranch(): Promise<string>
+  /** Head SHA of a branch, or null when the branch does not exist. */
+  branchHead(branch: string): Promise<string | null>
+  getPull(number: number): Promise<PullInfo | null>
+  findOpenPull(branch: string): Promise<PullInfo | null>
+  createDraftPull(input: { title: string; head: string; base: string; body: string }): Promise<PullInfo>
+  /** Every check run (all pages, all re-runs) and the latest status per context of one SHA. */
+  readChecks(sha: string): Promise<ChecksSnapshot>
+  /** The check suite id of a workflow run, or undefined when it cannot be read. */
+  workflowRunCheckSuiteId(runId: number): Promise<number | undefined>
+}

@@ -1,0 +1,211 @@
+/**
+ * GitHubPort over the REST API. Reads that are polled go through `conditionalGet`, which
+ * sends `If-None-Match` with the last ETag of the same URL: a `304` costs no rate limit, so
+ * waiting an hour on one check costs a handful of points.
+ */
+import type { GitHubClient } from './client.js'
+import type { GitHubPort, PullInfo, RepoRef } from './port.js'
+import type { CheckRunInfo, ChecksSnapshot, CommitStatusInfo } from '../checks/reduce.js'
+import { httpStatus } from '../errors.js'
+
+const PAGE_SIZE = 100
+
+interface CachedResponse {
+  etag: string
+  data: unknown
+}
+
+/** Where a GitHub Actions job's details URL points: …/actions/runs/<run>/job/<job>. */
+export function actionsJobOf(url: string | null | undefined): { runId: number; jobId: number } | undefined {
+  const match = url ? /\/actions\/runs\/(\d+)\/job\/(\d+)/.exec(url) : null
+  if (!match?.[1] || !match[2]) return undefined
+  return { runId: Number(match[1]), jobId: Number(match[2]) }
+}
+
+interface RestCheckRun {
+  id: number
+  name: string
+  status: string
+  conclusion: string | null
+  html_url: string | null
+  details_url: string | null
+  started_at: string | null
+  check_suite: { id: number } | null
+  app: { slug?: string } | null
+}
+
+interface RestStatus {
+  id: number
+  context: string
+  state: string
+  description: string | null
+  target_url: string | null
+}
+
+interface RestPull {
+  number: number
+  html_url: string
+  state: string
+  draft?: boolean
+  head: { sha: string; ref: string }
+}
+
+function toPull(pull: RestPull): PullInfo {
+  return {
+    number: pull.number,
+    url: pull.html_url,
+    headSha: pull.head.sha,
+    headRef: pull.head.ref,
+    draft: pull.draft ?? false,
+    state: pull.state
+  }
+}
+
+export function toCheckRun(run: RestCheckRun): CheckRunInfo {
+  const job = actionsJobOf(run.details_url) ?? actionsJobOf(run.html_url)
+  return {
+    id: run.id,
+    name: run.name,
+    status: run.status,
+    conclusion: run.conclusion,
+    url: run.html_url ?? run.details_url ?? '',
+    startedAt: run.started_at,
+    workflowRunId: job?.runId,
+    jobId: job?.jobId,
+    checkSuiteId: run.check_suite?.id,
+    appSlug: run.app?.slug
+  }
+}
+
+export class RestGitHub implements GitHubPort {
+  private readonly cache = new Map<string, CachedResponse>()
+
+  constructor(
+    private readonly client: GitHubClient,
+    readonly repo: RepoRef
+  ) {}
+
+  /** A GET that sends the last ETag of the same URL and re-uses the cached body on 304. */
+  async conditionalGet<T>(route: string, params: Record<string, string | number>): Promise<T> {
+    const key = `${route} ${JSON.stringify(params)}`
+    const cached = this.cache.get(key)
+    try {
+      const response = await this.client.request(route, {
+        ...this.repo,
+        ...params,
+        headers: cached ? { 'if-none-match': cached.etag } : {}
+      })
+      const etag = response.headers.etag
+      if (etag) this.cache.set(key, { etag, data: response.data })
+      return response.data as T
+    } catch (error) {
+      if (httpStatus(error) === 304 && cached) return cached.data as T
+      throw error
+    }
+  }
+
+  async defaultBranch(): Promise<string> {
+    const repo = await this.conditionalGet<{ default_branch: string }>('GET /repos/{owner}/{repo}', {})
+    return repo.default_branch
+  }
+
+  async branchHead(branch: string): Promise<string | null> {
+    try {
+      const ref = await this.conditionalGet<{ object: { sha: string } }>(
+        'GET /repos/{owner}/{repo}/git/ref/{ref}',
+        { ref: `heads/${branch}` }
+      )
+      return ref.object.sha
+    } catch (error) {
+      if (httpStatus(error) === 404) return null
+      throw error
+    }
+  }
+
+  async getPull(number: number): Promise<PullInfo | null> {
+    try {
+      const pull = await this.conditionalGet<RestPull>('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+        pull_number: number
+      })
+      return toPull(pull)
+    } catch (error) {
+      if (httpStatus(error) === 404) return null
+      throw error
+    }
+  }
+
+  async findOpenPull(branch: string): Promise<PullInfo | null> {
+    const pulls = await this.conditionalGet<RestPull[]>('GET /repos/{owner}/{repo}/pulls', {
+      head: `${this.repo.owner}:${branch}`,
+      state: 'open',
+      per_page: 10
+    })
+    const first = pulls[0]
+    return first ? toPull(first) : null
+  }
+
+  async createDraftPull(input: { title: string; head: string; base: string; body: string }): Promise<PullInfo> {
+    const response = await this.client.rest.pulls.create({ ...this.repo, ...input, draft: true })
+    return toPull(response.data as RestPull)
+  }
+
+  /** Every page of a list whose first page says how many items there are. */
+  private async allPages<T>(
+    route: string,
+    params: Record<string, string | number>,
+    items: (page: unknown) => { total: number; items: T[] }
+  ): Promise<T[]> {
+    const first = items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page: 1 }))
+    const pages = Math.ceil(first.total / PAGE_SIZE)
+    const result = [...first.items]
+    for (let page = 2; page <= pages; page++) {
+      result.push(...items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page })).items)
+    }
+    return result
+  }
+
+  async readChecks(sha: string): Promise<ChecksSnapshot> {
+    const runs = await this.allPages(
+      'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+      { ref: sha, filter: 'all' },
+      (page) => {
+        const body = page as { total_count: number; check_runs: RestCheckRun[] }
+        return { total: body.total_count, items: body.check_runs }
+      }
+    )
+    const statuses = await this.allPages(
+      'GET /repos/{owner}/{repo}/commits/{ref}/status',
+      { ref: sha },
+      (page) => {
+        const body = page as { total_count: number; statuses: RestStatus[] }
+        return { total: body.total_count, items: body.statuses }
+      }
+    )
+    return {
+      checkRuns: runs.map(toCheckRun),
+      statuses: statuses.map(
+        (status): CommitStatusInfo => ({
+          id: status.id,
+          context: status.context,
+          state: status.state,
+          description: status.description,
+          url: status.target_url
+        })
+      )
+    }
+  }
+
+  async workflowRunCheckSuiteId(runId: number): Promise<number | undefined> {
+    try {
+      const run = await this.conditionalGet<{ check_suite_id?: number }>(
+        'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+        { run_id: runId }
+      )
+      return run.check_suite_id
+    } catch (error) {
+      const status = httpStatus(error)
+      if (status === 404 || status === 403) return undefined
+      throw error
+    }
+  }
+}
