@@ -51,13 +51,31 @@ describe('parseInputs', () => {
   })
 
   it('reports every bad input at once', () => {
-    const found = problems({ ...base, push: 'yes', 'max-fix-attempts': '-1', 'poll-interval-seconds': 'fast', sha: 'abc' })
-    expect(found.map((p) => p.split('`')[1]).sort()).toEqual(['max-fix-attempts', 'poll-interval-seconds', 'push', 'sha'])
+    const found = problems({
+      ...base,
+      push: 'yes',
+      'max-fix-attempts': '-1',
+      'poll-interval-seconds': 'fast',
+      sha: 'abc'
+    })
+    expect(found.map((p) => p.split('`')[1]).sort()).toEqual([
+      'max-fix-attempts',
+      'poll-interval-seconds',
+      'push',
+      'sha'
+    ])
   })
 
   it('parses lists, booleans and references', () => {
     const config = parseInputs(
-      reader({ ...base, 'required-checks': 'build, test\ne2e\n\ntest', 'ignore-checks': 'codecov/*', 'fail-fast': 'True', pr: '#12', issue: '7' })
+      reader({
+        ...base,
+        'required-checks': 'build, test\ne2e\n\ntest',
+        'ignore-checks': 'codecov/*',
+        'fail-fast': 'True',
+        pr: '#12',
+        issue: '7'
+      })
     )
     expect(config.requiredChecks).toEqual(['build', 'test', 'e2e'])
     expect(config.ignoreChecks).toEqual(['codecov/*'])
@@ -67,23 +85,35 @@ describe('parseInputs', () => {
   })
 
   it('requires program except for reconcile', () => {
-    expect(problems({ 'github-token': 't' })).toEqual(['input `program`: required for the `gate` command'])
+    expect(problems({ 'github-token': 't' })).toEqual([
+      'input `program`: required for the `gate` command'
+    ])
     expect(problems({ 'github-token': 't', command: 'reconcile' })).toEqual([])
   })
 
   it('refuses a metric that is not a finite number, naming the input', () => {
     for (const metric of ['NaN', 'Infinity', '1e999', 'fast', '1,5']) {
-      expect(problems({ ...base, command: 'record', outcome: 'rejected', metric })[0]).toMatch(/^input `metric`: /)
+      expect(problems({ ...base, command: 'record', outcome: 'rejected', metric })[0]).toMatch(
+        /^input `metric`: /
+      )
     }
-    expect(parseInputs(reader({ ...base, command: 'record', outcome: 'accepted', metric: '-0.25' })).metric).toBe(-0.25)
+    expect(
+      parseInputs(reader({ ...base, command: 'record', outcome: 'accepted', metric: '-0.25' }))
+        .metric
+    ).toBe(-0.25)
   })
 
   it('requires metric for an accepted record', () => {
-    expect(problems({ ...base, command: 'record', outcome: 'accepted' })).toEqual(['input `metric`: required when `outcome` is accepted'])
+    expect(problems({ ...base, command: 'record', outcome: 'accepted' })).toEqual([
+      'input `metric`: required when `outcome` is accepted'
+    ])
   })
 
   it('refuses an unknown command and an empty token', () => {
-    expect(problems({ program: 'p', command: 'deploy' }).map((p) => p.split('`')[1])).toEqual(['command', 'github-token'])
+    expect(problems({ program: 'p', command: 'deploy' }).map((p) => p.split('`')[1])).toEqual([
+      'command',
+      'github-token'
+    ])
   })
 })
 

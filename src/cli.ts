@@ -19,7 +19,11 @@ The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   if (command === 'signature') {
-    return runSignatureCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr })
+    return runSignatureCommand(rest, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr
+    })
   }
   if (!command || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`)
@@ -41,7 +45,8 @@ async function main(argv: string[]): Promise<number> {
     values.set(name, value)
     i++
   }
-  if (!values.has('github-token')) values.set('github-token', process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '')
+  if (!values.has('github-token'))
+    values.set('github-token', process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '')
   let exitCode = 0
   const outputs: string[] = []
   await run({

@@ -35,7 +35,11 @@ export function realConnect(env: NodeJS.ProcessEnv, cwd: string, log: Logger): M
       clock,
       environment,
       github: new RestGitHub(client, environment.repository),
-      git: createGit({ cwd: environment.workspace, pushToken: config.pushToken, serverUrl: environment.serverUrl })
+      git: createGit({
+        cwd: environment.workspace,
+        pushToken: config.pushToken,
+        serverUrl: environment.serverUrl
+      })
     }
   }
 }

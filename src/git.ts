@@ -60,9 +60,12 @@ export function createGit(options: GitOptions): GitPort {
     async headSha() {
       const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], options.cwd)
       if (result.code !== 0)
-        throw new ActionError(`Cannot read the local HEAD in ${options.cwd}: ${result.stderr.trim()}`, {
-          fix: 'check out the repository (actions/checkout) and commit the iteration before the gate, or pass `push: false` with `sha`.'
-        })
+        throw new ActionError(
+          `Cannot read the local HEAD in ${options.cwd}: ${result.stderr.trim()}`,
+          {
+            fix: 'check out the repository (actions/checkout) and commit the iteration before the gate, or pass `push: false` with `sha`.'
+          }
+        )
       return result.stdout.trim()
     },
     async push(sha, branch) {
@@ -81,10 +84,15 @@ export function createGit(options: GitOptions): GitPort {
           }
         )
       }
-      if (/Authentication failed|could not read Username|403|Permission to .* denied/i.test(output)) {
-        throw new ActionError(`Push to ${branch} was refused: the credentials cannot write to the repository.`, {
-          fix: `give the job \`permissions: contents: write\`, or pass a \`push-token\` (a GitHub App or fine-grained token with Contents: write). Git said: ${output}`
-        })
+      if (
+        /Authentication failed|could not read Username|403|Permission to .* denied/i.test(output)
+      ) {
+        throw new ActionError(
+          `Push to ${branch} was refused: the credentials cannot write to the repository.`,
+          {
+            fix: `give the job \`permissions: contents: write\`, or pass a \`push-token\` (a GitHub App or fine-grained token with Contents: write). Git said: ${output}`
+          }
+        )
       }
       throw new ActionError(`git push to ${branch} failed (exit ${result.code}): ${output}`, {
         fix: 'check that the checkout has an `origin` remote and the job can reach it.'

@@ -42,7 +42,8 @@ export function branchNameProblem(name: string): string | undefined {
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name))
     return 'contains a space, a control character or one of ~ ^ : ? * [ \\'
-  if (name.split('/').some((part) => part.startsWith('.'))) return "has a component starting with '.'"
+  if (name.split('/').some((part) => part.startsWith('.')))
+    return "has a component starting with '.'"
   return undefined
 }
 
@@ -97,9 +98,14 @@ const referenceNumberInput = z.string().transform((raw, ctx) => {
 })
 
 /** A newline- or comma-separated list; blank entries dropped. */
-const listInput = z
-  .string()
-  .transform((raw) => [...new Set(raw.split(/[\n,]/).map((item) => item.trim()).filter(Boolean))])
+const listInput = z.string().transform((raw) => [
+  ...new Set(
+    raw
+      .split(/[\n,]/)
+      .map((item) => item.trim())
+      .filter(Boolean)
+  )
+])
 
 const globListInput = listInput.transform((globs, ctx) => {
   for (const glob of globs) {
@@ -169,7 +175,10 @@ const rawSchema = z.object({
     if (raw === '') return undefined
     const problem = branchNameProblem(raw)
     if (problem) {
-      ctx.addIssue({ code: 'custom', message: `"${raw}" is not a valid branch name: it ${problem}` })
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${raw}" is not a valid branch name: it ${problem}`
+      })
       return z.NEVER
     }
     return raw
@@ -195,7 +204,10 @@ const rawSchema = z.object({
     const value = raw === '' ? 'memory/autoloop' : raw
     const problem = branchNameProblem(value)
     if (problem) {
-      ctx.addIssue({ code: 'custom', message: `"${raw}" is not a valid branch name: it ${problem}` })
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${raw}" is not a valid branch name: it ${problem}`
+      })
       return z.NEVER
     }
     return value

@@ -26,7 +26,9 @@ export interface MainDeps {
   io: ActionIO
   log: Logger
   /** Built after the inputs are valid: no I/O happens before that. */
-  connect(config: Config): Promise<{ clock: Clock; github: GitHubPort; git: GitPort; environment: Environment }>
+  connect(
+    config: Config
+  ): Promise<{ clock: Clock; github: GitHubPort; git: GitPort; environment: Environment }>
 }
 
 interface CommandResult {
@@ -40,7 +42,17 @@ async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResul
   const { clock, github, git, environment } = await deps.connect(config)
   const verdict = await pushAndWait(
     config,
-    { github, git, clock, log: deps.log, runner: { runId: environment.runId, runAttempt: environment.runAttempt, serverUrl: environment.serverUrl } },
+    {
+      github,
+      git,
+      clock,
+      log: deps.log,
+      runner: {
+        runId: environment.runId,
+        runAttempt: environment.runAttempt,
+        serverUrl: environment.serverUrl
+      }
+    },
     (_sha, now) => ({ graceFrom: now, deadline: now + config.timeoutMinutes * 60_000 }),
     undefined
   )
@@ -54,7 +66,9 @@ async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResul
     'attempts-remaining': String(config.maxFixAttempts),
     checks: JSON.stringify(checksOutput(verdict.checks))
   }
-  deps.log.info(`Verdict for ${verdict.sha}: ${verdict.verdict}${verdict.reasons.length ? ` (${verdict.reasons.join('; ')})` : ''}`)
+  deps.log.info(
+    `Verdict for ${verdict.sha}: ${verdict.verdict}${verdict.reasons.length ? ` (${verdict.reasons.join('; ')})` : ''}`
+  )
   return {
     outputs,
     summary: gateSummaryMarkdown(config.program, verdict, { status }),

@@ -4,7 +4,7 @@
 import { markdownTable } from 'markdown-table'
 import type { CheckView } from './checks/reduce.js'
 import type { GateVerdict } from './commands/gate.js'
-import { tableCell } from './text/untrusted.js'
+import { oneLine, tableCell } from './text/untrusted.js'
 
 /** Every output of SPEC §2, so downstream `if:` expressions never see an unset value. */
 export const OUTPUT_NAMES = [
@@ -61,14 +61,17 @@ const EXCLUSION: Record<NonNullable<CheckView['excluded']>, string> = {
 }
 
 function link(url: string | null, text: string): string {
-  return url && /^https?:\/\//.test(url) ? `[${text}](${url.replace(/[()\s]/g, encodeURIComponent)})` : text
+  return url && /^https?:\/\//.test(url)
+    ? `[${text}](${url.replace(/[()\s]/g, encodeURIComponent)})`
+    : text
 }
 
 export function checksTable(checks: readonly CheckView[]): string {
   const counted = checks.filter((check) => check.excluded === undefined)
   const excluded = checks.filter((check) => check.excluded !== undefined)
   const parts: string[] = []
-  if (counted.length === 0) parts.push('_No check runs or commit statuses were reported for this commit._')
+  if (counted.length === 0)
+    parts.push('_No check runs or commit statuses were reported for this commit._')
   else
     parts.push(
       markdownTable([
@@ -119,9 +122,10 @@ export function gateSummaryMarkdown(
     ''
   ]
   if (gate.reasons.length > 0) {
-    for (const reason of gate.reasons) lines.push(`- ${tableCell(reason, 600)}`)
+    for (const reason of gate.reasons) lines.push(`- ${oneLine(reason, 600)}`)
     lines.push('')
   }
+  if (gate.explanation) lines.push(gate.explanation, '')
   if (extra.pauseReason) lines.push(`**Paused:** ${tableCell(extra.pauseReason, 200)}`, '')
   lines.push(
     `Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`,

@@ -47,7 +47,12 @@ export function parseOutputFile(text: string): Record<string, string> {
 }
 
 export function inputEnv(inputs: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.replace(/ /g, '_').toUpperCase()}`, value]))
+  return Object.fromEntries(
+    Object.entries(inputs).map(([name, value]) => [
+      `INPUT_${name.replace(/ /g, '_').toUpperCase()}`,
+      value
+    ])
+  )
 }
 
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
@@ -74,7 +79,11 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     if (value === undefined) delete env[name]
     else env[name] = value
   }
-  const child = spawn(process.execPath, [DIST_ENTRY], { cwd: options.cwd ?? dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [DIST_ENTRY], {
+    cwd: options.cwd ?? dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -97,7 +106,11 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     stderr,
     outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
     summary: readFileSync(summaryFile, 'utf8'),
-    errors: lines.filter((l) => l.startsWith('::error')).map((l) => l.replace(/^::error[^:]*::/, '')),
-    warnings: lines.filter((l) => l.startsWith('::warning')).map((l) => l.replace(/^::warning[^:]*::/, ''))
+    errors: lines
+      .filter((l) => l.startsWith('::error'))
+      .map((l) => l.replace(/^::error[^:]*::/, '')),
+    warnings: lines
+      .filter((l) => l.startsWith('::warning'))
+      .map((l) => l.replace(/^::warning[^:]*::/, ''))
   }
 }

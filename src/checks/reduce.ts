@@ -199,7 +199,9 @@ export function reduceChecks(
   const checks = viewChecks(snapshot, policy)
   const counted = checks.filter((check) => check.excluded === undefined)
   const failing = counted.filter((check) => check.state === 'failed')
-  const unfinished = counted.filter((check) => check.state === 'running' || check.state === 'unknown')
+  const unfinished = counted.filter(
+    (check) => check.state === 'running' || check.state === 'unknown'
+  )
   const graceOver = elapsedMs >= policy.graceMs
   const reportedNames = new Set(counted.map((check) => check.name))
   const missingRequired = policy.requiredChecks.filter((name) => !reportedNames.has(name))
@@ -251,8 +253,13 @@ export function reduceChecks(
       counted.length === 0
         ? [`no checks reported within ${Math.round(policy.graceMs / 1000)} s`]
         : [`every check was skipped or neutral (${counted.map((c) => c.name).join(', ')})`]
-    if (policy.allowNoChecks) return { kind: 'green', checks, reasons: [...reasons, 'allowed by allow-no-checks'] }
+    if (policy.allowNoChecks)
+      return { kind: 'green', checks, reasons: [...reasons, 'allowed by allow-no-checks'] }
     return { kind: 'no-checks', checks, reasons }
   }
-  return { kind: 'green', checks, reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`] }
+  return {
+    kind: 'green',
+    checks,
+    reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
+  }
 }

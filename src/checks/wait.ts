@@ -6,7 +6,13 @@
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
 import { errorMessage } from '../errors.js'
-import { reduceChecks, type CheckView, type ChecksSnapshot, type ReducePolicy, type Verdict } from './reduce.js'
+import {
+  reduceChecks,
+  type CheckView,
+  type ChecksSnapshot,
+  type ReducePolicy,
+  type Verdict
+} from './reduce.js'
 
 export interface WaitOptions {
   sha: string
@@ -26,8 +32,19 @@ export interface WaitOptions {
 }
 
 export type WaitResult =
-  | { kind: 'verdict'; verdict: Exclude<Verdict, { kind: 'pending' }>; polls: number; finishedAt: number }
-  | { kind: 'ci-timeout'; checks: CheckView[]; waitingFor: string[]; polls: number; finishedAt: number }
+  | {
+      kind: 'verdict'
+      verdict: Exclude<Verdict, { kind: 'pending' }>
+      polls: number
+      finishedAt: number
+    }
+  | {
+      kind: 'ci-timeout'
+      checks: CheckView[]
+      waitingFor: string[]
+      polls: number
+      finishedAt: number
+    }
 
 function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000)
@@ -37,7 +54,8 @@ function formatDuration(ms: number): string {
 
 function describe(checks: CheckView[]): string {
   const counted = checks.filter((check) => check.excluded === undefined)
-  const count = (state: CheckView['state']) => counted.filter((check) => check.state === state).length
+  const count = (state: CheckView['state']) =>
+    counted.filter((check) => check.state === state).length
   return `${counted.length} counted: ${count('passed')} passed, ${count('failed')} failed, ${count('running') + count('unknown')} running`
 }
 
@@ -72,7 +90,10 @@ export async function waitForVerdict(options: WaitOptions): Promise<WaitResult> 
       if (verdict.kind !== 'pending') return { kind: 'verdict', verdict, polls, finishedAt: now }
       lastPending = verdict
       for (const check of verdict.checks) {
-        if (check.state === 'unknown' && !warned.has(`${check.name}:${check.status}:${check.conclusion}`)) {
+        if (
+          check.state === 'unknown' &&
+          !warned.has(`${check.name}:${check.status}:${check.conclusion}`)
+        ) {
           warned.add(`${check.name}:${check.status}:${check.conclusion}`)
           log.warning(
             `Check "${check.name}" reports an unknown state (status ${check.status}, conclusion ${check.conclusion}); it is treated as still running, never as passed.`
@@ -87,7 +108,13 @@ export async function waitForVerdict(options: WaitOptions): Promise<WaitResult> 
       }
     }
     if (now >= options.deadline) {
-      return { kind: 'ci-timeout', checks: lastPending.checks, waitingFor: lastPending.waitingFor, polls, finishedAt: now }
+      return {
+        kind: 'ci-timeout',
+        checks: lastPending.checks,
+        waitingFor: lastPending.waitingFor,
+        polls,
+        finishedAt: now
+      }
     }
     await clock.sleep(Math.min(options.pollIntervalMs, options.deadline - now))
   }

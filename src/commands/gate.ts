@@ -33,8 +33,10 @@ export interface GateVerdict {
   sha: string
   pull: PullInfo | null
   verdict: VerdictKind
-  /** Why, one line each (failing checks, missing required checks, the no-checks cause). */
+  /** Why, one line each (failing checks, missing required checks); may quote check names, so untrusted. */
   reasons: string[]
+  /** Our own advice for the verdict (the no-checks cause and fix); trusted markdown. */
+  explanation?: string
   checks: CheckView[]
   /** When the wait started and ended (ms epoch). */
   startedAt: number
@@ -60,7 +62,10 @@ export function noChecksExplanation(config: ProgramConfig, pushed: boolean): str
   return lines.join(' ')
 }
 
-async function resolveSha(config: ProgramConfig, deps: GateDeps): Promise<{ sha: string; pushed: boolean }> {
+async function resolveSha(
+  config: ProgramConfig,
+  deps: GateDeps
+): Promise<{ sha: string; pushed: boolean }> {
   if (config.push) {
     const sha = config.sha ?? (await deps.git.headSha())
     deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`)
@@ -70,9 +75,12 @@ async function resolveSha(config: ProgramConfig, deps: GateDeps): Promise<{ sha:
   if (config.sha) return { sha: config.sha, pushed: false }
   const head = await deps.github.branchHead(config.branch)
   if (!head)
-    throw new ActionError(`Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`, {
-      fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).'
-    })
+    throw new ActionError(
+      `Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`,
+      {
+        fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).'
+      }
+    )
   return { sha: head, pushed: false }
 }
 
@@ -106,7 +114,9 @@ export async function findOrOpenPull(
     log.info(`Opened draft PR #${created.number} for ${config.branch}`)
     return created
   } catch (error) {
-    log.warning(`Could not open a draft PR for ${config.branch} (the gate goes on without one): ${errorMessage(error)}`)
+    log.warning(
+      `Could not open a draft PR for ${config.branch} (the gate goes on without one): ${errorMessage(error)}`
+    )
     return null
   }
 }
@@ -128,9 +138,12 @@ export async function pushAndWait(
   const { sha, pushed } = await resolveSha(config, deps)
   const pull = await findOrOpenPull(config, deps, knownPull)
   if (pull && pull.headSha !== sha)
-    log.info(`PR #${pull.number} shows head ${pull.headSha.slice(0, 12)}; the gate reads checks of ${sha.slice(0, 12)} itself`)
+    log.info(
+      `PR #${pull.number} shows head ${pull.headSha.slice(0, 12)}; the gate reads checks of ${sha.slice(0, 12)} itself`
+    )
 
-  const ownCheckSuiteId = runner.runId !== undefined ? await github.workflowRunCheckSuiteId(runner.runId) : undefined
+  const ownCheckSuiteId =
+    runner.runId !== undefined ? await github.workflowRunCheckSuiteId(runner.runId) : undefined
   const isIgnored = config.ignoreChecks.length > 0 ? picomatch(config.ignoreChecks) : () => false
   const policy: ReducePolicy = {
     requiredChecks: config.requiredChecks,
@@ -162,11 +175,17 @@ export async function pushAndWait(
       ...base,
       verdict: 'ci-timeout',
       checks: result.checks,
-      reasons: [`ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`]
+      reasons: [
+        `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+      ]
     }
   }
   const { verdict } = result
-  const reasons =
-    verdict.kind === 'no-checks' ? [...verdict.reasons, noChecksExplanation(config, pushed)] : verdict.reasons
-  return { ...base, verdict: verdict.kind, checks: verdict.checks, reasons }
+  return {
+    ...base,
+    verdict: verdict.kind,
+    checks: verdict.checks,
+    reasons: verdict.reasons,
+    ...(verdict.kind === 'no-checks' ? { explanation: noChecksExplanation(config, pushed) } : {})
+  }
 }

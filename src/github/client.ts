@@ -29,13 +29,20 @@ export interface ClientOptions {
 export function createGitHubClient(options: ClientOptions): GitHubClient {
   const { clock, log } = options
   const rateLimitRetries = options.rateLimitRetries ?? 4
-  const waitOut = async (kind: string, retryAfterSeconds: number, route: string, retryCount: number) => {
+  const waitOut = async (
+    kind: string,
+    retryAfterSeconds: number,
+    route: string,
+    retryCount: number
+  ) => {
     if (retryCount >= rateLimitRetries) {
       log.warning(`${kind} rate limit on ${route}: giving up after ${retryCount} retries`)
       return false
     }
     const seconds = Math.max(1, retryAfterSeconds)
-    log.warning(`${kind} rate limit on ${route}: waiting ${seconds} s before retry ${retryCount + 1}`)
+    log.warning(
+      `${kind} rate limit on ${route}: waiting ${seconds} s before retry ${retryCount + 1}`
+    )
     await clock.sleep(seconds * 1000)
     return true
   }
@@ -53,10 +60,18 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       // The wait happens in the handlers through the injected clock; the plugin then
       // retries at once.
       retryAfterBaseValue: 0,
-      onRateLimit: (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) =>
-        waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
-      onSecondaryRateLimit: (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) =>
-        waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
+      onRateLimit: (
+        retryAfter: number,
+        request: { method: string; url: string },
+        _octokit: unknown,
+        retryCount: number
+      ) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
+      onSecondaryRateLimit: (
+        retryAfter: number,
+        request: { method: string; url: string },
+        _octokit: unknown,
+        retryCount: number
+      ) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
     },
     retry: {
       retryAfterBaseValue: options.retryBackoffMs ?? 1000,

@@ -25,7 +25,12 @@ export interface GitHubPort {
   branchHead(branch: string): Promise<string | null>
   getPull(number: number): Promise<PullInfo | null>
   findOpenPull(branch: string): Promise<PullInfo | null>
-  createDraftPull(input: { title: string; head: string; base: string; body: string }): Promise<PullInfo>
+  createDraftPull(input: {
+    title: string
+    head: string
+    base: string
+    body: string
+  }): Promise<PullInfo>
   /** Every check run (all pages, all re-runs) and the latest status per context of one SHA. */
   readChecks(sha: string): Promise<ChecksSnapshot>
   /** The check suite id of a workflow run, or undefined when it cannot be read. */

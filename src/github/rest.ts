@@ -16,7 +16,9 @@ interface CachedResponse {
 }
 
 /** Where a GitHub Actions job's details URL points: …/actions/runs/<run>/job/<job>. */
-export function actionsJobOf(url: string | null | undefined): { runId: number; jobId: number } | undefined {
+export function actionsJobOf(
+  url: string | null | undefined
+): { runId: number; jobId: number } | undefined {
   const match = url ? /\/actions\/runs\/(\d+)\/job\/(\d+)/.exec(url) : null
   if (!match?.[1] || !match[2]) return undefined
   return { runId: Number(match[1]), jobId: Number(match[2]) }
@@ -105,7 +107,10 @@ export class RestGitHub implements GitHubPort {
   }
 
   async defaultBranch(): Promise<string> {
-    const repo = await this.conditionalGet<{ default_branch: string }>('GET /repos/{owner}/{repo}', {})
+    const repo = await this.conditionalGet<{ default_branch: string }>(
+      'GET /repos/{owner}/{repo}',
+      {}
+    )
     return repo.default_branch
   }
 
@@ -124,9 +129,12 @@ export class RestGitHub implements GitHubPort {
 
   async getPull(number: number): Promise<PullInfo | null> {
     try {
-      const pull = await this.conditionalGet<RestPull>('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-        pull_number: number
-      })
+      const pull = await this.conditionalGet<RestPull>(
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+        {
+          pull_number: number
+        }
+      )
       return toPull(pull)
     } catch (error) {
       if (httpStatus(error) === 404) return null
@@ -144,7 +152,12 @@ export class RestGitHub implements GitHubPort {
     return first ? toPull(first) : null
   }
 
-  async createDraftPull(input: { title: string; head: string; base: string; body: string }): Promise<PullInfo> {
+  async createDraftPull(input: {
+    title: string
+    head: string
+    base: string
+    body: string
+  }): Promise<PullInfo> {
     const response = await this.client.rest.pulls.create({ ...this.repo, ...input, draft: true })
     return toPull(response.data as RestPull)
   }
@@ -155,11 +168,15 @@ export class RestGitHub implements GitHubPort {
     params: Record<string, string | number>,
     items: (page: unknown) => { total: number; items: T[] }
   ): Promise<T[]> {
-    const first = items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page: 1 }))
+    const first = items(
+      await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page: 1 })
+    )
     const pages = Math.ceil(first.total / PAGE_SIZE)
     const result = [...first.items]
     for (let page = 2; page <= pages; page++) {
-      result.push(...items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page })).items)
+      result.push(
+        ...items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page })).items
+      )
     }
     return result
   }
@@ -183,15 +200,13 @@ export class RestGitHub implements GitHubPort {
     )
     return {
       checkRuns: runs.map(toCheckRun),
-      statuses: statuses.map(
-        (status): CommitStatusInfo => ({
-          id: status.id,
-          context: status.context,
-          state: status.state,
-          description: status.description,
-          url: status.target_url
-        })
-      )
+      statuses: statuses.map((status): CommitStatusInfo => ({
+        id: status.id,
+        context: status.context,
+        state: status.state,
+        description: status.description,
+        url: status.target_url
+      }))
     }
   }
 

@@ -1,0 +1,346 @@
+/**
+ * An in-memory fake of the GitHub REST API on node:http, with a virtual clock, declarative
+ * scenarios, injectable faults, ETags, rate-limit accounting and OpenAPI validation of every
+ * request. See README.md in this folder.
+ */
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Readable } from 'node:stream'
+import { faultAnswer, takeFault } from './faults.js'
+import { errorReply, handlerFor, type Reply } from './handlers.js'
+import { blobSha, Model } from './model.js'
+import { openApiValidator, type RequestToValidate } from './openapi.js'
+import type {
+  FakeGitHub,
+  FakeGitHubOptions,
+  FaultSpec,
+  LogSource,
+  RecordedRequest
+} from './types.js'
+
+export type * from './types.js'
+export { implementedRoutes } from './handlers.js'
+
+const MAX_BODY_BYTES = 50 * 1024 * 1024
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+function parseBody(text: string): RequestToValidate['body'] {
+  if (text.length === 0) return undefined
+  try {
+    return { json: JSON.parse(text) as unknown }
+  } catch (error) {
+    return { parseError: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+function etagOf(text: string): string {
+  return `W/"${createHash('sha1').update(text).digest('hex')}"`
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  const bare = (tag: string): string => tag.trim().replace(/^W\//, '')
+  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag))
+}
+
+function normalisePrefix(prefix: string | undefined): string {
+  if (!prefix) return ''
+  const trimmed = `/${prefix.replace(/^\/+|\/+$/g, '')}`
+  return trimmed === '/' ? '' : trimmed
+}
+
+function logStream(source: LogSource | undefined): Readable {
+  if (source === undefined) return Readable.from([''])
+  if (typeof source === 'string') return Readable.from([source])
+  if ('file' in source) return createReadStream(source.file)
+  const { text, repeat } = source
+  const perChunk = Math.max(1, Math.ceil(65536 / Math.max(1, text.length)))
+  return Readable.from(
+    (function* chunks() {
+      for (let done = 0; done < repeat; done += perChunk) {
+        yield text.repeat(Math.min(perChunk, repeat - done))
+      }
+    })()
+  )
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+): void {
+  const text = body === undefined ? '' : JSON.stringify(body)
+  res.writeHead(status, {
+    ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+    ...headers
+  })
+  res.end(text)
+}
+
+function pickHeaders(req: IncomingMessage): RecordedRequest['headers'] {
+  const out: RecordedRequest['headers'] = {}
+  for (const name of [
+    'if-none-match',
+    'authorization',
+    'accept',
+    'content-type',
+    'user-agent',
+    'x-github-api-version'
+  ] as const) {
+    const value = req.headers[name]
+    if (typeof value === 'string') out[name] = value
+  }
+  return out
+}
+
+/** Starts the fake on 127.0.0.1. The OpenAPI description is loaded before it listens. */
+export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const validator = openApiValidator()
+  const prefix = normalisePrefix(options.prefix)
+  const server = http.createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const apiUrl = `${origin}${prefix}`
+  const clockUrl = `${origin}/_fake/clock`
+  const model = new Model(options.scenario ?? {}, { serverUrl: origin, apiUrl })
+  const requests: RecordedRequest[] = []
+  const limits = model.rateLimit
+
+  function rateLimitHeaders(): Record<string, string> {
+    return {
+      'x-ratelimit-limit': String(limits.limit),
+      'x-ratelimit-remaining': String(Math.max(0, limits.limit - limits.used)),
+      'x-ratelimit-used': String(limits.used),
+      'x-ratelimit-reset': String(Math.floor(limits.resetAt / 1000)),
+      'x-ratelimit-resource': 'core'
+    }
+  }
+
+  async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const text = await readBody(req)
+    const path = url.pathname
+    if (path === '/_fake/clock' && req.method === 'GET')
+      return sendJson(res, 200, { now: model.now() })
+    if (path === '/_fake/clock/sleep' && req.method === 'POST') {
+      const parsed = parseBody(text)
+      const until =
+        parsed && 'json' in parsed ? (parsed.json as { until?: unknown }).until : undefined
+      if (typeof until !== 'number' || !Number.isFinite(until)) {
+        return sendJson(res, 400, {
+          message: 'POST /_fake/clock/sleep needs a JSON body {"until": <ms epoch>}'
+        })
+      }
+      model.setNow(Math.max(model.now(), until))
+      return sendJson(res, 200, { now: model.now() })
+    }
+    const log = /^\/_fake\/logs\/(\d+)$/.exec(path)
+    if (log && req.method === 'GET') {
+      const job = model.allCheckRuns().find((r) => r.id === Number(log[1]))
+      if (!job) return sendJson(res, 404, { message: `fake GitHub: no job ${log[1]}` })
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+      const stream = logStream(job.plan.log)
+      stream.on('error', (error) => res.destroy(error))
+      stream.pipe(res)
+      return
+    }
+    const raw = /^\/_fake\/raw\/([0-9a-f]{40})$/.exec(path)
+    if (raw && req.method === 'GET') {
+      for (const commit of Object.values(model.state.commits)) {
+        for (const content of Object.values(commit.files ?? {})) {
+          if (blobSha(content) === raw[1]) {
+            res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+            return void res.end(content)
+          }
+        }
+      }
+      return sendJson(res, 404, { message: 'Not Found' })
+    }
+    if (path === '/_fake/faults' && req.method === 'POST') {
+      const parsed = parseBody(text)
+      if (!parsed || !('json' in parsed))
+        return sendJson(res, 400, { message: 'POST /_fake/faults needs a JSON FaultSpec' })
+      model.state.faults.push(parsed.json as FaultSpec)
+      return sendJson(res, 201, { faults: model.state.faults.length })
+    }
+    if (path === '/_fake/state' && req.method === 'GET') return sendJson(res, 200, model.state)
+    return sendJson(res, 404, { message: `fake GitHub: no control endpoint ${req.method} ${path}` })
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const text = await readBody(req)
+    const method = (req.method ?? 'GET').toUpperCase()
+    const body = parseBody(text)
+    const inPrefix =
+      prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)
+    const path = inPrefix ? url.pathname.slice(prefix.length) || '/' : url.pathname
+    const rec: RecordedRequest = {
+      seq: requests.length + 1,
+      at: model.now(),
+      method,
+      path,
+      query: Object.fromEntries(
+        [...new Set(url.searchParams.keys())].map((k) => {
+          const all = url.searchParams.getAll(k)
+          return [k, all.length === 1 ? (all[0] ?? '') : all]
+        })
+      ),
+      headers: pickHeaders(req),
+      body: body === undefined ? undefined : 'json' in body ? body.json : text,
+      route: null,
+      implemented: false,
+      status: null,
+      charged: false,
+      openapi: { valid: false, errors: [] }
+    }
+    requests.push(rec)
+    limits.requestsSent++
+
+    const send = (
+      reply: Reply,
+      charge = reply.status !== 304 && rec.route !== 'GET /rate_limit'
+    ): void => {
+      if (charge) {
+        limits.used++
+        limits.pointsSpent++
+        rec.charged = true
+      }
+      rec.status = reply.status
+      sendJson(res, reply.status, reply.body, {
+        ...rateLimitHeaders(),
+        ...reply.headers,
+        'x-github-request-id': `FAKE:${rec.seq}`
+      })
+    }
+
+    if (!inPrefix) {
+      rec.openapi = {
+        valid: false,
+        errors: [`${url.pathname} is outside the API prefix ${prefix}`]
+      }
+      return send(errorReply(404, 'Not Found'))
+    }
+    model.syncHeads()
+    model.rollRateLimitWindow()
+    const match = validator.validate({ method, path, query: url.searchParams, body })
+    rec.route = match.route
+    rec.openapi = { valid: match.valid, errors: match.errors }
+    const handler = handlerFor(match.route)
+    rec.implemented = handler !== undefined
+    const { owner, repo } = match.params
+    const wrongRepo =
+      (owner !== undefined && owner.toLowerCase() !== model.state.owner.toLowerCase()) ||
+      (repo !== undefined && repo.toLowerCase() !== model.state.repo.toLowerCase())
+    const ctx = {
+      model,
+      params: match.params,
+      query: url.searchParams,
+      body: rec.body,
+      url,
+      origin
+    }
+    const run = (): Reply => {
+      if (!handler || wrongRepo) return errorReply(404, 'Not Found')
+      try {
+        return handler(ctx)
+      } catch (error) {
+        rec.error = error instanceof Error ? (error.stack ?? error.message) : String(error)
+        return errorReply(500, `fake GitHub failed: ${rec.error.split('\n')[0]}`)
+      }
+    }
+
+    const fault = takeFault(model.state.faults, { method, path, route: match.route })
+    let applied: Reply | undefined
+    if (fault) {
+      rec.fault = fault.kind
+      if (fault.applyFirst) applied = run()
+      const answer = faultAnswer(fault, { method, path, route: match.route }, model.now())
+      if (answer.type === 'drop') return void req.socket.destroy()
+      if (answer.type === 'delay') await new Promise((resolve) => setTimeout(resolve, answer.ms))
+      if (answer.type === 'reply') return send(answer.reply)
+      if (answer.type === 'exhaust') {
+        limits.used = limits.limit
+        limits.resetAt = answer.resetAt
+      }
+      if (answer.type === 'raw') {
+        limits.used++
+        limits.pointsSpent++
+        rec.charged = true
+        rec.status = answer.status
+        res.writeHead(answer.status, {
+          'content-type': 'application/json; charset=utf-8',
+          ...rateLimitHeaders(),
+          'x-github-request-id': `FAKE:${rec.seq}`
+        })
+        return void res.end(answer.text)
+      }
+    }
+    if (limits.used >= limits.limit && match.route !== 'GET /rate_limit') {
+      return send(errorReply(403, 'API rate limit exceeded for this token.'), false)
+    }
+    let reply = applied ?? run()
+    if (method === 'GET' && reply.status === 200) {
+      const etag = etagOf(JSON.stringify(reply.body))
+      if (etagMatches(rec.headers['if-none-match'], etag)) {
+        limits.notModified++
+        return send({ status: 304, headers: { etag, ...reply.headers } })
+      }
+      reply = { ...reply, headers: { ...reply.headers, etag } }
+    }
+    send(reply)
+  }
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', origin)
+    const work = url.pathname.startsWith('/_fake/') ? control(req, res, url) : api(req, res, url)
+    work.catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error)
+      if (!res.headersSent) sendJson(res, 500, { message: `fake GitHub failed: ${message}` })
+      else res.destroy()
+    })
+  })
+
+  return {
+    apiUrl,
+    serverUrl: origin,
+    clockUrl,
+    state: model.state,
+    requests,
+    invalidRequests: () => requests.filter((r) => !r.openapi.valid),
+    unimplementedRequests: () => requests.filter((r) => !r.implemented),
+    rateLimit: limits,
+    now: () => model.now(),
+    advance: (ms) => model.advance(ms),
+    setNow: (ms) => model.setNow(ms),
+    addFault: (fault) => void model.state.faults.push(fault),
+    clearFaults: () => void model.state.faults.splice(0),
+    setBranch: (name, sha) => model.setBranch(name, sha),
+    headsOf: (branch) => {
+      model.syncHeads()
+      return model.headsOf(branch)
+    },
+    checkRunsFor: (sha) => model.checkRunsFor(sha),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((error) => (error ? reject(error) : resolve()))
+      })
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * Public types of the fake GitHub REST API. A `Scenario` is plain JSON data (scripts and
+ * seeded chaos tests build it); everything else describes the running fake.
+ */
+
+export type CheckStatus = 'queued' | 'in_progress' | 'completed'
+export type CheckConclusion =
+  | 'success'
+  | 'failure'
+  | 'neutral'
+  | 'cancelled'
+  | 'skipped'
+  | 'timed_out'
+  | 'action_required'
+  | 'stale'
+  | 'startup_failure'
+export type StatusState = 'pending' | 'success' | 'failure' | 'error'
+
+/**
+ * Which commit a plan applies to: an explicit SHA, or the n-th distinct SHA a branch points to
+ * (0 = its head when the fake started, 1 = the first new head after that, ...), or `'each'`
+ * head of the branch that no SHA-specific or numbered plan covers.
+ */
+export interface PlanTarget {
+  sha?: string
+  branch?: string
+  head?: number | 'each'
+}
+
+/** One step of a check run's life, `at` seconds after its commit appeared. */
+export interface CheckRunEvent {
+  at: number
+  status: CheckStatus
+  /** Only for `completed`; defaults to `success`. */
+  conclusion?: CheckConclusion
+}
+
+export interface Annotation {
+  path: string
+  start_line: number
+  end_line: number
+  start_column?: number | null
+  end_column?: number | null
+  annotation_level: 'notice' | 'warning' | 'failure'
+  message: string
+  title?: string | null
+  raw_details?: string | null
+}
+
+/** A job log: literal text, a file streamed from disk, or `text` repeated (for big logs). */
+export type LogSource = string | { file: string } | { text: string; repeat: number }
+
+export interface CheckRunPlan extends PlanTarget {
+  name: string
+  /** App slug; `github-actions` (the default) makes it an Actions job with a run and a log. */
+  app?: string
+  timeline: CheckRunEvent[]
+  /** Check run id (= job id for Actions). Auto-assigned; set it only on single-SHA plans. */
+  id?: number
+  /** Actions workflow run id. Auto: one per (SHA, workflow). */
+  runId?: number
+  /** Actions workflow name, default `CI`. */
+  workflow?: string
+  /** Actions run attempt, default 1. A re-run is a second plan with the same name and 2. */
+  runAttempt?: number
+  checkSuiteId?: number
+  /** Overrides details_url (and html_url for non-Actions apps). */
+  detailsUrl?: string
+  /** Served once the run has completed. */
+  output?: { title?: string | null; summary?: string | null; text?: string | null }
+  /** Served once the run has completed. */
+  annotations?: Annotation[]
+  log?: LogSource
+  /** The log is past retention: the logs endpoint answers this status (410 or 404). */
+  logExpired?: 410 | 404
+}
+
+export interface StatusEvent {
+  at: number
+  state: StatusState
+  description?: string
+  targetUrl?: string
+}
+
+export interface StatusPlan extends PlanTarget {
+  context: string
+  timeline: StatusEvent[]
+}
+
+export interface PullSeed {
+  number?: number
+  /** Head branch name (in the same repository). */
+  head: string
+  base?: string
+  title?: string
+  body?: string
+  draft?: boolean
+  state?: 'open' | 'closed'
+}
+
+export interface IssueSeed {
+  number?: number
+  title?: string
+  body?: string
+  state?: 'open' | 'closed'
+  labels?: string[]
+  comments?: Array<string | { body: string; user?: string }>
+}
+
+export type FaultKind =
+  /** Answers `status` (e.g. 502) with a JSON error body. */
+  | 'status'
+  /** 403, a message containing "secondary rate limit" and `retry-after`. */
+  | 'secondary-rate-limit'
+  /** 429 with `retry-after`. */
+  | 'too-many-requests'
+  /**
+   * Uses up the primary limit: this and every later request answer 403 with
+   * `x-ratelimit-remaining: 0` until virtual time reaches now + `resetInSeconds`.
+   */
+  | 'primary-rate-limit'
+  /** Destroys the socket without an answer. */
+  | 'drop-connection'
+  /** Waits `delayMs` real milliseconds, then answers normally. */
+  | 'slow'
+  /** 200 with a body that is not valid JSON. */
+  | 'malformed-json'
+  /** 409 as if the file changed under the writer (default route: contents PUT). */
+  | 'contents-conflict'
+  /** 410 (or `status`) for a job log (default route: the job logs endpoint). */
+  | 'expired-log'
+
+export interface FaultSpec {
+  kind: FaultKind
+  /** HTTP method to match (any when absent). */
+  method?: string
+  /** Regular expression (source) tested against the API path, prefix and query removed. */
+  path?: string
+  /** OpenAPI route to match, e.g. `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`. */
+  route?: string
+  /** Let this many matching requests through before the fault fires. Default 0. */
+  afterRequests?: number
+  /** How many matching requests it hits, default 1; `'always'` never runs out. */
+  count?: number | 'always'
+  /** For `status` (required) and `expired-log` (default 410). */
+  status?: number
+  /** For `secondary-rate-limit` and `too-many-requests`, default 1. */
+  retryAfterSeconds?: number
+  /** For `primary-rate-limit`, default 60 (virtual seconds from now). */
+  resetInSeconds?: number
+  /** For `slow`, default 50, capped at 5000. */
+  delayMs?: number
+  /** Run the real handler first (the write happens), then answer with the fault. */
+  applyFirst?: boolean
+  /** Overrides the error message. */
+  message?: string
+}
+
+export interface Scenario {
+  /** Default `octo-org`. */
+  owner?: string
+  /** Default `demo`. */
+  repo?: string
+  /** Default `main`. */
+  defaultBranch?: string
+  /** Branch name → commit SHA. The default branch gets a made-up SHA when absent. */
+  branches?: Record<string, string>
+  /** A local bare repository whose `refs/heads/*` are read before every API request. */
+  gitDir?: string
+  /** Branch → path → UTF-8 file content, served by the contents API. */
+  contents?: Record<string, Record<string, string>>
+  checkRuns?: CheckRunPlan[]
+  statuses?: StatusPlan[]
+  pulls?: PullSeed[]
+  issues?: IssueSeed[]
+  /** Repository labels (labels added to issues are created on the fly too). */
+  labels?: string[]
+  faults?: FaultSpec[]
+  /** Primary rate limit: `limit` points per hour of virtual time, default 5000. */
+  rateLimit?: { limit?: number; used?: number }
+  /** Virtual start time, ms epoch or ISO string. Default: the real time at start, whole seconds. */
+  startTime?: number | string
+  /** Login that authors comments, pulls and commits. Default `github-actions[bot]`. */
+  actor?: string
+}
+
+export interface FakeGitHubOptions {
+  scenario?: Scenario
+  /** API path prefix, e.g. `/api/v3` as on GitHub Enterprise Server. Default none. */
+  prefix?: string
+  /** Default 0 (a free port). Listens on 127.0.0.1. */
+  port?: number
+}
+
+export interface OpenApiResult {
+  valid: boolean
+  /** Human-readable reasons, empty when valid. */
+  errors: string[]
+}
+
+export interface RecordedRequest {
+  /** 1-based order of arrival. */
+  seq: number
+  /** Virtual time of arrival (ms epoch). */
+  at: number
+  method: string
+  /** API path without prefix and query, as sent (percent-encoded). */
+  path: string
+  query: Record<string, string | string[]>
+  headers: {
+    'if-none-match'?: string
+    authorization?: string
+    accept?: string
+    'content-type'?: string
+    'user-agent'?: string
+    'x-github-api-version'?: string
+  }
+  /** Parsed JSON body, the raw text when it is not JSON, undefined when empty. */
+  body: unknown
+  /** OpenAPI route, e.g. `GET /repos/{owner}/{repo}/pulls`; null when none matched. */
+  route: string | null
+  /** Whether the fake serves this route (an unimplemented one answers 404). */
+  implemented: boolean
+  /** Status answered; null when the connection was dropped. */
+  status: number | null
+  /** Fault that shaped the answer, if any. */
+  fault?: FaultKind
+  /** Whether it cost a primary rate-limit point. */
+  charged: boolean
+  openapi: OpenApiResult
+  /** Set when the fake itself failed (answered 500); a bug in the fake or a bad scenario. */
+  error?: string
+}
+
+export interface RateLimitCounters {
+  /** API requests received (every one, 304s and faults included). */
+  requestsSent: number
+  /** Primary-limit points spent: every answered API request except 304s and /rate_limit. */
+  pointsSpent: number
+  /** 304 Not Modified answers. */
+  notModified: number
+  limit: number
+  /** Points used in the current hour window. */
+  used: number
+  /** Virtual ms epoch at which the window resets. */
+  resetAt: number
+}
+
+export interface CommitRecord {
+  sha: string
+  message: string
+  parents: string[]
+  /** Path → UTF-8 content; absent for commits that live only in `gitDir`. */
+  files?: Record<string, string>
+}
+
+export interface PullRecord {
+  number: number
+  head: string
+  base: string
+  title: string
+  body: string | null
+  draft: boolean
+  state: 'open' | 'closed'
+  createdAt: number
+  updatedAt: number
+}
+
+export interface IssueRecord {
+  number: number
+  title: string
+  body: string | null
+  state: 'open' | 'closed'
+  labels: string[]
+  /** Set when this issue is a pull request. */
+  pull?: number
+  createdAt: number
+  updatedAt: number
+}
+
+export interface CommentRecord {
+  id: number
+  issue: number
+  body: string
+  user: string
+  createdAt: number
+  updatedAt: number
+}
+
+export interface CreatedStatus {
+  sha: string
+  context: string
+  state: StatusState
+  description: string | null
+  targetUrl: string | null
+  createdAt: number
+}
+
+/** Heads a branch has pointed to: `initial` when the fake started, then each new one. */
+export interface HeadHistory {
+  initial: string | null
+  pushed: string[]
+}
+
+/** The fake's mutable data. Tests may read it and change it between requests. */
+export interface FakeState {
+  owner: string
+  repo: string
+  defaultBranch: string
+  actor: string
+  /** Branch → head SHA (in-memory; refs from `gitDir` are merged in before every request). */
+  branches: Record<string, string>
+  heads: Record<string, HeadHistory>
+  /** Virtual time at which each SHA was first concerned by a request or became a head. */
+  shaSeenAt: Record<string, number>
+  commits: Record<string, CommitRecord>
+  checkRuns: CheckRunPlan[]
+  statuses: StatusPlan[]
+  /** Statuses created through `POST /repos/{o}/{r}/statuses/{sha}`. */
+  createdStatuses: CreatedStatus[]
+  pulls: PullRecord[]
+  issues: IssueRecord[]
+  comments: CommentRecord[]
+  labels: string[]
+  /** Active faults; each fires until its count runs out. */
+  faults: FaultSpec[]
+}
+
+/** A check run as the API would show it now. */
+export interface CheckRunView {
+  id: number
+  sha: string
+  name: string
+  app: string
+  status: CheckStatus
+  conclusion: CheckConclusion | null
+  startedAt: number
+  completedAt: number | null
+  runId: number | null
+  runAttempt: number
+  checkSuiteId: number
+  workflow: string | null
+  detailsUrl: string
+  htmlUrl: string
+  plan: CheckRunPlan
+}
+
+export interface FakeGitHub {
+  /** Put this in GITHUB_API_URL (includes the prefix). */
+  apiUrl: string
+  /** Put this in GITHUB_SERVER_URL. */
+  serverUrl: string
+  /** `GET` → `{now}`; `POST {clockUrl}/sleep` with `{until}` → `{now}`. */
+  clockUrl: string
+  state: FakeState
+  /** Every API request, in order of arrival (control endpoints under /_fake/ excluded). */
+  requests: RecordedRequest[]
+  /** Requests that failed OpenAPI validation (reasons in `openapi.errors`). */
+  invalidRequests(): RecordedRequest[]
+  /** Requests answered 404 because the fake does not serve that route. */
+  unimplementedRequests(): RecordedRequest[]
+  rateLimit: RateLimitCounters
+  /** Virtual time, ms epoch. */
+  now(): number
+  /** Moves virtual time forward; returns the new time. */
+  advance(ms: number): number
+  setNow(ms: number): void
+  addFault(fault: FaultSpec): void
+  clearFaults(): void
+  /** Points a branch at a SHA (a push), recording the new head. */
+  setBranch(name: string, sha: string): void
+  /** Heads of a branch in order (initial first when it existed at start). */
+  headsOf(branch: string): string[]
+  /** Check runs visible for a SHA at the current virtual time (every attempt). */
+  checkRunsFor(sha: string): CheckRunView[]
+  close(): Promise<void>
+}

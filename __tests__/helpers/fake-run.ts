@@ -1,0 +1,79 @@
+/**
+ * One fake GitHub API + one run of the bundled action against it, with the fake's virtual
+ * clock, and the check that every request the action sent is valid against GitHub's
+ * OpenAPI description.
+ */
+import { expect } from '@jest/globals'
+import {
+  startFakeGitHub,
+  type FakeGitHub,
+  type Scenario
+} from '../../__fixtures__/fake-github/index.js'
+import { runAction, type ActionRun } from './run-action.js'
+
+export const SHA = 'c0ffee'.padEnd(40, '0')
+export const PROGRAM = 'perf'
+export const BRANCH = `autoloop/${PROGRAM}`
+export const OWN_RUN_ID = 9000
+
+export interface FakeRun {
+  fake: FakeGitHub
+  run: ActionRun
+}
+
+export function actionEnv(
+  fake: FakeGitHub,
+  extra: Record<string, string | undefined> = {}
+): Record<string, string | undefined> {
+  return {
+    GITHUB_API_URL: fake.apiUrl,
+    GITHUB_SERVER_URL: fake.serverUrl,
+    GITHUB_REPOSITORY: `${fake.state.owner}/${fake.state.repo}`,
+    GITHUB_RUN_ID: String(OWN_RUN_ID),
+    AUTOLOOP_CLOCK_URL: fake.clockUrl,
+    ...extra
+  }
+}
+
+/** Every request valid against the OpenAPI description, and none to an unknown route. */
+export function expectValidRequests(fake: FakeGitHub): void {
+  const invalid = fake
+    .invalidRequests()
+    .map((r) => `${r.method} ${r.path}: ${r.openapi.errors.join('; ')}`)
+  expect(invalid).toEqual([])
+  expect(fake.unimplementedRequests().map((r) => `${r.method} ${r.path}`)).toEqual([])
+}
+
+export async function withFake<T>(
+  scenario: Scenario,
+  body: (fake: FakeGitHub) => Promise<T>,
+  options: { prefix?: string } = {}
+): Promise<T> {
+  const fake = await startFakeGitHub({ scenario, ...options })
+  try {
+    const result = await body(fake)
+    expectValidRequests(fake)
+    return result
+  } finally {
+    await fake.close()
+  }
+}
+
+/** Gates SHA on BRANCH without pushing (the scenario already has the branch at SHA). */
+export async function gateOnce(
+  scenario: Scenario,
+  inputs: Record<string, string> = {},
+  options: { prefix?: string; env?: Record<string, string | undefined> } = {}
+): Promise<FakeRun> {
+  return withFake(
+    { branches: { [BRANCH]: SHA }, ...scenario },
+    async (fake) => {
+      const run = await runAction({
+        inputs: { program: PROGRAM, push: 'false', ...inputs },
+        env: actionEnv(fake, options.env)
+      })
+      return { fake, run }
+    },
+    options.prefix === undefined ? {} : { prefix: options.prefix }
+  )
+}

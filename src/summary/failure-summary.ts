@@ -1,0 +1,418 @@
+/**
+ * The failure summary (SPEC §4, §5): the JSON the fixer reads (written to the file named by the
+ * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
+ * markdown rendering for comments, the job summary and the `failure-summary` output.
+ *
+ * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
+ * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
+ */
+import { z } from 'zod'
+import {
+  fence,
+  inlineCode,
+  normaliseText,
+  oneLine,
+  redactSecrets,
+  type UntrustedTextOptions
+} from '../text/untrusted.js'
+
+export const FAILURE_SUMMARY_VERSION = 1
+
+const shaSchema = z
+  .string()
+  .regex(
+    /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/,
+    'expected a full commit SHA (40 or 64 lowercase hex digits)'
+  )
+const attemptSchema = z.number().int().nonnegative()
+
+export const SummarySignatureSchema = z.object({
+  /** The failure keys, sorted and de-duplicated. */
+  keys: z.array(z.string()),
+  /** The full signature, as in the ledger and the `signature` output. */
+  full: z.string(),
+  /** The one-line form (at most 160 characters), as in `pause-reason`. */
+  short: z.string()
+})
+
+export const FailureSourceSchema = z.enum(['annotations', 'output', 'log', 'status', 'none'])
+
+export const FailingCheckSchema = z.object({
+  name: z.string(),
+  /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
+  conclusion: z.string(),
+  /** Link to the check; empty when there is none. Shown as a link only when it is http(s). */
+  url: z.string(),
+  /** Where the keys and lines came from (SPEC §4 order); `none` when nothing was found. */
+  source: FailureSourceSchema,
+  keys: z.array(z.string()),
+  firstErrorLines: z.array(z.string()),
+  /** The job log was longer than the reader's cap; keys may be incomplete. */
+  logTruncated: z.boolean().optional(),
+  note: z.string().optional()
+})
+
+export const KeyChangesSchema = z.object({
+  fixed: z.array(z.string()),
+  new: z.array(z.string()),
+  persisting: z.array(z.string())
+})
+
+export const PreviousAttemptSchema = z.object({
+  sha: shaSchema,
+  attempt: attemptSchema,
+  /** The previous attempt's full signature, as stored in the ledger. */
+  signature: z.string()
+})
+
+export const FailureSummarySchema = z.object({
+  version: z.literal(FAILURE_SUMMARY_VERSION),
+  program: z.string().optional(),
+  sha: shaSchema,
+  /** 0 for the first gate of an iteration, k for the k-th fix. */
+  attempt: attemptSchema,
+  generatedAt: z.iso.datetime(),
+  signature: SummarySignatureSchema,
+  checks: z.array(FailingCheckSchema),
+  /** Keys fixed, new and persisting since the previous attempt of this iteration. */
+  changes: KeyChangesSchema.optional(),
+  previous: PreviousAttemptSchema.optional()
+})
+
+export type FailureSummary = z.infer<typeof FailureSummarySchema>
+export type FailingCheck = z.infer<typeof FailingCheckSchema>
+export type FailureSource = z.infer<typeof FailureSourceSchema>
+export type KeyChanges = z.infer<typeof KeyChangesSchema>
+export type SummarySignature = z.infer<typeof SummarySignatureSchema>
+export type PreviousAttempt = z.infer<typeof PreviousAttemptSchema>
+
+/** Thrown when a failure summary does not match the schema; the message lists every problem. */
+export class FailureSummaryError extends Error {
+  override name = 'FailureSummaryError'
+}
+
+/**
+ * Reads a failure summary (e.g. `JSON.parse` of the `AUTOLOOP_FAILURE_JSON` file). Throws
+ * `FailureSummaryError` naming the version or each invalid field.
+ */
+export function parseFailureSummary(value: unknown): FailureSummary {
+  const version =
+    typeof value === 'object' && value !== null
+      ? (value as { version?: unknown }).version
+      : undefined
+  if (version !== FAILURE_SUMMARY_VERSION) {
+    throw new FailureSummaryError(
+      `Unsupported failure summary version ${JSON.stringify(version)}: this build reads version ` +
+        `${FAILURE_SUMMARY_VERSION}. Regenerate the summary with the same version of autoloop-ci-gate.`
+    )
+  }
+  const result = FailureSummarySchema.safeParse(value)
+  if (!result.success) {
+    throw new FailureSummaryError(`Invalid failure summary:\n${z.prettifyError(result.error)}`)
+  }
+  return result.data
+}
+
+/**
+ * A copy with secrets and masked values redacted from every string that came from CI, and
+ * invisible and control characters dropped; SHAs, numbers and the timestamp are kept.
+ */
+export function redactFailureSummary(
+  summary: FailureSummary,
+  maskedValues: readonly string[] = []
+): FailureSummary {
+  const masked = maskedValues.map(normaliseText)
+  const clean = (text: string): string => redactSecrets(normaliseText(text), masked)
+  const cleanAll = (texts: readonly string[]): string[] => texts.map(clean)
+  return {
+    ...summary,
+    ...(summary.program === undefined ? {} : { program: clean(summary.program) }),
+    signature: {
+      keys: cleanAll(summary.signature.keys),
+      full: clean(summary.signature.full),
+      short: clean(summary.signature.short)
+    },
+    checks: summary.checks.map((check) => ({
+      ...check,
+      name: clean(check.name),
+      conclusion: clean(check.conclusion),
+      url: clean(check.url),
+      keys: cleanAll(check.keys),
+      firstErrorLines: cleanAll(check.firstErrorLines),
+      ...(check.note === undefined ? {} : { note: clean(check.note) })
+    })),
+    ...(summary.changes === undefined
+      ? {}
+      : {
+          changes: {
+            fixed: cleanAll(summary.changes.fixed),
+            new: cleanAll(summary.changes.new),
+            persisting: cleanAll(summary.changes.persisting)
+          }
+        }),
+    ...(summary.previous === undefined
+      ? {}
+      : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } })
+  }
+}
+
+/**
+ * The file content for `failure-summary-path`: validated against the schema (throws
+ * `FailureSummaryError`), redacted, as pretty JSON with a final newline.
+ */
+export function failureSummaryJson(
+  summary: FailureSummary,
+  options: UntrustedTextOptions = {}
+): string {
+  const valid = parseFailureSummary(summary)
+  const redacted = redactFailureSummary(valid, options.maskedValues ?? [])
+  return `${JSON.stringify(redacted, null, 2)}\n`
+}
+
+/**
+ * What changed between the previous attempt's keys and the current ones, each list sorted by
+ * UTF-16 code units and de-duplicated. With no previous attempt every current key is new.
+ */
+export function diffKeys(
+  previous: readonly string[] | null,
+  current: readonly string[]
+): KeyChanges {
+  const before = new Set(previous ?? [])
+  const now = new Set(current)
+  return {
+    fixed: sorted([...before].filter((key) => !now.has(key))),
+    new: sorted([...now].filter((key) => !before.has(key))),
+    persisting: sorted([...now].filter((key) => before.has(key)))
+  }
+}
+
+function sorted(keys: string[]): string[] {
+  return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+export const DEFAULT_SUMMARY_MAX_CHARS = 20_000
+/** Below this the header alone might not fit. */
+export const MIN_SUMMARY_MAX_CHARS = 1_000
+export const DEFAULT_LINES_PER_CHECK = 20
+export const DEFAULT_CHARS_PER_CHECK = 2_000
+
+export interface RenderFailureSummaryOptions extends UntrustedTextOptions {
+  /** The whole rendering stays within this many characters (default 20 000). */
+  maxChars?: number | undefined
+  /** First error lines shown per check (default 20). */
+  maxLinesPerCheck?: number | undefined
+  /** Characters of first error lines shown per check (default 2 000). */
+  maxCharsPerCheck?: number | undefined
+}
+
+const KEY_MAX_CHARS = 200
+const KEY_LIST_MAX_CHARS = 1_500
+const NAME_MAX_CHARS = 150
+const URL_MAX_CHARS = 2_000
+/** Room kept for the note that says the summary was cut. */
+const CUT_NOTE_RESERVE = 300
+const BLOCK_SEPARATOR = '\n\n'
+
+const SOURCE_LABEL: Record<FailureSource, string> = {
+  annotations: 'check-run annotations',
+  output: 'check-run output',
+  log: 'job log',
+  status: 'commit status',
+  none: 'no details found'
+}
+
+/**
+ * The summary as markdown: the signature; what was fixed, what is new and what persists since
+ * the previous attempt; per failing check its name (linked when the URL is http(s)),
+ * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
+ * does not fit, later checks are shown without details, then left out, and a note says so.
+ */
+export function renderFailureSummaryMarkdown(
+  summary: FailureSummary,
+  options: RenderFailureSummaryOptions = {}
+): string {
+  const maxChars = options.maxChars ?? DEFAULT_SUMMARY_MAX_CHARS
+  if (!Number.isInteger(maxChars) || maxChars < MIN_SUMMARY_MAX_CHARS) {
+    throw new RangeError(
+      `maxChars must be a whole number of at least ${MIN_SUMMARY_MAX_CHARS}, got ${maxChars}`
+    )
+  }
+  const text: UntrustedTextOptions = { maskedValues: options.maskedValues }
+  const fenceOptions = {
+    ...text,
+    maxLines: options.maxLinesPerCheck ?? DEFAULT_LINES_PER_CHECK,
+    maxChars: options.maxCharsPerCheck ?? DEFAULT_CHARS_PER_CHECK
+  }
+
+  const header = renderHeader(summary, text)
+  const changes = renderChanges(summary, text)
+  const checks = summary.checks.map((check, index) => ({
+    full: renderCheck(check, index, fenceOptions),
+    compact: renderCheckHeading(check, index, text)
+  }))
+
+  const everything = [header, ...(changes ? [changes.full] : []), ...checks.map((c) => c.full)]
+  if (summary.checks.length === 0) everything.push('_No failing check details were found._')
+  const whole = everything.join(BLOCK_SEPARATOR)
+  if (whole.length <= maxChars) return whole
+
+  // Too long: fill greedily, keeping room for the note.
+  const limit = maxChars - CUT_NOTE_RESERVE
+  const blocks = [header]
+  let used = header.length
+  const fits = (block: string): boolean => used + BLOCK_SEPARATOR.length + block.length <= limit
+  const add = (block: string): void => {
+    blocks.push(block)
+    used += BLOCK_SEPARATOR.length + block.length
+  }
+  if (changes) {
+    if (fits(changes.full)) add(changes.full)
+    else if (fits(changes.compact)) add(changes.compact)
+  }
+  let withoutDetails = 0
+  let left = 0
+  let compact = false
+  for (const [index, check] of checks.entries()) {
+    if (!compact && fits(check.full)) {
+      add(check.full)
+      continue
+    }
+    compact = true
+    if (fits(check.compact)) {
+      add(check.compact)
+      withoutDetails += 1
+    } else {
+      left = checks.length - index
+      break
+    }
+  }
+  blocks.push(cutNote(maxChars, withoutDetails, left))
+  return blocks.join(BLOCK_SEPARATOR)
+}
+
+function renderHeader(summary: FailureSummary, text: UntrustedTextOptions): string {
+  const count = summary.checks.length
+  const lines = [
+    `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${inlineCode(summary.sha, 64, text)} (attempt ${summary.attempt})`,
+    ''
+  ]
+  const facts = [`generated ${inlineCode(summary.generatedAt, 40, text)}`]
+  if (summary.program !== undefined)
+    facts.unshift(`program ${inlineCode(summary.program, 100, text)}`)
+  lines.push(capitalise(facts.join(' · ')), '')
+  const keyCount = summary.signature.keys.length
+  lines.push(
+    `**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${inlineCode(summary.signature.short, KEY_MAX_CHARS, text)}`
+  )
+  return lines.join('\n')
+}
+
+function renderChanges(
+  summary: FailureSummary,
+  text: UntrustedTextOptions
+): { full: string; compact: string } | null {
+  const { changes, previous } = summary
+  if (changes === undefined && previous === undefined) return null
+  const since =
+    previous === undefined
+      ? '**Since the previous attempt**'
+      : `**Since attempt ${previous.attempt}** (${inlineCode(previous.sha, 64, text)}, signature ${inlineCode(previous.signature, KEY_MAX_CHARS, text)})`
+  if (changes === undefined) return { full: since, compact: since }
+  const counts = `${changes.fixed.length} fixed, ${changes.new.length} new, ${changes.persisting.length} persisting`
+  const full = [
+    `${since}: ${counts}`,
+    '',
+    `- ✅ Fixed: ${renderKeyList(changes.fixed, text)}`,
+    `- 🆕 New: ${renderKeyList(changes.new, text)}`,
+    `- 🔁 Persisting: ${renderKeyList(changes.persisting, text)}`
+  ].join('\n')
+  return { full, compact: `${since}: ${counts}` }
+}
+
+function renderCheckHeading(
+  check: FailingCheck,
+  index: number,
+  text: UntrustedTextOptions
+): string {
+  const name = oneLine(check.name, NAME_MAX_CHARS, text) || '(unnamed check)'
+  const target = linkTarget(check.url, text)
+  const title = target === null ? name : `[${name}](${target})`
+  return `#### ${index + 1}. ${title} — ${inlineCode(check.conclusion, 40, text)}`
+}
+
+function renderCheck(
+  check: FailingCheck,
+  index: number,
+  fenceOptions: UntrustedTextOptions & { maxLines: number; maxChars: number }
+): string {
+  const text: UntrustedTextOptions = { maskedValues: fenceOptions.maskedValues }
+  const source =
+    SOURCE_LABEL[check.source] +
+    (check.logTruncated ? ' (log cut short: keys may be incomplete)' : '')
+  const keyCount = check.keys.length
+  const parts = [
+    renderCheckHeading(check, index, text),
+    '',
+    `From: ${source} · ${keyCount} key${keyCount === 1 ? '' : 's'}: ${renderKeyList(check.keys, text)}`
+  ]
+  if (check.url !== '' && linkTarget(check.url, text) === null) {
+    parts.push('', '_Link not shown: not a plain http(s) URL._')
+  }
+  if (check.note !== undefined && check.note.trim() !== '') {
+    parts.push('', `_Note:_ ${oneLine(check.note, 500, text)}`)
+  }
+  if (check.firstErrorLines.length > 0) {
+    parts.push('', 'First error lines:', '', fence(check.firstErrorLines.join('\n'), fenceOptions))
+  }
+  return parts.join('\n')
+}
+
+/** Inline code spans for each key, comma-separated, at most about 1 500 characters, then `+N more`. */
+function renderKeyList(keys: readonly string[], text: UntrustedTextOptions): string {
+  if (keys.length === 0) return '_none_'
+  let list = ''
+  let shown = 0
+  for (const key of keys) {
+    const item = (shown === 0 ? '' : ', ') + inlineCode(key, KEY_MAX_CHARS, text)
+    if (shown > 0 && list.length + item.length > KEY_LIST_MAX_CHARS) break
+    list += item
+    shown += 1
+  }
+  return shown < keys.length ? `${list} +${keys.length - shown} more` : list
+}
+
+/**
+ * A markdown link destination for an untrusted URL, or null when it must not be linked: not
+ * http(s), not parseable, too long, or holding credentials or anything that looks like a secret.
+ */
+export function linkTarget(url: string, options: UntrustedTextOptions = {}): string | null {
+  if (url.length === 0 || url.length > URL_MAX_CHARS || url !== url.trim()) return null
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return null
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null
+  if (parsed.username !== '' || parsed.password !== '') return null
+  const href = parsed.href
+  if (redactSecrets(href, options.maskedValues ?? []) !== href) return null
+  // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
+  return href.replaceAll('(', '%28').replaceAll(')', '%29')
+}
+
+function cutNote(maxChars: number, withoutDetails: number, left: number): string {
+  const parts: string[] = []
+  if (withoutDetails > 0)
+    parts.push(`${withoutDetails} check${withoutDetails === 1 ? '' : 's'} shown without details`)
+  if (left > 0) parts.push(`${left} check${left === 1 ? '' : 's'} not shown`)
+  const what = parts.length > 0 ? `: ${parts.join(', ')}` : ''
+  return `_Summary cut to fit ${maxChars} characters${what}. The JSON failure summary (\`failure-summary-path\`) has every check._`
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
