@@ -54,7 +54,9 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       debug: (message: string) => log.debug(message),
       info: (message: string) => log.debug(message),
       warn: (message: string) => log.warning(message),
-      error: (message: string) => log.error(message)
+      // Octokit logs every failed request, 304s included; the caller decides what an error
+      // means (a 304 is a cache hit, a 404 often an answer), so these stay in the debug log.
+      error: (message: string) => log.debug(message)
     },
     throttle: {
       // The wait happens in the handlers through the injected clock; the plugin then

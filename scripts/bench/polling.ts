@@ -1,0 +1,124 @@
+/**
+ * Rate-limit cost of waiting on a check that runs for 60 simulated minutes: the bundled
+ * action (conditional requests, ETag → 304) against a fixed-interval poller that sends plain
+ * GETs the way `gh pr checks --watch` does (every 10 s, no If-None-Match). Both run against
+ * the in-repo fake API on its virtual clock, so the hour takes seconds.
+ *
+ *   npx tsx scripts/bench/polling.ts
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { Octokit } from '@octokit/rest'
+import { startFakeGitHub, type FakeGitHub, type Scenario } from '../../__fixtures__/fake-github/index.js'
+
+const SHA = 'be4c4'.padEnd(40, '0')
+const BRANCH = 'autoloop/bench'
+// Not a multiple of any poll interval, so the verdict delay is measured, not a coincidence.
+const CHECK_SECONDS = 3607
+const DIST = resolve(import.meta.dirname, '../../dist/index.js')
+
+function scenario(): Scenario {
+  return {
+    branches: { [BRANCH]: SHA },
+    checkRuns: [
+      {
+        sha: SHA,
+        name: 'long test',
+        timeline: [
+          { at: 0, status: 'queued' },
+          { at: 20, status: 'in_progress' },
+          { at: CHECK_SECONDS, status: 'completed', conclusion: 'success' }
+        ]
+      },
+      { sha: SHA, name: 'lint', timeline: [{ at: 0, status: 'queued' }, { at: 90, status: 'completed', conclusion: 'success' }] }
+    ]
+  }
+}
+
+interface Figures {
+  requests: number
+  points: number
+  notModified: number
+  verdictDelaySeconds: number
+}
+
+function figures(fake: FakeGitHub, verdictAt: number): Figures {
+  const appeared = fake.state.shaSeenAt[SHA] ?? 0
+  return {
+    requests: fake.rateLimit.requestsSent,
+    points: fake.rateLimit.pointsSpent,
+    notModified: fake.rateLimit.notModified,
+    verdictDelaySeconds: Math.round((verdictAt - (appeared + CHECK_SECONDS * 1000)) / 1000)
+  }
+}
+
+async function runGate(pollSeconds: number): Promise<Figures> {
+  const fake = await startFakeGitHub({ scenario: scenario() })
+  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
+  writeFileSync(join(dir, 'out'), '')
+  const env = {
+    PATH: process.env.PATH ?? '',
+    GITHUB_API_URL: fake.apiUrl,
+    GITHUB_SERVER_URL: fake.serverUrl,
+    GITHUB_REPOSITORY: `${fake.state.owner}/${fake.state.repo}`,
+    GITHUB_RUN_ID: '1',
+    GITHUB_OUTPUT: join(dir, 'out'),
+    AUTOLOOP_CLOCK_URL: fake.clockUrl,
+    'INPUT_GITHUB-TOKEN': 'bench',
+    INPUT_PROGRAM: 'bench',
+    INPUT_PUSH: 'false',
+    'INPUT_CREATE-PR': 'false',
+    'INPUT_TIMEOUT-MINUTES': '120',
+    'INPUT_POLL-INTERVAL-SECONDS': String(pollSeconds)
+  }
+  await new Promise<void>((done, fail) => {
+    const child = spawn(process.execPath, [DIST], { env, stdio: 'ignore' })
+    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`action exited ${code}`))))
+  })
+  const lastPoll = [...fake.requests].reverse().find((r) => r.route?.endsWith('/check-runs'))
+  const result = figures(fake, lastPoll?.at ?? fake.now())
+  await fake.close()
+  return result
+}
+
+/** `gh pr checks --watch`-style: a plain GET of every check every `intervalSeconds`. */
+async function runFixedPoller(intervalSeconds: number): Promise<Figures> {
+  const fake = await startFakeGitHub({ scenario: scenario() })
+  const octokit = new Octokit({ baseUrl: fake.apiUrl, auth: 'bench' })
+  const { owner, repo } = fake.state
+  let verdictAt = 0
+  for (;;) {
+    const { data } = await octokit.rest.checks.listForRef({ owner, repo, ref: SHA, per_page: 100 })
+    await octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: SHA, per_page: 100 })
+    if (data.check_runs.length > 0 && data.check_runs.every((run) => run.status === 'completed')) {
+      verdictAt = fake.now()
+      break
+    }
+    fake.advance(intervalSeconds * 1000)
+  }
+  const result = figures(fake, verdictAt)
+  await fake.close()
+  return result
+}
+
+export async function runPollingBench(): Promise<string> {
+  const rows = [
+    ['autoloop-ci-gate, poll 15 s (default)', await runGate(15)],
+    ['autoloop-ci-gate, poll 10 s', await runGate(10)],
+    ['fixed 10 s poller, no conditional requests (gh pr checks --watch style)', await runFixedPoller(10)]
+  ] as const
+  const lines = [
+    `A check that runs for ${CHECK_SECONDS} simulated seconds (just over an hour) (plus a quick one), on the fake API's virtual clock.`,
+    '',
+    '| poller | requests sent | rate-limit points | answered 304 | verdict after the last check completed |',
+    '|---|---:|---:|---:|---:|',
+    ...rows.map(([name, f]) => `| ${name} | ${f.requests} | ${f.points} | ${f.notModified} | ${f.verdictDelaySeconds} s |`)
+  ]
+  return lines.join('\n')
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await runPollingBench())
+}
