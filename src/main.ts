@@ -2,15 +2,11 @@
  * The imperative shell: inputs → command → outputs, job summary, and the one error sink.
  * Everything it talks to arrives in `MainDeps`, so tests and the CLI reuse it unchanged.
  */
-import type { Clock } from './clock.js'
 import type { Logger } from './log.js'
-import type { Environment } from './environment.js'
-import type { GitHubPort } from './github/port.js'
-import type { GitPort } from './git.js'
 import { parseInputs, isProgramConfig, type Config, type ProgramConfig } from './inputs.js'
 import { ActionError, errorMessage } from './errors.js'
 import { OUTPUT_NAMES, checksOutput, gateSummaryMarkdown, type Outputs } from './outputs.js'
-import { pushAndWait } from './commands/gate.js'
+import { runGateCommand, type GateCommandDeps } from './commands/gate-command.js'
 
 export interface ActionIO {
   /** The raw value of an input by its kebab-case name ('' when unset). */
@@ -22,13 +18,13 @@ export interface ActionIO {
   setSecret(value: string): void
 }
 
+/** The adapters of every command, built once the inputs are valid (no I/O before that). */
+export type Adapters = Omit<GateCommandDeps, 'log' | 'maskedValues'>
+
 export interface MainDeps {
   io: ActionIO
   log: Logger
-  /** Built after the inputs are valid: no I/O happens before that. */
-  connect(
-    config: Config
-  ): Promise<{ clock: Clock; github: GitHubPort; git: GitPort; environment: Environment }>
+  connect(config: Config): Promise<Adapters>
 }
 
 interface CommandResult {
@@ -38,43 +34,44 @@ interface CommandResult {
   failure?: string
 }
 
+function maskedValuesOf(config: Config): string[] {
+  return [config.githubToken, config.pushToken].filter((value): value is string => Boolean(value))
+}
+
 async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResult> {
-  const { clock, github, git, environment } = await deps.connect(config)
-  const verdict = await pushAndWait(
-    config,
-    {
-      github,
-      git,
-      clock,
-      log: deps.log,
-      runner: {
-        runId: environment.runId,
-        runAttempt: environment.runAttempt,
-        serverUrl: environment.serverUrl
-      }
-    },
-    (_sha, now) => ({ graceFrom: now, deadline: now + config.timeoutMinutes * 60_000 }),
-    undefined
-  )
-  const status = verdict.verdict === 'green' ? 'success' : 'failure'
+  const adapters = await deps.connect(config)
+  const result = await runGateCommand(config, {
+    ...adapters,
+    log: deps.log,
+    maskedValues: maskedValuesOf(config)
+  })
+  const { gate: verdict } = result
   const outputs: Outputs = {
-    status,
-    verdict: verdict.verdict,
-    sha: verdict.sha,
-    'pr-number': verdict.pull ? String(verdict.pull.number) : '',
-    attempt: '0',
-    'attempts-remaining': String(config.maxFixAttempts),
-    checks: JSON.stringify(checksOutput(verdict.checks))
+    status: result.status,
+    verdict: verdict?.verdict ?? '',
+    sha: verdict?.sha ?? '',
+    'pr-number': verdict?.pull ? String(verdict.pull.number) : '',
+    attempt: result.attempt === null ? '' : String(result.attempt),
+    'attempts-remaining': result.attemptsRemaining === null ? '' : String(result.attemptsRemaining),
+    signature: result.signature?.full ?? '',
+    'pause-reason': result.pauseReason ?? '',
+    'failure-summary': result.failureMarkdown ?? '',
+    'failure-summary-path': result.failureJsonPath ?? '',
+    checks: verdict ? JSON.stringify(checksOutput(verdict.checks)) : '[]'
   }
-  deps.log.info(
-    `Verdict for ${verdict.sha}: ${verdict.verdict}${verdict.reasons.length ? ` (${verdict.reasons.join('; ')})` : ''}`
-  )
+  deps.log.info(result.message)
+  const summary = verdict
+    ? gateSummaryMarkdown(config.program, verdict, {
+        status: result.status,
+        pauseReason: result.pauseReason ?? undefined,
+        failureMarkdown: result.failureMarkdown ?? undefined
+      })
+    : `## autoloop-ci-gate: ${config.program}\n\n${result.message}\n`
+  const red = result.status === 'failure' || result.status === 'paused'
   return {
     outputs,
-    summary: gateSummaryMarkdown(config.program, verdict, { status }),
-    ...(status !== 'success' && config.failOnRed
-      ? { failure: `CI is ${verdict.verdict} on ${verdict.sha} and fail-on-red is set` }
-      : {})
+    summary,
+    ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
   }
 }
 

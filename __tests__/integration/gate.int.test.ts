@@ -163,7 +163,11 @@ describe('gate through dist/index.js against the fake API', () => {
       { checkRuns: [check('build', 60), check('soak', 99_999)] },
       { 'timeout-minutes': '20' }
     )
-    expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'ci-timeout' })
+    expect(run.outputs).toMatchObject({
+      status: 'paused',
+      verdict: 'ci-timeout',
+      'pause-reason': 'ci-timeout'
+    })
     expect(run.summary).toContain('soak')
     expect(fake.now() - fake.requests[0]!.at).toBeLessThanOrEqual(20 * 60_000 + 1000)
   })
@@ -203,7 +207,10 @@ describe('gate through dist/index.js against the fake API', () => {
     )
     expect(run.outputs.verdict).toBe('green')
     expect(fake.rateLimit.notModified).toBeGreaterThan(200)
-    expect(fake.rateLimit.pointsSpent).toBeLessThanOrEqual(12)
+    // Points spent on the wait itself: check runs and statuses, pages that changed only.
+    const polling = fake.requests.filter((r) => /\/(check-runs|status)$/.test(r.route ?? ''))
+    expect(polling.length).toBeGreaterThan(400)
+    expect(polling.filter((r) => r.charged).length).toBeLessThanOrEqual(10)
   })
 
   it('finds the open PR of the branch, or opens a draft one', async () => {

@@ -3,6 +3,11 @@ import { execFileSync } from 'node:child_process'
 import { BRANCH, PROGRAM, actionEnv, withFake } from '../helpers/fake-run.js'
 import { createLocalRepo } from '../helpers/git-repo.js'
 import { runAction } from '../helpers/run-action.js'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const stateDir = () => mkdtempSync(join(tmpdir(), 'autoloop-state-'))
 
 describe('gate with a real push to a local bare repository', () => {
   it('pushes local HEAD to autoloop/<program> and gates exactly that SHA', async () => {
@@ -25,7 +30,7 @@ describe('gate with a real push to a local bare repository', () => {
       },
       async (fake) => {
         const run = await runAction({
-          inputs: { program: PROGRAM },
+          inputs: { program: PROGRAM, 'state-dir': stateDir() },
           env: actionEnv(fake, { GITHUB_WORKSPACE: repo.work })
         })
         expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', sha })
@@ -51,7 +56,7 @@ describe('gate with a real push to a local bare repository', () => {
     repo.commit('metric.txt', '0.95\n', 'another iteration')
     await withFake({ gitDir: repo.bare }, async (fake) => {
       const run = await runAction({
-        inputs: { program: PROGRAM },
+        inputs: { program: PROGRAM, 'state-dir': stateDir() },
         env: actionEnv(fake, { GITHUB_WORKSPACE: repo.work })
       })
       expect(run.exitCode).toBe(1)
@@ -68,7 +73,7 @@ describe('gate with a real push to a local bare repository', () => {
     repo.commit('metric.txt', '0.91\n', 'iteration 1')
     await withFake({ gitDir: repo.bare }, async (fake) => {
       const run = await runAction({
-        inputs: { program: PROGRAM, 'checks-grace-seconds': '60' },
+        inputs: { program: PROGRAM, 'checks-grace-seconds': '60', 'state-dir': stateDir() },
         env: actionEnv(fake, { GITHUB_WORKSPACE: repo.work })
       })
       expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'no-checks' })

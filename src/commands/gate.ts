@@ -131,7 +131,8 @@ export interface WaitWindow {
 export async function pushAndWait(
   config: ProgramConfig,
   deps: GateDeps,
-  window: (sha: string, now: number) => WaitWindow,
+  /** Called once the SHA is pushed and the PR known, before waiting: records the attempt. */
+  begin: (sha: string, pull: PullInfo | null) => Promise<WaitWindow>,
   knownPull: number | undefined
 ): Promise<GateVerdict & { pushed: boolean }> {
   const { github, clock, log, runner } = deps
@@ -154,8 +155,8 @@ export async function pushAndWait(
     allowNoChecks: config.allowNoChecks,
     graceMs: config.checksGraceSeconds * 1000
   }
+  const { graceFrom, deadline } = await begin(sha, pull)
   const startedAt = clock.now()
-  const { graceFrom, deadline } = window(sha, startedAt)
   log.info(
     `Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(deadline).toISOString()})`
   )

@@ -7,6 +7,10 @@ import type { GitHubClient } from './client.js'
 import type { GitHubPort, PullInfo, RepoRef } from './port.js'
 import type { CheckRunInfo, ChecksSnapshot, CommitStatusInfo } from '../checks/reduce.js'
 import { httpStatus } from '../errors.js'
+import type { AnnotationInfo, CheckRunOutput, FailureSources } from '../failures/gather.js'
+import type { IssueComment, IssuesPort } from '../issue/program-issue.js'
+import type { ContentsApi } from '../state/store.js'
+import { ContentsConflictError } from '../state/errors.js'
 
 const PAGE_SIZE = 100
 
@@ -79,7 +83,7 @@ export function toCheckRun(run: RestCheckRun): CheckRunInfo {
   }
 }
 
-export class RestGitHub implements GitHubPort {
+export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, ContentsApi {
   private readonly cache = new Map<string, CachedResponse>()
 
   constructor(
@@ -221,6 +225,160 @@ export class RestGitHub implements GitHubPort {
       const status = httpStatus(error)
       if (status === 404 || status === 403) return undefined
       throw error
+    }
+  }
+
+  async checkRunOutput(checkRunId: number): Promise<CheckRunOutput> {
+    const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId })
+    return {
+      title: data.output.title,
+      summary: data.output.summary,
+      text: data.output.text,
+      annotationsCount: data.output.annotations_count
+    }
+  }
+
+  async annotations(checkRunId: number): Promise<AnnotationInfo[]> {
+    const all = await this.client.paginate(this.client.rest.checks.listAnnotations, {
+      ...this.repo,
+      check_run_id: checkRunId,
+      per_page: PAGE_SIZE
+    })
+    return all.map((a) => ({
+      path: a.path,
+      level: a.annotation_level ?? 'failure',
+      title: a.title ?? null,
+      message: a.message ?? ''
+    }))
+  }
+
+  async jobLog(jobId: number): Promise<AsyncIterable<Uint8Array> | null> {
+    try {
+      // The API answers with a redirect to the log; fetch follows it, and the body is read
+      // as a stream, never buffered whole.
+      const response = await this.client.request(
+        'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
+        {
+          ...this.repo,
+          job_id: jobId,
+          request: { parseSuccessResponseBody: false }
+        }
+      )
+      return response.data as unknown as AsyncIterable<Uint8Array>
+    } catch (error) {
+      const status = httpStatus(error)
+      if (status === 404 || status === 410) return null
+      throw error
+    }
+  }
+
+  // Program issue ---------------------------------------------------------------------
+
+  async listComments(issue: number): Promise<IssueComment[]> {
+    const comments = await this.client.paginate(this.client.rest.issues.listComments, {
+      ...this.repo,
+      issue_number: issue,
+      per_page: PAGE_SIZE
+    })
+    return comments.map((comment) => ({ id: comment.id, body: comment.body ?? '' }))
+  }
+
+  async createComment(issue: number, body: string): Promise<IssueComment> {
+    const { data } = await this.client.rest.issues.createComment({
+      ...this.repo,
+      issue_number: issue,
+      body
+    })
+    return { id: data.id, body: data.body ?? body }
+  }
+
+  async updateComment(commentId: number, body: string): Promise<void> {
+    await this.client.rest.issues.updateComment({ ...this.repo, comment_id: commentId, body })
+  }
+
+  async issueLabels(issue: number): Promise<string[]> {
+    const { data } = await this.client.rest.issues.get({ ...this.repo, issue_number: issue })
+    return data.labels.map((label) => (typeof label === 'string' ? label : (label.name ?? '')))
+  }
+
+  async addLabel(issue: number, label: string): Promise<void> {
+    await this.client.rest.issues.addLabels({ ...this.repo, issue_number: issue, labels: [label] })
+  }
+
+  async removeLabel(issue: number, label: string): Promise<void> {
+    try {
+      await this.client.rest.issues.removeLabel({ ...this.repo, issue_number: issue, name: label })
+    } catch (error) {
+      if (httpStatus(error) !== 404) throw error
+    }
+  }
+
+  // State branch (contents API) ---------------------------------------------------------
+
+  async getFile(branch: string, path: string): Promise<{ text: string; sha: string } | null> {
+    try {
+      const { data } = await this.client.rest.repos.getContent({ ...this.repo, path, ref: branch })
+      if (Array.isArray(data) || data.type !== 'file') return null
+      const text =
+        'content' in data && data.content
+          ? Buffer.from(data.content, 'base64').toString('utf8')
+          : ''
+      return { text, sha: data.sha }
+    } catch (error) {
+      if (httpStatus(error) === 404) return null
+      throw error
+    }
+  }
+
+  async putFile(
+    branch: string,
+    path: string,
+    text: string,
+    sha: string | null,
+    message: string
+  ): Promise<{ sha: string }> {
+    try {
+      const { data } = await this.client.rest.repos.createOrUpdateFileContents({
+        ...this.repo,
+        path,
+        branch,
+        message,
+        content: Buffer.from(text, 'utf8').toString('base64'),
+        ...(sha ? { sha } : {})
+      })
+      return { sha: data.content?.sha ?? '' }
+    } catch (error) {
+      const status = httpStatus(error)
+      if (status === 409 || status === 422)
+        throw new ContentsConflictError(
+          `${path} on ${branch} changed since it was read (HTTP ${status})`,
+          { cause: error }
+        )
+      throw error
+    }
+  }
+
+  async listDir(branch: string, path: string): Promise<string[]> {
+    try {
+      const { data } = await this.client.rest.repos.getContent({ ...this.repo, path, ref: branch })
+      return Array.isArray(data)
+        ? data.filter((entry) => entry.type === 'file').map((entry) => entry.name)
+        : []
+    } catch (error) {
+      if (httpStatus(error) === 404) return []
+      throw error
+    }
+  }
+
+  async ensureBranch(branch: string): Promise<void> {
+    if ((await this.branchHead(branch)) !== null) return
+    const base = await this.branchHead(await this.defaultBranch())
+    if (!base) throw new Error(`cannot create ${branch}: the default branch has no head`)
+    try {
+      await this.client.rest.git.createRef({ ...this.repo, ref: `refs/heads/${branch}`, sha: base })
+    } catch (error) {
+      // Created meanwhile by another run: fine.
+      if (httpStatus(error) !== 422) throw error
     }
   }
 }

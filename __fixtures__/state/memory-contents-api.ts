@@ -1,0 +1,92 @@
+/**
+ * An in-memory stand-in for the GitHub contents API behind `ContentsApiStore`: blob SHAs
+ * are git's (`sha1("blob <bytes>\0" + content)`), a write with a stale SHA answers like a
+ * 409, and a hook runs before every call returns so tests can interleave concurrent writers.
+ */
+import { createHash } from 'node:crypto'
+import { ContentsConflictError } from '../../src/state/errors.js'
+import type { ContentsApi } from '../../src/state/store.js'
+
+export function gitBlobSha(text: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+export interface ContentsCall {
+  method: 'getFile' | 'putFile' | 'listDir' | 'ensureBranch'
+  branch: string
+  path?: string
+  sha?: string | null
+  message?: string
+  /** For putFile: whether it was refused as a conflict. */
+  conflict?: boolean
+}
+
+export class MemoryContentsApi implements ContentsApi {
+  readonly files = new Map<string, string>()
+  readonly branches = new Set<string>()
+  readonly calls: ContentsCall[] = []
+  /** Awaited inside every call (after reading, before answering): tests interleave here. */
+  hook: (call: ContentsCall) => Promise<void> = async () => {}
+
+  private key(branch: string, path: string): string {
+    return `${branch}:${path}`
+  }
+
+  /** Puts a file in place without a call (test setup). */
+  seed(branch: string, path: string, text: string): string {
+    this.branches.add(branch)
+    this.files.set(this.key(branch, path), text)
+    return gitBlobSha(text)
+  }
+
+  text(branch: string, path: string): string | undefined {
+    return this.files.get(this.key(branch, path))
+  }
+
+  async getFile(branch: string, path: string): Promise<{ text: string; sha: string } | null> {
+    const call: ContentsCall = { method: 'getFile', branch, path }
+    this.calls.push(call)
+    const text = this.files.get(this.key(branch, path))
+    await this.hook(call)
+    return text === undefined ? null : { text, sha: gitBlobSha(text) }
+  }
+
+  async putFile(
+    branch: string,
+    path: string,
+    text: string,
+    sha: string | null,
+    message: string
+  ): Promise<{ sha: string }> {
+    const call: ContentsCall = { method: 'putFile', branch, path, sha, message }
+    this.calls.push(call)
+    await this.hook(call)
+    if (!this.branches.has(branch)) throw new Error(`404: branch ${branch} does not exist`)
+    const current = this.files.get(this.key(branch, path))
+    const currentSha = current === undefined ? null : gitBlobSha(current)
+    if (currentSha !== sha) {
+      call.conflict = true
+      throw new ContentsConflictError(`409: ${path} does not match ${sha ?? '(new file)'}`)
+    }
+    this.files.set(this.key(branch, path), text)
+    return { sha: gitBlobSha(text) }
+  }
+
+  async listDir(branch: string, path: string): Promise<string[]> {
+    const call: ContentsCall = { method: 'listDir', branch, path }
+    this.calls.push(call)
+    await this.hook(call)
+    const prefix = path === '' ? `${branch}:` : `${branch}:${path}/`
+    return [...this.files.keys()]
+      .filter((key) => key.startsWith(prefix) && !key.slice(prefix.length).includes('/'))
+      .map((key) => key.slice(prefix.length))
+  }
+
+  async ensureBranch(branch: string): Promise<void> {
+    const call: ContentsCall = { method: 'ensureBranch', branch }
+    this.calls.push(call)
+    await this.hook(call)
+    this.branches.add(branch)
+  }
+}

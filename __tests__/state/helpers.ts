@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs'
+import { expect } from '@jest/globals'
+import { readLikeScheduler, type SchedulerReading } from '../helpers/scheduler-rule.js'
+
+export const FIXTURE_PATH = new URL('../../__fixtures__/state/coverage.md', import.meta.url)
+
+/** The realistic state file fixture (LF, table aligned the way prettier formats it). */
+export function fixtureText(): string {
+  return readFileSync(FIXTURE_PATH, 'utf8')
+}
+
+/** The same file with CRLF line endings. */
+export function toCrlf(text: string): string {
+  return text.replace(/\r?\n/g, '\r\n')
+}
+
+/** The fixture's tables without alignment padding, as the autoloop agent writes them. */
+export function compactTables(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (/^\|( *:?-+:? *\|)+$/.test(line))
+        return `|${'-------|'.repeat(line.split('|').length - 2)}`
+      return line.startsWith('|') ? line.replace(/ {2,}/g, ' ') : line
+    })
+    .join('\n')
+}
+
+/** Lines with their line endings, so that joining them gives the text back. */
+export function linesWithEol(text: string): string[] {
+  return text.split(/(?<=\n)/)
+}
+
+/**
+ * Reads `text` as the scheduler does and checks each expected field; every file a test writes
+ * goes through this.
+ */
+export function expectSchedulerReads(
+  text: string,
+  expected: Record<string, string | null>
+): SchedulerReading {
+  const reading = readLikeScheduler(text)
+  for (const [key, value] of Object.entries(expected)) {
+    expect({ key, value: reading.fields[key] }).toEqual({ key, value })
+  }
+  return reading
+}

@@ -1,0 +1,202 @@
+/**
+ * SPEC §4, gathering: for each red check, the cheapest source that explains the failure —
+ * check-run annotations, then the check run's output, then (GitHub Actions jobs only) the
+ * job log, streamed with a byte cap; for commit statuses their context and description.
+ * A missing or expired log is reported in the result, never fatal.
+ */
+import type { CheckView } from '../checks/reduce.js'
+import type { Logger } from '../log.js'
+import { errorMessage } from '../errors.js'
+import {
+  extractFailures,
+  extractFailuresFromString,
+  type ExtractResult
+} from '../signature/extract.js'
+import { buildKey, maskMessage, normalisePath } from '../signature/normalise.js'
+
+export interface AnnotationInfo {
+  path: string
+  level: string
+  title: string | null
+  message: string
+}
+
+export interface CheckRunOutput {
+  title: string | null
+  summary: string | null
+  text: string | null
+  annotationsCount: number
+}
+
+/** What gathering reads from GitHub; RestGitHub implements it. */
+export interface FailureSources {
+  checkRunOutput(checkRunId: number): Promise<CheckRunOutput>
+  annotations(checkRunId: number): Promise<AnnotationInfo[]>
+  /** The job log as a byte stream, or null when it is gone (expired, deleted, not kept). */
+  jobLog(jobId: number): Promise<AsyncIterable<Uint8Array> | null>
+}
+
+export type FailureSource = 'annotations' | 'output' | 'log' | 'status' | 'none'
+
+export interface GatheredFailure {
+  name: string
+  kind: CheckView['kind']
+  conclusion: string
+  url: string | null
+  source: FailureSource
+  keys: string[]
+  /** The lines that showed the failure, as printed (untrusted, not yet sanitised). */
+  firstErrorLines: string[]
+  logTruncated?: boolean
+  note?: string
+}
+
+export interface GatherOptions {
+  log: Logger
+  /** Bytes of a job log read at most. */
+  maxLogBytes?: number
+  /** Lines kept per check for the summary. */
+  maxLines?: number
+}
+
+export const DEFAULT_MAX_LOG_BYTES = 64 * 1024 * 1024
+const DEFAULT_MAX_LINES = 10
+
+/** Annotations GitHub adds to every failed step: they say nothing about the failure. */
+const GENERIC_ANNOTATION =
+  /^(?:Process completed with exit code \d+\.?|The operation was canceled\.?|The job was canceled\b.*|The runner has received a shutdown signal.*|The job running on runner .* has exceeded the maximum execution time.*)$/
+
+/** Keys from a parser (not the unknown-tool fallback) explain a failure. */
+function specific(keys: readonly string[]): boolean {
+  return keys.some((key) => !key.startsWith('error:'))
+}
+
+function fromExtraction(
+  result: ExtractResult,
+  maxLines: number
+): { keys: string[]; lines: string[] } {
+  return {
+    keys: result.findings.map((finding) => finding.key),
+    lines: result.findings.slice(0, maxLines).map((finding) => finding.line)
+  }
+}
+
+function annotationKeys(annotations: readonly AnnotationInfo[], maxLines: number) {
+  const telling = annotations.filter(
+    (a) => a.level === 'failure' && !GENERIC_ANNOTATION.test(a.message.trim())
+  )
+  const fromText = fromExtraction(
+    extractFailuresFromString(telling.map((a) => a.message).join('\n')),
+    maxLines
+  )
+  if (specific(fromText.keys)) return fromText
+  const keys = telling.map((a) =>
+    buildKey(
+      'annotation',
+      a.path ? normalisePath(a.path) : undefined,
+      maskMessage(a.title || a.message.split('\n')[0] || '')
+    )
+  )
+  return {
+    keys,
+    lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`)
+  }
+}
+
+export async function gatherFailure(
+  check: CheckView,
+  sources: FailureSources,
+  options: GatherOptions
+): Promise<GatheredFailure> {
+  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES
+  const base = {
+    name: check.name,
+    kind: check.kind,
+    conclusion: check.conclusion ?? check.state,
+    url: check.url
+  }
+  if (check.kind === 'status') {
+    const description = check.description ?? ''
+    return {
+      ...base,
+      source: 'status',
+      keys: [buildKey('status', check.name, description ? maskMessage(description) : undefined)],
+      firstErrorLines: description ? [description] : []
+    }
+  }
+  const notes: string[] = []
+  let fallbackLines: string[] = []
+  let fallbackKeys: string[] = []
+  try {
+    const output = await sources.checkRunOutput(check.id)
+    if (output.annotationsCount > 0) {
+      const found = annotationKeys(await sources.annotations(check.id), maxLines)
+      if (found.keys.length > 0)
+        return { ...base, source: 'annotations', keys: found.keys, firstErrorLines: found.lines }
+    }
+    const text = [output.title, output.summary, output.text].filter(Boolean).join('\n')
+    if (text) {
+      const found = fromExtraction(extractFailuresFromString(text), maxLines)
+      if (specific(found.keys))
+        return { ...base, source: 'output', keys: found.keys, firstErrorLines: found.lines }
+      fallbackKeys = found.keys
+      fallbackLines = found.lines
+    }
+  } catch (error) {
+    notes.push(`check run details unreadable: ${errorMessage(error)}`)
+  }
+  if (check.jobId !== undefined) {
+    try {
+      const stream = await sources.jobLog(check.jobId)
+      if (stream) {
+        const result = await extractFailures(stream, {
+          maxBytes: options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES
+        })
+        const found = fromExtraction(result, maxLines)
+        if (found.keys.length > 0) {
+          return {
+            ...base,
+            source: 'log',
+            keys: found.keys,
+            firstErrorLines: found.lines,
+            ...(result.truncated
+              ? { logTruncated: true, note: `log read up to ${result.bytesRead} bytes` }
+              : {})
+          }
+        }
+        notes.push('the job log shows no recognisable error line')
+      } else notes.push('the job log is no longer available (expired or deleted)')
+    } catch (error) {
+      notes.push(`the job log could not be read: ${errorMessage(error)}`)
+    }
+  }
+  if (fallbackKeys.length > 0)
+    return {
+      ...base,
+      source: 'output',
+      keys: fallbackKeys,
+      firstErrorLines: fallbackLines,
+      ...(notes.length ? { note: notes.join('; ') } : {})
+    }
+  options.log.info(
+    `No failure detail found for "${check.name}": ${notes.join('; ') || 'no annotations, output or log'}`
+  )
+  return {
+    ...base,
+    source: 'none',
+    keys: [buildKey('check', check.name, check.conclusion ?? check.state)],
+    firstErrorLines: [],
+    ...(notes.length ? { note: notes.join('; ') } : {})
+  }
+}
+
+/** Gathers every failing check, one at a time (a log can be large; memory stays flat). */
+export async function gatherFailures(
+  failing: readonly CheckView[],
+  sources: FailureSources,
+  options: GatherOptions
+): Promise<GatheredFailure[]> {
+  const gathered: GatheredFailure[] = []
+  for (const check of failing) gathered.push(await gatherFailure(check, sources, options))
+  return gathered
+}

@@ -1,0 +1,57 @@
+/**
+ * Finds and edits this action's comments on the program issue, so a re-run edits rather
+ * than duplicates: the status comment is the earliest comment holding the autoloop
+ * sentinel; every other comment is found by its hidden marker.
+ */
+import { STATUS_SENTINEL } from './comments.js'
+
+export interface IssueComment {
+  id: number
+  body: string
+}
+
+export interface IssuesPort {
+  /** Every comment of the issue, oldest first (all pages). */
+  listComments(issue: number): Promise<IssueComment[]>
+  createComment(issue: number, body: string): Promise<IssueComment>
+  updateComment(commentId: number, body: string): Promise<void>
+}
+
+export type CommentWrite = 'created' | 'updated' | 'unchanged'
+
+async function upsert(
+  port: IssuesPort,
+  issue: number,
+  body: string,
+  find: (comments: IssueComment[]) => IssueComment | undefined
+): Promise<CommentWrite> {
+  const existing = find(await port.listComments(issue))
+  if (!existing) {
+    await port.createComment(issue, body)
+    return 'created'
+  }
+  if (existing.body === body) return 'unchanged'
+  await port.updateComment(existing.id, body)
+  return 'updated'
+}
+
+/** Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. */
+export function upsertStatusComment(
+  port: IssuesPort,
+  issue: number,
+  body: string
+): Promise<CommentWrite> {
+  return upsert(port, issue, body, (comments) =>
+    comments.find((c) => c.body.includes(STATUS_SENTINEL))
+  )
+}
+
+/** Edits the comment carrying `marker` (its first line), or posts one. */
+export function upsertMarkedComment(
+  port: IssuesPort,
+  issue: number,
+  marker: string,
+  body: string
+): Promise<CommentWrite> {
+  return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)))
+}

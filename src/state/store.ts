@@ -1,0 +1,316 @@
+/**
+ * Where state files live (SPEC §6), and compare-and-swap updates over them.
+ *
+ * A store reads a program's file with a version and writes only if the version is still the
+ * one read (`StateConflictError` otherwise). `updateState` is the one way to change a file:
+ * read, apply, write with the version read; on a conflict re-read, re-apply and retry after
+ * a backoff. Nothing is ever written blind.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Clock } from '../clock.js'
+import type { Logger } from '../log.js'
+import { ContentsConflictError, StateConflictError, StateFileError } from './errors.js'
+import { PROGRAM_NAME_PATTERN } from './schema.js'
+
+export interface StoredState {
+  text: string
+  /** Opaque: a content hash (local folder) or the blob SHA (contents API). */
+  version: string
+}
+
+export interface StateStore {
+  /** A short description for messages, e.g. `folder /tmp/x` or `branch memory/autoloop`. */
+  readonly description: string
+  read(program: string): Promise<StoredState | null>
+  /**
+   * Writes `text` if the stored version is still `expectedVersion` (null: the file must not
+   * exist yet). Throws StateConflictError when it moved.
+   */
+  write(program: string, text: string, expectedVersion: string | null): Promise<{ version: string }>
+  /** Program names with a state file, sorted. */
+  list(): Promise<string[]>
+}
+
+function checkProgram(program: string): void {
+  if (!PROGRAM_NAME_PATTERN.test(program)) {
+    throw new RangeError(
+      `invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`
+    )
+  }
+}
+
+function programsOf(fileNames: readonly string[]): string[] {
+  return fileNames
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => name.slice(0, -3))
+    .filter((name) => PROGRAM_NAME_PATTERN.test(name))
+    .sort()
+}
+
+// ---------------------------------------------------------------------------------------
+// Compare-and-swap updates
+
+export interface UpdateStateOptions {
+  clock: Clock
+  /** Jitter source in [0, 1); defaults to Math.random. */
+  random?: () => number
+  /** Reads (and writes) before giving up; default 5. */
+  maxAttempts?: number
+  /** Told about each conflict and retry. */
+  log?: Pick<Logger, 'info'>
+}
+
+export interface UpdatedState {
+  text: string
+  version: string
+  /** How many read-apply-write rounds it took (1 without conflicts). */
+  attempts: number
+}
+
+export const UPDATE_BACKOFF = { baseMs: 250, maxMs: 8000 } as const
+
+/** Exponential backoff with jitter: attempt 1 waits 125–250 ms, then doubling, at most 8 s. */
+export function backoffMs(attempt: number, random: () => number): number {
+  const ceiling = Math.min(UPDATE_BACKOFF.maxMs, UPDATE_BACKOFF.baseMs * 2 ** (attempt - 1))
+  return Math.round(ceiling / 2 + (ceiling / 2) * random())
+}
+
+/**
+ * Changes a program's state file by compare-and-swap. `apply` gets the current text (null
+ * when there is no file) and returns the new text; it runs again on every retry, so it must
+ * compute from the text it is given. Text equal to the stored one is not written.
+ * A StateFileError thrown by `apply` (a malformed file) stops the update with nothing written.
+ */
+export async function updateState(
+  store: StateStore,
+  program: string,
+  apply: (text: string | null) => string,
+  options: UpdateStateOptions
+): Promise<UpdatedState> {
+  const maxAttempts = options.maxAttempts ?? 5
+  const random = options.random ?? Math.random
+  for (let attempt = 1; ; attempt += 1) {
+    const current = await store.read(program)
+    let next: string
+    try {
+      next = apply(current?.text ?? null)
+    } catch (error) {
+      throw error instanceof StateFileError
+        ? error.inFile(`${program}.md (${store.description})`)
+        : error
+    }
+    if (current && next === current.text)
+      return { text: next, version: current.version, attempts: attempt }
+    try {
+      const { version } = await store.write(program, next, current?.version ?? null)
+      return { text: next, version, attempts: attempt }
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error
+      if (attempt >= maxAttempts) {
+        throw new StateConflictError(
+          `${program}.md (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`,
+          { cause: error }
+        )
+      }
+      const wait = backoffMs(attempt, random)
+      options.log?.info(
+        `${program}.md changed while it was written (attempt ${attempt}); retrying in ${wait} ms`
+      )
+      await options.clock.sleep(wait)
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// A local folder (gh-aw repo-memory checks it out and commits it after the job)
+
+function contentVersion(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+async function readIfExists(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+}
+
+/** Writes to one path, one at a time within this process (the check-then-rename step). */
+const pathLocks = new Map<string, Promise<void>>()
+
+async function withPathLock<T>(path: string, critical: () => Promise<T>): Promise<T> {
+  const previous = pathLocks.get(path) ?? Promise.resolve()
+  let release = (): void => {}
+  const mine = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const chained = previous.then(() => mine)
+  pathLocks.set(path, chained)
+  await previous
+  try {
+    return await critical()
+  } finally {
+    release()
+    if (pathLocks.get(path) === chained) pathLocks.delete(path)
+  }
+}
+
+/**
+ * State files as `<dir>/<program>.md`. The version is the SHA-256 of the bytes. A write puts
+ * the text in a temp file in the same folder, then, one writer at a time per path, re-reads
+ * the file, compares versions and renames the temp file over it (atomic on one file system).
+ * A change made since the read is detected; the lock is per process, which is enough for
+ * gh-aw's repo-memory (one job per checkout, whose changes are merged when pushed).
+ */
+export class LocalDirStore implements StateStore {
+  readonly description: string
+
+  constructor(private readonly dir: string) {
+    this.description = `folder ${dir}`
+  }
+
+  private pathOf(program: string): string {
+    checkProgram(program)
+    return join(this.dir, `${program}.md`)
+  }
+
+  async read(program: string): Promise<StoredState | null> {
+    const bytes = await readIfExists(this.pathOf(program))
+    return bytes === null ? null : { text: bytes.toString('utf8'), version: contentVersion(bytes) }
+  }
+
+  async write(
+    program: string,
+    text: string,
+    expectedVersion: string | null
+  ): Promise<{ version: string }> {
+    const path = this.pathOf(program)
+    await mkdir(this.dir, { recursive: true })
+    const temp = join(this.dir, `.${program}.md.${randomBytes(6).toString('hex')}.tmp`)
+    const bytes = Buffer.from(text, 'utf8')
+    await writeFile(temp, bytes)
+    try {
+      await withPathLock(path, async () => {
+        const current = await readIfExists(path)
+        const currentVersion = current === null ? null : contentVersion(current)
+        if (currentVersion !== expectedVersion) {
+          throw new StateConflictError(
+            `${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`
+          )
+        }
+        await rename(temp, path)
+      })
+    } finally {
+      await rm(temp, { force: true })
+    }
+    return { version: contentVersion(bytes) }
+  }
+
+  async list(): Promise<string[]> {
+    try {
+      return programsOf(await readdir(this.dir))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw error
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// A branch through the GitHub contents API (implemented with Octokit elsewhere)
+
+/** The few contents-API calls the branch store needs; no GitHub types cross this line. */
+export interface ContentsApi {
+  /** The file and its blob SHA, or null when the file (or the branch) does not exist. */
+  getFile(branch: string, path: string): Promise<{ text: string; sha: string } | null>
+  /**
+   * Creates (`sha` null) or updates the file; throws ContentsConflictError when `sha` is no
+   * longer the file's blob SHA (GitHub answers 409 or 422) or the file exists when `sha` is null.
+   */
+  putFile(
+    branch: string,
+    path: string,
+    text: string,
+    sha: string | null,
+    message: string
+  ): Promise<{ sha: string }>
+  /** File names directly under `path` (empty when the folder or the branch does not exist). */
+  listDir(branch: string, path: string): Promise<string[]>
+  /** Creates the branch (from the default branch's head) when it does not exist. */
+  ensureBranch(branch: string): Promise<void>
+}
+
+export interface ContentsApiStoreOptions {
+  branch: string
+  /** Folder inside the branch; empty for the root. */
+  dir?: string
+  /** Commit message for a write; default `autoloop-ci-gate: update <program> state`. */
+  message?: (program: string) => string
+}
+
+/** State files on a branch (default `memory/autoloop`), compare-and-swap on the blob SHA. */
+export class ContentsApiStore implements StateStore {
+  readonly description: string
+  private readonly dir: string
+  private branchReady: Promise<void> | null = null
+
+  constructor(
+    private readonly api: ContentsApi,
+    private readonly options: ContentsApiStoreOptions
+  ) {
+    this.dir = (options.dir ?? '').replace(/^\/+|\/+$/g, '')
+    this.description = `branch ${options.branch}${this.dir === '' ? '' : `, folder ${this.dir}`}`
+  }
+
+  private pathOf(program: string): string {
+    checkProgram(program)
+    return this.dir === '' ? `${program}.md` : `${this.dir}/${program}.md`
+  }
+
+  async read(program: string): Promise<StoredState | null> {
+    const file = await this.api.getFile(this.options.branch, this.pathOf(program))
+    return file === null ? null : { text: file.text, version: file.sha }
+  }
+
+  async write(
+    program: string,
+    text: string,
+    expectedVersion: string | null
+  ): Promise<{ version: string }> {
+    const path = this.pathOf(program)
+    this.branchReady ??= this.api.ensureBranch(this.options.branch)
+    try {
+      await this.branchReady
+    } catch (error) {
+      this.branchReady = null
+      throw error
+    }
+    const message = this.options.message?.(program) ?? `autoloop-ci-gate: update ${program} state`
+    try {
+      const { sha } = await this.api.putFile(
+        this.options.branch,
+        path,
+        text,
+        expectedVersion,
+        message
+      )
+      return { version: sha }
+    } catch (error) {
+      if (error instanceof ContentsConflictError) {
+        throw new StateConflictError(
+          `${path} on ${this.options.branch} changed since it was read`,
+          { cause: error }
+        )
+      }
+      throw error
+    }
+  }
+
+  async list(): Promise<string[]> {
+    return programsOf(await this.api.listDir(this.options.branch, this.dir))
+  }
+}
