@@ -7,6 +7,10 @@ import { parseInputs, isProgramConfig, type Config, type ProgramConfig } from '.
 import { ActionError, errorMessage } from './errors.js'
 import { OUTPUT_NAMES, checksOutput, gateSummaryMarkdown, type Outputs } from './outputs.js'
 import { runGateCommand, type GateCommandDeps } from './commands/gate-command.js'
+import type { CommandResult } from './commands/types.js'
+import { runRecordCommand } from './commands/record.js'
+import { runResetCommand } from './commands/reset.js'
+import { runReconcileCommand } from './commands/reconcile.js'
 
 export interface ActionIO {
   /** The raw value of an input by its kebab-case name ('' when unset). */
@@ -25,13 +29,6 @@ export interface MainDeps {
   io: ActionIO
   log: Logger
   connect(config: Config): Promise<Adapters>
-}
-
-interface CommandResult {
-  outputs: Outputs
-  summary: string
-  /** Set when the step must fail although the action worked (fail-on-red). */
-  failure?: string
 }
 
 function maskedValuesOf(config: Config): string[] {
@@ -59,7 +56,6 @@ async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResul
     'failure-summary-path': result.failureJsonPath ?? '',
     checks: verdict ? JSON.stringify(checksOutput(verdict.checks)) : '[]'
   }
-  deps.log.info(result.message)
   const summary = verdict
     ? gateSummaryMarkdown(config.program, verdict, {
         status: result.status,
@@ -71,15 +67,28 @@ async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResul
   return {
     outputs,
     summary,
+    message: result.message,
     ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
   }
 }
 
 async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> {
-  if (config.command === 'gate' && isProgramConfig(config)) return gate(config, deps)
-  throw new ActionError(`The \`${config.command}\` command is not available in this version`, {
-    fix: 'use `command: gate`, or upgrade autoloop-ci-gate.'
-  })
+  if (config.command === 'reconcile') {
+    const adapters = await deps.connect(config)
+    return runReconcileCommand(config, {
+      ...adapters,
+      log: deps.log,
+      maskedValues: maskedValuesOf(config)
+    })
+  }
+  if (!isProgramConfig(config))
+    throw new ActionError(`The \`${config.command}\` command needs \`program\``)
+  if (config.command === 'gate') return gate(config, deps)
+  const adapters = await deps.connect(config)
+  const commandDeps = { ...adapters, log: deps.log, maskedValues: maskedValuesOf(config) }
+  return config.command === 'record'
+    ? runRecordCommand(config, commandDeps)
+    : runResetCommand(config, commandDeps)
 }
 
 export async function run(deps: MainDeps): Promise<void> {
@@ -90,6 +99,7 @@ export async function run(deps: MainDeps): Promise<void> {
     if (config.pushToken) deps.io.setSecret(config.pushToken)
     const result = await dispatch(config, deps)
     Object.assign(outputs, result.outputs)
+    deps.log.info(result.message)
     await deps.io.writeSummary(result.summary)
     if (result.failure) deps.io.setFailed(result.failure)
   } catch (error) {

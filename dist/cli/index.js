@@ -32409,7 +32409,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2617);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8840);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6921);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8422);
 /* harmony import */ var _commands_signature_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1708);
@@ -41706,7 +41706,7 @@ function isProgramConfig(config) {
 
 /***/ }),
 
-/***/ 2617:
+/***/ 8840:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -44990,7 +44990,34 @@ async function announcePause(config, deps, text, reason, signature) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/commands/record.ts
+
+async function runRecordCommand(_config, _deps) {
+    throw new errors/* ActionError */.lZ('The `record` command is not available in this version', {
+        fix: 'upgrade autoloop-ci-gate.'
+    });
+}
+
+;// CONCATENATED MODULE: ./src/commands/reset.ts
+
+async function runResetCommand(_config, _deps) {
+    throw new errors/* ActionError */.lZ('The `reset` command is not available in this version', {
+        fix: 'upgrade autoloop-ci-gate.'
+    });
+}
+
+;// CONCATENATED MODULE: ./src/commands/reconcile.ts
+
+async function runReconcileCommand(_config, _deps) {
+    throw new errors/* ActionError */.lZ('The `reconcile` command is not available in this version', {
+        fix: 'upgrade autoloop-ci-gate.'
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
+
 
 
 
@@ -45019,7 +45046,6 @@ async function gate(config, deps) {
         'failure-summary-path': result.failureJsonPath ?? '',
         checks: verdict ? JSON.stringify(checksOutput(verdict.checks)) : '[]'
     };
-    deps.log.info(result.message);
     const summary = verdict
         ? gateSummaryMarkdown(config.program, verdict, {
             status: result.status,
@@ -45031,15 +45057,28 @@ async function gate(config, deps) {
     return {
         outputs,
         summary,
+        message: result.message,
         ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
     };
 }
 async function dispatch(config, deps) {
-    if (config.command === 'gate' && (0,inputs/* isProgramConfig */.Je)(config))
+    if (config.command === 'reconcile') {
+        const adapters = await deps.connect(config);
+        return runReconcileCommand(config, {
+            ...adapters,
+            log: deps.log,
+            maskedValues: maskedValuesOf(config)
+        });
+    }
+    if (!(0,inputs/* isProgramConfig */.Je)(config))
+        throw new errors/* ActionError */.lZ(`The \`${config.command}\` command needs \`program\``);
+    if (config.command === 'gate')
         return gate(config, deps);
-    throw new errors/* ActionError */.lZ(`The \`${config.command}\` command is not available in this version`, {
-        fix: 'use `command: gate`, or upgrade autoloop-ci-gate.'
-    });
+    const adapters = await deps.connect(config);
+    const commandDeps = { ...adapters, log: deps.log, maskedValues: maskedValuesOf(config) };
+    return config.command === 'record'
+        ? runRecordCommand(config, commandDeps)
+        : runResetCommand(config, commandDeps);
 }
 async function run(deps) {
     const outputs = {};
@@ -45050,6 +45089,7 @@ async function run(deps) {
             deps.io.setSecret(config.pushToken);
         const result = await dispatch(config, deps);
         Object.assign(outputs, result.outputs);
+        deps.log.info(result.message);
         await deps.io.writeSummary(result.summary);
         if (result.failure)
             deps.io.setFailed(result.failure);

@@ -22,8 +22,14 @@ export interface Finding {
 export interface ToolParser {
   /** Short tool name, the first segment of every key this parser emits. */
   readonly tool: string
-  /** Feeds one cleaned line. Must run in time linear in the line's length. */
-  push(line: string): void
+  /**
+   * Feeds one cleaned line. Must run in time linear in the line's length, and must be correct
+   * when fed every line of a log. For speed the extractor feeds a parser only the lines that
+   * match its registry triggers (see parsers/index.ts), plus every line while the parser's
+   * last `push` returned `true` (it is inside a multi-line block and needs what follows).
+   * `previous` is the line before this one in the log, whether or not it was fed.
+   */
+  push(line: string, previous?: string): boolean | void
   /** The findings for the whole log, called once after the last line. */
   finish(): Finding[]
 }

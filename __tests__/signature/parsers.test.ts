@@ -1,0 +1,156 @@
+/**
+ * Per-parser tests on real tool output (the corpus): for each failure class, every file of the
+ * class (plain, coloured, re-run, shifted, another directory, GitHub Actions job log) yields
+ * exactly the keys its description names. Expected keys are written from the class
+ * descriptions in the manifest, never from the parser's own output.
+ */
+import { describe, expect, test } from '@jest/globals'
+import { extractFailuresFromString } from '../../src/signature/extract.js'
+import { completeClasses, loadManifest, readCorpusFile } from './corpus.js'
+
+/** Class id → the keys its description implies. */
+const EXPECTED: Record<string, string[]> = {
+  // "expect(total([2, 3])).toBe(6) fails in __tests__/cart.test.js (cart › total › adds the prices of two items)"
+  'jest/assertion': ['jest:__tests__/cart.test.js>cart > total > adds the prices of two items'],
+  // "__tests__/invoice.test.js requires ../src/invoice-format, which does not exist"
+  'jest/import-failure': [
+    "jest:__tests__/invoice.test.js>(suite):Cannot find module '../src/invoice-format' from '__tests__/i"
+  ],
+  // "toMatchSnapshot in __tests__/receipt.test.js has no stored snapshot"
+  'jest/snapshot-ci': ['jest:__tests__/receipt.test.js>receipt layout'],
+  // "ts-jest: TS2339 stats.fromArrays does not exist in __tests__/stats.test.ts"
+  'jest/ts-type-error': [
+    'jest:__tests__/stats.test.ts>(suite):TS2339',
+    'tsc:TS2339:fromArrays:__tests__/stats.test.ts'
+  ],
+  // "TypeError … thrown in one test of __tests__/customer.test.js"
+  'jest/type-error': [
+    'jest:__tests__/customer.test.js>displayName > works for a guest without a profile'
+  ],
+  // "(Inventory #add() adds to an existing item)"
+  'mocha/assertion': ['mocha:Inventory > #add() > adds to an existing item'],
+  // "the beforeEach hook of test/store.spec.js throws"
+  'mocha/hook-failure': ['mocha:Store > "before each" hook for "has a database"'],
+  // "test/reload.spec.js awaits a promise that never settles"
+  'mocha/timeout': ['mocha:Inventory > reloads from disk'],
+  // "TypeError … thrown in one test of test/label.spec.js"
+  'mocha/type-error': ['mocha:Inventory > #label() > labels an item that is out of stock'],
+  // "assert.deepEqual(splitBill(10, 3), …) fails in test/split.test.js"
+  'node-test/assertion': [
+    'node-test:test/split.test.js>gives the remainder cent to the first person'
+  ],
+  // "nested test bill > parsing > reads a thousands separator fails"
+  'node-test/subtest-failure': ['node-test:test/bill.test.js>reads a thousands separator'],
+  // "TypeError … thrown in one test of test/currency.test.js"
+  'node-test/thrown-error': [
+    'node-test:test/currency.test.js>unknown currency falls back to the code'
+  ],
+  // "(slugify > joins words with underscores)"
+  'vitest/assertion': ['vitest:test/slug.test.js>slugify > joins words with underscores'],
+  // "test/tax.test.js imports ../src/tax.js, which does not exist"
+  'vitest/import-failure': [
+    "vitest:test/tax.test.js>(suite):Error: Cannot find module '../src/tax.js' imported from test"
+  ],
+  // "RangeError … in one test of test/order.test.js"
+  'vitest/thrown-error': [
+    'vitest:test/order.test.js>order form > treats an empty quantity as one item'
+  ],
+  // "test/stock.test.js awaits a promise that never settles"
+  'vitest/timeout': ['vitest:test/stock.test.js>stock > loads the stock level'],
+  // tsc: the class descriptions name the code, the symbol and src/report.ts
+  'tsc/missing-property': ['tsc:TS2339:fromArrays:src/report.ts'],
+  'tsc/unknown-name': ['tsc:TS2552:formatMean:src/report.ts'],
+  'tsc/assignment-type': ['tsc:TS2322:string:src/report.ts'],
+  'eslint/prefer-const': ['eslint:prefer-const:total:src/orders.ts'],
+  'eslint/unused-var': ['eslint:@typescript-eslint/no-unused-vars:discount:src/orders.ts'],
+  'eslint/explicit-any': ['eslint:@typescript-eslint/no-explicit-any:src/orders.ts'],
+  // pytest: "tests/test_invoices.py imports shop.invoices, which does not exist … during collection"
+  'pytest/collection-error': ['pytest:error:tests/test_invoices.py'],
+  // "tests/test_rates.py::test_luxury_rate raises KeyError 'luxury'"
+  'pytest/exception': ['pytest:tests/test_rates.py::test_luxury_rate'],
+  // "the database fixture of tests/test_orders.py raises …: test_order_count errors at setup"
+  'pytest/fixture-error': ['pytest:error:tests/test_orders.py::test_order_count'],
+  // "parametrised test tests/test_vat.py::test_price_with_vat[19.99-standard-23.98] expects …"
+  'pytest/param-assertion': ['pytest:tests/test_vat.py::test_price_with_vat[19.99-standard-23.98]'],
+  // mypy: "[arg-type]: app/service.py passes age_text (str) as the int field age of Customer"
+  'mypy/arg-type': ['mypy:arg-type:age:app/service.py'],
+  // "[attr-defined]: app/service.py calls customer.full_name(), which Customer does not have"
+  // (mypy also reports the Any it then returns)
+  'mypy/attr-defined': [
+    'mypy:attr-defined:Customer:app/service.py',
+    'mypy:no-any-return:str:app/service.py'
+  ],
+  // "[return-value]: app/service.py returns customer.age (int) …"
+  'mypy/return-value': ['mypy:return-value:int:app/service.py'],
+  // flake8: "E711: app/report.py compares title to None with =="
+  'flake8/none-comparison': ['flake8:E711:app/report.py'],
+  // "F821: app/report.py calls render_header, which is defined nowhere"
+  'flake8/undefined-name': ['flake8:F821:render_header:app/report.py'],
+  // "F401: app/report.py imports os and never uses it"
+  'flake8/unused-import': ['flake8:F401:os:app/report.py'],
+  // go: "pricing/label.go assigns the string from fmt.Sprintf to a variable of type int"
+  'go-build/type-mismatch': [
+    'go:pricing/label.go:cannot use fmt.Sprintf("%d.%02d", amount / N, amount % N) (value of type string)'
+  ],
+  // "pricing/tax.go uses StandardRate, which is defined nowhere: undefined: StandardRate"
+  'go-build/undefined': ['go:pricing/tax.go:undefined: StandardRate'],
+  // "TestTotalAddsShipping in ./pricing fails its t.Errorf check"
+  'go-test/assertion': ['go:example.com/shop/pricing:TestTotalAddsShipping'],
+  // "parse/store_test.go calls NewStore, which is undefined: the ./parse test binary does not build"
+  'go-test/build-failed': ['go:parse/store_test.go:undefined: NewStore'],
+  // "TestPriceCache in ./pricing panics"
+  'go-test/panic': ['go:example.com/shop/pricing:TestPriceCache'],
+  // "subtest TestCents/negative in ./parse fails" (its parent TestCents is left out)
+  'go-test/subtest': ['go:example.com/shop/parse:TestCents/negative'],
+  // "printf check: pricing/report.go passes the string name to a %d verb of fmt.Printf"
+  'go-vet/printf': ['go:pricing/report.go:fmt.Printf format %d has arg name of wrong type string'],
+  // "assign check: pricing/round.go assigns amount to itself"
+  'go-vet/self-assign': ['go:pricing/round.go:self-assignment of amount to amount'],
+  // rustc: "E0308: src/extra.rs assigns the String from format! to a variable typed u32"
+  'rustc/mismatched-types': ['rustc:E0308:src/extra.rs'],
+  // "E0599: src/extra.rs calls round_up_to on a u32, which has no such method"
+  'rustc/unknown-method': ['rustc:E0599:round_up_to:src/extra.rs'],
+  // "E0425: src/extra.rs uses STANDARD_RATE, which is defined nowhere"
+  'rustc/unresolved-name': ['rustc:E0425:STANDARD_RATE:src/extra.rs'],
+  // clippy: "clippy::len_zero …: src/extra.rs compares items.len() == 0" (keyed by the lint's
+  // message, which the short format prints too; it never prints the lint name)
+  'clippy/len-zero': ['rustc:length comparison to zero:src/extra.rs'],
+  // "clippy::needless_return …: src/extra.rs ends a function with return"
+  'clippy/needless-return': ['rustc:unneeded `return` statement:src/extra.rs'],
+  // cargo test: "extra::tests::shipping_is_added_once in the shop library fails its assert_eq!"
+  'cargo-test/assertion': ['cargo:shop:extra::tests::shipping_is_added_once'],
+  // "receipt_total_matches in tests/receipt.rs (an integration-test binary) fails"
+  'cargo-test/integration': ['cargo:receipt:receipt_total_matches'],
+  // "extra::tests::cake_has_a_price calls unwrap() on None"
+  'cargo-test/unwrap-none': ['cargo:shop:extra::tests::cake_has_a_price'],
+  // javac (plain and through Maven): Receipt.java calls totalWithTax(int[]), which does not exist
+  'javac/cannot-find-symbol': [
+    'javac:cannot find symbol:method totalWithTax(int[]):src/main/java/shop/Receipt.java'
+  ],
+  // Surefire: CartTest.addsShipping fails its assertion; CustomerTest throws
+  'maven-surefire/assertion': ['surefire:shop.CartTest.addsShipping'],
+  'maven-surefire/exception': ['surefire:shop.CustomerTest.labelsACustomerWithoutCity'],
+  // Receipt.java assigns a String to an int
+  'javac/incompatible-types': [
+    'javac:incompatible types: String cannot be converted to int:src/main/java/shop/Receipt.java'
+  ]
+}
+
+const present = new Map(completeClasses().map((cls) => [cls.id, cls]))
+const unavailable = loadManifest().unavailable ?? {}
+
+describe.each(Object.entries(EXPECTED))('%s', (id, keys) => {
+  const cls = present.get(id)
+  const tool =
+    loadManifest().classes.find((entry) => entry.id === id)?.tool ?? id.split('/')[0] ?? ''
+  if (cls === undefined) {
+    test(`the corpus has the class (or lists ${tool} as unavailable)`, () => {
+      expect(tool in unavailable).toBe(true)
+    })
+    return
+  }
+  test.each(cls.files)('%s', (file) => {
+    const found = extractFailuresFromString(readCorpusFile(file)).findings.map((f) => f.key)
+    expect([...found].sort()).toEqual([...keys].sort())
+  })
+})

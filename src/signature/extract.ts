@@ -1,0 +1,251 @@
+/**
+ * Failure extraction (SPEC §4): one pass over a log's lines through every parser, then the
+ * findings by precedence:
+ * 1. what the tool parsers found (test ids, diagnostic codes, lint rules);
+ * 2. else the wrappers: the runner's own `##[error]` lines, failed Gradle tasks, MSBuild errors;
+ * 3. else the first line that reads as an error, masked: `error:<text>`;
+ * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
+ */
+import {
+  bytesToText,
+  byteStringPattern,
+  cleanLine,
+  DEFAULT_MAX_LINE_LENGTH,
+  LineBlockSplitter,
+  runnerMarker,
+  type LineReaderOptions
+} from './lines.js'
+import { buildKey, maskMessage, normalisePathsIn } from './normalise.js'
+import { anywhereFragments, lineStartFragments, PARSERS } from './parsers/index.js'
+import { EXIT_CODE_TRAILER } from './parsers/runner.js'
+import type { Finding, ToolParser } from './types.js'
+
+export type ExtractOptions = LineReaderOptions & ExtractTuning
+
+export interface ExtractResult {
+  /** De-duplicated by key, in the order first seen per parser. */
+  findings: Finding[]
+  /** Reading stopped at the byte cap: the findings come from the first `bytesRead` bytes only. */
+  truncated: boolean
+  bytesRead: number
+}
+
+/**
+ * A line that reads as an error in a tool nobody parses: `error: …`, `ERROR …`, `fatal: …`,
+ * `[ERROR] …`, `npm error …`, `SomeError: …`, `SomeException: …`.
+ */
+const ERROR_LINE =
+  /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: )/
+/** Lines of the error family that only wrap another failure. */
+const WRAPPER_LINE =
+  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|$))/
+
+/** What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`, fatal. */
+const FALLBACK_ANYWHERE = ['Error[:/ ]', 'RROR', 'Exception']
+const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)']
+/**
+ * The parsers' triggers, written for text and rewritten for byte strings (one character per
+ * byte). `anywhere` is searched over a whole block at once; `lineStart` is tried where each
+ * line's text begins (after a BOM, a runner timestamp, colour codes and blanks).
+ */
+const ANYWHERE_SOURCE = byteStringPattern(
+  [...new Set([...anywhereFragments(), ...FALLBACK_ANYWHERE])].join('|')
+)
+const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join('|')
+/** The line-start triggers for one cleaned line. */
+const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
+
+/** Options for tests: `everyLine` feeds every line to every parser (no trigger prefilter). */
+export interface ExtractTuning {
+  everyLine?: boolean
+}
+
+/**
+ * One log's pass. Lines arrive in blocks of byte strings. One search over the block finds the
+ * `anywhere` triggers, and a sticky match at each line's start the `lineStart` ones; a noise
+ * line is never cut out of its block, decoded or cleaned. Lines that match, and every line
+ * while a parser is inside a multi-line block, are decoded, cleaned and fed.
+ */
+class Extraction {
+  private readonly parsers: ToolParser[] = PARSERS.map((entry) => entry.create())
+  /** Parsers inside a multi-line block: they get every line. */
+  private active: ToolParser[] = []
+  /** The previous line: its block and range (cut out only when a parser needs it). */
+  private previousBlock = ''
+  private previousStart = 0
+  private previousEnd = 0
+  private fallback: Finding | undefined
+  private exitCode: string | undefined
+  private readonly anywhere = new RegExp(ANYWHERE_SOURCE, 'g')
+  private readonly lineStart = new RegExp(`(?:${LINE_START_SOURCE})`, 'y')
+  private readonly maxLineLength: number
+  private readonly everyLine: boolean
+  step: string | undefined
+
+  constructor(options: ExtractOptions = {}) {
+    this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH
+    this.everyLine = options.everyLine === true
+  }
+
+  /** Takes a block of whole lines as a byte string, each line ending with `\n`. */
+  readonly pushBlock = (block: string): void => {
+    const length = block.length
+    const anywhere = this.anywhere
+    const lineStart = this.lineStart
+    let nextAnywhere = -1
+    let pos = 0
+    while (pos < length) {
+      const end = block.indexOf('\n', pos)
+      if (nextAnywhere < pos) {
+        anywhere.lastIndex = pos
+        nextAnywhere = anywhere.exec(block)?.index ?? length
+      }
+      let triggered = nextAnywhere < end
+      if (!triggered) {
+        const start = textStart(block, pos, end)
+        if (start < 0) {
+          // Colour codes at the start may also split the text after them: test it cleaned.
+          triggered = LINE_START.test(cleanLine(bytesToText(block.slice(pos, end))))
+        } else {
+          lineStart.lastIndex = start
+          triggered = lineStart.test(block)
+        }
+      }
+      if (triggered || this.everyLine || this.active.length > 0) {
+        this.pushLine(block, pos, end, triggered || this.everyLine)
+      }
+      this.previousBlock = block
+      this.previousStart = pos
+      this.previousEnd = end
+      pos = end + 1
+    }
+  }
+
+  /** Feeds the line `block[start, end)`, to every parser when `triggered`, else to the active ones. */
+  private pushLine(block: string, start: number, end: number, triggered: boolean): void {
+    const cut = Math.min(end, start + this.maxLineLength)
+    const line = cleanLine(bytesToText(block.slice(start, cut)))
+    const marker = runnerMarker(line)
+    if (marker !== undefined) {
+      if (marker.step !== undefined) this.step = marker.step
+      return
+    }
+    const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength)
+    const previous =
+      this.previousBlock === ''
+        ? undefined
+        : cleanLine(bytesToText(this.previousBlock.slice(this.previousStart, previousEnd)))
+    if (triggered) this.pushToAll(line, previous)
+    else this.pushToActive(line, previous)
+  }
+
+  private pushToAll(line: string, previous: string | undefined): void {
+    const parsers = this.parsers
+    let active: ToolParser[] | undefined
+    for (let i = 0; i < parsers.length; i++) {
+      const parser = parsers[i]!
+      if (parser.push(line, previous) === true) (active ??= []).push(parser)
+    }
+    this.active = active ?? []
+    if (this.fallback === undefined && ERROR_LINE.test(line) && !WRAPPER_LINE.test(line)) {
+      const masked = maskMessage(normalisePathsIn(line.trim()))
+      if (masked !== '') this.fallback = { key: buildKey('error', masked), line }
+    }
+    if (line.charCodeAt(0) === 35 && line.startsWith('##[error]Process completed')) {
+      const trailer = EXIT_CODE_TRAILER.exec(line)
+      if (trailer !== null) this.exitCode = trailer[1]
+    }
+  }
+
+  private pushToActive(line: string, previous: string | undefined): void {
+    const still: ToolParser[] = []
+    for (const parser of this.active) if (parser.push(line, previous) === true) still.push(parser)
+    this.active = still
+  }
+
+  findings(): Finding[] {
+    const primary = new Map<string, Finding>()
+    const secondary = new Map<string, Finding>()
+    for (const parser of this.parsers) {
+      for (const finding of parser.finish()) {
+        const target = finding.secondary === true ? secondary : primary
+        if (!target.has(finding.key)) target.set(finding.key, finding)
+      }
+    }
+    if (primary.size > 0) return [...primary.values()]
+    if (secondary.size > 0) return [...secondary.values()]
+    if (this.fallback !== undefined) return [this.fallback]
+    if (this.exitCode !== undefined) {
+      const key = buildKey('gha', `exit code ${this.exitCode}`)
+      return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }]
+    }
+    return []
+  }
+}
+
+/**
+ * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a runner timestamp
+ * (`2026-07-28T23:19:32.4965943Z `) and blanks; -1 when the text begins with an escape
+ * sequence (colour), which the caller must clean first.
+ */
+function textStart(block: string, start: number, end: number): number {
+  let i = start
+  if (block.charCodeAt(i) === 0xef && block.charCodeAt(i + 1) === 0xbb) i += 3
+  if (
+    block.charCodeAt(i + 4) === 45 &&
+    block.charCodeAt(i + 10) === 84 &&
+    block.charCodeAt(i + 13) === 58
+  ) {
+    const limit = Math.min(end, i + 31)
+    let z = i + 19
+    while (z < limit && block.charCodeAt(z) !== 90) z++
+    if (z < limit) i = block.charCodeAt(z + 1) === 32 ? z + 2 : z + 1
+  }
+  for (;;) {
+    const code = block.charCodeAt(i)
+    if (code === 32 || code === 9) i++
+    else return code === 27 ? -1 : i
+  }
+}
+
+/** Reads a log stream (chunks of bytes; strings are accepted too) or a whole string. */
+export async function extractFailures(
+  source: AsyncIterable<Uint8Array | string> | string,
+  options: ExtractOptions = {}
+): Promise<ExtractResult> {
+  if (typeof source === 'string') return extractFailuresFromString(source, options)
+  const extraction = new Extraction(options)
+  const splitter = new LineBlockSplitter(extraction.pushBlock, options)
+  const encoder = new TextEncoder()
+  for await (const chunk of source) {
+    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk
+    if (!splitter.write(bytes)) break
+  }
+  splitter.end()
+  return {
+    findings: extraction.findings(),
+    truncated: splitter.truncated,
+    bytesRead: splitter.bytesRead
+  }
+}
+
+/** The same as `extractFailures`, for a log already in memory. */
+export function extractFailuresFromString(
+  text: string,
+  options: ExtractOptions = {}
+): ExtractResult {
+  const extraction = new Extraction(options)
+  const splitter = new LineBlockSplitter(extraction.pushBlock, options)
+  splitter.write(new TextEncoder().encode(text))
+  splitter.end()
+  return {
+    findings: extraction.findings(),
+    truncated: splitter.truncated,
+    bytesRead: splitter.bytesRead
+  }
+}
+
+/** The keys of a result, in the order found (the signature sorts them). */
+export function keysOf(result: ExtractResult): string[] {
+  return result.findings.map((finding) => finding.key)
+}

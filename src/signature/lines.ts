@@ -1,0 +1,283 @@
+/**
+ * Turns a CI log, raw tool output or a GitHub Actions job log, into clean lines, one chunk at a
+ * time: the log is never held whole, a byte cap stops reading (the result then says it was
+ * truncated), and an overlong line is cut.
+ */
+import { TextDecoder } from 'node:util'
+
+/** Lines longer than this many characters are cut (minified bundles, base64 blobs). */
+export const DEFAULT_MAX_LINE_LENGTH = 16 * 1024
+/** Reading stops after this many bytes unless the caller sets another cap. */
+export const DEFAULT_MAX_LOG_BYTES = 512 * 1024 * 1024
+
+export interface LineReaderOptions {
+  /** Stop reading after this many bytes; the line cut by the cap is dropped. */
+  maxBytes?: number
+  /** Cut lines after this many characters (bytes in `latin1` mode). */
+  maxLineLength?: number
+}
+
+/**
+ * `utf8` (default): lines are decoded text. `latin1`: lines are byte strings, one character per
+ * byte (cheap to make and to search; decode one with `bytesToText` when it matters).
+ */
+export type LineEncoding = 'utf8' | 'latin1'
+
+/**
+ * Splits UTF-8 bytes into lines (without the `\n`). Chunks may end anywhere, inside a line or
+ * inside a multi-byte character; invalid bytes decode to U+FFFD.
+ */
+export class LineSplitter {
+  private readonly decoder: TextDecoder | undefined
+  private readonly maxBytes: number
+  private readonly maxLineLength: number
+  private carry = ''
+  /** The current line already reached the length cap: drop the rest of it. */
+  private cutting = false
+  private ended = false
+  bytesRead = 0
+  truncated = false
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    options: LineReaderOptions = {},
+    encoding: LineEncoding = 'utf8'
+  ) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
+    this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH
+    this.decoder = encoding === 'utf8' ? new TextDecoder('utf-8') : undefined
+  }
+
+  /** Feeds bytes; returns false once the byte cap is reached and nothing more will be read. */
+  write(chunk: Uint8Array): boolean {
+    if (this.truncated || this.ended) return false
+    let bytes = chunk
+    const room = this.maxBytes - this.bytesRead
+    if (bytes.length > room) {
+      bytes = bytes.subarray(0, Math.max(0, room))
+      this.truncated = true
+    }
+    this.bytesRead += bytes.length
+    this.writeText(
+      this.decoder === undefined
+        ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')
+        : this.decoder.decode(bytes, { stream: true })
+    )
+    return !this.truncated
+  }
+
+  /** Feeds text that is already decoded (the string form of the extractor). */
+  writeText(text: string): void {
+    let start = 0
+    if (this.carry.length > 0 || this.cutting) {
+      const newline = text.indexOf('\n')
+      if (newline === -1) {
+        this.append(text, 0)
+        return
+      }
+      this.append(text, 0, newline)
+      this.emit()
+      start = newline + 1
+    }
+    const max = this.maxLineLength
+    const onLine = this.onLine
+    for (;;) {
+      const newline = text.indexOf('\n', start)
+      if (newline === -1) break
+      onLine(newline - start > max ? text.slice(start, start + max) : text.slice(start, newline))
+      start = newline + 1
+    }
+    if (start < text.length) this.append(text, start)
+  }
+
+  /** Ends the stream: emits the last line unless the byte cap cut it. */
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    if (this.truncated) {
+      this.carry = ''
+      return
+    }
+    if (this.decoder !== undefined) this.append(this.decoder.decode(), 0)
+    if (this.carry.length > 0 || this.cutting) this.emit()
+  }
+
+  private append(text: string, from: number, to = text.length): void {
+    if (this.cutting || from >= to) return
+    const room = this.maxLineLength - this.carry.length
+    if (to - from > room) {
+      to = from + room
+      this.cutting = true
+    }
+    this.carry = this.carry.length === 0 ? text.slice(from, to) : this.carry + text.slice(from, to)
+  }
+
+  private emit(): void {
+    const line = this.carry
+    this.carry = ''
+    this.cutting = false
+    this.onLine(line)
+  }
+}
+
+/**
+ * Splits bytes into blocks of whole lines held as byte strings (one character per byte, `latin1`),
+ * so that one regular-expression search can skip many noise lines at once. Every block ends
+ * with `\n`. A line longer than the cap is cut only when it spans chunks (the caller cuts
+ * the others), which bounds the memory a line without newlines can take.
+ */
+export class LineBlockSplitter {
+  private readonly maxBytes: number
+  private readonly maxLineLength: number
+  private carry = ''
+  private cutting = false
+  private ended = false
+  bytesRead = 0
+  truncated = false
+
+  constructor(
+    private readonly onBlock: (block: string) => void,
+    options: LineReaderOptions = {}
+  ) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
+    this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH
+  }
+
+  /** Feeds bytes; returns false once the byte cap is reached and nothing more will be read. */
+  write(chunk: Uint8Array): boolean {
+    if (this.truncated || this.ended) return false
+    let bytes = chunk
+    const room = this.maxBytes - this.bytesRead
+    if (bytes.length > room) {
+      bytes = bytes.subarray(0, Math.max(0, room))
+      this.truncated = true
+    }
+    this.bytesRead += bytes.length
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')
+    const last = text.lastIndexOf('\n')
+    if (last === -1) {
+      this.append(text)
+      return !this.truncated
+    }
+    let block: string
+    if (this.cutting) {
+      // The carried line reached the cap: the rest of it, up to its newline, is dropped.
+      block = this.carry + text.slice(text.indexOf('\n'), last + 1)
+    } else {
+      block = this.carry.length > 0 ? this.carry + text.slice(0, last + 1) : text.slice(0, last + 1)
+    }
+    this.carry = ''
+    this.cutting = false
+    this.append(text.slice(last + 1))
+    this.onBlock(block)
+    return !this.truncated
+  }
+
+  /** Ends the stream: emits the last line unless the byte cap cut it. */
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    if (!this.truncated && (this.carry.length > 0 || this.cutting)) this.onBlock(`${this.carry}\n`)
+    this.carry = ''
+  }
+
+  private append(text: string): void {
+    if (this.cutting || text.length === 0) return
+    const room = this.maxLineLength - this.carry.length
+    if (text.length > room) {
+      this.carry += text.slice(0, room)
+      this.cutting = true
+    } else this.carry += text
+  }
+}
+
+const NON_ASCII = /[\x80-\xff]/
+
+/** Decodes a byte string (from `latin1` mode) as UTF-8. */
+export function bytesToText(bytes: string): string {
+  return NON_ASCII.test(bytes) ? Buffer.from(bytes, 'latin1').toString('utf8') : bytes
+}
+
+/** A regular expression written for text, rewritten to match the same text as a byte string. */
+export function byteStringPattern(source: string): string {
+  return Buffer.from(source, 'utf8').toString('latin1')
+}
+
+/** Characters that mean a line needs more than the timestamp cut: CR, ESC, C1 controls, U+FFFD, BOM. */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const NEEDS_CLEANING = /[\r\x1b\x80-\x9f\ufeff\ufffd]/
+/**
+ * Terminal control sequences: 7-bit CSI (`ESC [`), 8-bit CSI (U+009B, or a raw 0x9b byte that
+ * decoded to U+FFFD), OSC (`ESC ]` or U+009D, up to BEL or ST, e.g. hyperlinks), other
+ * two-byte escapes, and any remaining C1 control. Every alternative is a run of disjoint
+ * character classes, so matching stays linear.
+ */
+const CONTROL_SEQUENCES =
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  /\x1b\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g
+
+/**
+ * Removes the runner's timestamp prefix, a BOM, CR overwrites (only what was written after the
+ * last lone CR stays, as on a terminal) and terminal control sequences from one line.
+ */
+export function cleanLine(raw: string): string {
+  let line = raw
+  if (line.charCodeAt(0) === 0xfeff) line = line.slice(1)
+  line = stripTimestamp(line)
+  if (!NEEDS_CLEANING.test(line)) return line
+  if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1)
+  const cr = line.lastIndexOf('\r')
+  if (cr !== -1) line = line.slice(cr + 1)
+  if (line.indexOf('\ufeff') !== -1) line = line.replaceAll('\ufeff', '')
+  return line.replace(CONTROL_SEQUENCES, '')
+}
+
+/** Removes a runner timestamp, `2026-07-28T23:19:32.4965943Z ` (0 to 9 fraction digits). */
+export function stripTimestamp(line: string): string {
+  // Shape test by character codes: `dddd-dd-ddTdd:dd:dd`, cheaper than a regex on every line.
+  if (
+    line.length < 20 ||
+    line.charCodeAt(4) !== 45 ||
+    line.charCodeAt(7) !== 45 ||
+    line.charCodeAt(10) !== 84 ||
+    line.charCodeAt(13) !== 58 ||
+    line.charCodeAt(16) !== 58 ||
+    !isDigits(line, 0, 4)
+  ) {
+    return line
+  }
+  let i = 19
+  if (line.charCodeAt(i) === 46) {
+    i += 1
+    const end = Math.min(line.length, i + 9)
+    while (i < end && isDigit(line.charCodeAt(i))) i += 1
+  }
+  if (line.charCodeAt(i) !== 90) return line // Z
+  i += 1
+  if (line.charCodeAt(i) === 32) i += 1
+  return line.slice(i)
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57
+}
+
+function isDigits(line: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isDigit(line.charCodeAt(i))) return false
+  return true
+}
+
+/**
+ * The runner's `##[group]` / `##[endgroup]` / `##[debug]` marker lines, which parsers never see:
+ * `undefined` for any other line, else the group title (the step name, `Run ` removed) when
+ * the line opens a group.
+ */
+export function runnerMarker(line: string): { step?: string } | undefined {
+  if (line.charCodeAt(0) !== 35 || !line.startsWith('##[')) return undefined
+  if (line.startsWith('##[group]')) {
+    const title = line.slice(9).trim()
+    return { step: title.startsWith('Run ') ? title.slice(4).trim() : title }
+  }
+  if (line.startsWith('##[endgroup]') || line.startsWith('##[debug]')) return {}
+  return undefined
+}

@@ -1,0 +1,162 @@
+/**
+ * Normalisation shared by the parsers: paths lose what depends on the machine, message text
+ * loses what varies between runs, and keys are made safe for one-line contexts (a markdown
+ * table cell, a pause reason): no `|`, no newline, no `#` before a digit, bounded length.
+ */
+import { createHash } from 'node:crypto'
+
+/** Longest key kept whole; a longer key is cut and ends with a hash of the whole key. */
+export const MAX_KEY_LENGTH = 120
+/** Longest masked message kept inside a key. */
+export const MAX_MESSAGE_LENGTH = 100
+
+const CHECKOUT_ROOTS: readonly RegExp[] = [
+  // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
+  /^\/home\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
+  /^\/Users\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
+  /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
+  /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
+  /^\/github\/workspace\//
+]
+
+/** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
+const TEMP_ROOTS: readonly RegExp[] = [
+  /^\/home\/runner\/work\/_temp\/(?:[^/]+\/)?/,
+  /^\/tmp\/pytest-of-[^/]+\/pytest-\d+\/(?:[^/]+\/)?/,
+  /^\/(?:private\/)?var\/folders\/[^/]+\/[^/]+\/T\/[^/]+\//,
+  /^\/tmp\/[^/]+\//,
+  /^[A-Za-z]:\/Users\/[^/]+\/AppData\/Local\/Temp\/[^/]+\//
+]
+
+/** Folder names that start a project-relative path inside an unknown absolute prefix. */
+const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates)\//
+
+/**
+ * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, the
+ * runner's checkout roots go (`/home/runner/work/<r>/<r>/`, `C:\a\<r>\<r>\`, `/__w/<r>/<r>/`);
+ * any other absolute path (a temp dir, a local checkout) is cut before its first project
+ * folder (`src/`, `tests/`, `__tests__/`, `lib/`, …), or else loses its temp root
+ * (`/tmp/<dir>/`); leading `./` or `../` go.
+ */
+export function normalisePath(path: string): string {
+  let p = path.trim()
+  if (p.startsWith('file://')) p = p.slice(7)
+  if (p.indexOf('\\') !== -1) p = p.replaceAll('\\', '/')
+  if (/^\/[A-Za-z]:\//.test(p)) p = p.slice(1)
+  const absolute = p.startsWith('/') || /^[A-Za-z]:\//.test(p)
+  if (absolute) {
+    let stripped = false
+    for (const root of CHECKOUT_ROOTS) {
+      const match = root.exec(p)
+      if (match !== null) {
+        p = p.slice(match[0].length)
+        stripped = true
+        break
+      }
+    }
+    if (!stripped) {
+      const folder = PROJECT_FOLDERS.exec(p)
+      if (folder !== null) p = p.slice(folder.index + 1)
+      else {
+        for (const root of TEMP_ROOTS) {
+          const match = root.exec(p)
+          if (match !== null) {
+            p = p.slice(match[0].length)
+            break
+          }
+        }
+      }
+    }
+  }
+  while (p.startsWith('./') || p.startsWith('../')) p = p.slice(p.indexOf('/') + 1)
+  p = p.replace(/\/{2,}/g, '/')
+  // pnpm's store layout: node_modules/.pnpm/<pkg>@<ver>/node_modules/<pkg> → node_modules/<pkg>
+  p = p.replace(/node_modules\/\.pnpm\/[^/]+\/node_modules\//g, 'node_modules/')
+  return p
+}
+
+/** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
+export function normalisePathsIn(text: string): string {
+  return text.replace(/(?<![\w.~/\\-])(?:[A-Za-z]:[\\/]|\/)[^\s'"`:()]{1,500}/g, (path) =>
+    normalisePath(path)
+  )
+}
+
+/**
+ * Masks, in this order, what varies between runs of the same failure inside message text:
+ * URLs, e-mail addresses, UUIDs, dates and clock times, IP addresses and ports, durations,
+ * hex addresses and long hex strings (SHAs), temp paths, seeds, and finally every standalone
+ * number. Identifiers that contain digits (`test1`, `utf8`) are kept. Whitespace collapses and
+ * the result is cut at `maxLength`.
+ */
+export function maskMessage(text: string, maxLength = MAX_MESSAGE_LENGTH): string {
+  let t = text
+  t = t.replace(/\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s'"`<>)\]]{1,2000}/gi, '<url>')
+  t = t.replace(/\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b/g, '<email>')
+  t = t.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+  t = t.replace(
+    /\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?)?\b/g,
+    '<time>'
+  )
+  t = t.replace(/\b\d\d?:\d\d:\d\d(?:[.,]\d{1,9})?\b/g, '<time>')
+  t = t.replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g, '<ip>')
+  t = t.replace(/\b(?:localhost|\[::1?\]):\d{1,5}\b/gi, '<host>')
+  t = t.replace(
+    /(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|mins|h)\b/g,
+    '<duration>'
+  )
+  t = t.replace(/\b0x[0-9a-f]{1,32}\b/gi, '<hex>')
+  t = t.replace(/\b(?=[0-9a-f]{0,127}\d)(?=[0-9a-f]{0,127}[a-f])[0-9a-f]{7,128}\b/gi, '<hex>')
+  t = t.replace(/(?:\/tmp|\/var\/folders|\/home\/runner\/work\/_temp)\/[^\s'"`:)]{1,500}/g, '<tmp>')
+  t = t.replace(/\b(seed|port|pid|worker|job|run)([\s=:#-]{1,3})\d+/gi, '$1$2N')
+  t = t.replace(/(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?![\w])/g, 'N')
+  t = t.replace(/\s+/g, ' ').trim()
+  return t.length > maxLength ? t.slice(0, maxLength).trimEnd() : t
+}
+
+/** The first quoted name in a message ('x', "x" or `x`) when it looks like an identifier. */
+export function firstQuotedSymbol(message: string): string | undefined {
+  const quoted = /(['"`‘’])([^'"`‘’\s]{1,80})['"`‘’]/g
+  let match: RegExpExecArray | null
+  while ((match = quoted.exec(message)) !== null) {
+    const candidate = match[2] ?? ''
+    if (/^[A-Za-z_$@][\w$.:@/-]*$/.test(candidate)) return candidate
+  }
+  return undefined
+}
+
+/** Strips a trailing duration such as ` (12 ms)`, ` [0.12ms]`, ` (8.518 s)`, ` 57ms`. */
+export function stripTrailingDuration(text: string): string {
+  return text
+    .replace(/\s+[([]\s*[<>~]?\s*\d+(?:\.\d+)?\s*(?:ms|µs|us|ns|s|sec|m|min)\s*[)\]]\s*$/, '')
+    .replace(/\s+\d+(?:\.\d+)?\s?(?:ms|s)\s*$/, '')
+}
+
+/**
+ * Builds a key from its parts, joined with `:`. Empty parts are left out. The key is made
+ * one-line safe: no control characters or newlines, `|` becomes `/`, `#` before a digit gets
+ * a space (GitHub would render `#12` as an issue link), whitespace collapses, and a key
+ * longer than MAX_KEY_LENGTH is cut and ends with `~` and 8 hex digits of the whole key's hash.
+ */
+export function buildKey(tool: string, ...parts: (string | undefined)[]): string {
+  const kept = [tool, ...parts].filter((part): part is string => part !== undefined && part !== '')
+  let key = kept
+    .join(':')
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .replaceAll('|', '/')
+    .replace(/#(?=\d)/g, '# ')
+    .replace(/\s+/g, ' ')
+    .trim()
+  if (key.length > MAX_KEY_LENGTH) {
+    const hash = createHash('sha256').update(key).digest('hex').slice(0, 8)
+    key = `${key.slice(0, MAX_KEY_LENGTH - 10).trimEnd()}~${hash}`
+  }
+  return key
+}
+
+/** Removes a `##[error]` marker or an `Error: ` / `[ERROR] ` prefix GitHub or Maven put in front. */
+export function stripErrorMarker(line: string): string {
+  if (line.startsWith('##[error]')) return line.slice(9)
+  return line
+}

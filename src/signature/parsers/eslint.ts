@@ -1,0 +1,64 @@
+/**
+ * ESLint, in the stylish form (a file line, then `  2:10  error  'x' is defined but never used
+ * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`).
+ * Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
+ * without a rule (a parsing error) uses its masked message instead.
+ */
+import {
+  buildKey,
+  firstQuotedSymbol,
+  maskMessage,
+  normalisePath,
+  stripErrorMarker
+} from '../normalise.js'
+import type { ToolParser } from '../types.js'
+import { FindingSet } from './common.js'
+
+const PROBLEM_START = /^\s+\d+:\d+\s/
+const STYLISH_PROBLEM = /^\s+\d+:\d+\s+error\s+(.*?)(?:\s{2,}(@?[\w/.-]{1,100}))?\s*$/
+const UNIX_PROBLEM =
+  /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}):\d+:\d+: (.*) \[Error\/([\w@/.-]{1,100})\]$/
+const FILE_LINE =
+  /^(?:[A-Za-z]:)?[^\s:][^:]*\.(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)$/
+
+export const eslintGrepPatterns = ['^\\s+[0-9]+:[0-9]+\\s+error\\s', '\\[Error/[^]]+\\]$']
+
+export function createEslintParser(): ToolParser {
+  const findings = new FindingSet()
+  let file: string | undefined
+  return {
+    tool: 'eslint',
+    push(raw, previous) {
+      const first = raw.charCodeAt(0)
+      if (first !== 32 && first !== 9) {
+        const line = stripErrorMarker(raw)
+        if (line.endsWith(']') && line.indexOf('[Error/') !== -1) {
+          const unix = UNIX_PROBLEM.exec(line)
+          if (unix !== null) add(unix[1] ?? '', unix[2] ?? '', unix[3], raw)
+        }
+        return
+      }
+      if (!PROBLEM_START.test(raw)) return
+      // The first problem of a file follows the file's header line: a path on its own.
+      if (previous !== undefined && !PROBLEM_START.test(previous)) {
+        const header = previous.trim()
+        file = looksLikeSourcePath(header) ? header : undefined
+      }
+      if (file === undefined) return
+      const problem = STYLISH_PROBLEM.exec(raw)
+      if (problem !== null) add(file, problem[1] ?? '', problem[2], raw)
+    },
+    finish: () => findings.list()
+  }
+
+  function add(path: string, message: string, rule: string | undefined, line: string): void {
+    const normalisedPath = normalisePath(path)
+    if (rule === undefined)
+      findings.add(buildKey('eslint', maskMessage(message), normalisedPath), line)
+    else findings.add(buildKey('eslint', rule, firstQuotedSymbol(message), normalisedPath), line)
+  }
+}
+
+function looksLikeSourcePath(line: string): boolean {
+  return line.length < 1000 && FILE_LINE.test(line)
+}

@@ -1,0 +1,161 @@
+/**
+ * go test, go build and go vet.
+ * - Tests: `--- FAIL: TestX/sub (0.00s)` (indented for subtests; the parents fail too and are
+ *   left out), attributed to the package of the `FAIL\t<pkg>\t0.5s` line that closes the
+ *   package's output; `go test -json` lines with `"Action":"fail"` and a `"Test"`. A test that
+ *   timed out is named in the `running tests:` list after `panic: test timed out`.
+ *   Key: `go:<pkg>:<TestX/sub>` (or `go:<TestX/sub>` when no package line was seen).
+ * - Compile and vet diagnostics at column 0: `./main.go:7:2: undefined: Store`.
+ *   Key: `go:<path>:<masked message>` (identifiers kept, numbers masked).
+ * - A package that failed with neither: `FAIL\t<pkg> [build failed]` or a bare `FAIL\t<pkg>`.
+ *   Key: `go:<pkg>:(package failed)` / `go:<pkg>:[build failed]`.
+ */
+import { buildKey, maskMessage, normalisePath } from '../normalise.js'
+import type { Finding, ToolParser } from '../types.js'
+import { FindingSet } from './common.js'
+
+const TEST_FAIL = /^\s*--- FAIL: (\S+)/
+const PACKAGE_FAIL = /^FAIL\t(\S+)(?:\t|\s+\[([^\]]{1,80})\]|\s*$)/
+const PACKAGE_OK = /^ok\s+(\S+)/
+const DIAGNOSTIC = /^((?:\.{1,2}\/)?(?:[A-Za-z]:)?[^\s:][^:\s]{0,1000}\.go):\d+(?::\d+)?: (.*)$/
+const JSON_FAIL = /"Action":"fail"/
+const JSON_PACKAGE = /"Package":"([^"]{1,500})"/
+const JSON_TEST = /"Test":"((?:[^"\\]|\\.){1,1000})"/
+const RUNNING_TEST = /^\s+(Test\w*(?:\/\S+)?) \(/
+
+export const goGrepPatterns = [
+  '^\\s*--- FAIL: ',
+  '^FAIL\\s',
+  '^\\S+\\.go:[0-9]+(:[0-9]+)?: ',
+  '"Action":"fail"'
+]
+
+/** Most failed tests remembered per log (the parent check is quadratic in this). */
+const MAX_TESTS = 2000
+
+function unescapeJson(text: string): string {
+  try {
+    return JSON.parse(`"${text}"`) as string
+  } catch {
+    return text
+  }
+}
+
+interface FailedTest {
+  name: string
+  line: string
+  pkg?: string
+}
+
+export function createGoParser(): ToolParser {
+  const tests: FailedTest[] = []
+  let pending: FailedTest[] = []
+  const diagnostics = new FindingSet()
+  const packages = new FindingSet()
+  let timedOut = false
+  return {
+    tool: 'go',
+    push(line) {
+      const first = line.charCodeAt(0)
+      if (first === 123) {
+        // {: a `go test -json` event
+        if (!JSON_FAIL.test(line)) return
+        const test = JSON_TEST.exec(line)
+        const pkg = JSON_PACKAGE.exec(line)?.[1]
+        if (test !== null) record({ name: unescapeJson(test[1] ?? ''), line, pkg })
+        else if (pkg !== undefined) packageFailed(pkg, undefined, line)
+        return
+      }
+      if (timedOut && first === 32) {
+        const running = RUNNING_TEST.exec(line)
+        if (running !== null) {
+          record({ name: `${running[1]} (timeout)`, line })
+          return true
+        }
+      }
+      if (first === 32 || first === 45 || first === 9) {
+        // ' ', '-', tab
+        if (line.indexOf('--- FAIL: ') === -1) return
+        const test = TEST_FAIL.exec(line)
+        if (test !== null) record({ name: test[1] ?? '', line })
+        return
+      }
+      if (first === 70 && line.startsWith('FAIL')) {
+        const pkg = PACKAGE_FAIL.exec(line)
+        if (pkg !== null) packageFailed(pkg[1] ?? '', pkg[2], line)
+        return timedOut
+      }
+      if (first === 111 && line.startsWith('ok ')) {
+        const pkg = PACKAGE_OK.exec(line)
+        if (pkg !== null) assignPending(pkg[1])
+        return
+      }
+      if (first === 112 && line.startsWith('panic: test timed out')) {
+        timedOut = true
+        return true
+      }
+      if (line.indexOf('.go:') === -1) return
+      const diagnostic = DIAGNOSTIC.exec(line)
+      if (diagnostic !== null) {
+        const message = (diagnostic[2] ?? '').replace(/^vet: /, '')
+        if (message.startsWith('too many errors')) return timedOut
+        diagnostics.add(
+          buildKey('go', normalisePath(diagnostic[1] ?? ''), maskMessage(message, 80)),
+          line
+        )
+      }
+      return timedOut
+    },
+    finish(): Finding[] {
+      assignPending(undefined)
+      return [...testFindings(), ...diagnostics.list(), ...packageFindings()]
+    }
+  }
+
+  function record(test: FailedTest): void {
+    if (tests.length + pending.length >= MAX_TESTS) return
+    if (test.pkg !== undefined) tests.push(test)
+    else pending.push(test)
+  }
+
+  function packageFailed(pkg: string, reason: string | undefined, line: string): void {
+    const before = tests.length
+    assignPending(pkg)
+    timedOut = false
+    if (tests.length > before) return
+    if (tests.some((test) => test.pkg === pkg)) return
+    packages.add(
+      buildKey('go', pkg, reason === undefined ? '(package failed)' : `[${reason}]`),
+      line
+    )
+  }
+
+  function assignPending(pkg: string | undefined): void {
+    for (const test of pending) tests.push(pkg === undefined ? test : { ...test, pkg })
+    pending = []
+  }
+
+  function testFindings(): Finding[] {
+    const set = new FindingSet()
+    const names = new Set(tests.map((test) => `${test.pkg ?? ''}\u0000${test.name}`))
+    for (const test of tests) {
+      // A parent fails when a subtest fails: keep only the leaves.
+      const prefix = `${test.pkg ?? ''}\u0000${test.name}/`
+      let parent = false
+      for (const name of names) {
+        if (name.startsWith(prefix)) {
+          parent = true
+          break
+        }
+      }
+      if (!parent) set.add(buildKey('go', test.pkg, test.name), test.line)
+    }
+    return set.list()
+  }
+
+  function packageFindings(): Finding[] {
+    // A package marked failed whose tests or diagnostics are known adds nothing.
+    if (tests.length > 0 || diagnostics.size > 0) return []
+    return packages.list()
+  }
+}

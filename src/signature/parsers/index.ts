@@ -1,0 +1,188 @@
+/**
+ * The parser registry: every tool the extractor knows, the triggers that decide which lines
+ * reach it, and the extended regular expressions (`grep -E`) that select the lines it reacts
+ * to, which the benchmark runs through grep as the equivalent work.
+ *
+ * Triggers keep the extractor fast: most lines of a job log are noise, and a line reaches the
+ * parsers only when it contains one of the `anywhere` fragments or starts (after blanks) with
+ * one of the `lineStart` fragments; a parser inside a multi-line block sees every line until it
+ * says it is done. The fragments are deliberately few and coarse (`rror` covers error, Error,
+ * `##[error]`), because one short alternation per line is what keeps the pass cheap.
+ */
+import type { ParserFactory } from '../types.js'
+import { cargoGrepPatterns, createCargoParser } from './cargo.js'
+import { createDotnetParser, dotnetGrepPatterns } from './dotnet.js'
+import { createEslintParser, eslintGrepPatterns } from './eslint.js'
+import { createGoParser, goGrepPatterns } from './go.js'
+import { createGradleParser, gradleGrepPatterns } from './gradle.js'
+import { createJavacParser, javacGrepPatterns } from './javac.js'
+import { createJestParser, jestGrepPatterns } from './jest.js'
+import { createMochaParser, mochaGrepPatterns } from './mocha.js'
+import { createMypyParser, mypyGrepPatterns } from './mypy.js'
+import { createNodeTestParser, nodeTestGrepPatterns } from './node-test.js'
+import { createPytestParser, pytestGrepPatterns } from './pytest.js'
+import { createFlake8Parser, createRuffParser, pythonLintGrepPatterns } from './python-lint.js'
+import { createRunnerParser, runnerGrepPatterns } from './runner.js'
+import { createRustcParser, rustGrepPatterns } from './rust.js'
+import { createSurefireParser, surefireGrepPatterns } from './surefire.js'
+import { createTscParser, tscGrepPatterns } from './tsc.js'
+import { createVitestParser, vitestGrepPatterns } from './vitest.js'
+
+export interface Triggers {
+  /** Regular-expression fragments that may match anywhere in the line. */
+  anywhere?: readonly string[]
+  /** Fragments that must match at the start of the line, after blanks. */
+  lineStart?: readonly string[]
+}
+
+export interface ParserEntry {
+  /** The first segment of the keys this parser emits. */
+  tool: string
+  create: ParserFactory
+  /** The lines that must reach this parser (a superset of the lines it reacts to). */
+  triggers: Triggers
+  /** `grep -E` patterns selecting the lines this parser reacts to (for the benchmark). */
+  grepPatterns: readonly string[]
+}
+
+/** `error` in its lower-case forms (`error TS`, `: error:`, `##[error]`); ERROR needs `RROR`. */
+const ERROR_WORD = 'error'
+/** `Error:` and ESLint's `[Error/rule]`, but not `Errors: 0` in every Maven test summary. */
+const ERROR_TITLE = 'Error[:/]'
+/** A path at the start of a line followed by `.<ext>:<digit>`. */
+const pathWith = (extension: string): string => `(?:[A-Za-z]:)?[^\\s:]{1,300}\\.${extension}:\\d`
+const PY_LINT: Triggers = {
+  lineStart: [
+    pathWith('pyi?'),
+    '[A-Z]{1,4}\\d{1,4} ',
+    'Found \\d',
+    '\\[\\*\\]',
+    'No fixes',
+    'All checks'
+  ]
+}
+
+export const PARSERS: readonly ParserEntry[] = [
+  {
+    tool: 'tsc',
+    create: createTscParser,
+    triggers: { anywhere: [ERROR_WORD] },
+    grepPatterns: tscGrepPatterns
+  },
+  {
+    tool: 'eslint',
+    create: createEslintParser,
+    triggers: { anywhere: [ERROR_WORD, ERROR_TITLE], lineStart: ['\\d+:\\d+\\s'] },
+    grepPatterns: eslintGrepPatterns
+  },
+  {
+    tool: 'jest',
+    create: createJestParser,
+    triggers: { anywhere: ['FAIL', '●'] },
+    grepPatterns: jestGrepPatterns
+  },
+  {
+    tool: 'vitest',
+    create: createVitestParser,
+    triggers: { anywhere: ['FAIL'] },
+    grepPatterns: vitestGrepPatterns
+  },
+  {
+    tool: 'mocha',
+    create: createMochaParser,
+    triggers: { anywhere: ['failing'] },
+    grepPatterns: mochaGrepPatterns
+  },
+  {
+    tool: 'node-test',
+    create: createNodeTestParser,
+    triggers: { anywhere: ['✖', '▶'], lineStart: ['not ok ', 'test at '] },
+    grepPatterns: nodeTestGrepPatterns
+  },
+  {
+    tool: 'pytest',
+    create: createPytestParser,
+    triggers: { anywhere: ['FAIL', 'RROR'] },
+    grepPatterns: pytestGrepPatterns
+  },
+  {
+    tool: 'mypy',
+    create: createMypyParser,
+    triggers: { anywhere: [ERROR_WORD] },
+    grepPatterns: mypyGrepPatterns
+  },
+  {
+    tool: 'ruff',
+    create: createRuffParser,
+    triggers: PY_LINT,
+    grepPatterns: pythonLintGrepPatterns
+  },
+  { tool: 'flake8', create: createFlake8Parser, triggers: PY_LINT, grepPatterns: [] },
+  {
+    tool: 'go',
+    create: createGoParser,
+    triggers: { anywhere: ['FAIL', '"fail"'], lineStart: [pathWith('go'), 'panic: '] },
+    grepPatterns: goGrepPatterns
+  },
+  {
+    tool: 'cargo',
+    create: createCargoParser,
+    triggers: { anywhere: ['FAIL'], lineStart: ['Running ', 'Doc-tests ', 'failures:'] },
+    grepPatterns: cargoGrepPatterns
+  },
+  {
+    tool: 'rustc',
+    create: createRustcParser,
+    triggers: { anywhere: [ERROR_WORD] },
+    grepPatterns: rustGrepPatterns
+  },
+  {
+    tool: 'javac',
+    create: createJavacParser,
+    triggers: { anywhere: [ERROR_WORD, ERROR_TITLE, 'RROR'] },
+    grepPatterns: javacGrepPatterns
+  },
+  {
+    tool: 'surefire',
+    create: createSurefireParser,
+    triggers: { anywhere: [ERROR_TITLE, 'RROR'] },
+    grepPatterns: surefireGrepPatterns
+  },
+  {
+    tool: 'gradle',
+    create: createGradleParser,
+    triggers: { anywhere: ['FAIL'] },
+    grepPatterns: gradleGrepPatterns
+  },
+  {
+    tool: 'dotnet',
+    create: createDotnetParser,
+    triggers: { anywhere: [ERROR_WORD], lineStart: ['[Ff]ailed '] },
+    grepPatterns: dotnetGrepPatterns
+  },
+  {
+    tool: 'gha',
+    create: createRunnerParser,
+    triggers: { anywhere: [ERROR_WORD], lineStart: ['##\\[', '::error'] },
+    grepPatterns: runnerGrepPatterns
+  }
+]
+
+function unique(fragments: readonly string[]): string[] {
+  return [...new Set(fragments)]
+}
+
+/** The parsers' `anywhere` trigger fragments, de-duplicated. */
+export function anywhereFragments(): string[] {
+  return unique(PARSERS.flatMap((entry) => entry.triggers.anywhere ?? []))
+}
+
+/** The parsers' `lineStart` trigger fragments, de-duplicated. */
+export function lineStartFragments(): string[] {
+  return unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []))
+}
+
+/** Every parser's grep patterns, de-duplicated: what `grep -E` must match to do the same selection. */
+export function grepEquivalentPatterns(): string[] {
+  return [...new Set(PARSERS.flatMap((entry) => entry.grepPatterns))]
+}

@@ -1,0 +1,114 @@
+/**
+ * `node --test`. Spec reporter: the `✖ failing tests:` section lists each failing test as
+ * `test at <path>:<line>:<col>` then `✖ <name> (<duration>)`. TAP reporter (the default when
+ * output is not a terminal on Node 20): `not ok N - <name>` then a YAML block whose
+ * `location:` gives the file; suites that failed only because of a subtest
+ * (`failureType: 'subtestsFailed'`) are left out. Key: `node-test:<path>><name>`.
+ * Inline `✖` lines are used only when neither form is present (a cut log).
+ */
+import { buildKey, normalisePath, stripTrailingDuration } from '../normalise.js'
+import type { ToolParser } from '../types.js'
+import { FindingSet } from './common.js'
+
+const TEST_AT = /^test at (.+?):\d+:\d+$/
+const CROSS = /^(\s*)✖ (.+)$/
+const NOT_OK = /^\s*not ok \d+ - (.*?)(?:\s+# (?:SKIP|TODO)\b.*)?$/
+const LOCATION = /^\s*location: '(.+?)(?::\d+:\d+)?'$/
+const FAILURE_TYPE = /^\s*failureType: '([^']*)'$/
+const DURATION_END = /\(\d+(?:\.\d+)?m?s\)$/
+const SUITE_TYPE = /^\s*type: 'suite'$/
+
+export const nodeTestGrepPatterns = ['^test at ', '^\\s*not ok [0-9]+ - ', '✖ ']
+
+export function createNodeTestParser(): ToolParser {
+  const findings = new FindingSet()
+  const inline = new FindingSet()
+  const suites = new Set<string>()
+  let inFailingSection = false
+  let failingAt: string | undefined
+  let tap: { name: string; line: string; path?: string; suite: boolean } | undefined
+  return {
+    tool: 'node-test',
+    push(line) {
+      if (tap !== undefined && readTapDetail(line)) return tap !== undefined
+      const first = line.trimStart().charCodeAt(0)
+      if (first === 0x2716) {
+        // ✖
+        const cross = CROSS.exec(line)
+        if (cross === null) return
+        const text = (cross[2] ?? '').trim()
+        if (text === 'failing tests:') {
+          inFailingSection = true
+          return
+        }
+        // node's result lines always end with a duration; eslint's `✖ 3 problems` does not.
+        if (!DURATION_END.test(text)) return
+        const name = stripTrailingDuration(text)
+        if (inFailingSection && failingAt !== undefined) {
+          findings.add(buildKey('node-test', `${failingAt}>${name}`), line)
+          failingAt = undefined
+        } else if (!inFailingSection) inline.add(buildKey('node-test', name), line)
+        return
+      }
+      if (first === 0x25b6) {
+        // ▶ a suite: its own ✖ line later is not a test failure
+        suites.add(buildKey('node-test', stripTrailingDuration(line.trim().slice(2).trim())))
+        return
+      }
+      if (first === 116 && line.startsWith('test at ')) {
+        const at = TEST_AT.exec(line)
+        if (at !== null) failingAt = normalisePath(at[1] ?? '')
+        return
+      }
+      if (first === 110 && line.indexOf('not ok ') !== -1) {
+        const notOk = NOT_OK.exec(line)
+        if (notOk !== null)
+          tap = { name: (notOk[1] ?? '').replaceAll('\\#', '#'), line, suite: false }
+      }
+      return tap !== undefined
+    },
+    finish() {
+      flushTap()
+      if (findings.size > 0) return findings.list()
+      return inline.list().filter((finding) => !suites.has(finding.key))
+    }
+  }
+
+  /** Reads a line of the YAML block after `not ok`; returns false when the block is over. */
+  function readTapDetail(line: string): boolean {
+    if (tap === undefined) return false
+    const text = line.trim()
+    if (text === '---' || text === '') return true
+    if (text === '...') {
+      flushTap()
+      return true
+    }
+    if (text.startsWith('location:')) {
+      const location = LOCATION.exec(line)
+      if (location !== null) tap.path = normalisePath(location[1] ?? '')
+      return true
+    }
+    if (text.startsWith('failureType:')) {
+      const type = FAILURE_TYPE.exec(line)
+      if (type !== null && type[1] === 'subtestsFailed') tap.suite = true
+      return true
+    }
+    if (SUITE_TYPE.test(line)) {
+      tap.suite = true
+      return true
+    }
+    if (text.startsWith('not ok ') || text.startsWith('ok ') || text.startsWith('# Subtest')) {
+      flushTap()
+      return false
+    }
+    return true
+  }
+
+  function flushTap(): void {
+    if (tap !== undefined && !tap.suite) {
+      const id = tap.path === undefined ? tap.name : `${tap.path}>${tap.name}`
+      findings.add(buildKey('node-test', id), tap.line)
+    }
+    tap = undefined
+  }
+}

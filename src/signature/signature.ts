@@ -1,0 +1,58 @@
+/**
+ * The failure signature (SPEC §4): the sorted, de-duplicated set of failure keys, in full and
+ * in a one-line form of at most 160 characters.
+ */
+import { createHash } from 'node:crypto'
+
+/**
+ * Version of the key and signature scheme. Raise it whenever a parser or the normalisation
+ * changes the keys it produces, so stored signatures from an older scheme are not compared
+ * as if they were equal (LUCI Analysis and Sentry version their grouping the same way).
+ */
+export const SIGNATURE_SCHEME_VERSION = 1
+/** The one-line form never exceeds this many characters. */
+export const SHORT_SIGNATURE_MAX_LENGTH = 160
+const SEPARATOR = '; '
+
+export interface Signature {
+  /** The keys, sorted (by UTF-16 code units) and de-duplicated. */
+  keys: string[]
+  /** All keys joined with `; `. */
+  full: string
+  /** At most 160 characters: whole leading keys, then ` +N more (hash <8 hex>)` if any were left out. */
+  short: string
+  /** SHA-256 (hex) of the sorted keys joined by newlines: equal sets, equal hashes. */
+  hash: string
+}
+
+export function signatureOf(keys: readonly string[]): Signature {
+  const sorted = [...new Set(keys)].sort(compareCodeUnits)
+  const full = sorted.join(SEPARATOR)
+  const hash = createHash('sha256').update(sorted.join('\n')).digest('hex')
+  return { keys: sorted, full, short: shortForm(sorted, full, hash), hash }
+}
+
+function shortForm(sorted: readonly string[], full: string, hash: string): string {
+  if (full.length <= SHORT_SIGNATURE_MAX_LENGTH) return full
+  let kept = 0
+  let length = 0
+  for (const key of sorted) {
+    const added = (kept === 0 ? 0 : SEPARATOR.length) + key.length
+    const rest = sorted.length - kept - 1
+    const tail = rest === 0 ? 0 : moreSuffix(rest, hash).length + 1
+    if (length + added + tail > SHORT_SIGNATURE_MAX_LENGTH) break
+    length += added
+    kept += 1
+  }
+  const head = sorted.slice(0, kept).join(SEPARATOR)
+  const suffix = moreSuffix(sorted.length - kept, hash)
+  return head === '' ? suffix : `${head} ${suffix}`
+}
+
+function moreSuffix(count: number, hash: string): string {
+  return `+${count} more (hash ${hash.slice(0, 8)})`
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
