@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: the bundled action (dist/index.js) against the in-repo fake GitHub API and
- * a local bare git repository. No token, no network. An iteration is pushed and CI goes red;
- * a fix is committed and gated again; CI goes green. Time is the fake's virtual clock, so
- * the simulated minutes of CI pass in a moment.
+ * a local bare git repository; no token, no network. One step runs a whole iteration:
+ * the agent's commit is pushed and CI goes red (a real jest failure log); `fix-command` reads
+ * the failure summary and commits a fix; the gate pushes it and CI goes green. Time is the
+ * fake's virtual clock, so the simulated minutes of CI pass in a moment.
  */
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs'
@@ -12,10 +13,13 @@ import { startFakeGitHub, type CheckRunPlan } from '../__fixtures__/fake-github/
 
 const PROGRAM = 'demo-speedup'
 const BRANCH = `autoloop/${PROGRAM}`
-const DIST = resolve(import.meta.dirname, '../dist/index.js')
-const root = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
-const bare = join(root, 'remote.git')
-const work = join(root, 'work')
+const ROOT = resolve(import.meta.dirname, '..')
+const DIST = join(ROOT, 'dist/index.js')
+const JEST_LOG = join(ROOT, '__fixtures__/corpus/jest/assertion/job-log.log')
+const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
+const bare = join(tmp, 'remote.git')
+const work = join(tmp, 'work')
+const stateDir = join(tmp, 'repo-memory')
 const gitEnv = {
   ...process.env,
   GIT_AUTHOR_NAME: 'autoloop agent',
@@ -32,116 +36,115 @@ function commit(file: string, content: string, message: string): string {
   return git('rev-parse', 'HEAD')
 }
 
-const red = (name: string, seconds: number, log: string): CheckRunPlan => ({
-  branch: BRANCH,
-  head: 1,
-  name,
-  timeline: [
-    { at: 0, status: 'queued' },
-    { at: 15, status: 'in_progress' },
-    { at: seconds, status: 'completed', conclusion: 'failure' }
-  ],
-  log
-})
-const green = (name: string, head: number | 'each', seconds: number): CheckRunPlan => ({
+const check = (head: number, name: string, seconds: number, conclusion: 'success' | 'failure', log?: string): CheckRunPlan => ({
   branch: BRANCH,
   head,
   name,
   timeline: [
     { at: 0, status: 'queued' },
-    { at: 15, status: 'in_progress' },
-    { at: seconds, status: 'completed', conclusion: 'success' }
-  ]
+    { at: 20, status: 'in_progress' },
+    { at: seconds, status: 'completed', conclusion }
+  ],
+  ...(log ? { log: { file: log } } : {})
 })
 
-function banner(text: string): void {
-  console.log(`\n\x1b[1m━━━ ${text} ━━━\x1b[0m\n`)
-}
+const banner = (text: string) => console.log(`\n\x1b[1m━━━ ${text} ━━━\x1b[0m\n`)
+const indent = (text: string, prefix = '  │ ') => text.replace(/\n$/, '').replace(/^/gm, prefix)
 
-async function gate(fake: Awaited<ReturnType<typeof startFakeGitHub>>, runId: number): Promise<Record<string, string>> {
-  const outputFile = join(root, `output-${runId}`)
-  const summaryFile = join(root, `summary-${runId}`)
+// The program's repository: main, and the branch the agent works on.
+execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+execFileSync('git', ['init', '-q', '-b', 'main', work])
+git('remote', 'add', 'origin', bare)
+commit('cart.js', 'export const total = (prices) => prices.reduce((a, b) => a + b, 0)\n', 'base')
+git('push', '-q', 'origin', 'main')
+git('checkout', '-q', '-b', BRANCH)
+
+const fake = await startFakeGitHub({
+  scenario: {
+    gitDir: bare,
+    issues: [{ number: 1, title: `Autoloop: ${PROGRAM}`, labels: ['autoloop-program'] }],
+    checkRuns: [
+      check(1, 'test', 420, 'failure', JEST_LOG),
+      check(1, 'lint', 120, 'success'),
+      check(2, 'test', 450, 'success'),
+      check(2, 'lint', 120, 'success')
+    ]
+  }
+})
+
+// What a fixer sees: the failure summary, then it commits a fix.
+const fixCommand = [
+  'echo "fixer: attempt $AUTOLOOP_ATTEMPT, signature: $AUTOLOOP_SIGNATURE"',
+  'echo "fixer: summary for the agent ($AUTOLOOP_FAILURE_MD):"',
+  'sed -n "1,12p" "$AUTOLOOP_FAILURE_MD"',
+  `printf 'export const total = (prices) => prices.reduce((a, b) => a + b, 0) // off-by-one fixed\\n' > cart.js`,
+  'git -c user.name=fixer -c user.email=fixer@autoloop.invalid commit -qam "fix: cart total"'
+].join(' && ')
+
+try {
+  banner('The agent made the cart faster in its sandbox and committed; the gate takes over')
+  commit('cart.js', 'export const total = (prices) => prices.slice(1).reduce((a, b) => a + b, 0)\n', 'iteration 1: faster total()')
+  const outputFile = join(tmp, 'output')
+  const summaryFile = join(tmp, 'summary')
   writeFileSync(outputFile, '')
   writeFileSync(summaryFile, '')
   const env = {
     PATH: process.env.PATH ?? '',
-    HOME: root,
+    HOME: tmp,
     GITHUB_ACTIONS: 'true',
     GITHUB_WORKSPACE: work,
     GITHUB_REPOSITORY: `${fake.state.owner}/${fake.state.repo}`,
     GITHUB_API_URL: fake.apiUrl,
     GITHUB_SERVER_URL: fake.serverUrl,
-    GITHUB_RUN_ID: String(runId),
+    GITHUB_RUN_ID: '4242',
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
+    RUNNER_TEMP: tmp,
     AUTOLOOP_CLOCK_URL: fake.clockUrl,
     'INPUT_GITHUB-TOKEN': 'demo-token',
     INPUT_PROGRAM: PROGRAM,
+    INPUT_ISSUE: '1',
+    'INPUT_STATE-DIR': stateDir,
+    'INPUT_FIX-COMMAND': fixCommand,
     'INPUT_POLL-INTERVAL-SECONDS': '30',
     'INPUT_CHECKS-GRACE-SECONDS': '60'
   }
-  console.log(`$ node dist/index.js   # command: gate, program: ${PROGRAM}\n`)
+  console.log(`$ node dist/index.js   # gate ${PROGRAM}, with fix-command\n`)
   await new Promise<void>((done) => {
     const child = spawn(process.execPath, [DIST], { cwd: work, env, stdio: ['ignore', 'pipe', 'inherit'] })
+    let pending = ''
     child.stdout.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) {
-        if (line && !/^::(set-output|debug|add-mask)/.test(line)) console.log(`  ${line}`)
-      }
+      const lines = (pending + chunk.toString()).split('\n')
+      pending = lines.pop() ?? ''
+      for (const line of lines) if (line && !/^::(set-output|debug|add-mask)/.test(line)) console.log(`  ${line}`)
     })
     child.on('close', () => done())
   })
+
   const outputs: Record<string, string> = {}
-  const text = readFileSync(outputFile, 'utf8')
-  for (const match of text.matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)) outputs[match[1]!] = match[3]!
-  console.log('\nJob summary:\n')
-  console.log(readFileSync(summaryFile, 'utf8').replace(/^/gm, '  │ '))
-  console.log('Outputs:')
-  for (const name of ['status', 'verdict', 'sha', 'pr-number', 'attempt', 'signature', 'pause-reason']) {
-    if (outputs[name]) console.log(`  ${name} = ${outputs[name]}`)
-  }
-  return outputs
-}
+  for (const match of readFileSync(outputFile, 'utf8').matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm))
+    outputs[match[1]!] = match[3]!
 
-execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-execFileSync('git', ['init', '-q', '-b', 'main', work])
-git('remote', 'add', 'origin', bare)
-commit('speed.js', 'export const speed = () => 1\n', 'base')
-git('push', '-q', 'origin', 'main')
-git('checkout', '-q', '-b', BRANCH)
-
-const failingLog = [
-  '2026-11-22T10:00:01.0000000Z ##[group]Run npm test',
-  '2026-11-22T10:00:01.0000000Z npm test',
-  '2026-11-22T10:00:01.0000000Z ##[endgroup]',
-  '2026-11-22T10:00:09.0000000Z ##[error]Process completed with exit code 1.'
-].join('\n')
-
-const fake = await startFakeGitHub({
-  scenario: {
-    gitDir: bare,
-    checkRuns: [red('test', 420, failingLog), green('lint', 1, 120), green('test', 2, 480), green('lint', 2, 120)]
-  }
-})
-
-try {
-  banner('Iteration: the agent made speed() faster in its sandbox and committed')
-  commit('speed.js', 'export const speed = () => 2\n', 'iteration 1: faster speed()')
-  const first = await gate(fake, 101)
-
-  banner('CI is red: the fixer commits a fix on the same branch')
-  commit('speed.js', 'export const speed = () => 2 // keeps the contract\n', 'fix: keep speed() contract')
-  const second = await gate(fake, 102)
+  banner('Job summary')
+  console.log(indent(readFileSync(summaryFile, 'utf8')))
+  banner('Outputs')
+  for (const name of ['status', 'verdict', 'sha', 'pr-number', 'attempt', 'attempts-remaining'])
+    console.log(`  ${name} = ${outputs[name] ?? ''}`)
+  banner(`State file ${PROGRAM}.md (what the autoloop scheduler reads)`)
+  const state = readFileSync(join(stateDir, `${PROGRAM}.md`), 'utf8')
+  console.log(indent(state.slice(state.indexOf('## ⚙️ Machine State'), state.indexOf('## 📋'))))
 
   banner('Result')
-  console.log(`  attempt 0 (${first.sha?.slice(0, 12)}): ${first.verdict}`)
-  console.log(`  attempt 1 (${second.sha?.slice(0, 12)}): ${second.verdict}`)
+  console.log(`  branch history: ${fake.headsOf(BRANCH).map((sha) => sha.slice(0, 7)).join(' → ')}`)
   console.log(
     `  rate limit: ${fake.rateLimit.pointsSpent} points for ${fake.rateLimit.requestsSent} requests (${fake.rateLimit.notModified} answered 304)`
   )
   const invalid = fake.invalidRequests()
   console.log(`  requests invalid against GitHub's OpenAPI description: ${invalid.length}`)
-  if (first.verdict !== 'red' || second.verdict !== 'green' || invalid.length > 0) process.exitCode = 1
+  const ok = outputs.status === 'success' && outputs.attempt === '1' && invalid.length === 0
+  console.log(ok ? '\n  red → fix → green: the iteration may be accepted.' : '\n  the demo did not end as expected')
+  if (!ok) process.exitCode = 1
 } finally {
   await fake.close()
-  rmSync(root, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
 }

@@ -5,7 +5,8 @@
  * `signature` reads CI logs and prints their failure keys and signature.
  */
 import { run } from './main.js'
-import { coreLogger, realConnect } from './deps.js'
+import { realConnect } from './deps.js'
+import type { Logger } from './log.js'
 import { INPUT_NAMES } from './inputs.js'
 import { runSignatureCommand } from './commands/signature.js'
 
@@ -15,6 +16,20 @@ const USAGE = `Usage:
 
 Inputs are the action's (see action.yml), e.g. --program my-program --push false.
 The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`
+
+/** Progress goes to standard error, so standard output holds only the summary and outputs. */
+const consoleLogger: Logger = {
+  debug: (message) => {
+    if (process.env.RUNNER_DEBUG === '1') process.stderr.write(`debug: ${message}\n`)
+  },
+  info: (message) => void process.stderr.write(`${message}\n`),
+  warning: (message) => void process.stderr.write(`warning: ${message}\n`),
+  error: (message) => void process.stderr.write(`error: ${message}\n`),
+  async group(title, body) {
+    process.stderr.write(`▸ ${title}\n`)
+    return body()
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -64,8 +79,8 @@ async function main(argv: string[]): Promise<number> {
       },
       setSecret: () => undefined
     },
-    log: coreLogger,
-    connect: realConnect(process.env, process.cwd(), coreLogger)
+    log: consoleLogger,
+    connect: realConnect(process.env, process.cwd(), consoleLogger)
   })
   if (outputs.length > 0) process.stdout.write(`${outputs.join('\n')}\n`)
   return exitCode

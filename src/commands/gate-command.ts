@@ -169,7 +169,8 @@ export async function runGateCommand(
           began = next
           const withMachine = updateMachineState(text, {
             branch: config.branch,
-            ...(pull ? { pr: pull.number } : {})
+            ...(pull ? { pr: pull.number } : {}),
+            ...(config.issue !== undefined ? { issue: config.issue } : {})
           })
           return writeLedger(withMachine, next.ledger)
         })
