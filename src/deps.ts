@@ -74,7 +74,8 @@ export function realConnect(env: NodeJS.ProcessEnv, cwd: string, log: Logger): M
       clock,
       log,
       // Against the fake API (virtual time) 5xx retries need no real backoff.
-      retryBackoffMs: environment.clockUrl ? 1 : 1000
+      retryBackoffMs: environment.clockUrl ? 1 : 1000,
+      ...(environment.clockUrl ? { writeSpacingMs: 0 } : {})
     })
     const github = new RestGitHub(client, environment.repository)
     return {

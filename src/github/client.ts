@@ -8,6 +8,7 @@
 import { Octokit } from '@octokit/rest'
 import { throttling } from '@octokit/plugin-throttling'
 import { retry } from '@octokit/plugin-retry'
+import Bottleneck from 'bottleneck/light.js'
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
 
@@ -23,6 +24,11 @@ export interface ClientOptions {
   rateLimitRetries?: number
   /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 in production. */
   retryBackoffMs?: number
+  /**
+   * Real milliseconds between two writes; GitHub asks for 1000 (the throttling plugin's
+   * default). Only the fake API, which runs on virtual time, sets 0.
+   */
+  writeSpacingMs?: number
   userAgent?: string
 }
 
@@ -62,6 +68,9 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       // The wait happens in the handlers through the injected clock; the plugin then
       // retries at once.
       retryAfterBaseValue: 0,
+      ...(options.writeSpacingMs !== undefined
+        ? { write: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }) }
+        : {}),
       onRateLimit: (
         retryAfter: number,
         request: { method: string; url: string },
