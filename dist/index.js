@@ -32404,7 +32404,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8309:
+/***/ 45:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32472,41 +32472,8 @@ async function remoteClock(url) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/environment.ts
-/**
- * The standard runner environment (SPEC §2), read once. The same variables drive the action
- * and the CLI, so GitHub Enterprise Server and the fake API work by setting GITHUB_API_URL.
- */
-
-function positiveInteger(raw) {
-    return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined;
-}
-function readEnvironment(env, cwd) {
-    const repository = env.GITHUB_REPOSITORY ?? '';
-    const [owner, repo, ...rest] = repository.split('/');
-    if (!owner || !repo || rest.length > 0)
-        throw new errors/* ActionError */.lZ(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
-            fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
-        });
-    return {
-        repository: { owner, repo },
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
-        runId: positiveInteger(env.GITHUB_RUN_ID),
-        runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
-        workspace: env.GITHUB_WORKSPACE || cwd,
-        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
-        clockUrl: env.AUTOLOOP_CLOCK_URL || undefined
-    };
-}
-/** The browser link of this workflow run, for comments and the ledger. */
-function runUrl(environment) {
-    if (environment.runId === undefined)
-        return undefined;
-    const { owner, repo } = environment.repository;
-    return `${environment.serverUrl}/${owner}/${repo}/actions/runs/${environment.runId}`;
-}
-
+// EXTERNAL MODULE: ./src/environment.ts
+var src_environment = __nccwpck_require__(2678);
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
@@ -37392,6 +37359,7 @@ const dist_src_Octokit = Octokit.plugin(requestLog, legacyRestEndpointMethods, p
 
 // EXTERNAL MODULE: ./node_modules/bottleneck/light.js
 var light = __nccwpck_require__(3251);
+var light_default = /*#__PURE__*/__nccwpck_require__.n(light);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
@@ -37728,6 +37696,7 @@ retry.VERSION = plugin_retry_dist_bundle_VERSION;
 
 
 
+
 const ClientOctokit = dist_src_Octokit.plugin(throttling, retry);
 function createGitHubClient(options) {
     const { clock, log } = options;
@@ -37758,6 +37727,9 @@ function createGitHubClient(options) {
             // The wait happens in the handlers through the injected clock; the plugin then
             // retries at once.
             retryAfterBaseValue: 0,
+            ...(options.writeSpacingMs !== undefined
+                ? { write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }) }
+                : {}),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
             onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
         },
@@ -37919,6 +37891,20 @@ class RestGitHub {
             throw error;
         }
     }
+    async workflowRunStatus(runId) {
+        try {
+            const run = await this.conditionalGet('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { run_id: runId });
+            return { kind: 'found', status: run.status ?? 'unknown', runAttempt: run.run_attempt ?? null };
+        }
+        catch (error) {
+            const status = (0,errors/* httpStatus */.nG)(error);
+            if (status === 404)
+                return { kind: 'not-found' };
+            if (status === 403)
+                return { kind: 'forbidden' };
+            throw error;
+        }
+    }
     async checkRunOutput(checkRunId) {
         const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId });
         return {
@@ -38032,6 +38018,9 @@ class RestGitHub {
         }
     }
     async listDir(branch, path) {
+        // The contents API has no valid path for the root of a branch: list its tree instead.
+        if (path === '')
+            return this.rootFiles(branch);
         try {
             const { data } = await this.client.rest.repos.getContent({ ...this.repo, path, ref: branch });
             return Array.isArray(data)
@@ -38040,6 +38029,18 @@ class RestGitHub {
         }
         catch (error) {
             if ((0,errors/* httpStatus */.nG)(error) === 404)
+                return [];
+            throw error;
+        }
+    }
+    /** File names at the root of a branch (one request, the tree named by the branch). */
+    async rootFiles(branch) {
+        try {
+            const tree = await this.conditionalGet('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { tree_sha: branch });
+            return tree.tree.filter((entry) => entry.type === 'blob').map((entry) => entry.path);
+        }
+        catch (error) {
+            if ((0,errors/* httpStatus */.nG)(error) === 404 || (0,errors/* httpStatus */.nG)(error) === 409)
                 return [];
             throw error;
         }
@@ -38183,7 +38184,7 @@ function runShell(cwd, log) {
 }
 function realConnect(env, cwd, log) {
     return async (config) => {
-        const environment = readEnvironment(env, cwd);
+        const environment = (0,src_environment/* readEnvironment */.Q)(env, cwd);
         const clock = environment.clockUrl ? await remoteClock(environment.clockUrl) : systemClock;
         const client = createGitHubClient({
             token: config.githubToken,
@@ -38191,7 +38192,8 @@ function realConnect(env, cwd, log) {
             clock,
             log,
             // Against the fake API (virtual time) 5xx retries need no real backoff.
-            retryBackoffMs: environment.clockUrl ? 1 : 1000
+            retryBackoffMs: environment.clockUrl ? 1 : 1000,
+            ...(environment.clockUrl ? { writeSpacingMs: 0 } : {})
         });
         const github = new RestGitHub(client, environment.repository);
         return {
@@ -38218,6 +38220,52 @@ function realConnect(env, cwd, log) {
             }
         };
     };
+}
+
+
+/***/ }),
+
+/***/ 2678:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Q: () => (/* binding */ readEnvironment),
+/* harmony export */   V: () => (/* binding */ runUrl)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+/**
+ * The standard runner environment (SPEC §2), read once. The same variables drive the action
+ * and the CLI, so GitHub Enterprise Server and the fake API work by setting GITHUB_API_URL.
+ */
+
+function positiveInteger(raw) {
+    return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined;
+}
+function readEnvironment(env, cwd) {
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const [owner, repo, ...rest] = repository.split('/');
+    if (!owner || !repo || rest.length > 0)
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
+            fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
+        });
+    return {
+        repository: { owner, repo },
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+        runId: positiveInteger(env.GITHUB_RUN_ID),
+        runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
+        actor: env.GITHUB_ACTOR || undefined,
+        workspace: env.GITHUB_WORKSPACE || cwd,
+        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
+        clockUrl: env.AUTOLOOP_CLOCK_URL || undefined
+    };
+}
+/** The browser link of this workflow run, for comments and the ledger. */
+function runUrl(environment) {
+    if (environment.runId === undefined)
+        return undefined;
+    const { owner, repo } = environment.repository;
+    return `${environment.serverUrl}/${owner}/${repo}/actions/runs/${environment.runId}`;
 }
 
 
@@ -38274,8 +38322,8 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6676);
-/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8309);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6171);
+/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
  */
@@ -38304,7 +38352,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6676:
+/***/ 6171:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40035,7 +40083,7 @@ function writeLedgerBlock(text, content) {
     return text + prefix + rendered;
 }
 /** Removes the `## 🚦 CI Gate` section (heading to the next section) when there is one. */
-function markdown_removeLedgerBlock(text) {
+function removeLedgerBlock(text) {
     markdown_readMachineState(text);
     const section = findCiGateSection(text);
     return section ? text.slice(0, section.start) + text.slice(section.end) : text;
@@ -43605,10 +43653,16 @@ async function findingsOf(gate, deps) {
         .filter((reason) => reason.startsWith('required check never reported: '))
         .map((reason) => buildKey('required-missing', reason.slice('required check never reported: '.length)));
     const keys = [...gathered.flatMap((failure) => failure.keys), ...missing];
-    return {
-        signature: signatureOf(keys.length > 0 ? keys : [buildKey('red', gate.reasons.join('; '))]),
-        gathered
-    };
+    const found = keys.length > 0 ? keys : [buildKey('red', gate.reasons.join('; '))];
+    return { signature: signatureOf(found.map((key) => untrustedKey(key, deps.maskedValues))), gathered };
+}
+/**
+ * Keys quote CI text (status descriptions, error lines, check names) and the signature goes
+ * to the ledger on a branch, the outputs and comments: secrets and masked values are
+ * redacted and marker text removed before it is built.
+ */
+function untrustedKey(key, maskedValues) {
+    return removeMarkers(redactSecrets(key, maskedValues)).replace(/\s+/g, ' ').trim();
 }
 function errorLinesOf(gathered, masked) {
     return gathered
@@ -43620,6 +43674,22 @@ function previousAttempt(ledger, index) {
     return [...ledger.attempts]
         .reverse()
         .find((attempt) => attempt.index < index && attempt.signature);
+}
+/** A pause or completion written by another run between this gate's start and its first write. */
+class StoppedMeanwhile extends Error {
+}
+function skippedResult(message, pauseReason) {
+    return {
+        status: 'skipped',
+        message,
+        gate: null,
+        attempt: null,
+        attemptsRemaining: null,
+        signature: null,
+        pauseReason,
+        failureMarkdown: null,
+        failureJsonPath: null
+    };
 }
 async function runGateCommand(config, deps) {
     const { store, clock, log, environment } = deps;
@@ -43636,48 +43706,59 @@ async function runGateCommand(config, deps) {
         const why = machine.completed
             ? `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`
             : `paused: ${machine.pauseReason ?? 'no reason given'}`;
-        return {
-            status: 'skipped',
-            message: `Program ${program} is ${why}; the gate does nothing. Run the reset command (or push a fix and let reconcile resume it) to continue.`,
-            gate: null,
-            attempt: null,
-            attemptsRemaining: null,
-            signature: null,
-            pauseReason: machine.paused ? machine.pauseReason : null,
-            failureMarkdown: null,
-            failureJsonPath: null
-        };
+        return skippedResult(`Program ${program} is ${why}; the gate does nothing. Run the reset command (or push a fix and let reconcile resume it) to continue.`, machine.paused ? machine.pauseReason : null);
     }
     let knownPull = machine.pr ?? undefined;
+    let stoppedMeanwhile;
     for (;;) {
         let began;
-        const gate = await pushAndWait(config, deps, async (sha, pull) => {
-            // The attempt is written in-flight, with this run's id, before waiting.
-            await update((text) => {
-                const next = beginAttempt(readLedger(text), {
-                    sha,
-                    runId: environment.runId ?? null,
-                    runAttempt: environment.runAttempt ?? null,
-                    now: clock.now()
+        let gate;
+        try {
+            gate = await pushAndWait(config, deps, async (sha, pull) => {
+                // The attempt is written in-flight, with this run's id, before waiting.
+                await update((text) => {
+                    const current = markdown_readMachineState(text);
+                    if (current.paused || current.completed) {
+                        // Paused by another run since this one started: record nothing.
+                        stoppedMeanwhile = current.paused
+                            ? `paused: ${current.pauseReason ?? ''}`
+                            : 'completed';
+                        return text;
+                    }
+                    stoppedMeanwhile = undefined;
+                    const next = beginAttempt(readLedger(text), {
+                        sha,
+                        runId: environment.runId ?? null,
+                        runAttempt: environment.runAttempt ?? null,
+                        now: clock.now()
+                    });
+                    began = next;
+                    const withMachine = markdown_updateMachineState(text, {
+                        branch: config.branch,
+                        ...(pull ? { pr: pull.number } : {}),
+                        ...(config.issue !== undefined ? { issue: config.issue } : {})
+                    });
+                    return writeLedger(withMachine, next.ledger);
                 });
-                began = next;
-                const withMachine = markdown_updateMachineState(text, {
-                    branch: config.branch,
-                    ...(pull ? { pr: pull.number } : {})
-                });
-                return writeLedger(withMachine, next.ledger);
-            });
-            if (!began)
-                throw new errors/* ActionError */.lZ('the ledger could not be written');
-            const { attempt, ledger, reused } = began;
-            log.info(reused
-                ? `Re-gating ${sha.slice(0, 12)}: attempt ${attempt.index} of this iteration is re-used, not counted again`
-                : `Attempt ${attempt.index} of iteration ${ledger.iteration.id} (${attempt.index === 0 ? 'first gate' : `fix ${attempt.index} of ${config.maxFixAttempts}`})`);
-            return {
-                graceFrom: Date.parse(attempt.startedAt),
-                deadline: deadlineOf(ledger, config.timeoutMinutes)
-            };
-        }, knownPull);
+                if (stoppedMeanwhile !== undefined)
+                    throw new StoppedMeanwhile(stoppedMeanwhile);
+                if (!began)
+                    throw new errors/* ActionError */.lZ('the ledger could not be written');
+                const { attempt, ledger, reused } = began;
+                log.info(reused
+                    ? `Re-gating ${sha.slice(0, 12)}: attempt ${attempt.index} of this iteration is re-used, not counted again`
+                    : `Attempt ${attempt.index} of iteration ${ledger.iteration.id} (${attempt.index === 0 ? 'first gate' : `fix ${attempt.index} of ${config.maxFixAttempts}`})`);
+                return {
+                    graceFrom: Date.parse(attempt.startedAt),
+                    deadline: deadlineOf(ledger, config.timeoutMinutes)
+                };
+            }, knownPull);
+        }
+        catch (error) {
+            if (!(error instanceof StoppedMeanwhile))
+                throw error;
+            return skippedResult(`Program ${program} was ${error.message} by another run while this gate pushed; nothing was recorded.`, null);
+        }
         if (!began)
             throw new errors/* ActionError */.lZ('internal error: the gate finished without an attempt');
         const { attempt } = began;
@@ -43920,28 +44001,1239 @@ async function announcePause(config, deps, text, reason, signature) {
     }
 }
 
+// EXTERNAL MODULE: ./src/environment.ts
+var src_environment = __nccwpck_require__(2678);
+;// CONCATENATED MODULE: ./src/state/history.ts
+/**
+ * The `## 📊 Iteration History` section of a program state file (SPEC §6), pure: no I/O.
+ *
+ * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
+ * writes its own entries in:
+ *
+ *     ### Iteration 18 — 2026-03-04 06:12 UTC — [Run](https://…/actions/runs/9001)
+ *     <!-- autoloop-ci-gate:iteration 9001.1 -->
+ *
+ *     - **Status**: ✅ Accepted
+ *     - **Change**: tests for parseRange edge cases
+ *     - **Metric**: 0.8731 (previous best: 0.8612, delta: +0.0119)
+ *     - **Commit**: 3f9c2ab
+ *     - **CI fix attempts**: 2
+ *
+ * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID.GITHUB_RUN_ATTEMPT`)
+ * that recorded it. The runs recorded lately are also listed in one hidden line under the
+ * section heading (`<!-- autoloop-ci-gate:recorded 9001.1 9000.1 … -->`), which is what
+ * makes `record` idempotent per run even after its entry was collapsed.
+ *
+ * To keep the whole file under its size budget, the oldest entries are collapsed into range
+ * lines at the end of the section (`- Iterations 3–17: 9 accepted, 5 rejected, 1 error; best
+ * 0.84`); the newest entry, the Machine State and every other section are never touched.
+ *
+ * The section runs from its heading to the next `## ` heading outside a code fence (entries
+ * may hold fenced code), or to the end of the file. Every byte outside what changes is kept.
+ */
+
+const HISTORY_HEADING = '## 📊 Iteration History';
+const HISTORY_NAME = 'Iteration History';
+/** How many recorded run keys the hidden line keeps (newest first). */
+const RECORDED_RUNS_KEPT = 30;
+/** A range line grows until it spans this many iterations; then a new one starts. */
+const RANGE_SPAN = 20;
+const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [0-9]+\.[0-9]+)*) -->[ \t]*$/;
+const COLLAPSED_MARKER = '<!-- autoloop-ci-gate:collapsed -->';
+const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/;
+// ---------------------------------------------------------------------------------------
+// Run keys and numbers
+/** The idempotency key of a workflow run: `<GITHUB_RUN_ID>.<GITHUB_RUN_ATTEMPT>`. */
+function runKeyOf(runId, runAttempt) {
+    if (runId === undefined || runId === null)
+        return null;
+    return `${runId}.${runAttempt ?? 1}`;
+}
+/** The hidden line that names the run an entry was recorded by. */
+function entryMarker(runKey) {
+    return `<!-- autoloop-ci-gate:iteration ${runKey} -->`;
+}
+function decimalsOf(value) {
+    const text = String(Math.abs(value));
+    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+    if (!match)
+        return 0;
+    const fraction = match[2]?.length ?? 0;
+    const exponent = Number(match[3] ?? 0);
+    return Math.max(0, fraction - exponent);
+}
+/**
+ * `next − previous`, signed, with as many decimals as the more precise of the two (at most
+ * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
+ */
+function formatDelta(next, previous) {
+    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
+    const delta = next - previous;
+    const magnitude = Math.abs(delta).toFixed(decimals);
+    if (Number(magnitude) === 0)
+        return '0';
+    return `${delta < 0 ? '-' : '+'}${magnitude}`;
+}
+/** Whether `candidate` is better than `reference` in the metric's direction. */
+function isBetter(candidate, reference, direction) {
+    if (reference === null)
+        return true;
+    return direction === 'lower' ? candidate < reference : candidate > reference;
+}
+const OUTCOME_LABEL = {
+    accepted: '✅ Accepted',
+    rejected: '❌ Rejected',
+    error: '⚠️ Error'
+};
+function historyDate(ms) {
+    return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+/** The entry's lines (heading first, no trailing blank line). */
+function renderHistoryEntry(entry) {
+    const heading = `### Iteration ${entry.iteration} — ${historyDate(entry.at)}` +
+        (entry.runUrl ? ` — [Run](${entry.runUrl})` : '');
+    const lines = [heading];
+    if (entry.runKey)
+        lines.push(entryMarker(entry.runKey));
+    lines.push('', `- **Status**: ${OUTCOME_LABEL[entry.outcome]}`);
+    if (entry.change)
+        lines.push(`- **Change**: ${entry.change}`);
+    if (entry.metric !== null) {
+        const against = entry.previousBest === null
+            ? ' (no previous best)'
+            : ` (previous best: ${entry.previousBest}, delta: ${formatDelta(entry.metric, entry.previousBest)})`;
+        lines.push(`- **Metric**: ${entry.metric}${against}`);
+    }
+    if (entry.commit)
+        lines.push(`- **Commit**: ${entry.commit.slice(0, 12)}`);
+    if (entry.fixAttempts > 0)
+        lines.push(`- **CI fix attempts**: ${entry.fixAttempts}`);
+    if (entry.reason)
+        lines.push(`- **Reason**: ${entry.reason}`);
+    return lines;
+}
+const RANGE_RE = /^- (?:Iterations? (\d+)(?:–(\d+))?|(\d+) earlier entr(?:y|ies)): ([^;]*?)(?:; best (\S+))?[ \t]*$/;
+function parseRangeLine(line) {
+    const match = RANGE_RE.exec(line);
+    if (!match)
+        return null;
+    const from = match[1] === undefined ? null : Number(match[1]);
+    const to = match[1] === undefined ? null : Number(match[2] ?? match[1]);
+    const counts = { accepted: 0, rejected: 0, error: 0, other: 0 };
+    for (const part of (match[4] ?? '').matchAll(/(\d+) (accepted|rejected|errors?|other)/g)) {
+        const word = (part[2] ?? '').startsWith('error') ? 'error' : part[2];
+        counts[word] += Number(part[1]);
+    }
+    const total = counts.accepted + counts.rejected + counts.error + counts.other;
+    const best = match[5] === undefined ? null : Number(match[5]);
+    return {
+        from,
+        to,
+        entries: match[3] === undefined ? Math.max(total, 1) : Number(match[3]),
+        ...counts,
+        best: best === null || !Number.isFinite(best) ? null : best
+    };
+}
+function renderRangeLine(range) {
+    const counts = [
+        range.accepted > 0 ? `${range.accepted} accepted` : '',
+        range.rejected > 0 ? `${range.rejected} rejected` : '',
+        range.error > 0 ? `${range.error} error${range.error === 1 ? '' : 's'}` : '',
+        range.other > 0 ? `${range.other} other` : ''
+    ].filter(Boolean);
+    const span = range.from === null || range.to === null
+        ? `${range.entries} earlier entr${range.entries === 1 ? 'y' : 'ies'}`
+        : range.from === range.to
+            ? `Iteration ${range.from}`
+            : `Iterations ${range.from}–${range.to}`;
+    return `- ${span}: ${counts.length > 0 ? counts.join(', ') : 'no outcome recorded'}${range.best === null ? '' : `; best ${range.best}`}`;
+}
+/** What a collapsed entry contributes to a range line, read from its text. */
+function summariseEntry(raw) {
+    const heading = /^### Iteration (\d+)/.exec(raw);
+    const iteration = heading ? Number(heading[1]) : null;
+    const statusLine = /\*\*Status\*\*:?\**:?([^\n]*)/i.exec(raw)?.[1] ?? raw.split('\n')[0] ?? '';
+    const word = /\b(accepted|rejected|error)\b/i.exec(statusLine)?.[1]?.toLowerCase();
+    const outcome = (word ?? 'other');
+    const metricText = /\*\*Metric\*\*:?\**:?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(raw)?.[1];
+    const metric = metricText === undefined ? null : Number(metricText);
+    return {
+        from: iteration,
+        to: iteration,
+        entries: 1,
+        accepted: outcome === 'accepted' ? 1 : 0,
+        rejected: outcome === 'rejected' ? 1 : 0,
+        error: outcome === 'error' ? 1 : 0,
+        other: outcome === 'other' ? 1 : 0,
+        best: outcome === 'accepted' && metric !== null && Number.isFinite(metric) ? metric : null
+    };
+}
+function minOf(a, b) {
+    return a === null ? b : b === null ? a : Math.min(a, b);
+}
+function maxOf(a, b) {
+    return a === null ? b : b === null ? a : Math.max(a, b);
+}
+function mergeRanges(a, b, direction) {
+    const best = a.best === null
+        ? b.best
+        : b.best === null || !isBetter(b.best, a.best, direction)
+            ? a.best
+            : b.best;
+    return {
+        from: minOf(a.from, b.from),
+        to: maxOf(a.to, b.to),
+        entries: a.entries + b.entries,
+        accepted: a.accepted + b.accepted,
+        rejected: a.rejected + b.rejected,
+        error: a.error + b.error,
+        other: a.other + b.other,
+        best
+    };
+}
+function span(range) {
+    return range.from === null || range.to === null ? range.entries : range.to - range.from + 1;
+}
+function history_linesOf(text) {
+    const lines = [];
+    for (let start = 0; start < text.length;) {
+        const nl = text.indexOf('\n', start);
+        const next = nl === -1 ? text.length : nl + 1;
+        lines.push({
+            start,
+            next,
+            text: text.slice(start, nl === -1 ? text.length : nl).replace(/\r$/, '')
+        });
+        start = next;
+    }
+    return lines;
+}
+const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
+const history_LEADING_EMOJI = /^(?:\p{Extended_Pictographic}|\uFE0F|\u200D|\u20E3|\s)+/u;
+/** Lines annotated with whether they sit inside a fenced code block (fence lines count as inside). */
+function fencedLines(lines) {
+    const inside = [];
+    let open = null;
+    for (const line of lines) {
+        const fence = FENCE_RE.exec(line.text)?.[1];
+        if (open === null) {
+            if (fence)
+                open = fence;
+            inside.push(fence !== undefined);
+        }
+        else {
+            inside.push(true);
+            if (fence &&
+                fence[0] === open[0] &&
+                fence.length >= open.length &&
+                line.text.trim() === fence)
+                open = null;
+        }
+    }
+    return inside;
+}
+function isHistoryHeading(line) {
+    return line.startsWith('## ') && line.slice(3).replace(history_LEADING_EMOJI, '').trim() === HISTORY_NAME;
+}
+function history_isTrailerLine(line) {
+    const trimmed = line.trim();
+    return trimmed === '' || /^-{3,}$/.test(trimmed);
+}
+/** Splits the file around its history section; null when it has none. */
+function layoutOf(text) {
+    const eol = detectEol(text);
+    const lines = history_linesOf(text);
+    const fenced = fencedLines(lines);
+    const headingIndex = lines.findIndex((line, i) => !fenced[i] && isHistoryHeading(line.text));
+    if (headingIndex === -1)
+        return null;
+    let endIndex = lines.length;
+    for (let i = headingIndex + 1; i < lines.length; i += 1) {
+        if (!fenced[i] && lines[i].text.startsWith('## ')) {
+            endIndex = i;
+            break;
+        }
+    }
+    // The closing trailer: blank lines and `---` at the end, when another section follows.
+    let contentEnd = endIndex;
+    if (endIndex < lines.length) {
+        while (contentEnd > headingIndex + 1 && history_isTrailerLine(lines[contentEnd - 1].text))
+            contentEnd -= 1;
+    }
+    const offset = (index) => index >= lines.length ? text.length : lines[index].start;
+    let collapsedIndex = contentEnd;
+    for (let i = headingIndex + 1; i < contentEnd; i += 1) {
+        if (!fenced[i] && lines[i].text.trim() === COLLAPSED_MARKER) {
+            collapsedIndex = i;
+            break;
+        }
+    }
+    const entryStarts = [];
+    for (let i = headingIndex + 1; i < collapsedIndex; i += 1) {
+        if (!fenced[i] && lines[i].text.startsWith('### '))
+            entryStarts.push(i);
+    }
+    const firstEntry = entryStarts[0] ?? collapsedIndex;
+    const entries = entryStarts.map((start, i) => text.slice(offset(start), offset(entryStarts[i + 1] ?? collapsedIndex)));
+    const collapsedRaw = text.slice(offset(collapsedIndex), offset(contentEnd));
+    const collapsed = history_linesOf(collapsedRaw)
+        .map((line) => parseRangeLine(line.text))
+        .filter((range) => range !== null);
+    return {
+        eol,
+        head: text.slice(0, offset(firstEntry)),
+        entries,
+        collapsedRaw,
+        collapsed,
+        tail: text.slice(offset(contentEnd))
+    };
+}
+function joinLayout(layout) {
+    return layout.head + layout.entries.join('') + layout.collapsedRaw + layout.tail;
+}
+function renderCollapsed(ranges, eol) {
+    if (ranges.length === 0)
+        return '';
+    return [
+        COLLAPSED_MARKER,
+        '**Earlier iterations**, collapsed to keep this file under its size budget (newest first):',
+        '',
+        ...ranges.map(renderRangeLine),
+        ''
+    ].join(eol);
+}
+/** The run keys listed as recorded in the section (newest first). */
+function recordedRuns(text) {
+    const layout = layoutOf(text);
+    if (!layout)
+        return [];
+    for (const line of history_linesOf(layout.head)) {
+        const match = RECORDED_LINE.exec(line.text);
+        if (match)
+            return (match[1] ?? '').trim().split(' ').filter(Boolean);
+    }
+    return [];
+}
+/** Whether the workflow run `runKey` has already recorded an iteration of this file. */
+function isRecorded(text, runKey) {
+    return recordedRuns(text).includes(runKey);
+}
+/** The text of the entry recorded by `runKey` (LF line endings, trimmed), when still there. */
+function findHistoryEntry(text, runKey) {
+    const marker = entryMarker(runKey);
+    const entry = layoutOf(text)?.entries.find((raw) => history_linesOf(raw).some((line) => line.text.trim() === marker));
+    return entry === undefined ? null : entry.replace(/\r\n/g, '\n').trim();
+}
+function history_usesRules(text) {
+    return /(^|\n)-{3,}[ \t]*\r?\n/.test(text);
+}
+/** The file with an empty history section appended when it has none. */
+function withHistorySection(text) {
+    if (layoutOf(text))
+        return text;
+    const eol = detectEol(text);
+    let prefix = text === '' || text.endsWith('\n') ? '' : eol;
+    if (text.trim() !== '') {
+        if (!/(\r?\n){2}$/.test(text + prefix))
+            prefix += eol;
+        if (history_usesRules(text) && !/(^|\n)-{3,}[ \t]*(\r?\n)+$/.test(text + prefix))
+            prefix += `---${eol}${eol}`;
+    }
+    return text + prefix + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol);
+}
+function withRecordedRun(head, runKey, eol) {
+    const lines = history_linesOf(head);
+    const existing = lines.find((line) => RECORDED_LINE.test(line.text));
+    const previous = existing
+        ? (RECORDED_LINE.exec(existing.text)?.[1] ?? '').trim().split(' ').filter(Boolean)
+        : [];
+    const keys = [runKey, ...previous.filter((key) => key !== runKey)].slice(0, RECORDED_RUNS_KEPT);
+    const line = `<!-- autoloop-ci-gate:recorded ${keys.join(' ')} -->`;
+    if (existing) {
+        const lineEnd = existing.start + existing.text.length;
+        return head.slice(0, existing.start) + line + head.slice(lineEnd);
+    }
+    // Right under the section heading.
+    const heading = lines.find((line) => isHistoryHeading(line.text));
+    const atEnd = heading.next === head.length && !head.endsWith('\n');
+    return head.slice(0, heading.next) + (atEnd ? eol : '') + line + eol + head.slice(heading.next);
+}
+function withoutPlaceholder(head) {
+    const placeholder = history_linesOf(head).find((line) => PLACEHOLDER_LINE.test(line.text));
+    return placeholder ? head.slice(0, placeholder.start) + head.slice(placeholder.next) : head;
+}
+/** The head ready to be followed by an entry: ends with a blank line. */
+function headBeforeEntry(head, eol) {
+    if (head.endsWith(`${eol}${eol}`) || head.endsWith('\n\n'))
+        return head;
+    return head.endsWith('\n') ? head + eol : head + eol + eol;
+}
+/**
+ * Prepends an entry to the history section (created at the end of the file when missing),
+ * removes the template's "no iterations yet" line, and lists the run as recorded.
+ */
+function prependHistoryEntry(text, options) {
+    const layout = layoutOf(withHistorySection(text));
+    const { eol } = layout;
+    let head = withoutPlaceholder(layout.head);
+    if (options.runKey)
+        head = withRecordedRun(head, options.runKey, eol);
+    head = headBeforeEntry(head, eol);
+    const entry = options.lines.join(eol) + eol + eol;
+    return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] });
+}
+function byteLength(text) {
+    return Buffer.byteLength(text, 'utf8');
+}
+/**
+ * Collapses the oldest history entries into range lines until the file is at most `maxBytes`
+ * (UTF-8). The newest entry always stays; once it is the only one, the oldest range lines are
+ * merged. Nothing outside the history section changes; a file that fits is returned as is.
+ */
+function compactHistory(text, maxBytes, direction) {
+    const total = byteLength(text);
+    const layout = layoutOf(text);
+    if (total <= maxBytes || !layout)
+        return { text, collapsed: 0, bytes: total, fits: total <= maxBytes };
+    const { eol } = layout;
+    const entries = [...layout.entries];
+    const ranges = [...layout.collapsed];
+    const fixed = byteLength(layout.head) + byteLength(layout.tail);
+    let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
+    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol));
+    let collapsed = 0;
+    while (entries.length > 1 && size() > maxBytes) {
+        const oldest = entries.pop();
+        entryBytes -= byteLength(oldest);
+        collapsed += 1;
+        const summary = summariseEntry(oldest.replace(/\r\n/g, '\n'));
+        const newest = ranges[0];
+        if (newest && span(mergeRanges(newest, summary, direction)) <= RANGE_SPAN)
+            ranges[0] = mergeRanges(newest, summary, direction);
+        else
+            ranges.unshift(summary);
+    }
+    while (ranges.length > 1 && size() > maxBytes) {
+        const oldest = ranges.pop();
+        ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
+    }
+    let lastEntry = entries[entries.length - 1];
+    if (lastEntry !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(lastEntry)) {
+        // The collapsed block starts after a blank line.
+        lastEntry += eol;
+        entries[entries.length - 1] = lastEntry;
+    }
+    const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
+    const bytes = byteLength(result);
+    return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
+}
+
+;// CONCATENATED MODULE: ./src/commands/program-status.ts
+
+
+/** The program issue: the `issue` input, else the state file's Issue row. */
+function issueOf(config, machine) {
+    return config.issue ?? machine.issue ?? undefined;
+}
+function stateFileLabel(deps, program) {
+    return `${program}.md (${deps.store.description})`;
+}
+function repositoryOf(deps) {
+    const { owner, repo } = deps.environment.repository;
+    return `${owner}/${repo}`;
+}
+/** The browser link of a workflow run of this repository. */
+function runLink(deps, runId) {
+    return runId ? `${deps.environment.serverUrl}/${repositoryOf(deps)}/actions/runs/${runId}` : null;
+}
+/** Edits (or posts) the status comment from the Machine State just written. */
+async function announceStatus(deps, program, machine, issue) {
+    await upsertStatusComment(deps.issues, issue, renderStatusComment({
+        program,
+        state: machine,
+        stateFile: { label: stateFileLabel(deps, program), url: null },
+        serverUrl: deps.environment.serverUrl,
+        repository: repositoryOf(deps)
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/commands/record.ts
 
-async function runRecordCommand(_config, _deps) {
-    throw new errors/* ActionError */.lZ('The `record` command is not available in this version', {
-        fix: 'upgrade autoloop-ci-gate.'
+
+
+
+
+
+
+
+
+
+
+/** Consecutive errors at which `record` pauses the program. */
+const MAX_CONSECUTIVE_ERRORS = 3;
+const CONSECUTIVE_ERRORS_REASON = 'consecutive errors';
+const PROGRAM_LABEL = 'autoloop-program';
+const COMPLETED_LABEL = 'autoloop-completed';
+/** Whether `metric` reaches `target` in the metric's direction. */
+function reachesTarget(metric, target, direction) {
+    return direction === 'lower' ? metric <= target : metric >= target;
+}
+/** The Machine State rows an outcome writes (SPEC §2, "Outcome details for record"). */
+function recordTransition(machine, input) {
+    const direction = machine.metricDirection ?? 'higher';
+    const count = (machine.iterationCount ?? 0) + 1;
+    const base = {
+        iterationCount: count,
+        recentStatuses: (0,schema/* appendRecentStatus */.WI)(machine.recentStatuses, input.outcome),
+        lastRun: input.now
+    };
+    if (input.outcome === 'accepted') {
+        if (input.metric === undefined || !Number.isFinite(input.metric))
+            throw new RangeError('an accepted iteration needs a finite metric');
+        const metric = input.metric;
+        const target = machine.targetMetric;
+        const completed = target !== null && reachesTarget(metric, target, direction);
+        const completedReason = completed
+            ? `target metric reached: ${metric} ${direction === 'lower' ? '≤' : '≥'} ${target} at iteration ${count}`
+            : null;
+        return {
+            patch: {
+                ...base,
+                bestMetric: metric,
+                consecutiveErrors: 0,
+                paused: false,
+                pauseReason: null,
+                ...(completed ? { completed: true, completedReason } : {})
+            },
+            status: completed ? 'completed' : 'recorded',
+            pauseReason: null,
+            completedReason,
+            improved: isBetter(metric, machine.bestMetric, direction),
+            direction
+        };
+    }
+    if (input.outcome === 'rejected') {
+        return {
+            patch: { ...base, consecutiveErrors: 0 },
+            status: 'recorded',
+            pauseReason: null,
+            completedReason: null,
+            improved: null,
+            direction
+        };
+    }
+    const errors = (machine.consecutiveErrors ?? 0) + 1;
+    const pause = errors >= MAX_CONSECUTIVE_ERRORS;
+    return {
+        patch: {
+            ...base,
+            consecutiveErrors: errors,
+            ...(pause ? { paused: true, pauseReason: CONSECUTIVE_ERRORS_REASON } : {})
+        },
+        status: pause ? 'paused' : 'recorded',
+        pauseReason: pause ? CONSECUTIVE_ERRORS_REASON : null,
+        completedReason: null,
+        improved: null,
+        direction
+    };
+}
+function statusOf(machine) {
+    if (machine.completed)
+        return 'completed';
+    if (machine.paused && machine.pauseReason === CONSECUTIVE_ERRORS_REASON)
+        return 'paused';
+    return 'recorded';
+}
+/** The state file after recording the iteration (pure; see the module comment). */
+function applyRecord(original, request) {
+    const text = original ?? createStateFile(request.program);
+    const machine = markdown_readMachineState(text);
+    const ledger = readLedger(text);
+    if (request.runKey && isRecorded(text, request.runKey)) {
+        return {
+            text,
+            outcome: {
+                recorded: false,
+                status: statusOf(machine),
+                iteration: machine.iterationCount ?? 0,
+                metric: null,
+                previousBest: null,
+                delta: null,
+                improved: null,
+                pauseReason: machine.paused ? machine.pauseReason : null,
+                completedReason: machine.completed ? machine.completedReason : null,
+                fixAttempts: 0,
+                commit: null,
+                entry: findHistoryEntry(text, request.runKey),
+                collapsed: 0,
+                bytes: Buffer.byteLength(text, 'utf8'),
+                fits: true
+            }
+        };
+    }
+    const transition = recordTransition(machine, {
+        outcome: request.outcome,
+        metric: request.metric,
+        now: request.now
     });
+    // The ledger's iteration is this one unless an earlier record already ended it.
+    const current = ledger && ledger.iteration.outcome !== 'recorded' ? ledger : null;
+    const fixAttempts = current ? latestAttempt(current).index : 0;
+    const commit = request.commit ?? (current ? latestAttempt(current).sha : null);
+    const metric = request.metric ?? null;
+    const previousBest = machine.bestMetric;
+    const iteration = transition.patch.iterationCount;
+    const safe = (value, max) => value === undefined
+        ? null
+        : oneLine(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
+    const lines = renderHistoryEntry({
+        iteration,
+        outcome: request.outcome,
+        at: request.now,
+        metric,
+        previousBest,
+        change: safe(request.change, 300),
+        reason: safe(request.reason, 300),
+        commit,
+        runUrl: request.runUrl,
+        runKey: request.runKey,
+        fixAttempts
+    });
+    let next = markdown_updateMachineState(text, transition.patch);
+    if (ledger)
+        next = writeLedger(next, finishIteration(ledger, 'recorded', request.now));
+    next = prependHistoryEntry(next, { lines, runKey: request.runKey });
+    const compaction = compactHistory(next, request.maxBytes, transition.direction);
+    return {
+        text: compaction.text,
+        outcome: {
+            recorded: true,
+            status: transition.status,
+            iteration,
+            metric,
+            previousBest,
+            delta: metric !== null && previousBest !== null ? formatDelta(metric, previousBest) : null,
+            improved: transition.improved,
+            pauseReason: transition.pauseReason,
+            completedReason: transition.completedReason,
+            fixAttempts,
+            commit,
+            entry: lines.join('\n'),
+            collapsed: compaction.collapsed,
+            bytes: compaction.bytes,
+            fits: compaction.fits
+        }
+    };
+}
+/** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
+function renderIterationComment(program, marker, entry) {
+    return [
+        marker,
+        `**Autoloop \`${(0,schema/* sanitizeCellText */.vz)(program).replace(/`/g, '')}\`** recorded an iteration:`,
+        '',
+        entry
+    ].join('\n');
+}
+function summaryOf(program, outcome, request) {
+    const lines = [`## autoloop-ci-gate: record ${program}`, ''];
+    if (!outcome.recorded) {
+        lines.push(`Run ${request.runKey} had already recorded this program's iteration; nothing changed (status \`${outcome.status}\`).`);
+        return lines.join('\n') + '\n';
+    }
+    lines.push(`**Iteration ${outcome.iteration}: ${request.outcome}** — status \`${outcome.status}\``, '');
+    if (outcome.metric !== null)
+        lines.push(`- Metric: ${outcome.metric}` +
+            (outcome.previousBest === null
+                ? ' (no previous best)'
+                : ` (previous best ${outcome.previousBest}, delta ${outcome.delta})`));
+    if (outcome.fixAttempts > 0)
+        lines.push(`- CI fix attempts: ${outcome.fixAttempts}`);
+    if (outcome.pauseReason)
+        lines.push(`- Paused: ${outcome.pauseReason}`);
+    if (outcome.completedReason)
+        lines.push(`- Completed: ${outcome.completedReason}`);
+    if (outcome.collapsed > 0)
+        lines.push(`- ${outcome.collapsed} older history entr${outcome.collapsed === 1 ? 'y was' : 'ies were'} collapsed to keep the file at ${outcome.bytes} bytes`);
+    if (!outcome.fits)
+        lines.push(`- ⚠️ The state file is ${outcome.bytes} bytes, over \`state-max-bytes\` even with its whole history collapsed: shorten the human sections.`);
+    return lines.join('\n') + '\n';
+}
+async function runRecordCommand(config, deps) {
+    const { store, clock, log, environment } = deps;
+    const program = config.program;
+    const outcomeWord = config.outcome;
+    if (!outcomeWord)
+        throw new RangeError('record needs `outcome`');
+    const request = {
+        program,
+        outcome: outcomeWord,
+        metric: config.metric,
+        change: config.change,
+        reason: config.reason,
+        commit: config.sha,
+        runKey: runKeyOf(environment.runId, environment.runAttempt),
+        runUrl: (0,src_environment/* runUrl */.V)(environment) ?? null,
+        now: clock.now(),
+        maxBytes: config.stateMaxBytes,
+        maskedValues: deps.maskedValues
+    };
+    let outcome;
+    const written = await (0,state_store/* updateState */.$j)(store, program, (text) => {
+        const applied = applyRecord(text, { ...request, now: clock.now() });
+        outcome = applied.outcome;
+        return applied.text;
+    }, {
+        clock,
+        ...(deps.random ? { random: deps.random } : {}),
+        log: { info: (message) => log.info(message) }
+    });
+    const result = outcome;
+    if (result.recorded && result.improved === false)
+        log.warning(`The accepted metric ${result.metric} is not better than the previous best ${result.previousBest}; it is the Best Metric now, as accepted iterations set it`);
+    if (!result.fits)
+        log.warning(`${program}.md is ${result.bytes} bytes, over state-max-bytes (${config.stateMaxBytes}) even with its history collapsed`);
+    const machine = markdown_readMachineState(written.text);
+    const issue = issueOf(config, machine);
+    if (issue === undefined) {
+        log.info('No program issue (input `issue` or the Issue row): recorded in the state file only');
+    }
+    else {
+        try {
+            await announceStatus(deps, program, machine, issue);
+            if (result.entry) {
+                const marker = commentMarker('iteration', request.runKey ?? `${program} ${result.iteration}`);
+                const body = renderIterationComment(program, marker, result.entry);
+                await upsertMarkedComment(deps.issues, issue, marker, body);
+            }
+            if (machine.completed)
+                await swapCompletedLabel(deps, issue);
+        }
+        catch (error) {
+            log.warning(`Could not update issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        }
+    }
+    const message = result.recorded
+        ? `Recorded iteration ${result.iteration} of ${program}: ${outcomeWord} (status ${result.status}) in ${stateFileLabel(deps, program)}`
+        : `Run ${request.runKey} already recorded ${program}; nothing changed`;
+    return {
+        outputs: {
+            status: result.status,
+            'pause-reason': machine.paused ? (machine.pauseReason ?? '') : ''
+        },
+        summary: summaryOf(program, result, request),
+        message
+    };
+}
+/** On a reached target: `autoloop-program` → `autoloop-completed`, when the issue has it. */
+async function swapCompletedLabel(deps, issue) {
+    const { issues, log } = deps;
+    if (!issues.issueLabels || !issues.addLabel || !issues.removeLabel)
+        return;
+    const labels = await issues.issueLabels(issue);
+    if (!labels.includes(PROGRAM_LABEL))
+        return;
+    await issues.addLabel(issue, COMPLETED_LABEL);
+    await issues.removeLabel(issue, PROGRAM_LABEL);
+    log.info(`Issue #${issue}: label ${PROGRAM_LABEL} swapped for ${COMPLETED_LABEL}`);
 }
 
 ;// CONCATENATED MODULE: ./src/commands/reset.ts
 
-async function runResetCommand(_config, _deps) {
-    throw new errors/* ActionError */.lZ('The `reset` command is not available in this version', {
-        fix: 'upgrade autoloop-ci-gate.'
+
+
+
+
+
+
+
+
+/** The state file after a reset (pure). A program that is not paused is returned unchanged. */
+function applyReset(text) {
+    const machine = markdown_readMachineState(text);
+    readLedger(text);
+    if (!machine.paused)
+        return { text, outcome: { status: 'skipped', clearedReason: null, clearedLedger: false } };
+    const unpaused = markdown_updateMachineState(text, {
+        paused: false,
+        pauseReason: null,
+        consecutiveErrors: 0
     });
+    const cleared = clearLedger(unpaused);
+    return {
+        text: cleared,
+        outcome: {
+            status: 'reset',
+            clearedReason: machine.pauseReason ?? 'no reason given',
+            clearedLedger: cleared !== unpaused
+        }
+    };
+}
+function renderResetComment(view) {
+    const who = view.actor
+        ? view.actorUrl
+            ? `[${oneLine(view.actor, 60)}](${view.actorUrl})`
+            : oneLine(view.actor, 60)
+        : 'a maintainer';
+    const options = { maskedValues: view.maskedValues };
+    return [
+        view.marker,
+        `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} reset`,
+        '',
+        `**Reset by:** ${who}${view.runUrl ? ` ([run](${view.runUrl}))` : ''}`,
+        `**Why:** ${view.reason ? oneLine(view.reason, 500, options) : '_no reason given_'}`,
+        `**It was paused for:** ${inlineCode(view.clearedReason, 300, options)}`,
+        '',
+        'Paused and Pause Reason are cleared, Consecutive Errors is 0 and the CI fix-loop ledger is gone: the next scheduled iteration starts fresh.'
+    ].join('\n');
+}
+async function runResetCommand(config, deps) {
+    const { store, clock, log, environment } = deps;
+    const program = config.program;
+    const stored = await store.read(program);
+    if (!stored) {
+        const message = `Program ${program} has no state file in ${store.description}: there is nothing to reset`;
+        return {
+            outputs: { status: 'skipped' },
+            summary: `## autoloop-ci-gate: reset ${program}\n\n${message}.\n`,
+            message
+        };
+    }
+    let outcome;
+    const written = await (0,state_store/* updateState */.$j)(store, program, (text) => {
+        const applied = applyReset(text ?? stored.text);
+        outcome = applied.outcome;
+        return applied.text;
+    }, {
+        clock,
+        ...(deps.random ? { random: deps.random } : {}),
+        log: { info: (line) => log.info(line) }
+    });
+    const result = outcome;
+    const machine = markdown_readMachineState(written.text);
+    if (result.status === 'skipped') {
+        const why = machine.completed ? ' (it is completed; reset only unpauses)' : '';
+        const message = `Program ${program} is not paused${why}: reset changed nothing`;
+        return {
+            outputs: { status: 'skipped' },
+            summary: `## autoloop-ci-gate: reset ${program}\n\n${message}.\n`,
+            message
+        };
+    }
+    const actor = environment.actor ?? null;
+    const issue = issueOf(config, machine);
+    if (issue === undefined) {
+        log.info('No program issue (input `issue` or the Issue row): the reset is in the state file only');
+    }
+    else {
+        try {
+            await announceStatus(deps, program, machine, issue);
+            const key = runKeyOf(environment.runId, environment.runAttempt) ?? String(clock.now());
+            const marker = commentMarker('reset', key);
+            await upsertMarkedComment(deps.issues, issue, marker, renderResetComment({
+                program,
+                marker,
+                actor,
+                actorUrl: actor ? `${environment.serverUrl}/${encodeURIComponent(actor)}` : null,
+                reason: config.reason ?? null,
+                clearedReason: result.clearedReason ?? 'no reason given',
+                runUrl: runLink(deps, environment.runId ?? null),
+                maskedValues: deps.maskedValues
+            }));
+        }
+        catch (error) {
+            log.warning(`Could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        }
+    }
+    const message = `Reset ${program}${actor ? ` (by ${actor})` : ''}: unpaused (was: ${result.clearedReason})${result.clearedLedger ? ', ledger cleared' : ''} in ${stateFileLabel(deps, program)}`;
+    return {
+        outputs: { status: 'reset' },
+        summary: [
+            `## autoloop-ci-gate: reset ${program}`,
+            '',
+            `Unpaused${actor ? ` by ${oneLine(actor, 60)}` : ''}. It was paused for: ${inlineCode(result.clearedReason ?? '', 300)}.`,
+            `Why: ${config.reason ? oneLine(config.reason, 500, { maskedValues: deps.maskedValues }) : '_no reason given_'}`,
+            ''
+        ].join('\n'),
+        message
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/commands/reconcile.ts
+/**
+ * The `reconcile` command (SPEC §2), for a schedule: goes over every program in the state
+ * store and
+ * (a) resolves attempts left `in-flight` by a workflow run that is no longer running: they are
+ *     marked `abandoned`, and the program is paused with `ci-timeout` when its iteration's wall
+ *     clock is spent, so nothing ever waits on a run that will never report;
+ * (b) resumes a program paused by the CI gate (`ci-fix-exhausted`, `stuck in CI fix loop`,
+ *     `ci-timeout`, no-checks) once the head of its branch is green on every check: the
+ *     hand-off to a human or a PR-health workflow that pushed the fix. A `manual` or
+ *     `consecutive errors` pause is never lifted here.
+ *
+ * Cost: one read of the state file per program (plus the folder listing); only programs with
+ * an in-flight attempt read their run, and only CI-paused ones read their branch head and
+ * checks. One program's error never stops the others: it is listed in `errors`.
+ *
+ * The decisions (`staleAttempts`, `isCiPause`, `resumeVerdict`, `markAbandoned`, `resumeText`)
+ * are pure; `runReconcileCommand` is the shell.
+ */
 
-async function runReconcileCommand(_config, _deps) {
-    throw new errors/* ActionError */.lZ('The `reconcile` command is not available in this version', {
-        fix: 'upgrade autoloop-ci-gate.'
+
+
+
+
+
+
+
+
+
+
+
+/** Programs handled at once (reads only; writes are serialised by the client). */
+const RECONCILE_CONCURRENCY = 8;
+/** Pause reasons written by the CI gate, which `reconcile` may lift once the head is green. */
+const CI_PAUSE_PREFIXES = [
+    'ci-fix-exhausted',
+    'stuck in CI fix loop',
+    'ci-timeout',
+    'no-checks'
+];
+function isCiPause(reason) {
+    const text = (reason ?? '').trim();
+    return CI_PAUSE_PREFIXES.some((prefix) => text.startsWith(prefix));
+}
+function livenessOf(state, attempt) {
+    if (state.kind === 'not-found')
+        return 'finished';
+    if (state.kind === 'forbidden')
+        return 'unknown';
+    if (state.status !== 'completed') {
+        // A newer attempt of the same run is running: the attempt that wrote ours is gone.
+        const newer = attempt.runAttempt !== null &&
+            state.runAttempt !== null &&
+            state.runAttempt > attempt.runAttempt;
+        return newer ? 'finished' : 'running';
+    }
+    return 'finished';
+}
+/**
+ * The in-flight attempts of an unfinished iteration that nothing is waiting on any more: their
+ * run has finished (or is gone), or, when the run cannot be told (no run id, no permission),
+ * the iteration's wall clock is spent.
+ */
+function staleAttempts(ledger, liveness, input) {
+    if (isIterationFinished(ledger))
+        return [];
+    const spent = input.now > deadlineOf(ledger, input.timeoutMinutes);
+    return inFlightAttempts(ledger).filter((attempt) => {
+        const state = liveness.get(attempt.index) ?? 'unknown';
+        return state === 'finished' || (state === 'unknown' && spent);
     });
+}
+/**
+ * Marks the given attempts abandoned (those still in flight on the same SHA) and, when the
+ * iteration's wall clock is spent and the program is not paused yet, pauses it with
+ * `ci-timeout`. Pure: re-reads everything from `text`.
+ */
+function markAbandoned(text, attempts, input) {
+    let ledger = readLedger(text);
+    if (!ledger || isIterationFinished(ledger))
+        return { text, abandoned: [], paused: false };
+    const abandoned = [];
+    for (const wanted of attempts) {
+        const current = ledger.attempts.find((attempt) => attempt.index === wanted.index);
+        if (current?.state !== 'in-flight' || current.sha !== wanted.sha)
+            continue;
+        ledger = completeAttempt(ledger, wanted.index, { state: 'abandoned', now: input.now });
+        abandoned.push(wanted.index);
+    }
+    if (abandoned.length === 0)
+        return { text, abandoned, paused: false };
+    const machine = markdown_readMachineState(text);
+    const spent = input.now > deadlineOf(ledger, input.timeoutMinutes);
+    const pause = spent && !machine.paused && inFlightAttempts(ledger).length === 0;
+    let next = text;
+    if (pause) {
+        ledger = finishIteration(ledger, 'paused', input.now);
+        next = markdown_updateMachineState(next, pausePatch(machine, { reason: 'ci-timeout', now: input.now }));
+    }
+    return { text: writeLedger(next, ledger), abandoned, paused: pause };
+}
+/** "Green on every check": the gate's reduction with no grace period and no own-run exclusion. */
+function resumeVerdict(snapshot, config) {
+    const ignored = config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
+    return reduceChecks(snapshot, {
+        requiredChecks: config.requiredChecks,
+        isIgnored: (name) => ignored(name),
+        ownWorkflowRunId: undefined,
+        ownCheckSuiteId: undefined,
+        failFast: false,
+        allowNoChecks: false,
+        graceMs: 0
+    }, 0);
+}
+/** Lifts a CI pause (Paused, Pause Reason, the ledger); unchanged when no CI pause is left. */
+function resumeText(text) {
+    const machine = markdown_readMachineState(text);
+    if (!machine.paused || !isCiPause(machine.pauseReason))
+        return { text, resumed: false };
+    return {
+        text: clearLedger(markdown_updateMachineState(text, { paused: false, pauseReason: null })),
+        resumed: true
+    };
+}
+function stateWord(machine) {
+    if (machine.completed)
+        return 'completed';
+    if (machine.paused)
+        return `paused: ${machine.pauseReason ?? 'no reason given'}`;
+    return 'active';
+}
+function verdictWords(verdict) {
+    switch (verdict.kind) {
+        case 'green':
+            return 'green';
+        case 'pending':
+            return `still running (${verdict.waitingFor.slice(0, 3).join(', ')})`;
+        case 'no-checks':
+            return `no checks (${verdict.reasons.join('; ')})`;
+        case 'red':
+            return `red (${verdict.reasons.slice(0, 3).join('; ')})`;
+    }
+}
+async function mapPool(items, limit, work) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next;
+            next += 1;
+            results[index] = await work(items[index]);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    return results;
+}
+async function livenessOfAttempts(ledger, { deps }) {
+    const liveness = new Map();
+    for (const attempt of inFlightAttempts(ledger)) {
+        if (attempt.runId === null || !deps.github.workflowRunStatus) {
+            liveness.set(attempt.index, 'unknown');
+        }
+        else if (attempt.runId === deps.environment.runId) {
+            liveness.set(attempt.index, 'running');
+        }
+        else {
+            liveness.set(attempt.index, livenessOf(await deps.github.workflowRunStatus(attempt.runId), attempt));
+        }
+    }
+    return liveness;
+}
+function update(program, apply, { deps }) {
+    return (0,state_store/* updateState */.$j)(deps.store, program, (text) => {
+        if (text === null)
+            throw new Error('the state file was deleted while reconcile ran');
+        return apply(text);
+    }, {
+        clock: deps.clock,
+        ...(deps.random ? { random: deps.random } : {}),
+        log: { info: (line) => deps.log.info(line) }
+    });
+}
+async function sayOnIssue(context, program, machine, comment) {
+    const issue = issueOf({ issue: undefined }, machine);
+    if (issue === undefined)
+        return;
+    try {
+        await announceStatus(context.deps, program, machine, issue);
+        if (comment)
+            await upsertMarkedComment(context.deps.issues, issue, comment.marker, comment.body);
+    }
+    catch (error) {
+        context.deps.log.warning(`${program}: could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+    }
+}
+async function resolveAbandoned(program, ledger, context) {
+    const { deps, config } = context;
+    if (isIterationFinished(ledger) || inFlightAttempts(ledger).length === 0)
+        return null;
+    const liveness = await livenessOfAttempts(ledger, context);
+    const now = deps.clock.now();
+    const stale = staleAttempts(ledger, liveness, { now, timeoutMinutes: config.timeoutMinutes });
+    if (stale.length === 0)
+        return null;
+    let marked;
+    const written = await update(program, (text) => {
+        marked = markAbandoned(text, stale, {
+            now: deps.clock.now(),
+            timeoutMinutes: config.timeoutMinutes
+        });
+        return marked.text;
+    }, context);
+    const result = marked;
+    if (result.abandoned.length === 0)
+        return null;
+    const runs = stale
+        .filter((attempt) => result.abandoned.includes(attempt.index))
+        .map((attempt) => `attempt ${attempt.index} on ${attempt.sha.slice(0, 7)}${attempt.runId ? ` (run ${attempt.runId})` : ''}`);
+    deps.log.info(`${program}: marked abandoned: ${runs.join(', ')}`);
+    if (result.paused) {
+        const machine = markdown_readMachineState(written.text);
+        const after = readLedger(written.text);
+        const marker = commentMarker('pause', after.iteration.id);
+        await sayOnIssue(context, program, machine, {
+            marker,
+            body: renderPauseComment({
+                program,
+                iterationId: after.iteration.id,
+                reason: 'ci-timeout',
+                signature: null,
+                attempts: after.attempts,
+                runUrlOf: (runId) => runLink(deps, runId),
+                maskedValues: deps.maskedValues,
+                branch: machine.branch ?? `autoloop/${program}`
+            })
+        });
+    }
+    return {
+        action: `marked ${runs.join(', ')} abandoned${result.paused ? '; paused: ci-timeout (wall clock spent)' : ''}`,
+        paused: result.paused
+    };
+}
+function renderResumeComment(view) {
+    const options = { maskedValues: view.maskedValues };
+    return [
+        view.marker,
+        `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} resumed`,
+        '',
+        `Every check on ${inlineCode(view.sha, 64)} (the head of ${inlineCode(view.branch, 200, options)}) is green (${view.checks} counted), so the pause is lifted:`,
+        '',
+        `- **It was paused for:** ${inlineCode(view.previousReason, 300, options)}`,
+        `- **Green at:** ${inlineCode(view.sha, 64)}`,
+        '',
+        'Paused and Pause Reason are cleared and the CI fix-loop ledger is gone: the next scheduled iteration starts from this commit.'
+    ].join('\n');
+}
+async function tryResume(program, machine, context) {
+    const { deps, config } = context;
+    const branch = machine.branch ?? `autoloop/${program}`;
+    const head = await deps.github.branchHead(branch);
+    if (!head)
+        return { action: `left paused: branch ${branch} does not exist`, resumed: false };
+    const verdict = resumeVerdict(await deps.github.readChecks(head), config);
+    if (verdict.kind !== 'green')
+        return {
+            action: `left paused: ${head.slice(0, 7)} is ${verdictWords(verdict)}`,
+            resumed: false
+        };
+    let resumed = false;
+    const written = await update(program, (text) => {
+        const next = resumeText(text);
+        resumed = next.resumed;
+        return next.text;
+    }, context);
+    if (!resumed)
+        return { action: 'none: the pause changed meanwhile', resumed: false };
+    const marker = commentMarker('resume', `${head}`);
+    const counted = verdict.checks.filter((check) => check.excluded === undefined).length;
+    await sayOnIssue(context, program, markdown_readMachineState(written.text), {
+        marker,
+        body: renderResumeComment({
+            program,
+            marker,
+            sha: head,
+            branch,
+            previousReason: machine.pauseReason ?? '',
+            checks: counted,
+            maskedValues: deps.maskedValues
+        })
+    });
+    deps.log.info(`${program}: resumed, every check on ${head} is green`);
+    return { action: `resumed: every check on ${head.slice(0, 7)} is green`, resumed: true };
+}
+async function reconcileProgram(program, context) {
+    const report = {
+        program,
+        state: 'unreadable',
+        action: 'none',
+        abandoned: false,
+        resumed: false,
+        error: null
+    };
+    try {
+        const stored = await context.deps.store.read(program);
+        if (!stored)
+            return { ...report, state: 'deleted', action: 'none: the file is gone' };
+        const machine = markdown_readMachineState(stored.text);
+        const ledger = readLedger(stored.text);
+        report.state = stateWord(machine);
+        const actions = [];
+        let pausedNow = false;
+        if (ledger) {
+            const abandoned = await resolveAbandoned(program, ledger, context);
+            if (abandoned) {
+                report.abandoned = true;
+                pausedNow = abandoned.paused;
+                actions.push(abandoned.action);
+            }
+        }
+        if (!pausedNow && machine.paused) {
+            if (isCiPause(machine.pauseReason)) {
+                const resume = await tryResume(program, machine, context);
+                report.resumed = resume.resumed;
+                actions.push(resume.action);
+            }
+            else {
+                actions.push('left paused: not a CI pause (only reset lifts it)');
+            }
+        }
+        report.action = actions.length > 0 ? actions.join('; ') : 'none';
+        return report;
+    }
+    catch (error) {
+        const reason = (0,errors/* errorMessage */.gJ)(error);
+        context.deps.log.warning(`${program}: ${reason}`);
+        return { ...report, action: 'left untouched', error: reason };
+    }
+}
+function reconcile_summaryOf(reports, resumed, abandoned, errors) {
+    const lines = [
+        '## autoloop-ci-gate: reconcile',
+        '',
+        `${reports.length} program${reports.length === 1 ? '' : 's'}: ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors} error${errors === 1 ? '' : 's'}.`,
+        ''
+    ];
+    if (reports.length > 0)
+        lines.push(markdownTable([
+            ['Program', 'State', 'Action'],
+            ...reports.map((report) => [
+                tableCell(report.program, 100),
+                tableCell(report.state, 200),
+                report.error ? `⚠️ error: ${tableCell(report.error, 400)}` : tableCell(report.action, 400)
+            ])
+        ]));
+    return lines.join('\n') + '\n';
+}
+async function runReconcileCommand(config, deps) {
+    const programs = await deps.store.list();
+    deps.log.info(`Reconciling ${programs.length} program(s) in ${deps.store.description}`);
+    const context = { config, deps };
+    const reports = await mapPool(programs, RECONCILE_CONCURRENCY, (program) => reconcileProgram(program, context));
+    const resumed = reports.filter((r) => r.resumed).map((r) => r.program);
+    const abandoned = reports.filter((r) => r.abandoned).map((r) => r.program);
+    const errors = reports
+        .filter((r) => r.error !== null)
+        .map((r) => ({ program: r.program, reason: r.error }));
+    return {
+        outputs: {
+            status: 'reconciled',
+            resumed: JSON.stringify(resumed),
+            abandoned: JSON.stringify(abandoned),
+            errors: JSON.stringify(errors)
+        },
+        summary: reconcile_summaryOf(reports, resumed, abandoned, errors.length),
+        message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts

@@ -27,7 +27,8 @@ const gitEnv = {
   GIT_COMMITTER_NAME: 'autoloop agent',
   GIT_COMMITTER_EMAIL: 'agent@autoloop.invalid'
 }
-const git = (...args: string[]) => execFileSync('git', args, { cwd: work, env: gitEnv, encoding: 'utf8' }).trim()
+const git = (...args: string[]) =>
+  execFileSync('git', args, { cwd: work, env: gitEnv, encoding: 'utf8' }).trim()
 
 function commit(file: string, content: string, message: string): string {
   writeFileSync(join(work, file), content)
@@ -36,7 +37,13 @@ function commit(file: string, content: string, message: string): string {
   return git('rev-parse', 'HEAD')
 }
 
-const check = (head: number, name: string, seconds: number, conclusion: 'success' | 'failure', log?: string): CheckRunPlan => ({
+const check = (
+  head: number,
+  name: string,
+  seconds: number,
+  conclusion: 'success' | 'failure',
+  log?: string
+): CheckRunPlan => ({
   branch: BRANCH,
   head,
   name,
@@ -83,7 +90,11 @@ const fixCommand = [
 
 try {
   banner('The agent made the cart faster in its sandbox and committed; the gate takes over')
-  commit('cart.js', 'export const total = (prices) => prices.slice(1).reduce((a, b) => a + b, 0)\n', 'iteration 1: faster total()')
+  commit(
+    'cart.js',
+    'export const total = (prices) => prices.slice(1).reduce((a, b) => a + b, 0)\n',
+    'iteration 1: faster total()'
+  )
   const outputFile = join(tmp, 'output')
   const summaryFile = join(tmp, 'summary')
   writeFileSync(outputFile, '')
@@ -111,18 +122,25 @@ try {
   }
   console.log(`$ node dist/index.js   # gate ${PROGRAM}, with fix-command\n`)
   await new Promise<void>((done) => {
-    const child = spawn(process.execPath, [DIST], { cwd: work, env, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [DIST], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit']
+    })
     let pending = ''
     child.stdout.on('data', (chunk: Buffer) => {
       const lines = (pending + chunk.toString()).split('\n')
       pending = lines.pop() ?? ''
-      for (const line of lines) if (line && !/^::(set-output|debug|add-mask)/.test(line)) console.log(`  ${line}`)
+      for (const line of lines)
+        if (line && !/^::(set-output|debug|add-mask)/.test(line)) console.log(`  ${line}`)
     })
     child.on('close', () => done())
   })
 
   const outputs: Record<string, string> = {}
-  for (const match of readFileSync(outputFile, 'utf8').matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm))
+  for (const match of readFileSync(outputFile, 'utf8').matchAll(
+    /^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm
+  ))
     outputs[match[1]!] = match[3]!
 
   banner('Job summary')
@@ -135,14 +153,23 @@ try {
   console.log(indent(state.slice(state.indexOf('## ⚙️ Machine State'), state.indexOf('## 📋'))))
 
   banner('Result')
-  console.log(`  branch history: ${fake.headsOf(BRANCH).map((sha) => sha.slice(0, 7)).join(' → ')}`)
+  console.log(
+    `  branch history: ${fake
+      .headsOf(BRANCH)
+      .map((sha) => sha.slice(0, 7))
+      .join(' → ')}`
+  )
   console.log(
     `  rate limit: ${fake.rateLimit.pointsSpent} points for ${fake.rateLimit.requestsSent} requests (${fake.rateLimit.notModified} answered 304)`
   )
   const invalid = fake.invalidRequests()
   console.log(`  requests invalid against GitHub's OpenAPI description: ${invalid.length}`)
   const ok = outputs.status === 'success' && outputs.attempt === '1' && invalid.length === 0
-  console.log(ok ? '\n  red → fix → green: the iteration may be accepted.' : '\n  the demo did not end as expected')
+  console.log(
+    ok
+      ? '\n  red → fix → green: the iteration may be accepted.'
+      : '\n  the demo did not end as expected'
+  )
   if (!ok) process.exitCode = 1
 } finally {
   await fake.close()

@@ -6,9 +6,13 @@ import { cpus, totalmem } from 'node:os'
 import { runPollingBench } from './polling.js'
 import { runSignatureBench } from './signature.js'
 
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined
+const only = process.argv.includes('--only')
+  ? process.argv[process.argv.indexOf('--only') + 1]
+  : undefined
 const cpu = cpus()[0]?.model ?? 'unknown CPU'
-console.log(`Machine: ${cpu}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`)
+console.log(
+  `Machine: ${cpu}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`
+)
 if (!only || only === 'polling') {
   console.log('## Waiting on checks: requests and rate-limit points\n')
   console.log(await runPollingBench())
@@ -16,6 +20,8 @@ if (!only || only === 'polling') {
 }
 if (!only || only === 'signature') {
   console.log('## Signature extractor on large job logs\n')
-  console.log(await runSignatureBench({ progress: (message) => process.stderr.write(`${message}\n`) }))
+  console.log(
+    await runSignatureBench({ progress: (message) => process.stderr.write(`${message}\n`) })
+  )
   console.log()
 }

@@ -11,7 +11,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Octokit } from '@octokit/rest'
-import { startFakeGitHub, type FakeGitHub, type Scenario } from '../../__fixtures__/fake-github/index.js'
+import {
+  startFakeGitHub,
+  type FakeGitHub,
+  type Scenario
+} from '../../__fixtures__/fake-github/index.js'
 
 const SHA = 'be4c4'.padEnd(40, '0')
 const BRANCH = 'autoloop/bench'
@@ -32,7 +36,14 @@ function scenario(): Scenario {
           { at: CHECK_SECONDS, status: 'completed', conclusion: 'success' }
         ]
       },
-      { sha: SHA, name: 'lint', timeline: [{ at: 0, status: 'queued' }, { at: 90, status: 'completed', conclusion: 'success' }] }
+      {
+        sha: SHA,
+        name: 'lint',
+        timeline: [
+          { at: 0, status: 'queued' },
+          { at: 90, status: 'completed', conclusion: 'success' }
+        ]
+      }
     ]
   }
 }
@@ -50,7 +61,9 @@ function figures(fake: FakeGitHub, verdictAt: number): Figures {
   const appeared = fake.state.shaSeenAt[SHA] ?? 0
   return {
     requests: fake.rateLimit.requestsSent,
-    waitPoints: fake.requests.filter((r) => r.charged && /\/(check-runs|status)$/.test(r.route ?? '')).length,
+    waitPoints: fake.requests.filter(
+      (r) => r.charged && /\/(check-runs|status)$/.test(r.route ?? '')
+    ).length,
     points: fake.rateLimit.pointsSpent,
     notModified: fake.rateLimit.notModified,
     verdictDelaySeconds: Math.round((verdictAt - (appeared + CHECK_SECONDS * 1000)) / 1000)
@@ -91,7 +104,7 @@ async function runFixedPoller(intervalSeconds: number): Promise<Figures> {
   const fake = await startFakeGitHub({ scenario: scenario() })
   const octokit = new Octokit({ baseUrl: fake.apiUrl, auth: 'bench' })
   const { owner, repo } = fake.state
-  let verdictAt = 0
+  let verdictAt: number
   for (;;) {
     const { data } = await octokit.rest.checks.listForRef({ owner, repo, ref: SHA, per_page: 100 })
     await octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: SHA, per_page: 100 })
@@ -110,7 +123,10 @@ export async function runPollingBench(): Promise<string> {
   const rows = [
     ['autoloop-ci-gate, poll 15 s (default)', await runGate(15)],
     ['autoloop-ci-gate, poll 10 s', await runGate(10)],
-    ['fixed 10 s poller, no conditional requests (gh pr checks --watch style)', await runFixedPoller(10)]
+    [
+      'fixed 10 s poller, no conditional requests (gh pr checks --watch style)',
+      await runFixedPoller(10)
+    ]
   ] as const
   const lines = [
     `A check that runs for ${CHECK_SECONDS} simulated seconds (just over an hour) (plus a quick one), on the fake API's virtual clock.`,

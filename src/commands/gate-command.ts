@@ -29,7 +29,7 @@ import {
   renderFailureSummaryMarkdown,
   type FailureSummary
 } from '../summary/failure-summary.js'
-import { forLog, redactSecrets } from '../text/untrusted.js'
+import { forLog, redactSecrets, removeMarkers } from '../text/untrusted.js'
 import type { IssuesPort } from '../issue/program-issue.js'
 import { upsertMarkedComment, upsertStatusComment } from '../issue/program-issue.js'
 import { commentMarker, renderPauseComment, renderStatusComment } from '../issue/comments.js'
@@ -97,10 +97,17 @@ async function findingsOf(gate: GateVerdict, deps: GateCommandDeps): Promise<Red
       buildKey('required-missing', reason.slice('required check never reported: '.length))
     )
   const keys = [...gathered.flatMap((failure) => failure.keys), ...missing]
-  return {
-    signature: signatureOf(keys.length > 0 ? keys : [buildKey('red', gate.reasons.join('; '))]),
-    gathered
-  }
+  const found = keys.length > 0 ? keys : [buildKey('red', gate.reasons.join('; '))]
+  return { signature: signatureOf(found.map((key) => untrustedKey(key, deps.maskedValues))), gathered }
+}
+
+/**
+ * Keys quote CI text (status descriptions, error lines, check names) and the signature goes
+ * to the ledger on a branch, the outputs and comments: secrets and masked values are
+ * redacted and marker text removed before it is built.
+ */
+function untrustedKey(key: string, maskedValues: readonly string[]): string {
+  return removeMarkers(redactSecrets(key, maskedValues)).replace(/\s+/g, ' ').trim()
 }
 
 function errorLinesOf(gathered: readonly GatheredFailure[], masked: readonly string[]): string[] {
@@ -116,6 +123,23 @@ function previousAttempt(ledger: Ledger, index: number): Attempt | undefined {
   return [...ledger.attempts]
     .reverse()
     .find((attempt) => attempt.index < index && attempt.signature)
+}
+
+/** A pause or completion written by another run between this gate's start and its first write. */
+class StoppedMeanwhile extends Error {}
+
+function skippedResult(message: string, pauseReason: string | null): GateResult {
+  return {
+    status: 'skipped',
+    message,
+    gate: null,
+    attempt: null,
+    attemptsRemaining: null,
+    signature: null,
+    pauseReason,
+    failureMarkdown: null,
+    failureJsonPath: null
+  }
 }
 
 export async function runGateCommand(
@@ -138,56 +162,69 @@ export async function runGateCommand(
     const why = machine.completed
       ? `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`
       : `paused: ${machine.pauseReason ?? 'no reason given'}`
-    return {
-      status: 'skipped',
-      message: `Program ${program} is ${why}; the gate does nothing. Run the reset command (or push a fix and let reconcile resume it) to continue.`,
-      gate: null,
-      attempt: null,
-      attemptsRemaining: null,
-      signature: null,
-      pauseReason: machine.paused ? machine.pauseReason : null,
-      failureMarkdown: null,
-      failureJsonPath: null
-    }
+    return skippedResult(
+      `Program ${program} is ${why}; the gate does nothing. Run the reset command (or push a fix and let reconcile resume it) to continue.`,
+      machine.paused ? machine.pauseReason : null
+    )
   }
 
   let knownPull = machine.pr ?? undefined
+  let stoppedMeanwhile: string | undefined
   for (;;) {
     let began: { ledger: Ledger; attempt: Attempt; reused: boolean } | undefined
-    const gate = await pushAndWait(
-      config,
-      deps,
-      async (sha, pull) => {
-        // The attempt is written in-flight, with this run's id, before waiting.
-        await update((text) => {
-          const next = beginAttempt(readLedger(text), {
-            sha,
-            runId: environment.runId ?? null,
-            runAttempt: environment.runAttempt ?? null,
-            now: clock.now()
+    let gate: GateVerdict
+    try {
+      gate = await pushAndWait(
+        config,
+        deps,
+        async (sha, pull) => {
+          // The attempt is written in-flight, with this run's id, before waiting.
+          await update((text) => {
+            const current = readMachineState(text)
+            if (current.paused || current.completed) {
+              // Paused by another run since this one started: record nothing.
+              stoppedMeanwhile = current.paused
+                ? `paused: ${current.pauseReason ?? ''}`
+                : 'completed'
+              return text
+            }
+            stoppedMeanwhile = undefined
+            const next = beginAttempt(readLedger(text), {
+              sha,
+              runId: environment.runId ?? null,
+              runAttempt: environment.runAttempt ?? null,
+              now: clock.now()
+            })
+            began = next
+            const withMachine = updateMachineState(text, {
+              branch: config.branch,
+              ...(pull ? { pr: pull.number } : {}),
+              ...(config.issue !== undefined ? { issue: config.issue } : {})
+            })
+            return writeLedger(withMachine, next.ledger)
           })
-          began = next
-          const withMachine = updateMachineState(text, {
-            branch: config.branch,
-            ...(pull ? { pr: pull.number } : {}),
-            ...(config.issue !== undefined ? { issue: config.issue } : {})
-          })
-          return writeLedger(withMachine, next.ledger)
-        })
-        if (!began) throw new ActionError('the ledger could not be written')
-        const { attempt, ledger, reused } = began
-        log.info(
-          reused
-            ? `Re-gating ${sha.slice(0, 12)}: attempt ${attempt.index} of this iteration is re-used, not counted again`
-            : `Attempt ${attempt.index} of iteration ${ledger.iteration.id} (${attempt.index === 0 ? 'first gate' : `fix ${attempt.index} of ${config.maxFixAttempts}`})`
-        )
-        return {
-          graceFrom: Date.parse(attempt.startedAt),
-          deadline: deadlineOf(ledger, config.timeoutMinutes)
-        }
-      },
-      knownPull
-    )
+          if (stoppedMeanwhile !== undefined) throw new StoppedMeanwhile(stoppedMeanwhile)
+          if (!began) throw new ActionError('the ledger could not be written')
+          const { attempt, ledger, reused } = began
+          log.info(
+            reused
+              ? `Re-gating ${sha.slice(0, 12)}: attempt ${attempt.index} of this iteration is re-used, not counted again`
+              : `Attempt ${attempt.index} of iteration ${ledger.iteration.id} (${attempt.index === 0 ? 'first gate' : `fix ${attempt.index} of ${config.maxFixAttempts}`})`
+          )
+          return {
+            graceFrom: Date.parse(attempt.startedAt),
+            deadline: deadlineOf(ledger, config.timeoutMinutes)
+          }
+        },
+        knownPull
+      )
+    } catch (error) {
+      if (!(error instanceof StoppedMeanwhile)) throw error
+      return skippedResult(
+        `Program ${program} was ${error.message} by another run while this gate pushed; nothing was recorded.`,
+        null
+      )
+    }
     if (!began) throw new ActionError('internal error: the gate finished without an attempt')
     const { attempt } = began as { attempt: Attempt }
     if (gate.pull) knownPull = gate.pull.number
