@@ -37728,7 +37728,10 @@ function createGitHubClient(options) {
             // retries at once.
             retryAfterBaseValue: 0,
             ...(options.writeSpacingMs !== undefined
-                ? { write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }) }
+                ? {
+                    write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
+                    notifications: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs })
+                }
                 : {}),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
             onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
@@ -38322,7 +38325,7 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6171);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5071);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
@@ -38352,7 +38355,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6171:
+/***/ 5071:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39504,12 +39507,14 @@ const OUTPUT_NAMES = [
     'abandoned',
     'errors'
 ];
+/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed (SPEC §7). */
+const outputText = (text) => removeMarkers(redactSecrets(normaliseText(text)));
 /** The `checks` output: every counted check with its conclusion and link. */
 function checksOutput(checks) {
     return checks
         .filter((check) => check.excluded === undefined)
         .map((check) => ({
-        name: check.name,
+        name: outputText(check.name),
         kind: check.kind,
         status: check.status,
         conclusion: check.conclusion,
@@ -43625,7 +43630,47 @@ begin, knownPull) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/log.ts
+/** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
+
+/** Collects lines in memory; for tests. */
+function memoryLogger() {
+    const lines = [];
+    return {
+        lines,
+        debug: (m) => void lines.push(`debug: ${m}`),
+        info: (m) => void lines.push(m),
+        warning: (m) => void lines.push(`warning: ${m}`),
+        error: (m) => void lines.push(`error: ${m}`),
+        async group(title, body) {
+            lines.push(`::group::${title}`);
+            try {
+                return await body();
+            }
+            finally {
+                lines.push('::endgroup::');
+            }
+        }
+    };
+}
+/**
+ * A logger for code that quotes CI text (check names, failure keys, error lines): every
+ * message goes through `forLog`, so no line of it can issue a workflow command and no secret
+ * or masked value is printed, whichever call site forgot to clean its part.
+ */
+function untrustedTextLogger(log, maskedValues) {
+    const clean = (message) => forLog(message, { maskedValues });
+    return {
+        debug: (message) => log.debug(clean(message)),
+        info: (message) => log.info(clean(message)),
+        warning: (message) => log.warning(clean(message)),
+        error: (message) => log.error(clean(message)),
+        group: (title, body) => log.group(clean(title), body)
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/commands/gate-command.ts
+
 
 
 
@@ -43691,7 +43736,12 @@ function skippedResult(message, pauseReason) {
         failureJsonPath: null
     };
 }
-async function runGateCommand(config, deps) {
+async function runGateCommand(config, commandDeps) {
+    // Check names, keys and error lines reach the log from many places: clean them all here.
+    const deps = {
+        ...commandDeps,
+        log: untrustedTextLogger(commandDeps.log, commandDeps.maskedValues)
+    };
     const { store, clock, log, environment } = deps;
     const program = config.program;
     const update = (apply) => (0,state_store/* updateState */.$j)(store, program, (text) => apply(stateOf(text, program)), {

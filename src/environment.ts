@@ -11,6 +11,8 @@ export interface Environment {
   serverUrl: string
   runId: number | undefined
   runAttempt: number | undefined
+  /** GITHUB_ACTOR: who started the workflow run (named by `reset`). */
+  actor?: string | undefined
   workspace: string
   tempDir: string
   /** Test and demo only: the fake API's virtual clock. */
@@ -34,6 +36,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Environmen
     serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
     runId: positiveInteger(env.GITHUB_RUN_ID),
     runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
+    actor: env.GITHUB_ACTOR || undefined,
     workspace: env.GITHUB_WORKSPACE || cwd,
     tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
     clockUrl: env.AUTOLOOP_CLOCK_URL || undefined

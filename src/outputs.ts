@@ -4,7 +4,7 @@
 import { markdownTable } from 'markdown-table'
 import type { CheckView } from './checks/reduce.js'
 import type { GateVerdict } from './commands/gate.js'
-import { oneLine, tableCell } from './text/untrusted.js'
+import { normaliseText, oneLine, redactSecrets, removeMarkers, tableCell } from './text/untrusted.js'
 
 /** Every output of SPEC §2, so downstream `if:` expressions never see an unset value. */
 export const OUTPUT_NAMES = [
@@ -34,12 +34,15 @@ export interface CheckOutput {
   url: string | null
 }
 
+/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed (SPEC §7). */
+const outputText = (text: string): string => removeMarkers(redactSecrets(normaliseText(text)))
+
 /** The `checks` output: every counted check with its conclusion and link. */
 export function checksOutput(checks: readonly CheckView[]): CheckOutput[] {
   return checks
     .filter((check) => check.excluded === undefined)
     .map((check) => ({
-      name: check.name,
+      name: outputText(check.name),
       kind: check.kind,
       status: check.status,
       conclusion: check.conclusion,

@@ -954,6 +954,44 @@ const routes: Record<string, Handler> = {
     }
   },
 
+  // Top-level entries of a commit's tree (the fake serves trees of commits seeded in
+  // scenario.contents only; `recursive` is not supported).
+  'GET /repos/{owner}/{repo}/git/trees/{tree_sha}': (ctx) => {
+    const ref = ctx.params.tree_sha ?? ''
+    const sha = ctx.model.resolveRef(ref)
+    const files = sha ? ctx.model.state.commits[sha]?.files : undefined
+    if (!sha || !files) return notFound()
+    const entries = new Map<string, { type: 'blob' | 'tree'; sha: string; size?: number }>()
+    for (const [path, content] of Object.entries(files)) {
+      const [head, ...rest] = path.split('/')
+      if (!head) continue
+      entries.set(
+        head,
+        rest.length > 0
+          ? { type: 'tree', sha: fakeSha(`dir:${sha}:${head}`) }
+          : { type: 'blob', sha: blobSha(content), size: Buffer.byteLength(content) }
+      )
+    }
+    return {
+      status: 200,
+      body: {
+        sha: fakeSha(`tree:${sha}`),
+        url: `${apiBase(ctx)}/git/trees/${sha}`,
+        truncated: false,
+        tree: [...entries]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, e]) => ({
+            path: name,
+            mode: e.type === 'tree' ? '040000' : '100644',
+            type: e.type,
+            sha: e.sha,
+            ...(e.size === undefined ? {} : { size: e.size }),
+            url: `${apiBase(ctx)}/git/${e.type === 'tree' ? 'trees' : 'blobs'}/${e.sha}`
+          }))
+      }
+    }
+  },
+
   'PUT /repos/{owner}/{repo}/contents/{path}': (ctx) => {
     const path = (ctx.params.path ?? '').replace(/^\/+|\/+$/g, '')
     const body = record(ctx.body)

@@ -32409,7 +32409,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8548);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8493);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9159);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8422);
 /* harmony import */ var _commands_signature_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1708);
@@ -40874,7 +40874,10 @@ function createGitHubClient(options) {
             // retries at once.
             retryAfterBaseValue: 0,
             ...(options.writeSpacingMs !== undefined
-                ? { write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }) }
+                ? {
+                    write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
+                    notifications: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs })
+                }
                 : {}),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
             onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
@@ -41767,7 +41770,7 @@ function isProgramConfig(config) {
 
 /***/ }),
 
-/***/ 8548:
+/***/ 8493:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42626,12 +42629,14 @@ const OUTPUT_NAMES = [
     'abandoned',
     'errors'
 ];
+/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed (SPEC §7). */
+const outputText = (text) => removeMarkers(redactSecrets(normaliseText(text)));
 /** The `checks` output: every counted check with its conclusion and link. */
 function checksOutput(checks) {
     return checks
         .filter((check) => check.excluded === undefined)
         .map((check) => ({
-        name: check.name,
+        name: outputText(check.name),
         kind: check.kind,
         status: check.status,
         conclusion: check.conclusion,
@@ -44708,7 +44713,47 @@ begin, knownPull) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/log.ts
+/** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
+
+/** Collects lines in memory; for tests. */
+function memoryLogger() {
+    const lines = [];
+    return {
+        lines,
+        debug: (m) => void lines.push(`debug: ${m}`),
+        info: (m) => void lines.push(m),
+        warning: (m) => void lines.push(`warning: ${m}`),
+        error: (m) => void lines.push(`error: ${m}`),
+        async group(title, body) {
+            lines.push(`::group::${title}`);
+            try {
+                return await body();
+            }
+            finally {
+                lines.push('::endgroup::');
+            }
+        }
+    };
+}
+/**
+ * A logger for code that quotes CI text (check names, failure keys, error lines): every
+ * message goes through `forLog`, so no line of it can issue a workflow command and no secret
+ * or masked value is printed, whichever call site forgot to clean its part.
+ */
+function untrustedTextLogger(log, maskedValues) {
+    const clean = (message) => forLog(message, { maskedValues });
+    return {
+        debug: (message) => log.debug(clean(message)),
+        info: (message) => log.info(clean(message)),
+        warning: (message) => log.warning(clean(message)),
+        error: (message) => log.error(clean(message)),
+        group: (title, body) => log.group(clean(title), body)
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/commands/gate-command.ts
+
 
 
 
@@ -44774,7 +44819,12 @@ function skippedResult(message, pauseReason) {
         failureJsonPath: null
     };
 }
-async function runGateCommand(config, deps) {
+async function runGateCommand(config, commandDeps) {
+    // Check names, keys and error lines reach the log from many places: clean them all here.
+    const deps = {
+        ...commandDeps,
+        log: untrustedTextLogger(commandDeps.log, commandDeps.maskedValues)
+    };
     const { store, clock, log, environment } = deps;
     const program = config.program;
     const update = (apply) => (0,state_store/* updateState */.$j)(store, program, (text) => apply(stateOf(text, program)), {

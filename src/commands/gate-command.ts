@@ -35,6 +35,7 @@ import { upsertMarkedComment, upsertStatusComment } from '../issue/program-issue
 import { commentMarker, renderPauseComment, renderStatusComment } from '../issue/comments.js'
 import { pushAndWait, type GateDeps, type GateVerdict } from './gate.js'
 import { ActionError, errorMessage } from '../errors.js'
+import { untrustedTextLogger } from '../log.js'
 
 export interface FixCommandResult {
   exitCode: number
@@ -90,7 +91,10 @@ async function findingsOf(gate: GateVerdict, deps: GateCommandDeps): Promise<Red
   const failing = gate.checks.filter(
     (check) => check.excluded === undefined && check.state === 'failed'
   )
-  const gathered = await gatherFailures(failing, deps.failures, { log: deps.log })
+  const clean = (key: string) => untrustedKey(key, deps.maskedValues)
+  const gathered = (await gatherFailures(failing, deps.failures, { log: deps.log })).map(
+    (failure) => ({ ...failure, keys: failure.keys.map(clean) })
+  )
   const missing = gate.reasons
     .filter((reason) => reason.startsWith('required check never reported: '))
     .map((reason) =>
@@ -98,13 +102,13 @@ async function findingsOf(gate: GateVerdict, deps: GateCommandDeps): Promise<Red
     )
   const keys = [...gathered.flatMap((failure) => failure.keys), ...missing]
   const found = keys.length > 0 ? keys : [buildKey('red', gate.reasons.join('; '))]
-  return { signature: signatureOf(found.map((key) => untrustedKey(key, deps.maskedValues))), gathered }
+  return { signature: signatureOf(found.map(clean)), gathered }
 }
 
 /**
- * Keys quote CI text (status descriptions, error lines, check names) and the signature goes
- * to the ledger on a branch, the outputs and comments: secrets and masked values are
- * redacted and marker text removed before it is built.
+ * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
+ * a branch, the failure summary, the outputs and comments: secrets and masked values are
+ * redacted and marker text removed before anything is built from them.
  */
 function untrustedKey(key: string, maskedValues: readonly string[]): string {
   return removeMarkers(redactSecrets(key, maskedValues)).replace(/\s+/g, ' ').trim()
@@ -144,8 +148,13 @@ function skippedResult(message: string, pauseReason: string | null): GateResult 
 
 export async function runGateCommand(
   config: ProgramConfig,
-  deps: GateCommandDeps
+  commandDeps: GateCommandDeps
 ): Promise<GateResult> {
+  // Check names, keys and error lines reach the log from many places: clean them all here.
+  const deps: GateCommandDeps = {
+    ...commandDeps,
+    log: untrustedTextLogger(commandDeps.log, commandDeps.maskedValues)
+  }
   const { store, clock, log, environment } = deps
   const program = config.program
   const update = (apply: (text: string) => string) =>

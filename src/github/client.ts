@@ -69,7 +69,10 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       // retries at once.
       retryAfterBaseValue: 0,
       ...(options.writeSpacingMs !== undefined
-        ? { write: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }) }
+        ? {
+            write: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
+            notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs })
+          }
         : {}),
       onRateLimit: (
         retryAfter: number,

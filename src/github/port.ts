@@ -18,6 +18,13 @@ export interface RepoRef {
   repo: string
 }
 
+/** A workflow run as `reconcile` needs it: is it still running, and which attempt is latest. */
+export type WorkflowRunState =
+  | { kind: 'found'; status: string; runAttempt: number | null }
+  | { kind: 'not-found' }
+  /** The token may not read Actions runs (HTTP 403): the caller cannot tell. */
+  | { kind: 'forbidden' }
+
 export interface GitHubPort {
   readonly repo: RepoRef
   defaultBranch(): Promise<string>
@@ -35,4 +42,6 @@ export interface GitHubPort {
   readChecks(sha: string): Promise<ChecksSnapshot>
   /** The check suite id of a workflow run, or undefined when it cannot be read. */
   workflowRunCheckSuiteId(runId: number): Promise<number | undefined>
+  /** Status of a workflow run (optional: without it an in-flight attempt is judged by its age). */
+  workflowRunStatus?(runId: number): Promise<WorkflowRunState>
 }

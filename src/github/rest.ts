@@ -4,7 +4,7 @@
  * waiting an hour on one check costs a handful of points.
  */
 import type { GitHubClient } from './client.js'
-import type { GitHubPort, PullInfo, RepoRef } from './port.js'
+import type { GitHubPort, PullInfo, RepoRef, WorkflowRunState } from './port.js'
 import type { CheckRunInfo, ChecksSnapshot, CommitStatusInfo } from '../checks/reduce.js'
 import { httpStatus } from '../errors.js'
 import type { AnnotationInfo, CheckRunOutput, FailureSources } from '../failures/gather.js'
@@ -228,6 +228,21 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
     }
   }
 
+  async workflowRunStatus(runId: number): Promise<WorkflowRunState> {
+    try {
+      const run = await this.conditionalGet<{ status?: string | null; run_attempt?: number }>(
+        'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+        { run_id: runId }
+      )
+      return { kind: 'found', status: run.status ?? 'unknown', runAttempt: run.run_attempt ?? null }
+    } catch (error) {
+      const status = httpStatus(error)
+      if (status === 404) return { kind: 'not-found' }
+      if (status === 403) return { kind: 'forbidden' }
+      throw error
+    }
+  }
+
   async checkRunOutput(checkRunId: number): Promise<CheckRunOutput> {
     const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId })
     return {
@@ -359,6 +374,8 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
   }
 
   async listDir(branch: string, path: string): Promise<string[]> {
+    // The contents API has no valid path for the root of a branch: list its tree instead.
+    if (path === '') return this.rootFiles(branch)
     try {
       const { data } = await this.client.rest.repos.getContent({ ...this.repo, path, ref: branch })
       return Array.isArray(data)
@@ -366,6 +383,20 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
         : []
     } catch (error) {
       if (httpStatus(error) === 404) return []
+      throw error
+    }
+  }
+
+  /** File names at the root of a branch (one request, the tree named by the branch). */
+  private async rootFiles(branch: string): Promise<string[]> {
+    try {
+      const tree = await this.conditionalGet<{ tree: { path: string; type: string }[] }>(
+        'GET /repos/{owner}/{repo}/git/trees/{tree_sha}',
+        { tree_sha: branch }
+      )
+      return tree.tree.filter((entry) => entry.type === 'blob').map((entry) => entry.path)
+    } catch (error) {
+      if (httpStatus(error) === 404 || httpStatus(error) === 409) return []
       throw error
     }
   }
