@@ -155,7 +155,7 @@ describe('gatherFailure: the cheapest source that explains the failure', () => {
     const src = sources({})
     const found = await gatherFailure(status, src, { log: memoryLogger() })
     expect(found.source).toBe('status')
-    expect(found.keys).toEqual(['status:ci/jenkins:Build # N failed after <duration>'])
+    expect(found.keys).toEqual(['status:ci/jenkins:Build #N failed after <duration>'])
     expect(src.calls.output + src.calls.log).toBe(0)
   })
 })
