@@ -60,7 +60,8 @@ async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResul
     ? gateSummaryMarkdown(config.program, verdict, {
         status: result.status,
         pauseReason: result.pauseReason ?? undefined,
-        failureMarkdown: result.failureMarkdown ?? undefined
+        failureMarkdown: result.failureMarkdown ?? undefined,
+        steps: result.steps
       })
     : `## autoloop-ci-gate: ${config.program}\n\n${result.message}\n`
   const red = result.status === 'failure' || result.status === 'paused'

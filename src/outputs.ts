@@ -4,7 +4,13 @@
 import { markdownTable } from 'markdown-table'
 import type { CheckView } from './checks/reduce.js'
 import type { GateVerdict } from './commands/gate.js'
-import { normaliseText, oneLine, redactSecrets, removeMarkers, tableCell } from './text/untrusted.js'
+import {
+  normaliseText,
+  oneLine,
+  redactSecrets,
+  removeMarkers,
+  tableCell
+} from './text/untrusted.js'
 
 /** Every output of SPEC §2, so downstream `if:` expressions never see an unset value. */
 export const OUTPUT_NAMES = [
@@ -115,7 +121,18 @@ const VERDICT_TITLE: Record<GateVerdict['verdict'], string> = {
 export function gateSummaryMarkdown(
   program: string,
   gate: GateVerdict,
-  extra: { status: string; pauseReason?: string | undefined; failureMarkdown?: string | undefined }
+  extra: {
+    status: string
+    pauseReason?: string | undefined
+    failureMarkdown?: string | undefined
+    /** The attempts this step gated, when fix-command ran more than one. */
+    steps?: ReadonlyArray<{
+      attempt: number
+      sha: string
+      verdict: string
+      signature: string | null
+    }>
+  }
 ): string {
   const lines = [
     `## autoloop-ci-gate: ${program}`,
@@ -130,6 +147,22 @@ export function gateSummaryMarkdown(
   }
   if (gate.explanation) lines.push(gate.explanation, '')
   if (extra.pauseReason) lines.push(`**Paused:** ${tableCell(extra.pauseReason, 200)}`, '')
+  if (extra.steps && extra.steps.length > 1) {
+    lines.push(
+      '**Attempts in this step** (fix-command):',
+      '',
+      markdownTable([
+        ['Attempt', 'Commit', 'Verdict', 'Signature'],
+        ...extra.steps.map((step) => [
+          String(step.attempt),
+          `\`${step.sha.slice(0, 12)}\``,
+          step.verdict,
+          step.signature ? tableCell(step.signature, 160) : '—'
+        ])
+      ]),
+      ''
+    )
+  }
   lines.push(
     `Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`,
     '',

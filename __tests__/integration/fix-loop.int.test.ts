@@ -399,6 +399,9 @@ describe('fix-command: one step runs the whole loop', () => {
         expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', attempt: '2' })
         expect(fake.headsOf(BRANCH)).toHaveLength(3)
         expect(readFileSync(join(repo.work, 'value.txt'), 'utf8')).toBe('0\n1\n2\n')
+        expect(run.summary).toContain('**Attempts in this step** (fix-command)')
+        expect(run.summary).toMatch(/\| 0 +\| `[0-9a-f]{12}` \| red +\| check:unit:failure/)
+        expect(run.summary).toMatch(/\| 2 +\| `[0-9a-f]{12}` \| green +\| — /)
       }
     )
   })

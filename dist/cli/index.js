@@ -40876,7 +40876,10 @@ function createGitHubClient(options) {
             ...(options.writeSpacingMs !== undefined
                 ? {
                     write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
-                    notifications: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs })
+                    notifications: new (light_default()).Group({
+                        maxConcurrent: 1,
+                        minTime: options.writeSpacingMs
+                    })
                 }
                 : {}),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
@@ -42713,6 +42716,17 @@ function gateSummaryMarkdown(program, gate, extra) {
         lines.push(gate.explanation, '');
     if (extra.pauseReason)
         lines.push(`**Paused:** ${tableCell(extra.pauseReason, 200)}`, '');
+    if (extra.steps && extra.steps.length > 1) {
+        lines.push('**Attempts in this step** (fix-command):', '', markdownTable([
+            ['Attempt', 'Commit', 'Verdict', 'Signature'],
+            ...extra.steps.map((step) => [
+                String(step.attempt),
+                `\`${step.sha.slice(0, 12)}\``,
+                step.verdict,
+                step.signature ? tableCell(step.signature, 160) : '—'
+            ])
+        ]), '');
+    }
     lines.push(`Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`, '', checksTable(gate.checks));
     if (extra.failureMarkdown)
         lines.push('', extra.failureMarkdown);
@@ -43943,12 +43957,14 @@ function parseFailureSummary(value) {
     return result.data;
 }
 /**
- * A copy with secrets and masked values redacted from every string that came from CI, and
- * invisible and control characters dropped; SHAs, numbers and the timestamp are kept.
+ * A copy with secrets and masked values redacted from every string that came from CI,
+ * invisible and control characters dropped, and HTML comments and marker text removed (so
+ * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
+ * kept.
  */
 function redactFailureSummary(summary, maskedValues = []) {
     const masked = maskedValues.map(normaliseText);
-    const clean = (text) => redactSecrets(normaliseText(text), masked);
+    const clean = (text) => removeMarkers(redactSecrets(normaliseText(text), masked));
     const cleanAll = (texts) => texts.map(clean);
     return {
         ...summary,
@@ -44776,18 +44792,19 @@ async function findingsOf(gate, deps) {
         return { signature: (0,signature_signature/* signatureOf */.yK)([NO_CHECKS_KEY]), gathered: [] };
     }
     const failing = gate.checks.filter((check) => check.excluded === undefined && check.state === 'failed');
-    const gathered = await gatherFailures(failing, deps.failures, { log: deps.log });
+    const clean = (key) => untrustedKey(key, deps.maskedValues);
+    const gathered = (await gatherFailures(failing, deps.failures, { log: deps.log })).map((failure) => ({ ...failure, keys: failure.keys.map(clean) }));
     const missing = gate.reasons
         .filter((reason) => reason.startsWith('required check never reported: '))
         .map((reason) => (0,normalise/* buildKey */.sI)('required-missing', reason.slice('required check never reported: '.length)));
     const keys = [...gathered.flatMap((failure) => failure.keys), ...missing];
     const found = keys.length > 0 ? keys : [(0,normalise/* buildKey */.sI)('red', gate.reasons.join('; '))];
-    return { signature: (0,signature_signature/* signatureOf */.yK)(found.map((key) => untrustedKey(key, deps.maskedValues))), gathered };
+    return { signature: (0,signature_signature/* signatureOf */.yK)(found.map(clean)), gathered };
 }
 /**
- * Keys quote CI text (status descriptions, error lines, check names) and the signature goes
- * to the ledger on a branch, the outputs and comments: secrets and masked values are
- * redacted and marker text removed before it is built.
+ * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
+ * a branch, the failure summary, the outputs and comments: secrets and masked values are
+ * redacted and marker text removed before anything is built from them.
  */
 function untrustedKey(key, maskedValues) {
     return removeMarkers(redactSecrets(key, maskedValues)).replace(/\s+/g, ' ').trim();
@@ -44816,7 +44833,8 @@ function skippedResult(message, pauseReason) {
         signature: null,
         pauseReason,
         failureMarkdown: null,
-        failureJsonPath: null
+        failureJsonPath: null,
+        steps: []
     };
 }
 async function runGateCommand(config, commandDeps) {
@@ -44843,6 +44861,7 @@ async function runGateCommand(config, commandDeps) {
     }
     let knownPull = machine.pr ?? undefined;
     let stoppedMeanwhile;
+    const steps = [];
     for (;;) {
         let began;
         let gate;
@@ -44898,8 +44917,15 @@ async function runGateCommand(config, commandDeps) {
         if (gate.pull)
             knownPull = gate.pull.number;
         const outcome = await settleAttempt(config, deps, gate, began.ledger, attempt.index, update);
+        const step = (result) => ({
+            attempt: attempt.index,
+            sha: gate.sha,
+            verdict: gate.verdict,
+            signature: result.signature?.short ?? null
+        });
         if (outcome.kind === 'done')
-            return outcome.result;
+            return { ...outcome.result, steps: [...steps, step(outcome.result)] };
+        steps.push(step(outcome.summaryResult));
         // fix-command: run it, push what it committed, gate again.
         const command = config.fixCommand;
         const before = gate.sha;
@@ -44921,7 +44947,8 @@ async function runGateCommand(config, commandDeps) {
             // A fix that commits nothing is an attempt with an unchanged signature: stuck.
             const reason = `stuck in CI fix loop: ${outcome.signature.short}`;
             log.warning(`fix-command committed nothing (HEAD is still ${before.slice(0, 12)}): pausing`);
-            return pauseAfter(config, deps, gate, outcome.summaryResult, reason, update);
+            const paused = await pauseAfter(config, deps, gate, outcome.summaryResult, reason, update);
+            return { ...paused, steps };
         }
         if (!config.push)
             throw new errors/* ActionError */.lZ('fix-command needs `push: true`: its commits must reach the branch to be gated', {
@@ -44950,7 +44977,8 @@ async function settleAttempt(config, deps, gate, ledger, index, update) {
                 signature: null,
                 pauseReason: null,
                 failureMarkdown: null,
-                failureJsonPath: null
+                failureJsonPath: null,
+                steps: []
             }
         };
     }
@@ -44965,7 +44993,8 @@ async function settleAttempt(config, deps, gate, ledger, index, update) {
             signature,
             pauseReason: 'ci-timeout',
             failureMarkdown: null,
-            failureJsonPath: null
+            failureJsonPath: null,
+            steps: []
         };
         return {
             kind: 'done',
@@ -45042,7 +45071,8 @@ async function settleAttempt(config, deps, gate, ledger, index, update) {
         signature,
         pauseReason: null,
         failureMarkdown: markdown,
-        failureJsonPath: jsonPath
+        failureJsonPath: jsonPath,
+        steps: []
     };
     if (decision.kind === 'pause') {
         log.warning(`Pausing ${config.program}: ${decision.reason}`);
@@ -46405,7 +46435,8 @@ async function gate(config, deps) {
         ? gateSummaryMarkdown(config.program, verdict, {
             status: result.status,
             pauseReason: result.pauseReason ?? undefined,
-            failureMarkdown: result.failureMarkdown ?? undefined
+            failureMarkdown: result.failureMarkdown ?? undefined,
+            steps: result.steps
         })
         : `## autoloop-ci-gate: ${config.program}\n\n${result.message}\n`;
     const red = result.status === 'failure' || result.status === 'paused';

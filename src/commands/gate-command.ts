@@ -70,6 +70,15 @@ export interface GateResult {
   pauseReason: string | null
   failureMarkdown: string | null
   failureJsonPath: string | null
+  /** Every attempt this step gated, in order (more than one with fix-command). */
+  steps: GateStep[]
+}
+
+export interface GateStep {
+  attempt: number
+  sha: string
+  verdict: GateVerdict['verdict']
+  signature: string | null
 }
 
 const NO_CHECKS_KEY = buildKey('no-checks')
@@ -142,7 +151,8 @@ function skippedResult(message: string, pauseReason: string | null): GateResult 
     signature: null,
     pauseReason,
     failureMarkdown: null,
-    failureJsonPath: null
+    failureJsonPath: null,
+    steps: []
   }
 }
 
@@ -179,6 +189,7 @@ export async function runGateCommand(
 
   let knownPull = machine.pr ?? undefined
   let stoppedMeanwhile: string | undefined
+  const steps: GateStep[] = []
   for (;;) {
     let began: { ledger: Ledger; attempt: Attempt; reused: boolean } | undefined
     let gate: GateVerdict
@@ -245,7 +256,15 @@ export async function runGateCommand(
       attempt.index,
       update
     )
-    if (outcome.kind === 'done') return outcome.result
+    const step = (result: GateResult): GateStep => ({
+      attempt: attempt.index,
+      sha: gate.sha,
+      verdict: gate.verdict,
+      signature: result.signature?.short ?? null
+    })
+    if (outcome.kind === 'done')
+      return { ...outcome.result, steps: [...steps, step(outcome.result)] }
+    steps.push(step(outcome.summaryResult))
 
     // fix-command: run it, push what it committed, gate again.
     const command = config.fixCommand as string
@@ -269,7 +288,8 @@ export async function runGateCommand(
       // A fix that commits nothing is an attempt with an unchanged signature: stuck.
       const reason = `stuck in CI fix loop: ${outcome.signature.short}`
       log.warning(`fix-command committed nothing (HEAD is still ${before.slice(0, 12)}): pausing`)
-      return pauseAfter(config, deps, gate, outcome.summaryResult, reason, update)
+      const paused = await pauseAfter(config, deps, gate, outcome.summaryResult, reason, update)
+      return { ...paused, steps }
     }
     if (!config.push)
       throw new ActionError(
@@ -322,7 +342,8 @@ async function settleAttempt(
         signature: null,
         pauseReason: null,
         failureMarkdown: null,
-        failureJsonPath: null
+        failureJsonPath: null,
+        steps: []
       }
     }
   }
@@ -338,7 +359,8 @@ async function settleAttempt(
       signature,
       pauseReason: 'ci-timeout',
       failureMarkdown: null,
-      failureJsonPath: null
+      failureJsonPath: null,
+      steps: []
     }
     return {
       kind: 'done',
@@ -418,7 +440,8 @@ async function settleAttempt(
     signature,
     pauseReason: null,
     failureMarkdown: markdown,
-    failureJsonPath: jsonPath
+    failureJsonPath: jsonPath,
+    steps: []
   }
   if (decision.kind === 'pause') {
     log.warning(`Pausing ${config.program}: ${decision.reason}`)
