@@ -37961,10 +37961,13 @@ class RestGitHub {
         return comments.map((comment) => ({ id: comment.id, body: comment.body ?? '' }));
     }
     async createComment(issue, body) {
+        // Not retried by the client: a lost answer may hide a created comment, so the caller
+        // looks for it before posting again (upsert in issue/program-issue.ts).
         const { data } = await this.client.rest.issues.createComment({
             ...this.repo,
             issue_number: issue,
-            body
+            body,
+            request: { retries: 0 }
         });
         return { id: data.id, body: data.body ?? body };
     }
@@ -41787,11 +41790,28 @@ function createMypyParser() {
 
 const TEST_AT = /^test at (.+?):\d+:\d+$/;
 const CROSS = /^(\s*)✖ (.+)$/;
-const NOT_OK = /^\s*not ok \d+ - (.*?)(?:\s+# (?:SKIP|TODO)\b.*)?$/;
+const NOT_OK = /^\s*not ok \d+ - /;
+/** A TAP directive after the name; found by one forward search (see `tapTestName`). */
+const TAP_DIRECTIVE = /\s# (?:SKIP|TODO)\b/;
 const LOCATION = /^\s*location: '(.+?)(?::\d+:\d+)?'$/;
 const FAILURE_TYPE = /^\s*failureType: '([^']*)'$/;
 const DURATION_END = /\(\d+(?:\.\d+)?m?s\)$/;
 const SUITE_TYPE = /^\s*type: 'suite'$/;
+/**
+ * The test name of a `not ok N - <name>` line: everything up to a ` # SKIP` / ` # TODO`
+ * directive and the blanks before it. A lazy `(.*?)` followed by `\s+# …` would retry the
+ * blank run from every position (quadratic on a long run of spaces), so the directive is
+ * found by one forward search and the blanks are walked back over.
+ */
+function tapTestName(rest) {
+    const directive = TAP_DIRECTIVE.exec(rest);
+    if (directive === null)
+        return rest;
+    let end = directive.index;
+    while (end > 0 && /\s/.test(rest[end - 1] ?? ''))
+        end--;
+    return rest.slice(0, end);
+}
 const nodeTestGrepPatterns = ['^test at ', '^\\s*not ok [0-9]+ - ', '✖ '];
 function createNodeTestParser() {
     const findings = new FindingSet();
@@ -41841,8 +41861,10 @@ function createNodeTestParser() {
             }
             if (first === 110 && line.indexOf('not ok ') !== -1) {
                 const notOk = NOT_OK.exec(line);
-                if (notOk !== null)
-                    tap = { name: (notOk[1] ?? '').replaceAll('\\#', '#'), line, suite: false };
+                if (notOk !== null) {
+                    const name = tapTestName(line.slice(notOk[0].length));
+                    tap = { name: name.replaceAll('\\#', '#'), line, suite: false };
+                }
             }
             return tap !== undefined;
         },
@@ -42463,11 +42485,24 @@ function grepEquivalentPatterns() {
  * A line that reads as an error in a tool nobody parses: `error: …`, `ERROR …`, `fatal: …`,
  * `[ERROR] …`, `npm error …`, `SomeError: …`, `SomeException: …`.
  */
-const extract_ERROR_LINE = /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: )/;
+const extract_ERROR_LINE = /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/;
 /** Lines of the error family that only wrap another failure. */
 const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|$))/;
-/** What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`, fatal. */
-const FALLBACK_ANYWHERE = ['Error[:/ ]', 'RROR', 'Exception'];
+/**
+ * What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`,
+ * fatal, and a shell or coreutils message (`<program>: … cannot …`, `No such file`, …).
+ */
+const FALLBACK_ANYWHERE = [
+    'Error[:/ ]',
+    'RROR',
+    'Exception',
+    // Shell and coreutils failures: `ls: cannot access 'x': No such file or directory`.
+    ': cannot ',
+    "can't ",
+    'No such file',
+    'Permission denied',
+    'command not found'
+];
 const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)'];
 /**
  * The parsers' triggers, written for text and rewritten for byte strings (one character per
@@ -43247,11 +43282,24 @@ function renderPauseComment(view) {
  * sentinel; every other comment is found by its hidden marker.
  */
 
+/** Posts of one comment at most, each after making sure an earlier one did not land. */
+const MAX_CREATE_ATTEMPTS = 3;
 async function upsert(port, issue, body, find) {
-    const existing = find(await port.listComments(issue));
-    if (!existing) {
-        await port.createComment(issue, body);
-        return 'created';
+    let existing = find(await port.listComments(issue));
+    for (let attempt = 1; !existing; attempt++) {
+        try {
+            await port.createComment(issue, body);
+            return 'created';
+        }
+        catch (error) {
+            // A post whose answer was lost (5xx, dropped connection) may have created the comment:
+            // look for it before posting again, never post blind.
+            existing = find(await port.listComments(issue));
+            if (existing?.body === body)
+                return 'created';
+            if (!existing && attempt >= MAX_CREATE_ATTEMPTS)
+                throw error;
+        }
     }
     if (existing.body === body)
         return 'unchanged';
@@ -45685,7 +45733,7 @@ function renderCell(field, value) {
 /* harmony export */   YP: () => (/* binding */ LocalDirStore),
 /* harmony export */   gm: () => (/* binding */ ContentsApiStore)
 /* harmony export */ });
-/* unused harmony exports UPDATE_BACKOFF, backoffMs */
+/* unused harmony exports UPDATE_BACKOFF, backoffMs, STALE_LOCK_MS */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1455);
@@ -45798,12 +45846,49 @@ async function withPathLock(path, critical) {
             pathLocks.delete(path);
     }
 }
+/** A lock file older than this was left by a killed process (the locked step takes ms). */
+const STALE_LOCK_MS = 30_000;
+const LOCK_WAIT_MS = { step: 5, total: 20_000 };
+/**
+ * Runs `critical` holding `.<name>.lock` next to the file, created exclusively, so that writers in other
+ * processes (two jobs sharing one folder) take turns too. A lock left by a killed process is
+ * broken once it is older than STALE_LOCK_MS.
+ */
+async function withLockFile(path, critical) {
+    const lock = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path), `.${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.basename)(path)}.lock`);
+    const started = Date.now();
+    for (;;) {
+        try {
+            const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(lock, 'wx');
+            await handle.writeFile(`${process.pid}\n`);
+            await handle.close();
+            break;
+        }
+        catch (error) {
+            if (error.code !== 'EEXIST')
+                throw error;
+            const age = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+            if (age > STALE_LOCK_MS)
+                await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(lock, { force: true });
+            else if (Date.now() - started > LOCK_WAIT_MS.total)
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${lock} has been held for ${Math.round(age / 1000)} s by another writer. Fix: re-run the job; remove the lock file if no other job is running`);
+            else
+                await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS.step));
+        }
+    }
+    try {
+        return await critical();
+    }
+    finally {
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(lock, { force: true });
+    }
+}
 /**
  * State files as `<dir>/<program>.md`. The version is the SHA-256 of the bytes. A write puts
- * the text in a temp file in the same folder, then, one writer at a time per path, re-reads
- * the file, compares versions and renames the temp file over it (atomic on one file system).
- * A change made since the read is detected; the lock is per process, which is enough for
- * gh-aw's repo-memory (one job per checkout, whose changes are merged when pushed).
+ * the text in a temp file in the same folder, then, one writer at a time per path (within
+ * the process by a promise chain, across processes by a lock file), re-reads the file,
+ * compares versions and renames the temp file over it (atomic on one file system). A change
+ * made since the read is detected, also by a job running in another process on the folder.
  */
 class LocalDirStore {
     dir;
@@ -45827,14 +45912,14 @@ class LocalDirStore {
         const bytes = Buffer.from(text, 'utf8');
         await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(temp, bytes);
         try {
-            await withPathLock(path, async () => {
+            await withPathLock(path, () => withLockFile(path, async () => {
                 const current = await readIfExists(path);
                 const currentVersion = current === null ? null : contentVersion(current);
                 if (currentVersion !== expectedVersion) {
                     throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`);
                 }
                 await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rename)(temp, path);
-            });
+            }));
         }
         finally {
             await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(temp, { force: true });

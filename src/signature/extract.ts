@@ -35,13 +35,26 @@ export interface ExtractResult {
  * `[ERROR] …`, `npm error …`, `SomeError: …`, `SomeException: …`.
  */
 const ERROR_LINE =
-  /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: )/
+  /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/
 /** Lines of the error family that only wrap another failure. */
 const WRAPPER_LINE =
   /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|$))/
 
-/** What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`, fatal. */
-const FALLBACK_ANYWHERE = ['Error[:/ ]', 'RROR', 'Exception']
+/**
+ * What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`,
+ * fatal, and a shell or coreutils message (`<program>: … cannot …`, `No such file`, …).
+ */
+const FALLBACK_ANYWHERE = [
+  'Error[:/ ]',
+  'RROR',
+  'Exception',
+  // Shell and coreutils failures: `ls: cannot access 'x': No such file or directory`.
+  ': cannot ',
+  "can't ",
+  'No such file',
+  'Permission denied',
+  'command not found'
+]
 const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)']
 /**
  * The parsers' triggers, written for text and rewritten for byte strings (one character per

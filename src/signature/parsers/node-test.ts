@@ -12,11 +12,27 @@ import { FindingSet } from './common.js'
 
 const TEST_AT = /^test at (.+?):\d+:\d+$/
 const CROSS = /^(\s*)✖ (.+)$/
-const NOT_OK = /^\s*not ok \d+ - (.*?)(?:\s+# (?:SKIP|TODO)\b.*)?$/
+const NOT_OK = /^\s*not ok \d+ - /
+/** A TAP directive after the name; found by one forward search (see `tapTestName`). */
+const TAP_DIRECTIVE = /\s# (?:SKIP|TODO)\b/
 const LOCATION = /^\s*location: '(.+?)(?::\d+:\d+)?'$/
 const FAILURE_TYPE = /^\s*failureType: '([^']*)'$/
 const DURATION_END = /\(\d+(?:\.\d+)?m?s\)$/
 const SUITE_TYPE = /^\s*type: 'suite'$/
+
+/**
+ * The test name of a `not ok N - <name>` line: everything up to a ` # SKIP` / ` # TODO`
+ * directive and the blanks before it. A lazy `(.*?)` followed by `\s+# …` would retry the
+ * blank run from every position (quadratic on a long run of spaces), so the directive is
+ * found by one forward search and the blanks are walked back over.
+ */
+function tapTestName(rest: string): string {
+  const directive = TAP_DIRECTIVE.exec(rest)
+  if (directive === null) return rest
+  let end = directive.index
+  while (end > 0 && /\s/.test(rest[end - 1] ?? '')) end--
+  return rest.slice(0, end)
+}
 
 export const nodeTestGrepPatterns = ['^test at ', '^\\s*not ok [0-9]+ - ', '✖ ']
 
@@ -62,8 +78,10 @@ export function createNodeTestParser(): ToolParser {
       }
       if (first === 110 && line.indexOf('not ok ') !== -1) {
         const notOk = NOT_OK.exec(line)
-        if (notOk !== null)
-          tap = { name: (notOk[1] ?? '').replaceAll('\\#', '#'), line, suite: false }
+        if (notOk !== null) {
+          const name = tapTestName(line.slice(notOk[0].length))
+          tap = { name: name.replaceAll('\\#', '#'), line, suite: false }
+        }
       }
       return tap !== undefined
     },

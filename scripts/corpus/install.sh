@@ -1,0 +1,53 @@
+# Installers for scripts/corpus/generate.sh (sourced). Versions are pinned so that a re-run
+# produces the same tool output; a maintainer bumps them here on purpose.
+
+NODE_PACKAGES=(
+  typescript@5.9.3
+  eslint@10.15.0
+  @eslint/js@10.0.1
+  typescript-eslint@8.73.0
+  jest@30.5.2
+  ts-jest@29.4.15
+  vitest@4.1.12
+  mocha@12.0.3
+)
+
+install_node_tools() {
+  local stamp="$NODE_TOOLS/.installed"
+  if [ -f "$stamp" ] && [ -d "$NODE_TOOLS/node_modules" ] && [ "$(cat "$stamp")" = "${NODE_PACKAGES[*]}" ]; then
+    return
+  fi
+  log "installing npm packages into $NODE_TOOLS"
+  rm -rf "$NODE_TOOLS"
+  mkdir -p "$NODE_TOOLS"
+  printf '{ "name": "corpus-tools", "private": true }\n' >"$NODE_TOOLS/package.json"
+  (cd "$NODE_TOOLS" && npm install --no-audit --no-fund --loglevel=error "${NODE_PACKAGES[@]}") >&2
+  printf '%s' "${NODE_PACKAGES[*]}" >"$stamp"
+}
+
+APT_UPDATED=''
+# install_debian <package...>: installs the packages that are not installed yet.
+install_debian() {
+  local missing=() package
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  local sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  if [ -z "$APT_UPDATED" ]; then
+    "${sudo[@]}" apt-get update -qq >&2
+    APT_UPDATED=1
+  fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+}
+
+# debian_available <package>: true when apt knows an installable candidate.
+debian_available() {
+  local candidate
+  candidate="$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+  [ -n "$candidate" ] && [ "$candidate" != '(none)' ]
+}
