@@ -38137,6 +38137,8 @@ function createGit(options) {
 
 // EXTERNAL MODULE: ./src/state/store.ts
 var store = __nccwpck_require__(6992);
+// EXTERNAL MODULE: ./src/text/untrusted.ts
+var untrusted = __nccwpck_require__(9209);
 ;// CONCATENATED MODULE: ./src/deps.ts
 /**
  * Builds the real adapters once the inputs are valid: clock, GitHub client, git, the state
@@ -38154,13 +38156,19 @@ var store = __nccwpck_require__(6992);
 
 
 
+
 const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
+/**
+ * The runner's log. Messages may quote CI text (check names, signatures, a fix command's
+ * output), so every line is passed through `forLog`: it can issue no workflow command and
+ * carries no token-like string.
+ */
 const coreLogger = {
-    debug: (message) => core/* debug */.Yz(message),
-    info: (message) => core/* info */.pq(message),
-    warning: (message) => core/* warning */.$e(message),
-    error: (message) => core/* error */.z3(message),
-    group: (title, body) => core/* group */.Os(title, body)
+    debug: (message) => core/* debug */.Yz((0,untrusted/* forLog */.Ig)(message)),
+    info: (message) => core/* info */.pq((0,untrusted/* forLog */.Ig)(message)),
+    warning: (message) => core/* warning */.$e((0,untrusted/* forLog */.Ig)(message)),
+    error: (message) => core/* error */.z3((0,untrusted/* forLog */.Ig)(message)),
+    group: (title, body) => core/* group */.Os((0,untrusted/* forLog */.Ig)(title), body)
 };
 /** `state-dir` when given, else gh-aw's repo-memory folder when it exists, else the state branch. */
 function chooseStore(config, github, exists) {
@@ -38331,7 +38339,7 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5071);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1597);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
@@ -38361,7 +38369,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5071:
+/***/ 1597:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39094,402 +39102,8 @@ function toAlignment(value) {
         : 0
 }
 
-;// CONCATENATED MODULE: ./src/text/untrusted.ts
-/**
- * Text taken from CI is untrusted (SPEC §7): logs, annotations, check-run output, status
- * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
- * it ends up in issue comments, job summaries, action outputs and logs. Every function here is
- * pure and runs in time linear in the input: each regular expression either starts at a fixed
- * literal and is followed by nothing that could make it re-scan a run, or is replaced by an
- * explicit scan (PEM blocks, HTML comments).
- *
- * Each formatter does the same preparation first (`prepare`):
- * 1. normalise: ANSI escapes, control characters and invisible (default-ignorable) characters
- *    such as zero-width spaces and bidi overrides are dropped, line ends become `\n`; so a
- *    token or a sentinel split by invisible characters is seen whole;
- * 2. redact secrets and masked values;
- * 3. remove HTML comments (an unterminated one up to the end of the text) and `AUTOLOOP:`
- *    marker text, so CI text can never forge the status-comment sentinel or a hidden marker.
- * Removed text is replaced by one space, which cannot take part in a comment opener or a
- * marker, so a removal never joins its neighbours into a new one.
- */
-/** What a secret is replaced with, as the runner does. */
-const REDACTED = '***';
-/**
- * Masked values shorter than this are not redacted: masking every `true`, `main` or `1` would
- * make the text unreadable while protecting nothing a short value could hide.
- */
-const MIN_MASKED_VALUE_LENGTH = 6;
-const DEFAULT_FENCE_MAX_LINES = 30;
-const DEFAULT_FENCE_MAX_CHARS = 4000;
-// ---------------------------------------------------------------------------------------------
-// Normalisation
-/* eslint-disable no-control-regex -- these patterns exist to find control characters */
-/** CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks). */
-const ANSI_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?/g;
-/** C0 and C1 controls except tab and newline (carriage returns are turned into newlines first). */
-const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
-/* eslint-enable no-control-regex */
-const LINE_BREAK = /\r\n?|[\u2028\u2029]/g;
-/** Zero-width characters, bidi controls, soft hyphens, variation selectors, tag characters. */
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/**
- * Drops what hides or disguises text: ANSI escapes, control characters, invisible characters;
- * turns every line break into `\n` and lone surrogates into U+FFFD.
- */
-function normaliseText(text) {
-    return text
-        .replace(ANSI_ESCAPE, '')
-        .replace(LINE_BREAK, '\n')
-        .replace(CONTROL, '')
-        .replace(INVISIBLE, '')
-        .replace(LONE_SURROGATE, '\uFFFD');
-}
-// ---------------------------------------------------------------------------------------------
-// Secrets
-/**
- * Token shapes. Each starts at a literal (or at the start of a run, by look-behind) and ends
- * with a greedy run that needs nothing after it, so no pattern can re-scan a run it started in.
- */
-const SECRET_PATTERNS = [
-    // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens.
-    [/gh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
-    // GitHub fine-grained personal access tokens.
-    [/github_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
-    // AWS access key ids (long-term and temporary).
-    [/(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g, REDACTED],
-    // AWS secret access keys next to their name: env, ini, JSON (`"SecretAccessKey": "…"`).
-    [/((?:aws_?)?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi, `$1${REDACTED}`],
-    // HTTP authorization headers, whatever the scheme; keeps the header and scheme names.
-    [
-        /(\bauthorization["']?\s*[:=]\s*["']?(?:(?:token|bearer|basic|digest)\s+)?)[^\s"',;]+/gi,
-        `$1${REDACTED}`
-    ],
-    [/(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi, `$1${REDACTED}`],
-    // npm automation/publish tokens and `.npmrc` credentials.
-    [/npm_[A-Za-z0-9]{30,}/g, REDACTED],
-    [/(_auth(?:Token)?\s*=\s*|_password\s*=\s*)[^\s"']+/gi, `$1${REDACTED}`],
-    // Slack bot, user, app and refresh tokens.
-    [/xox[abposre]-[A-Za-z0-9-]{10,}/g, REDACTED],
-    // JSON web tokens (OIDC tokens show up in CI logs), only at the start of a base64url run.
-    [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
-    // Credentials in URLs: `https://user:pass@host`, `https://token@host`. The user-info run
-    // cannot contain `/`, so it never spans the `scheme://` of another match.
-    [/\b([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)[^\s/?#@"'<>()[\]{}]+@/g, `$1${REDACTED}@`]
-];
-/**
- * Masks token-like strings (GitHub, AWS, npm, Slack, JWT, authorization headers, PEM private
- * keys, credentials in URLs) and every masked value of at least `MIN_MASKED_VALUE_LENGTH`
- * characters (multi-line values also line by line) with `***`. Text only; use the formatters
- * below for text that will be shown.
- */
-function redactSecrets(text, maskedValues = []) {
-    let result = redactMaskedValues(text, maskedValues);
-    result = redactPrivateKeys(result);
-    for (const [pattern, replacement] of SECRET_PATTERNS)
-        result = result.replace(pattern, replacement);
-    return result;
-}
-function redactMaskedValues(text, maskedValues) {
-    const values = new Set();
-    for (const value of maskedValues) {
-        for (const candidate of [value, ...value.split(/\r?\n/)]) {
-            if (candidate.length >= MIN_MASKED_VALUE_LENGTH)
-                values.add(candidate);
-        }
-    }
-    if (values.size === 0)
-        return text;
-    // Longest first, so a value that contains another is masked whole.
-    const alternatives = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    return text.replace(new RegExp(alternatives.join('|'), 'g'), REDACTED);
-}
-function escapeRegExp(literal) {
-    return literal.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
-const PEM_BEGIN = '-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
-const PEM_END = '-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
-/**
- * Replaces each private-key block, BEGIN to END line, by `***`; a block with no END line is
- * key material to the end of the text. One forward scan: each END search starts after its
- * BEGIN, and the next BEGIN search after that END.
- */
-function redactPrivateKeys(text) {
-    const begin = new RegExp(PEM_BEGIN, 'g');
-    const end = new RegExp(PEM_END, 'g');
-    let result = '';
-    let from = 0;
-    for (;;) {
-        begin.lastIndex = from;
-        const opening = begin.exec(text);
-        if (opening === null)
-            return result + text.slice(from);
-        result += text.slice(from, opening.index) + REDACTED;
-        end.lastIndex = opening.index + opening[0].length;
-        const closing = end.exec(text);
-        if (closing === null)
-            return result;
-        from = closing.index + closing[0].length;
-    }
-}
-// ---------------------------------------------------------------------------------------------
-// Comments and markers
-/**
- * Marker text this project hides in comments and state (`<!-- AUTOLOOP:STATUS -->`,
- * `autoloop-ci-gate:` markers). Matched case-insensitively, after invisible characters are gone.
- */
-const MARKER = /autoloop(?:-ci-gate)?:/gi;
-/** Removes every `<!-- … -->` (also `<!-->`, `<!--->`); an unterminated one runs to the end. */
-function removeHtmlComments(text) {
-    let result = '';
-    let from = 0;
-    for (;;) {
-        const open = text.indexOf('<!--', from);
-        if (open === -1)
-            return result + text.slice(from);
-        result += text.slice(from, open) + ' ';
-        // HTML ends a comment at the first `-->`, even one that overlaps the opener's dashes.
-        const close = text.indexOf('-->', open + 2);
-        if (close === -1)
-            return result;
-        from = close + 3;
-    }
-}
-/** Removes HTML comments, then marker text (`AUTOLOOP:` in any case). */
-function removeMarkers(text) {
-    return removeHtmlComments(text).replace(MARKER, ' ');
-}
-/** Normalise, redact, then drop HTML comments and markers: the start of every formatter. */
-function prepare(text, options) {
-    const masked = (options?.maskedValues ?? []).map(normaliseText);
-    return removeMarkers(redactSecrets(normaliseText(text), masked));
-}
-// ---------------------------------------------------------------------------------------------
-// Markdown outside a fence
-const ZWJ = '\u200D';
-/** Characters that start markdown syntax anywhere in a line and that CI text must not use. */
-const INLINE_ESCAPED = new Set(['\\', '`', '[', ']', '|']);
-/** Characters that start a block (heading, quote, list, rule, fence) at the start of a line. */
-const LINE_START_ESCAPED = new Set(['#', '>', '+', '-', '*', '=', '_', '~']);
-const ENTITY_LIKE = /#?[A-Za-z0-9]{1,32};/y;
-const ORDERED_LIST_MARKER = /[0-9]{1,9}[.)]/y;
-/**
- * Prepared text as markdown pieces: each piece is one source character, escaped as needed, so
- * a cut between pieces never splits an escape, a surrogate pair, or `@` from its joiner.
- * - `@` gets a zero-width joiner after it: GitHub only mentions `@` + letter or digit;
- * - `#1` and `GH-1` get one after `#` / `GH`, so GitHub does not link them as references;
- * - `<` becomes `&lt;` (no raw HTML), `&` before something entity-like becomes `&amp;` (so
- *   `@&#117;ser` cannot decode into a mention);
- * - `\`, backticks, brackets and `|` are backslash-escaped (no code spans, links, images or
- *   table cells), as are block markers at the start of a line.
- */
-function markdownPieces(text) {
-    const pieces = [];
-    let atLineStart = true;
-    let indent = 0;
-    let i = 0;
-    while (i < text.length) {
-        const ch = String.fromCodePoint(text.codePointAt(i) ?? 0);
-        if (ch === '\n') {
-            pieces.push(ch);
-            atLineStart = true;
-            indent = 0;
-            i += 1;
-            continue;
-        }
-        const startsLine = atLineStart && !(ch === ' ' && indent < 3);
-        if (atLineStart) {
-            if (!startsLine) {
-                pieces.push(ch);
-                indent += 1;
-                i += 1;
-                continue;
-            }
-            atLineStart = false;
-            ORDERED_LIST_MARKER.lastIndex = i;
-            const listMarker = ORDERED_LIST_MARKER.exec(text);
-            if (listMarker !== null) {
-                for (const digit of listMarker[0].slice(0, -1))
-                    pieces.push(digit);
-                pieces.push(`\\${listMarker[0].slice(-1)}`);
-                i += listMarker[0].length;
-                continue;
-            }
-        }
-        let piece = ch;
-        let consumed = ch.length;
-        if (INLINE_ESCAPED.has(ch))
-            piece = `\\${ch}`;
-        else if (ch === '<')
-            piece = '&lt;';
-        else if (ch === '&' && isEntityAt(text, i + 1))
-            piece = '&amp;';
-        else if (ch === '@')
-            piece = ch + ZWJ;
-        else if (ch === '#' && isDigit(text[i + 1] ?? ''))
-            piece = ch + ZWJ;
-        else if ((ch === 'G' || ch === 'g') && isGhReference(text, i)) {
-            piece = ch + (text[i + 1] ?? '') + ZWJ;
-            consumed = 2;
-        }
-        pieces.push(startsLine && LINE_START_ESCAPED.has(ch) ? `\\${piece}` : piece);
-        i += consumed;
-    }
-    return pieces;
-}
-function isDigit(ch) {
-    return ch >= '0' && ch <= '9';
-}
-function isEntityAt(text, index) {
-    ENTITY_LIKE.lastIndex = index;
-    return ENTITY_LIKE.test(text);
-}
-/** `GH-` followed by a digit, any case: GitHub links `GH-123` to issue 123. */
-function isGhReference(text, index) {
-    const h = text[index + 1];
-    return (h === 'H' || h === 'h') && text[index + 2] === '-' && isDigit(text[index + 3] ?? '');
-}
-/**
- * For untrusted text shown as markdown outside a fence (line breaks kept): prepared (redacted,
- * no HTML comments or markers), then mentions and issue references broken, raw HTML and
- * entities escaped, and markdown syntax escaped so the text renders as itself.
- */
-function neutralise(text, options) {
-    return markdownPieces(prepare(text, options)).join('');
-}
-/**
- * One line of neutralised markdown, at most `max` characters: whitespace runs (line breaks
- * included) become one space, `|` is escaped, and a cut text ends with `…`.
- */
-function oneLine(text, max, options) {
-    return boundedMarkdown(singleLine(prepare(text, options)), max);
-}
-/** Stands in for `|` where a table must never see one. */
-const PIPE_SUBSTITUTE = '¦';
-/**
- * A table cell value: like `oneLine`, but with no `|` at all (replaced by `¦`), not even
- * escaped, since the autoloop scheduler splits state-file rows on every `|`.
- */
-function tableCell(text, max, options) {
-    const line = singleLine(prepare(text, options)).replaceAll('|', PIPE_SUBSTITUTE);
-    return boundedMarkdown(line, max);
-}
-/**
- * Untrusted text as one inline code span, shown verbatim (mentions, references and HTML do not
- * render in code): prepared, made one line, bounded to `max` characters of content, delimited
- * by a backtick run longer than any inside. Not for table cells (a `|` splits cells even in
- * code); use `tableCell` there.
- */
-function inlineCode(text, max, options) {
-    const content = cut(singleLine(prepare(text, options)), max);
-    if (content === '')
-        return '(empty)';
-    const delimiter = '`'.repeat(longestRun(content, '`') + 1);
-    // CommonMark strips one space on each side, which keeps a backtick at either end apart from
-    // the delimiter.
-    const padding = content.startsWith('`') || content.endsWith('`') ? ' ' : '';
-    return `${delimiter}${padding}${content}${padding}${delimiter}`;
-}
-/**
- * Untrusted text in a fenced code block it cannot break out of: prepared (redacted, no HTML
- * comments or markers; mentions do not ping inside a fence), bounded to `maxLines` lines and
- * `maxChars` characters (a cut line ends with `…`), fenced by a backtick run longer than any
- * inside, and followed by `… (N more lines)` when lines were left out.
- */
-function fence(text, options = {}) {
-    const maxLines = positiveInteger(options.maxLines ?? DEFAULT_FENCE_MAX_LINES, 'maxLines');
-    const maxChars = positiveInteger(options.maxChars ?? DEFAULT_FENCE_MAX_CHARS, 'maxChars');
-    const lines = prepare(text, options).trimEnd().split('\n');
-    if (lines.length === 1 && lines[0] === '')
-        lines.pop();
-    const shown = [];
-    let budget = maxChars;
-    for (const line of lines) {
-        if (shown.length === maxLines || budget <= 0)
-            break;
-        if (line.length <= budget) {
-            shown.push(line);
-            budget -= line.length + 1;
-        }
-        else {
-            shown.push(cut(line, budget));
-            budget = 0;
-        }
-    }
-    const content = shown.join('\n');
-    const delimiter = '`'.repeat(Math.max(3, longestRun(content, '`') + 1));
-    const block = content === '' ? `${delimiter}\n${delimiter}` : `${delimiter}\n${content}\n${delimiter}`;
-    const omitted = lines.length - shown.length;
-    return omitted > 0 ? `${block}\n… (${omitted} more line${omitted === 1 ? '' : 's'})` : block;
-}
-/**
- * Untrusted text for the action's own log: redacted, and unable to issue workflow commands
- * (`::command::` lines, `##[command]`), which the runner would otherwise obey.
- */
-function forLog(text, options) {
-    const masked = (options?.maskedValues ?? []).map(normaliseText);
-    return redactSecrets(normaliseText(text), masked)
-        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZWJ}`)
-        .replaceAll('##[', `##${ZWJ}[`);
-}
-// ---------------------------------------------------------------------------------------------
-// Helpers
-function singleLine(text) {
-    return text.replace(/\s+/g, ' ').trim();
-}
-/** `text` if at most `max` characters, else its start (no half surrogate pair) and `…`. */
-function cut(text, max) {
-    positiveInteger(max, 'max');
-    if (text.length <= max)
-        return text;
-    let end = max - 1;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff)
-        end -= 1;
-    return `${text.slice(0, end)}…`;
-}
-/**
- * Each source character yields at least one output character and looks at most this far
- * ahead, so the pieces of the first `max + MARKDOWN_LOOKAHEAD` characters decide a bounded line.
- */
-const MARKDOWN_LOOKAHEAD = 40;
-function boundedMarkdown(line, max) {
-    return boundPieces(markdownPieces(line.slice(0, max + MARKDOWN_LOOKAHEAD)), max);
-}
-/** Joins pieces; if they exceed `max` characters, keeps whole pieces and ends with `…`. */
-function boundPieces(pieces, max) {
-    positiveInteger(max, 'max');
-    let total = 0;
-    for (const piece of pieces)
-        total += piece.length;
-    if (total <= max)
-        return pieces.join('');
-    let result = '';
-    for (const piece of pieces) {
-        if (result.length + piece.length > max - 1)
-            break;
-        result += piece;
-    }
-    return `${result}…`;
-}
-function longestRun(text, ch) {
-    let longest = 0;
-    let current = 0;
-    for (const c of text) {
-        current = c === ch ? current + 1 : 0;
-        if (current > longest)
-            longest = current;
-    }
-    return longest;
-}
-function positiveInteger(value, name) {
-    if (!Number.isInteger(value) || value < 1) {
-        throw new RangeError(`${name} must be a whole number of at least 1, got ${value}`);
-    }
-    return value;
-}
-
+// EXTERNAL MODULE: ./src/text/untrusted.ts
+var untrusted = __nccwpck_require__(9209);
 ;// CONCATENATED MODULE: ./src/outputs.ts
 /**
  * Pure: what a command's result looks like as action outputs and as the job summary.
@@ -39514,7 +39128,7 @@ const OUTPUT_NAMES = [
     'errors'
 ];
 /** CI-chosen text in an output: secrets redacted, status sentinel and markers removed (SPEC §7). */
-const outputText = (text) => removeMarkers(redactSecrets(normaliseText(text)));
+const outputText = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text)));
 /** The `checks` output: every counted check with its conclusion and link. */
 function checksOutput(checks) {
     return checks
@@ -39554,9 +39168,9 @@ function checksTable(checks) {
             ['', 'Check', 'Kind', 'Conclusion', 'Link'],
             ...counted.map((check) => [
                 STATE_ICON[check.state],
-                tableCell(check.name, 120),
+                (0,untrusted/* tableCell */.xR)(check.name, 120),
                 check.kind === 'status' ? 'status' : 'check run',
-                tableCell(check.conclusion ?? check.status, 40),
+                (0,untrusted/* tableCell */.xR)(check.conclusion ?? check.status, 40),
                 outputs_link(check.url, 'details')
             ])
         ]));
@@ -39565,8 +39179,8 @@ function checksTable(checks) {
             markdownTable([
                 ['Check', 'Conclusion', 'Why not counted'],
                 ...excluded.map((check) => [
-                    outputs_link(check.url, tableCell(check.name, 120)),
-                    tableCell(check.conclusion ?? check.status, 40),
+                    outputs_link(check.url, (0,untrusted/* tableCell */.xR)(check.name, 120)),
+                    (0,untrusted/* tableCell */.xR)(check.conclusion ?? check.status, 40),
                     EXCLUSION[check.excluded ?? 'ignored']
                 ])
             ]) +
@@ -39590,13 +39204,13 @@ function gateSummaryMarkdown(program, gate, extra) {
     ];
     if (gate.reasons.length > 0) {
         for (const reason of gate.reasons)
-            lines.push(`- ${oneLine(reason, 600)}`);
+            lines.push(`- ${(0,untrusted/* oneLine */.TN)(reason, 600)}`);
         lines.push('');
     }
     if (gate.explanation)
         lines.push(gate.explanation, '');
     if (extra.pauseReason)
-        lines.push(`**Paused:** ${tableCell(extra.pauseReason, 200)}`, '');
+        lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(extra.pauseReason, 200)}`, '');
     if (extra.steps && extra.steps.length > 1) {
         lines.push('**Attempts in this step** (fix-command):', '', markdownTable([
             ['Attempt', 'Commit', 'Verdict', 'Signature'],
@@ -39604,7 +39218,7 @@ function gateSummaryMarkdown(program, gate, extra) {
                 String(step.attempt),
                 `\`${step.sha.slice(0, 12)}\``,
                 step.verdict,
-                step.signature ? tableCell(step.signature, 160) : '—'
+                step.signature ? (0,untrusted/* tableCell */.xR)(step.signature, 160) : '—'
             ])
         ]), '');
     }
@@ -40292,7 +39906,7 @@ function iso(ms) {
         throw new RangeError(`not a time: ${ms}`);
     return new Date(ms).toISOString();
 }
-function ledger_cut(text, max) {
+function cut(text, max) {
     return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 /** The part of a signature hash the ledger compares. */
@@ -40372,14 +39986,14 @@ function signatureRecord(signature) {
     const allKeys = signature.keys ?? [];
     const keys = allKeys
         .slice(0, LEDGER_LIMITS.maxKeys)
-        .map((key) => ledger_cut(key, LEDGER_LIMITS.maxKeyChars));
-    const full = ledger_cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
+        .map((key) => cut(key, LEDGER_LIMITS.maxKeyChars));
+    const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
     const wasCut = keys.length < allKeys.length ||
         keys.some((key, i) => key !== allKeys[i]) ||
         full !== (signature.full ?? allKeys.join('; '));
     return {
         hash: signature.hash,
-        short: ledger_cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
+        short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
         keyCount: allKeys.length,
         keys,
         full,
@@ -40400,13 +40014,13 @@ function completeAttempt(ledger, index, verdict) {
         failingChecks: (verdict.failingChecks ?? [])
             .slice(0, LEDGER_LIMITS.maxFailingChecks)
             .map((check) => ({
-            name: ledger_cut(check.name, LEDGER_LIMITS.maxCheckNameChars),
-            conclusion: ledger_cut(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
-            url: check.url ? ledger_cut(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
+            name: cut(check.name, LEDGER_LIMITS.maxCheckNameChars),
+            conclusion: cut(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
+            url: check.url ? cut(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
         })),
         errorLines: (verdict.errorLines ?? [])
             .slice(0, LEDGER_LIMITS.maxErrorLines)
-            .map((line) => ledger_cut(line, LEDGER_LIMITS.maxErrorLineChars))
+            .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars))
     };
     let next = replaceAttempt(ledger, index, completed);
     if (verdict.state === 'green' && index === latestAttempt(ledger).index) {
@@ -40448,7 +40062,7 @@ function shrinkDetails(attempt) {
         signature: attempt.signature && {
             ...attempt.signature,
             keys: half(attempt.signature.keys),
-            full: attempt.signature.full === undefined ? undefined : ledger_cut(attempt.signature.full, 200),
+            full: attempt.signature.full === undefined ? undefined : cut(attempt.signature.full, 200),
             cut: true
         }
     };
@@ -41057,7 +40671,7 @@ function stripTimestamp(line) {
     if (line.charCodeAt(i) === 46) {
         i += 1;
         const end = Math.min(line.length, i + 9);
-        while (i < end && lines_isDigit(line.charCodeAt(i)))
+        while (i < end && isDigit(line.charCodeAt(i)))
             i += 1;
     }
     if (line.charCodeAt(i) !== 90)
@@ -41067,12 +40681,12 @@ function stripTimestamp(line) {
         i += 1;
     return line.slice(i);
 }
-function lines_isDigit(code) {
+function isDigit(code) {
     return code >= 48 && code <= 57;
 }
 function isDigits(line, from, to) {
     for (let i = from; i < to; i++)
-        if (!lines_isDigit(line.charCodeAt(i)))
+        if (!isDigit(line.charCodeAt(i)))
             return false;
     return true;
 }
@@ -42918,8 +42532,8 @@ function parseFailureSummary(value) {
  * kept.
  */
 function redactFailureSummary(summary, maskedValues = []) {
-    const masked = maskedValues.map(normaliseText);
-    const clean = (text) => removeMarkers(redactSecrets(normaliseText(text), masked));
+    const masked = maskedValues.map(untrusted/* normaliseText */.af);
+    const clean = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text), masked));
     const cleanAll = (texts) => texts.map(clean);
     return {
         ...summary,
@@ -43066,15 +42680,15 @@ function renderFailureSummaryMarkdown(summary, options = {}) {
 function renderHeader(summary, text) {
     const count = summary.checks.length;
     const lines = [
-        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${inlineCode(summary.sha, 64, text)} (attempt ${summary.attempt})`,
+        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
         ''
     ];
-    const facts = [`generated ${inlineCode(summary.generatedAt, 40, text)}`];
+    const facts = [`generated ${(0,untrusted/* inlineCode */.ti)(summary.generatedAt, 40, text)}`];
     if (summary.program !== undefined)
-        facts.unshift(`program ${inlineCode(summary.program, 100, text)}`);
+        facts.unshift(`program ${(0,untrusted/* inlineCode */.ti)(summary.program, 100, text)}`);
     lines.push(capitalise(facts.join(' · ')), '');
     const keyCount = summary.signature.keys.length;
-    lines.push(`**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${inlineCode(summary.signature.short, KEY_MAX_CHARS, text)}`);
+    lines.push(`**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${(0,untrusted/* inlineCode */.ti)(summary.signature.short, KEY_MAX_CHARS, text)}`);
     return lines.join('\n');
 }
 function renderChanges(summary, text) {
@@ -43083,7 +42697,7 @@ function renderChanges(summary, text) {
         return null;
     const since = previous === undefined
         ? '**Since the previous attempt**'
-        : `**Since attempt ${previous.attempt}** (${inlineCode(previous.sha, 64, text)}, signature ${inlineCode(previous.signature, KEY_MAX_CHARS, text)})`;
+        : `**Since attempt ${previous.attempt}** (${(0,untrusted/* inlineCode */.ti)(previous.sha, 64, text)}, signature ${(0,untrusted/* inlineCode */.ti)(previous.signature, KEY_MAX_CHARS, text)})`;
     if (changes === undefined)
         return { full: since, compact: since };
     const counts = `${changes.fixed.length} fixed, ${changes.new.length} new, ${changes.persisting.length} persisting`;
@@ -43097,10 +42711,10 @@ function renderChanges(summary, text) {
     return { full, compact: `${since}: ${counts}` };
 }
 function renderCheckHeading(check, index, text) {
-    const name = oneLine(check.name, NAME_MAX_CHARS, text) || '(unnamed check)';
+    const name = (0,untrusted/* oneLine */.TN)(check.name, NAME_MAX_CHARS, text) || '(unnamed check)';
     const target = linkTarget(check.url, text);
     const title = target === null ? name : `[${name}](${target})`;
-    return `#### ${index + 1}. ${title} — ${inlineCode(check.conclusion, 40, text)}`;
+    return `#### ${index + 1}. ${title} — ${(0,untrusted/* inlineCode */.ti)(check.conclusion, 40, text)}`;
 }
 function renderCheck(check, index, fenceOptions) {
     const text = { maskedValues: fenceOptions.maskedValues };
@@ -43116,10 +42730,10 @@ function renderCheck(check, index, fenceOptions) {
         parts.push('', '_Link not shown: not a plain http(s) URL._');
     }
     if (check.note !== undefined && check.note.trim() !== '') {
-        parts.push('', `_Note:_ ${oneLine(check.note, 500, text)}`);
+        parts.push('', `_Note:_ ${(0,untrusted/* oneLine */.TN)(check.note, 500, text)}`);
     }
     if (check.firstErrorLines.length > 0) {
-        parts.push('', 'First error lines:', '', fence(check.firstErrorLines.join('\n'), fenceOptions));
+        parts.push('', 'First error lines:', '', (0,untrusted/* fence */.EU)(check.firstErrorLines.join('\n'), fenceOptions));
     }
     return parts.join('\n');
 }
@@ -43130,7 +42744,7 @@ function renderKeyList(keys, text) {
     let list = '';
     let shown = 0;
     for (const key of keys) {
-        const item = (shown === 0 ? '' : ', ') + inlineCode(key, KEY_MAX_CHARS, text);
+        const item = (shown === 0 ? '' : ', ') + (0,untrusted/* inlineCode */.ti)(key, KEY_MAX_CHARS, text);
         if (shown > 0 && list.length + item.length > KEY_LIST_MAX_CHARS)
             break;
         list += item;
@@ -43157,7 +42771,7 @@ function linkTarget(url, options = {}) {
     if (parsed.username !== '' || parsed.password !== '')
         return null;
     const href = parsed.href;
-    if (redactSecrets(href, options.maskedValues ?? []) !== href)
+    if ((0,untrusted/* redactSecrets */.fp)(href, options.maskedValues ?? []) !== href)
         return null;
     // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
     return href.replaceAll('(', '%28').replaceAll(')', '%29');
@@ -43190,7 +42804,7 @@ function statusLine(state) {
         return (state.pauseReason ?? '').startsWith('consecutive errors') ? '⚠️ Error' : '⏸️ Paused';
     return '🟢 Active';
 }
-const value = (text, max = 200) => text === null || text === undefined || text === '' ? '—' : tableCell(String(text), max);
+const value = (text, max = 200) => text === null || text === undefined || text === '' ? '—' : (0,untrusted/* tableCell */.xR)(String(text), max);
 function renderStatusComment(view) {
     const { state } = view;
     const rows = [
@@ -43201,21 +42815,21 @@ function renderStatusComment(view) {
         [
             'Branch',
             state.branch
-                ? `[${tableCell(state.branch, 120)}](${view.serverUrl}/${view.repository}/tree/${encodeURI(state.branch)})`
+                ? `[${(0,untrusted/* tableCell */.xR)(state.branch, 120)}](${view.serverUrl}/${view.repository}/tree/${encodeURI(state.branch)})`
                 : '—'
         ],
         ['PR', state.pr ? `#${state.pr}` : '—'],
         [
             'State file',
             view.stateFile.url
-                ? `[${tableCell(view.stateFile.label, 120)}](${view.stateFile.url})`
+                ? `[${(0,untrusted/* tableCell */.xR)(view.stateFile.label, 120)}](${view.stateFile.url})`
                 : value(view.stateFile.label)
         ],
         ['Paused', state.paused ? `yes: ${value(state.pauseReason, 300)}` : 'no']
     ];
     return [
         STATUS_SENTINEL,
-        `### 🤖 Autoloop: ${tableCell(view.program, 100)}`,
+        `### 🤖 Autoloop: ${(0,untrusted/* tableCell */.xR)(view.program, 100)}`,
         '',
         '| | |',
         '|---|---|',
@@ -43228,16 +42842,16 @@ function attemptBlock(attempt, view) {
     const run = view.runUrlOf(attempt.runId);
     const checks = (attempt.failingChecks ?? [])
         .map((check) => check.url && /^https?:\/\//.test(check.url)
-        ? `[${tableCell(check.name, 80)}](${check.url})`
-        : tableCell(check.name, 80))
+        ? `[${(0,untrusted/* tableCell */.xR)(check.name, 80)}](${check.url})`
+        : (0,untrusted/* tableCell */.xR)(check.name, 80))
         .join(', ');
     const lines = [
-        `**Attempt ${attempt.index}** — ${inlineCode(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
+        `**Attempt ${attempt.index}** — ${(0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
             (run ? ` — [run](${run})` : '') +
             (checks ? ` — failing: ${checks}` : '')
     ];
     if (attempt.errorLines && attempt.errorLines.length > 0)
-        lines.push(fence(attempt.errorLines.join('\n'), {
+        lines.push((0,untrusted/* fence */.EU)(attempt.errorLines.join('\n'), {
             maxLines: 8,
             maxChars: 1200,
             maskedValues: view.maskedValues
@@ -43248,15 +42862,15 @@ function renderPauseComment(view) {
     const lastThree = view.attempts.slice(-3);
     return [
         commentMarker('pause', view.iterationId),
-        `### ⏸️ Autoloop program ${inlineCode(view.program, 100)} paused by the CI gate`,
+        `### ⏸️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100)} paused by the CI gate`,
         '',
-        `**Reason:** ${inlineCode(view.reason, 300)}`,
+        `**Reason:** ${(0,untrusted/* inlineCode */.ti)(view.reason, 300)}`,
         '',
         ...(view.signature
             ? [
                 '**Failure signature** (the same signature on a later attempt means no progress):',
                 '',
-                fence(view.signature.full, {
+                (0,untrusted/* fence */.EU)(view.signature.full, {
                     maxLines: 40,
                     maxChars: 4000,
                     maskedValues: view.maskedValues
@@ -43723,7 +43337,7 @@ function memoryLogger() {
  * or masked value is printed, whichever call site forgot to clean its part.
  */
 function untrustedTextLogger(log, maskedValues) {
-    const clean = (message) => forLog(message, { maskedValues });
+    const clean = (message) => (0,untrusted/* forLog */.Ig)(message, { maskedValues });
     return {
         debug: (message) => log.debug(clean(message)),
         info: (message) => log.info(clean(message)),
@@ -43772,13 +43386,13 @@ async function findingsOf(gate, deps) {
  * redacted and marker text removed before anything is built from them.
  */
 function untrustedKey(key, maskedValues) {
-    return removeMarkers(redactSecrets(key, maskedValues)).replace(/\s+/g, ' ').trim();
+    return (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)(key, maskedValues)).replace(/\s+/g, ' ').trim();
 }
 function errorLinesOf(gathered, masked) {
     return gathered
         .flatMap((failure) => failure.firstErrorLines.slice(0, 3).map((line) => `${failure.name}: ${line}`))
         .slice(0, 10)
-        .map((line) => redactSecrets(line, masked));
+        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
 }
 function previousAttempt(ledger, index) {
     return [...ledger.attempts]
@@ -43894,7 +43508,7 @@ async function runGateCommand(config, commandDeps) {
         // fix-command: run it, push what it committed, gate again.
         const command = config.fixCommand;
         const before = gate.sha;
-        log.info(`Running fix-command for attempt ${attempt.index + 1} (signature: ${forLog(outcome.signature.short, { maskedValues: deps.maskedValues })})`);
+        log.info(`Running fix-command for attempt ${attempt.index + 1} (signature: ${(0,untrusted/* forLog */.Ig)(outcome.signature.short, { maskedValues: deps.maskedValues })})`);
         const remaining = Math.max(60_000, outcome.deadline - clock.now());
         const env = {
             AUTOLOOP_FAILURE_JSON: outcome.jsonPath,
@@ -44019,7 +43633,7 @@ async function settleAttempt(config, deps, gate, ledger, index, update) {
     await deps.writeFile(markdownPath, markdown);
     for (const failure of gathered)
         log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
-    log.info(`Failure signature: ${forLog(signature.full, { maskedValues: deps.maskedValues })}`);
+    log.info(`Failure signature: ${(0,untrusted/* forLog */.Ig)(signature.full, { maskedValues: deps.maskedValues })}`);
     const attemptRecord = {
         index,
         state: gate.verdict === 'no-checks' ? 'no-checks' : 'red',
@@ -44713,7 +44327,7 @@ function applyRecord(original, request) {
     const iteration = transition.patch.iterationCount;
     const safe = (value, max) => value === undefined
         ? null
-        : oneLine(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
+        : (0,untrusted/* oneLine */.TN)(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
     const lines = renderHistoryEntry({
         iteration,
         outcome: request.outcome,
@@ -44899,17 +44513,17 @@ function applyReset(text) {
 function renderResetComment(view) {
     const who = view.actor
         ? view.actorUrl
-            ? `[${oneLine(view.actor, 60)}](${view.actorUrl})`
-            : oneLine(view.actor, 60)
+            ? `[${(0,untrusted/* oneLine */.TN)(view.actor, 60)}](${view.actorUrl})`
+            : (0,untrusted/* oneLine */.TN)(view.actor, 60)
         : 'a maintainer';
     const options = { maskedValues: view.maskedValues };
     return [
         view.marker,
-        `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} reset`,
+        `### ▶️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100, options)} reset`,
         '',
         `**Reset by:** ${who}${view.runUrl ? ` ([run](${view.runUrl}))` : ''}`,
-        `**Why:** ${view.reason ? oneLine(view.reason, 500, options) : '_no reason given_'}`,
-        `**It was paused for:** ${inlineCode(view.clearedReason, 300, options)}`,
+        `**Why:** ${view.reason ? (0,untrusted/* oneLine */.TN)(view.reason, 500, options) : '_no reason given_'}`,
+        `**It was paused for:** ${(0,untrusted/* inlineCode */.ti)(view.clearedReason, 300, options)}`,
         '',
         'Paused and Pause Reason are cleared, Consecutive Errors is 0 and the CI fix-loop ledger is gone: the next scheduled iteration starts fresh.'
     ].join('\n');
@@ -44978,8 +44592,8 @@ async function runResetCommand(config, deps) {
         summary: [
             `## autoloop-ci-gate: reset ${program}`,
             '',
-            `Unpaused${actor ? ` by ${oneLine(actor, 60)}` : ''}. It was paused for: ${inlineCode(result.clearedReason ?? '', 300)}.`,
-            `Why: ${config.reason ? oneLine(config.reason, 500, { maskedValues: deps.maskedValues }) : '_no reason given_'}`,
+            `Unpaused${actor ? ` by ${(0,untrusted/* oneLine */.TN)(actor, 60)}` : ''}. It was paused for: ${(0,untrusted/* inlineCode */.ti)(result.clearedReason ?? '', 300)}.`,
+            `Why: ${config.reason ? (0,untrusted/* oneLine */.TN)(config.reason, 500, { maskedValues: deps.maskedValues }) : '_no reason given_'}`,
             ''
         ].join('\n'),
         message
@@ -45232,12 +44846,12 @@ function renderResumeComment(view) {
     const options = { maskedValues: view.maskedValues };
     return [
         view.marker,
-        `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} resumed`,
+        `### ▶️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100, options)} resumed`,
         '',
-        `Every check on ${inlineCode(view.sha, 64)} (the head of ${inlineCode(view.branch, 200, options)}) is green (${view.checks} counted), so the pause is lifted:`,
+        `Every check on ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)} (the head of ${(0,untrusted/* inlineCode */.ti)(view.branch, 200, options)}) is green (${view.checks} counted), so the pause is lifted:`,
         '',
-        `- **It was paused for:** ${inlineCode(view.previousReason, 300, options)}`,
-        `- **Green at:** ${inlineCode(view.sha, 64)}`,
+        `- **It was paused for:** ${(0,untrusted/* inlineCode */.ti)(view.previousReason, 300, options)}`,
+        `- **Green at:** ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)}`,
         '',
         'Paused and Pause Reason are cleared and the CI fix-loop ledger is gone: the next scheduled iteration starts from this commit.'
     ].join('\n');
@@ -45335,9 +44949,9 @@ function reconcile_summaryOf(reports, resumed, abandoned, errors) {
         lines.push(markdownTable([
             ['Program', 'State', 'Action'],
             ...reports.map((report) => [
-                tableCell(report.program, 100),
-                tableCell(report.state, 200),
-                report.error ? `⚠️ error: ${tableCell(report.error, 400)}` : tableCell(report.action, 400)
+                (0,untrusted/* tableCell */.xR)(report.program, 100),
+                (0,untrusted/* tableCell */.xR)(report.state, 200),
+                report.error ? `⚠️ error: ${(0,untrusted/* tableCell */.xR)(report.error, 400)}` : (0,untrusted/* tableCell */.xR)(report.action, 400)
             ])
         ]));
     return lines.join('\n') + '\n';
@@ -45983,6 +45597,418 @@ class ContentsApiStore {
     async list() {
         return programsOf(await this.api.listDir(this.options.branch, this.dir));
     }
+}
+
+
+/***/ }),
+
+/***/ 9209:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   A7: () => (/* binding */ removeMarkers),
+/* harmony export */   EU: () => (/* binding */ fence),
+/* harmony export */   Ig: () => (/* binding */ forLog),
+/* harmony export */   TN: () => (/* binding */ oneLine),
+/* harmony export */   af: () => (/* binding */ normaliseText),
+/* harmony export */   fp: () => (/* binding */ redactSecrets),
+/* harmony export */   ti: () => (/* binding */ inlineCode),
+/* harmony export */   xR: () => (/* binding */ tableCell)
+/* harmony export */ });
+/* unused harmony exports REDACTED, MIN_MASKED_VALUE_LENGTH, DEFAULT_FENCE_MAX_LINES, DEFAULT_FENCE_MAX_CHARS, removeHtmlComments, neutralise, PIPE_SUBSTITUTE */
+/**
+ * Text taken from CI is untrusted (SPEC §7): logs, annotations, check-run output, status
+ * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
+ * it ends up in issue comments, job summaries, action outputs and logs. Every function here is
+ * pure and runs in time linear in the input: each regular expression either starts at a fixed
+ * literal and is followed by nothing that could make it re-scan a run, or is replaced by an
+ * explicit scan (PEM blocks, HTML comments).
+ *
+ * Each formatter does the same preparation first (`prepare`):
+ * 1. normalise: ANSI escapes, control characters and invisible (default-ignorable) characters
+ *    such as zero-width spaces and bidi overrides are dropped, line ends become `\n`; so a
+ *    token or a sentinel split by invisible characters is seen whole;
+ * 2. redact secrets and masked values;
+ * 3. remove HTML comments (an unterminated one up to the end of the text) and `AUTOLOOP:`
+ *    marker text, so CI text can never forge the status-comment sentinel or a hidden marker.
+ * Removed text is replaced by one space, which cannot take part in a comment opener or a
+ * marker, so a removal never joins its neighbours into a new one.
+ */
+/** What a secret is replaced with, as the runner does. */
+const REDACTED = '***';
+/**
+ * Masked values shorter than this are not redacted: masking every `true`, `main` or `1` would
+ * make the text unreadable while protecting nothing a short value could hide.
+ */
+const MIN_MASKED_VALUE_LENGTH = 6;
+const DEFAULT_FENCE_MAX_LINES = 30;
+const DEFAULT_FENCE_MAX_CHARS = 4000;
+// ---------------------------------------------------------------------------------------------
+// Normalisation
+/* eslint-disable no-control-regex -- these patterns exist to find control characters */
+/** CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks). */
+const ANSI_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?/g;
+/** C0 and C1 controls except tab and newline (carriage returns are turned into newlines first). */
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+/* eslint-enable no-control-regex */
+const LINE_BREAK = /\r\n?|[\u2028\u2029]/g;
+/** Zero-width characters, bidi controls, soft hyphens, variation selectors, tag characters. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * Drops what hides or disguises text: ANSI escapes, control characters, invisible characters;
+ * turns every line break into `\n` and lone surrogates into U+FFFD.
+ */
+function normaliseText(text) {
+    return text
+        .replace(ANSI_ESCAPE, '')
+        .replace(LINE_BREAK, '\n')
+        .replace(CONTROL, '')
+        .replace(INVISIBLE, '')
+        .replace(LONE_SURROGATE, '\uFFFD');
+}
+// ---------------------------------------------------------------------------------------------
+// Secrets
+/**
+ * Token shapes. Each starts at a literal (or at the start of a run, by look-behind) and ends
+ * with a greedy run that needs nothing after it, so no pattern can re-scan a run it started in.
+ */
+const SECRET_PATTERNS = [
+    // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens.
+    [/gh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
+    // GitHub fine-grained personal access tokens.
+    [/github_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
+    // AWS access key ids (long-term and temporary).
+    [/(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g, REDACTED],
+    // AWS secret access keys next to their name: env, ini, JSON (`"SecretAccessKey": "…"`).
+    [/((?:aws_?)?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi, `$1${REDACTED}`],
+    // HTTP authorization headers, whatever the scheme; keeps the header and scheme names.
+    [
+        /(\bauthorization["']?\s*[:=]\s*["']?(?:(?:token|bearer|basic|digest)\s+)?)[^\s"',;]+/gi,
+        `$1${REDACTED}`
+    ],
+    [/(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi, `$1${REDACTED}`],
+    // npm automation/publish tokens and `.npmrc` credentials.
+    [/npm_[A-Za-z0-9]{30,}/g, REDACTED],
+    [/(_auth(?:Token)?\s*=\s*|_password\s*=\s*)[^\s"']+/gi, `$1${REDACTED}`],
+    // Slack bot, user, app and refresh tokens.
+    [/xox[abposre]-[A-Za-z0-9-]{10,}/g, REDACTED],
+    // JSON web tokens (OIDC tokens show up in CI logs), only at the start of a base64url run.
+    [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
+    // Credentials in URLs: `https://user:pass@host`, `https://token@host`. The user-info run
+    // cannot contain `/`, so it never spans the `scheme://` of another match.
+    [/\b([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)[^\s/?#@"'<>()[\]{}]+@/g, `$1${REDACTED}@`]
+];
+/**
+ * Masks token-like strings (GitHub, AWS, npm, Slack, JWT, authorization headers, PEM private
+ * keys, credentials in URLs) and every masked value of at least `MIN_MASKED_VALUE_LENGTH`
+ * characters (multi-line values also line by line) with `***`. Text only; use the formatters
+ * below for text that will be shown.
+ */
+function redactSecrets(text, maskedValues = []) {
+    let result = redactMaskedValues(text, maskedValues);
+    result = redactPrivateKeys(result);
+    for (const [pattern, replacement] of SECRET_PATTERNS)
+        result = result.replace(pattern, replacement);
+    return result;
+}
+function redactMaskedValues(text, maskedValues) {
+    const values = new Set();
+    for (const value of maskedValues) {
+        for (const candidate of [value, ...value.split(/\r?\n/)]) {
+            if (candidate.length >= MIN_MASKED_VALUE_LENGTH)
+                values.add(candidate);
+        }
+    }
+    if (values.size === 0)
+        return text;
+    // Longest first, so a value that contains another is masked whole.
+    const alternatives = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    return text.replace(new RegExp(alternatives.join('|'), 'g'), REDACTED);
+}
+function escapeRegExp(literal) {
+    return literal.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+const PEM_BEGIN = '-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
+const PEM_END = '-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
+/**
+ * Replaces each private-key block, BEGIN to END line, by `***`; a block with no END line is
+ * key material to the end of the text. One forward scan: each END search starts after its
+ * BEGIN, and the next BEGIN search after that END.
+ */
+function redactPrivateKeys(text) {
+    const begin = new RegExp(PEM_BEGIN, 'g');
+    const end = new RegExp(PEM_END, 'g');
+    let result = '';
+    let from = 0;
+    for (;;) {
+        begin.lastIndex = from;
+        const opening = begin.exec(text);
+        if (opening === null)
+            return result + text.slice(from);
+        result += text.slice(from, opening.index) + REDACTED;
+        end.lastIndex = opening.index + opening[0].length;
+        const closing = end.exec(text);
+        if (closing === null)
+            return result;
+        from = closing.index + closing[0].length;
+    }
+}
+// ---------------------------------------------------------------------------------------------
+// Comments and markers
+/**
+ * Marker text this project hides in comments and state (`<!-- AUTOLOOP:STATUS -->`,
+ * `autoloop-ci-gate:` markers). Matched case-insensitively, after invisible characters are gone.
+ */
+const MARKER = /autoloop(?:-ci-gate)?:/gi;
+/** Removes every `<!-- … -->` (also `<!-->`, `<!--->`); an unterminated one runs to the end. */
+function removeHtmlComments(text) {
+    let result = '';
+    let from = 0;
+    for (;;) {
+        const open = text.indexOf('<!--', from);
+        if (open === -1)
+            return result + text.slice(from);
+        result += text.slice(from, open) + ' ';
+        // HTML ends a comment at the first `-->`, even one that overlaps the opener's dashes.
+        const close = text.indexOf('-->', open + 2);
+        if (close === -1)
+            return result;
+        from = close + 3;
+    }
+}
+/** Removes HTML comments, then marker text (`AUTOLOOP:` in any case). */
+function removeMarkers(text) {
+    return removeHtmlComments(text).replace(MARKER, ' ');
+}
+/** Normalise, redact, then drop HTML comments and markers: the start of every formatter. */
+function prepare(text, options) {
+    const masked = (options?.maskedValues ?? []).map(normaliseText);
+    return removeMarkers(redactSecrets(normaliseText(text), masked));
+}
+// ---------------------------------------------------------------------------------------------
+// Markdown outside a fence
+const ZWJ = '\u200D';
+/** Characters that start markdown syntax anywhere in a line and that CI text must not use. */
+const INLINE_ESCAPED = new Set(['\\', '`', '[', ']', '|']);
+/** Characters that start a block (heading, quote, list, rule, fence) at the start of a line. */
+const LINE_START_ESCAPED = new Set(['#', '>', '+', '-', '*', '=', '_', '~']);
+const ENTITY_LIKE = /#?[A-Za-z0-9]{1,32};/y;
+const ORDERED_LIST_MARKER = /[0-9]{1,9}[.)]/y;
+/**
+ * Prepared text as markdown pieces: each piece is one source character, escaped as needed, so
+ * a cut between pieces never splits an escape, a surrogate pair, or `@` from its joiner.
+ * - `@` gets a zero-width joiner after it: GitHub only mentions `@` + letter or digit;
+ * - `#1` and `GH-1` get one after `#` / `GH`, so GitHub does not link them as references;
+ * - `<` becomes `&lt;` (no raw HTML), `&` before something entity-like becomes `&amp;` (so
+ *   `@&#117;ser` cannot decode into a mention);
+ * - `\`, backticks, brackets and `|` are backslash-escaped (no code spans, links, images or
+ *   table cells), as are block markers at the start of a line.
+ */
+function markdownPieces(text) {
+    const pieces = [];
+    let atLineStart = true;
+    let indent = 0;
+    let i = 0;
+    while (i < text.length) {
+        const ch = String.fromCodePoint(text.codePointAt(i) ?? 0);
+        if (ch === '\n') {
+            pieces.push(ch);
+            atLineStart = true;
+            indent = 0;
+            i += 1;
+            continue;
+        }
+        const startsLine = atLineStart && !(ch === ' ' && indent < 3);
+        if (atLineStart) {
+            if (!startsLine) {
+                pieces.push(ch);
+                indent += 1;
+                i += 1;
+                continue;
+            }
+            atLineStart = false;
+            ORDERED_LIST_MARKER.lastIndex = i;
+            const listMarker = ORDERED_LIST_MARKER.exec(text);
+            if (listMarker !== null) {
+                for (const digit of listMarker[0].slice(0, -1))
+                    pieces.push(digit);
+                pieces.push(`\\${listMarker[0].slice(-1)}`);
+                i += listMarker[0].length;
+                continue;
+            }
+        }
+        let piece = ch;
+        let consumed = ch.length;
+        if (INLINE_ESCAPED.has(ch))
+            piece = `\\${ch}`;
+        else if (ch === '<')
+            piece = '&lt;';
+        else if (ch === '&' && isEntityAt(text, i + 1))
+            piece = '&amp;';
+        else if (ch === '@')
+            piece = ch + ZWJ;
+        else if (ch === '#' && isDigit(text[i + 1] ?? ''))
+            piece = ch + ZWJ;
+        else if ((ch === 'G' || ch === 'g') && isGhReference(text, i)) {
+            piece = ch + (text[i + 1] ?? '') + ZWJ;
+            consumed = 2;
+        }
+        pieces.push(startsLine && LINE_START_ESCAPED.has(ch) ? `\\${piece}` : piece);
+        i += consumed;
+    }
+    return pieces;
+}
+function isDigit(ch) {
+    return ch >= '0' && ch <= '9';
+}
+function isEntityAt(text, index) {
+    ENTITY_LIKE.lastIndex = index;
+    return ENTITY_LIKE.test(text);
+}
+/** `GH-` followed by a digit, any case: GitHub links `GH-123` to issue 123. */
+function isGhReference(text, index) {
+    const h = text[index + 1];
+    return (h === 'H' || h === 'h') && text[index + 2] === '-' && isDigit(text[index + 3] ?? '');
+}
+/**
+ * For untrusted text shown as markdown outside a fence (line breaks kept): prepared (redacted,
+ * no HTML comments or markers), then mentions and issue references broken, raw HTML and
+ * entities escaped, and markdown syntax escaped so the text renders as itself.
+ */
+function neutralise(text, options) {
+    return markdownPieces(prepare(text, options)).join('');
+}
+/**
+ * One line of neutralised markdown, at most `max` characters: whitespace runs (line breaks
+ * included) become one space, `|` is escaped, and a cut text ends with `…`.
+ */
+function oneLine(text, max, options) {
+    return boundedMarkdown(singleLine(prepare(text, options)), max);
+}
+/** Stands in for `|` where a table must never see one. */
+const PIPE_SUBSTITUTE = '¦';
+/**
+ * A table cell value: like `oneLine`, but with no `|` at all (replaced by `¦`), not even
+ * escaped, since the autoloop scheduler splits state-file rows on every `|`.
+ */
+function tableCell(text, max, options) {
+    const line = singleLine(prepare(text, options)).replaceAll('|', PIPE_SUBSTITUTE);
+    return boundedMarkdown(line, max);
+}
+/**
+ * Untrusted text as one inline code span, shown verbatim (mentions, references and HTML do not
+ * render in code): prepared, made one line, bounded to `max` characters of content, delimited
+ * by a backtick run longer than any inside. Not for table cells (a `|` splits cells even in
+ * code); use `tableCell` there.
+ */
+function inlineCode(text, max, options) {
+    const content = cut(singleLine(prepare(text, options)), max);
+    if (content === '')
+        return '(empty)';
+    const delimiter = '`'.repeat(longestRun(content, '`') + 1);
+    // CommonMark strips one space on each side, which keeps a backtick at either end apart from
+    // the delimiter.
+    const padding = content.startsWith('`') || content.endsWith('`') ? ' ' : '';
+    return `${delimiter}${padding}${content}${padding}${delimiter}`;
+}
+/**
+ * Untrusted text in a fenced code block it cannot break out of: prepared (redacted, no HTML
+ * comments or markers; mentions do not ping inside a fence), bounded to `maxLines` lines and
+ * `maxChars` characters (a cut line ends with `…`), fenced by a backtick run longer than any
+ * inside, and followed by `… (N more lines)` when lines were left out.
+ */
+function fence(text, options = {}) {
+    const maxLines = positiveInteger(options.maxLines ?? DEFAULT_FENCE_MAX_LINES, 'maxLines');
+    const maxChars = positiveInteger(options.maxChars ?? DEFAULT_FENCE_MAX_CHARS, 'maxChars');
+    const lines = prepare(text, options).trimEnd().split('\n');
+    if (lines.length === 1 && lines[0] === '')
+        lines.pop();
+    const shown = [];
+    let budget = maxChars;
+    for (const line of lines) {
+        if (shown.length === maxLines || budget <= 0)
+            break;
+        if (line.length <= budget) {
+            shown.push(line);
+            budget -= line.length + 1;
+        }
+        else {
+            shown.push(cut(line, budget));
+            budget = 0;
+        }
+    }
+    const content = shown.join('\n');
+    const delimiter = '`'.repeat(Math.max(3, longestRun(content, '`') + 1));
+    const block = content === '' ? `${delimiter}\n${delimiter}` : `${delimiter}\n${content}\n${delimiter}`;
+    const omitted = lines.length - shown.length;
+    return omitted > 0 ? `${block}\n… (${omitted} more line${omitted === 1 ? '' : 's'})` : block;
+}
+/**
+ * Untrusted text for the action's own log: redacted, and unable to issue workflow commands
+ * (`::command::` lines, `##[command]`), which the runner would otherwise obey.
+ */
+function forLog(text, options) {
+    const masked = (options?.maskedValues ?? []).map(normaliseText);
+    return redactSecrets(normaliseText(text), masked)
+        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZWJ}`)
+        .replaceAll('##[', `##${ZWJ}[`);
+}
+// ---------------------------------------------------------------------------------------------
+// Helpers
+function singleLine(text) {
+    return text.replace(/\s+/g, ' ').trim();
+}
+/** `text` if at most `max` characters, else its start (no half surrogate pair) and `…`. */
+function cut(text, max) {
+    positiveInteger(max, 'max');
+    if (text.length <= max)
+        return text;
+    let end = max - 1;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff)
+        end -= 1;
+    return `${text.slice(0, end)}…`;
+}
+/**
+ * Each source character yields at least one output character and looks at most this far
+ * ahead, so the pieces of the first `max + MARKDOWN_LOOKAHEAD` characters decide a bounded line.
+ */
+const MARKDOWN_LOOKAHEAD = 40;
+function boundedMarkdown(line, max) {
+    return boundPieces(markdownPieces(line.slice(0, max + MARKDOWN_LOOKAHEAD)), max);
+}
+/** Joins pieces; if they exceed `max` characters, keeps whole pieces and ends with `…`. */
+function boundPieces(pieces, max) {
+    positiveInteger(max, 'max');
+    let total = 0;
+    for (const piece of pieces)
+        total += piece.length;
+    if (total <= max)
+        return pieces.join('');
+    let result = '';
+    for (const piece of pieces) {
+        if (result.length + piece.length > max - 1)
+            break;
+        result += piece;
+    }
+    return `${result}…`;
+}
+function longestRun(text, ch) {
+    let longest = 0;
+    let current = 0;
+    for (const c of text) {
+        current = c === ch ? current + 1 : 0;
+        if (current > longest)
+            longest = current;
+    }
+    return longest;
+}
+function positiveInteger(value, name) {
+    if (!Number.isInteger(value) || value < 1) {
+        throw new RangeError(`${name} must be a whole number of at least 1, got ${value}`);
+    }
+    return value;
 }
 
 

@@ -16,16 +16,22 @@ import { createGit } from './git.js'
 import { ContentsApiStore, LocalDirStore, type StateStore } from './state/store.js'
 import type { Config } from './inputs.js'
 import type { Logger } from './log.js'
+import { forLog } from './text/untrusted.js'
 import type { Adapters, MainDeps } from './main.js'
 
 export const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop'
 
+/**
+ * The runner's log. Messages may quote CI text (check names, signatures, a fix command's
+ * output), so every line is passed through `forLog`: it can issue no workflow command and
+ * carries no token-like string.
+ */
 export const coreLogger: Logger = {
-  debug: (message) => core.debug(message),
-  info: (message) => core.info(message),
-  warning: (message) => core.warning(message),
-  error: (message) => core.error(message),
-  group: (title, body) => core.group(title, body)
+  debug: (message) => core.debug(forLog(message)),
+  info: (message) => core.info(forLog(message)),
+  warning: (message) => core.warning(forLog(message)),
+  error: (message) => core.error(forLog(message)),
+  group: (title, body) => core.group(forLog(title), body)
 }
 
 /** `state-dir` when given, else gh-aw's repo-memory folder when it exists, else the state branch. */
