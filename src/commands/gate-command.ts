@@ -7,7 +7,6 @@
 import type { ProgramConfig } from '../inputs.js'
 import type { Environment } from '../environment.js'
 import type { StateStore } from '../state/store.js'
-import { updateState } from '../state/store.js'
 import { createStateFile, readMachineState, updateMachineState } from '../state/markdown.js'
 import type { MachineState } from '../state/schema.js'
 import {
@@ -34,6 +33,7 @@ import type { IssuesPort } from '../issue/program-issue.js'
 import { upsertMarkedComment, upsertStatusComment } from '../issue/program-issue.js'
 import { commentMarker, renderPauseComment, renderStatusComment } from '../issue/comments.js'
 import { pushAndWait, type GateDeps, type GateVerdict } from './gate.js'
+import { updateProgramState } from './types.js'
 import { ActionError, errorMessage } from '../errors.js'
 import { untrustedTextLogger } from '../log.js'
 
@@ -168,11 +168,10 @@ export async function runGateCommand(
   const { store, clock, log, environment } = deps
   const program = config.program
   const update = (apply: (text: string) => string) =>
-    updateState(store, program, (text) => apply(stateOf(text, program)), {
-      clock,
-      ...(deps.random ? { random: deps.random } : {}),
-      log: { info: (message: string) => log.info(message) }
-    })
+    updateProgramState(deps, program, (text) => ({
+      text: apply(stateOf(text, program)),
+      value: null
+    }))
 
   const initial = stateOf((await store.read(program))?.text ?? null, program)
   const machine = readMachineState(initial)

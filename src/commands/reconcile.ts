@@ -20,7 +20,6 @@ import { markdownTable } from 'markdown-table'
 import picomatch from 'picomatch'
 import type { Config } from '../inputs.js'
 import type { WorkflowRunState } from '../github/port.js'
-import { updateState } from '../state/store.js'
 import { readMachineState, updateMachineState } from '../state/markdown.js'
 import type { MachineState } from '../state/schema.js'
 import {
@@ -40,7 +39,7 @@ import { commentMarker, renderPauseComment } from '../issue/comments.js'
 import { upsertMarkedComment } from '../issue/program-issue.js'
 import { inlineCode, tableCell } from '../text/untrusted.js'
 import { errorMessage } from '../errors.js'
-import type { CommandDeps, CommandResult } from './types.js'
+import { updateProgramState, type CommandDeps, type CommandResult } from './types.js'
 import { announceStatus, issueOf, runLink } from './program-status.js'
 
 /** Programs handled at once (reads only; writes are serialised by the client). */
@@ -233,19 +232,10 @@ async function livenessOfAttempts(
 }
 
 function update(program: string, apply: (text: string) => string, { deps }: ProgramContext) {
-  return updateState(
-    deps.store,
-    program,
-    (text) => {
-      if (text === null) throw new Error('the state file was deleted while reconcile ran')
-      return apply(text)
-    },
-    {
-      clock: deps.clock,
-      ...(deps.random ? { random: deps.random } : {}),
-      log: { info: (line: string) => deps.log.info(line) }
-    }
-  )
+  return updateProgramState(deps, program, (text) => {
+    if (text === null) throw new Error('the state file was deleted while reconcile ran')
+    return { text: apply(text), value: null }
+  })
 }
 
 async function sayOnIssue(

@@ -8,7 +8,6 @@
  */
 import type { ProgramConfig } from '../inputs.js'
 import { runUrl } from '../environment.js'
-import { updateState } from '../state/store.js'
 import { createStateFile, readMachineState, updateMachineState } from '../state/markdown.js'
 import {
   appendRecentStatus,
@@ -33,7 +32,7 @@ import { commentMarker } from '../issue/comments.js'
 import { upsertMarkedComment } from '../issue/program-issue.js'
 import { oneLine } from '../text/untrusted.js'
 import { errorMessage } from '../errors.js'
-import type { CommandDeps, CommandResult } from './types.js'
+import { updateProgramState, type CommandDeps, type CommandResult } from './types.js'
 import { announceStatus, issueOf, stateFileLabel } from './program-status.js'
 
 /** Consecutive errors at which `record` pauses the program. */
@@ -301,7 +300,7 @@ export async function runRecordCommand(
   config: ProgramConfig,
   deps: CommandDeps
 ): Promise<CommandResult> {
-  const { store, clock, log, environment } = deps
+  const { clock, log, environment } = deps
   const program = config.program
   const outcomeWord = config.outcome
   if (!outcomeWord) throw new RangeError('record needs `outcome`')
@@ -318,22 +317,11 @@ export async function runRecordCommand(
     maxBytes: config.stateMaxBytes,
     maskedValues: deps.maskedValues
   }
-  let outcome: RecordOutcome | undefined
-  const written = await updateState(
-    store,
-    program,
-    (text) => {
-      const applied = applyRecord(text, { ...request, now: clock.now() })
-      outcome = applied.outcome
-      return applied.text
-    },
-    {
-      clock,
-      ...(deps.random ? { random: deps.random } : {}),
-      log: { info: (message: string) => log.info(message) }
-    }
-  )
-  const result = outcome as RecordOutcome
+  const written = await updateProgramState(deps, program, (text) => {
+    const applied = applyRecord(text, { ...request, now: clock.now() })
+    return { text: applied.text, value: applied.outcome }
+  })
+  const result = written.value
   if (result.recorded && result.improved === false)
     log.warning(
       `The accepted metric ${result.metric} is not better than the previous best ${result.previousBest}; it is the Best Metric now, as accepted iterations set it`

@@ -8,14 +8,13 @@
  */
 import type { ProgramConfig } from '../inputs.js'
 import { runKeyOf } from '../state/history.js'
-import { updateState } from '../state/store.js'
 import { readMachineState, updateMachineState } from '../state/markdown.js'
 import { clearLedger, readLedger } from '../loop/ledger.js'
 import { commentMarker } from '../issue/comments.js'
 import { upsertMarkedComment } from '../issue/program-issue.js'
 import { inlineCode, oneLine } from '../text/untrusted.js'
 import { errorMessage } from '../errors.js'
-import type { CommandDeps, CommandResult } from './types.js'
+import { updateProgramState, type CommandDeps, type CommandResult } from './types.js'
 import { announceStatus, issueOf, runLink, stateFileLabel } from './program-status.js'
 
 export type ResetStatus = 'reset' | 'skipped'
@@ -95,22 +94,11 @@ export async function runResetCommand(
       message
     }
   }
-  let outcome: ResetOutcome | undefined
-  const written = await updateState(
-    store,
-    program,
-    (text) => {
-      const applied = applyReset(text ?? stored.text)
-      outcome = applied.outcome
-      return applied.text
-    },
-    {
-      clock,
-      ...(deps.random ? { random: deps.random } : {}),
-      log: { info: (line: string) => log.info(line) }
-    }
-  )
-  const result = outcome as ResetOutcome
+  const written = await updateProgramState(deps, program, (text) => {
+    const applied = applyReset(text ?? stored.text)
+    return { text: applied.text, value: applied.outcome }
+  })
+  const result = written.value
   const machine = readMachineState(written.text)
   if (result.status === 'skipped') {
     const why = machine.completed ? ' (it is completed; reset only unpauses)' : ''
