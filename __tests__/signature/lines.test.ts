@@ -4,11 +4,11 @@ import {
   bytesToText,
   cleanLine,
   LineBlockSplitter,
-  LineSplitter,
   runnerMarker,
   stripTimestamp,
   type LineReaderOptions
 } from '../../src/signature/lines.js'
+import { LineSplitter } from './reference-line-splitter.js'
 
 const encoder = new TextEncoder()
 
