@@ -13,12 +13,33 @@ export default tseslint.config(
     }
   },
   {
+    // Plain Node scripts (not TypeScript): Node's globals.
+    files: ['**/*.mjs'],
+    languageOptions: {
+      globals: { URL: 'readonly', console: 'readonly', process: 'readonly', Buffer: 'readonly' }
+    }
+  },
+  {
     // Pure decision logic: no I/O, no clocks, no GitHub clients.
-    files: ['src/checks/reduce.ts', 'src/signature/**/*.ts', 'src/state/markdown.ts', 'src/inputs.ts'],
+    files: [
+      'src/checks/reduce.ts',
+      'src/signature/**/*.ts',
+      'src/state/markdown.ts',
+      'src/inputs.ts'
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['@actions/*', '@octokit/*', 'node:fs', 'node:child_process', 'fs', 'child_process'] }
+        {
+          patterns: [
+            '@actions/*',
+            '@octokit/*',
+            'node:fs',
+            'node:child_process',
+            'fs',
+            'child_process'
+          ]
+        }
       ]
     }
   }

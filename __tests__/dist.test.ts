@@ -23,15 +23,21 @@ describe('dist/', () => {
     try {
       // The same commands as `npm run build`, into a scratch folder.
       const build = (entry: string, dir: string, license: string[]) =>
-        execFileSync(process.execPath, [NCC, 'build', entry, '-o', join(out, dir), '-t', '--source-map', ...license], {
-          cwd: ROOT,
-          stdio: 'pipe'
-        })
+        execFileSync(
+          process.execPath,
+          [NCC, 'build', entry, '-o', join(out, dir), '-t', '--source-map', ...license],
+          {
+            cwd: ROOT,
+            stdio: 'pipe'
+          }
+        )
       build('src/index.ts', '.', ['--license', 'licenses.txt'])
       build('src/cli.ts', 'cli', [])
       const built = files(out).sort()
       expect(files(join(ROOT, 'dist')).sort()).toEqual(built)
-      const stale = built.filter((file) => !readFileSync(join(out, file)).equals(readFileSync(join(ROOT, 'dist', file))))
+      const stale = built.filter(
+        (file) => !readFileSync(join(out, file)).equals(readFileSync(join(ROOT, 'dist', file)))
+      )
       expect(stale).toEqual([])
     } finally {
       rmSync(out, { recursive: true, force: true })

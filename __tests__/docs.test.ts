@@ -18,7 +18,9 @@ function keysUnder(section: string): string[] {
 
 function readmeTableNames(heading: string): string[] {
   const section = readme.split(`## ${heading}\n`)[1]?.split(/\n## /)[0] ?? ''
-  return [...section.matchAll(/^\| (`[^|]+) \|/gm)].flatMap((m) => [...(m[1] ?? '').matchAll(/`([a-z-]+)`/g)].map((n) => n[1] ?? ''))
+  return [...section.matchAll(/^\| (`[^|]+) \|/gm)].flatMap((m) =>
+    [...(m[1] ?? '').matchAll(/`([a-z-]+)`/g)].map((n) => n[1] ?? '')
+  )
 }
 
 describe('documentation and interface agree', () => {

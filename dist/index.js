@@ -37688,8 +37688,8 @@ retry.VERSION = plugin_retry_dist_bundle_VERSION;
 ;// CONCATENATED MODULE: ./src/github/client.ts
 /**
  * The one place Octokit is built: token, base URL (GitHub Enterprise Server or the fake API
- * through GITHUB_API_URL), throttling for primary and secondary rate limits (honouring
- * `retry-after`), and retries of 5xx answers and dropped connections.
+ * through GITHUB_API_URL), throttling for primary and secondary rate limits and 429 answers
+ * (honouring `retry-after`), and retries of 5xx answers and dropped connections.
  *
  * Waits on rate limits go through the injected clock, so tests never sleep.
  */
@@ -37711,7 +37711,7 @@ function createGitHubClient(options) {
         await clock.sleep(seconds * 1000);
         return true;
     };
-    return new ClientOctokit({
+    const octokit = new ClientOctokit({
         auth: options.token,
         baseUrl: options.baseUrl.replace(/\/+$/, ''),
         userAgent: options.userAgent ?? 'autoloop-ci-gate',
@@ -37745,6 +37745,50 @@ function createGitHubClient(options) {
             doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451]
         }
     });
+    // A 429 asks the client to wait `retry-after`. The throttling plugin acts on one only when
+    // its message says "secondary rate" or the primary limit is spent, so a plain 429 would
+    // fail the step: it is waited out here, through the injected clock, like the others.
+    // A JSON answer whose body is not JSON (a cut or garbled response) is never handed on as
+    // data (a string where an object was expected would read as "no file", "no pull"): it is
+    // asked for again, and after `malformedRetries` it is an error that says so.
+    const malformedRetries = options.malformedRetries ?? 3;
+    octokit.hook.wrap('request', async (request, requestOptions) => {
+        for (let retryCount = 0, malformed = 0;; retryCount++) {
+            try {
+                const response = await request(requestOptions);
+                if (!isMalformedJson(response))
+                    return response;
+                const route = `${requestOptions.method} ${requestOptions.url}`;
+                if (++malformed > malformedRetries)
+                    throw new Error(`GitHub answered ${route} with a body that is not JSON, ${malformed} times in a row. Fix: re-run the job; if it keeps happening, check the API URL (GITHUB_API_URL) and any proxy in between`);
+                log.warning(`${route} answered with a body that is not JSON: asking again`);
+            }
+            catch (error) {
+                if (error.status !== 429)
+                    throw error;
+                const route = `${requestOptions.method} ${requestOptions.url}`;
+                const seconds = retryAfterSeconds(error, clock.now());
+                if (!(await waitOut('429 (too many requests)', seconds, route, retryCount)))
+                    throw error;
+            }
+        }
+    });
+    return octokit;
+}
+/** A response that says it is JSON but whose body Octokit could not parse (left a string). */
+function isMalformedJson(response) {
+    const type = response.headers['content-type'];
+    return typeof type === 'string' && /\bjson\b/i.test(type) && typeof response.data === 'string';
+}
+/** `retry-after` of an error response in seconds (a number or an HTTP date); 60 without one. */
+function retryAfterSeconds(error, now) {
+    const headers = error.response?.headers;
+    const raw = headers?.['retry-after'];
+    const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+    if (/^\d+$/.test(value))
+        return Number(value);
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
 }
 
 // EXTERNAL MODULE: ./src/state/errors.ts
@@ -38339,7 +38383,7 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1597);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3893);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
@@ -38369,7 +38413,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1597:
+/***/ 3893:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39228,8 +39272,6 @@ function gateSummaryMarkdown(program, gate, extra) {
     return lines.join('\n') + '\n';
 }
 
-// EXTERNAL MODULE: ./src/state/store.ts
-var state_store = __nccwpck_require__(6992);
 // EXTERNAL MODULE: ./src/state/errors.ts
 var state_errors = __nccwpck_require__(3406);
 // EXTERNAL MODULE: ./src/state/schema.ts
@@ -40436,112 +40478,16 @@ function stripErrorMarker(line) {
     return line;
 }
 
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/signature/lines.ts
 /**
  * Turns a CI log, raw tool output or a GitHub Actions job log, into clean lines, one chunk at a
  * time: the log is never held whole, a byte cap stops reading (the result then says it was
  * truncated), and an overlong line is cut.
  */
-
 /** Lines longer than this many characters are cut (minified bundles, base64 blobs). */
 const DEFAULT_MAX_LINE_LENGTH = 16 * 1024;
 /** Reading stops after this many bytes unless the caller sets another cap. */
 const DEFAULT_MAX_LOG_BYTES = 512 * 1024 * 1024;
-/**
- * Splits UTF-8 bytes into lines (without the `\n`). Chunks may end anywhere, inside a line or
- * inside a multi-byte character; invalid bytes decode to U+FFFD.
- */
-class LineSplitter {
-    onLine;
-    decoder;
-    maxBytes;
-    maxLineLength;
-    carry = '';
-    /** The current line already reached the length cap: drop the rest of it. */
-    cutting = false;
-    ended = false;
-    bytesRead = 0;
-    truncated = false;
-    constructor(onLine, options = {}, encoding = 'utf8') {
-        this.onLine = onLine;
-        this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES;
-        this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
-        this.decoder = encoding === 'utf8' ? new TextDecoder('utf-8') : undefined;
-    }
-    /** Feeds bytes; returns false once the byte cap is reached and nothing more will be read. */
-    write(chunk) {
-        if (this.truncated || this.ended)
-            return false;
-        let bytes = chunk;
-        const room = this.maxBytes - this.bytesRead;
-        if (bytes.length > room) {
-            bytes = bytes.subarray(0, Math.max(0, room));
-            this.truncated = true;
-        }
-        this.bytesRead += bytes.length;
-        this.writeText(this.decoder === undefined
-            ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')
-            : this.decoder.decode(bytes, { stream: true }));
-        return !this.truncated;
-    }
-    /** Feeds text that is already decoded (the string form of the extractor). */
-    writeText(text) {
-        let start = 0;
-        if (this.carry.length > 0 || this.cutting) {
-            const newline = text.indexOf('\n');
-            if (newline === -1) {
-                this.append(text, 0);
-                return;
-            }
-            this.append(text, 0, newline);
-            this.emit();
-            start = newline + 1;
-        }
-        const max = this.maxLineLength;
-        const onLine = this.onLine;
-        for (;;) {
-            const newline = text.indexOf('\n', start);
-            if (newline === -1)
-                break;
-            onLine(newline - start > max ? text.slice(start, start + max) : text.slice(start, newline));
-            start = newline + 1;
-        }
-        if (start < text.length)
-            this.append(text, start);
-    }
-    /** Ends the stream: emits the last line unless the byte cap cut it. */
-    end() {
-        if (this.ended)
-            return;
-        this.ended = true;
-        if (this.truncated) {
-            this.carry = '';
-            return;
-        }
-        if (this.decoder !== undefined)
-            this.append(this.decoder.decode(), 0);
-        if (this.carry.length > 0 || this.cutting)
-            this.emit();
-    }
-    append(text, from, to = text.length) {
-        if (this.cutting || from >= to)
-            return;
-        const room = this.maxLineLength - this.carry.length;
-        if (to - from > room) {
-            to = from + room;
-            this.cutting = true;
-        }
-        this.carry = this.carry.length === 0 ? text.slice(from, to) : this.carry + text.slice(from, to);
-    }
-    emit() {
-        const line = this.carry;
-        this.carry = '';
-        this.cutting = false;
-        this.onLine(line);
-    }
-}
 /**
  * Splits bytes into blocks of whole lines held as byte strings (one character per byte, `latin1`),
  * so that one regular-expression search can skip many noise lines at once. Every block ends
@@ -43308,6 +43254,31 @@ begin, knownPull) {
     };
 }
 
+// EXTERNAL MODULE: ./src/state/store.ts
+var store = __nccwpck_require__(6992);
+;// CONCATENATED MODULE: ./src/commands/types.ts
+
+/**
+ * Changes one program's state file by compare-and-swap (`updateState`) with the command's
+ * clock, jitter and log. `apply` gets the current text (null when there is none) and may run
+ * more than once; the value it returns beside the text is the one of the run that was written.
+ */
+async function updateProgramState(deps, program, apply) {
+    let value;
+    const written = await (0,store/* updateState */.$j)(deps.store, program, (text) => {
+        const applied = apply(text);
+        value = { current: applied.value };
+        return applied.text;
+    }, {
+        clock: deps.clock,
+        ...(deps.random ? { random: deps.random } : {}),
+        log: { info: (line) => deps.log.info(line) }
+    });
+    if (!value)
+        throw new Error(`the state of ${program} was written without being computed`);
+    return { text: written.text, value: value.current };
+}
+
 ;// CONCATENATED MODULE: ./src/log.ts
 /** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
 
@@ -43424,11 +43395,10 @@ async function runGateCommand(config, commandDeps) {
     };
     const { store, clock, log, environment } = deps;
     const program = config.program;
-    const update = (apply) => (0,state_store/* updateState */.$j)(store, program, (text) => apply(stateOf(text, program)), {
-        clock,
-        ...(deps.random ? { random: deps.random } : {}),
-        log: { info: (message) => log.info(message) }
-    });
+    const update = (apply) => updateProgramState(deps, program, (text) => ({
+        text: apply(stateOf(text, program)),
+        value: null
+    }));
     const initial = stateOf((await store.read(program))?.text ?? null, program);
     const machine = markdown_readMachineState(initial);
     readLedger(initial);
@@ -44401,7 +44371,7 @@ function summaryOf(program, outcome, request) {
     return lines.join('\n') + '\n';
 }
 async function runRecordCommand(config, deps) {
-    const { store, clock, log, environment } = deps;
+    const { clock, log, environment } = deps;
     const program = config.program;
     const outcomeWord = config.outcome;
     if (!outcomeWord)
@@ -44419,17 +44389,11 @@ async function runRecordCommand(config, deps) {
         maxBytes: config.stateMaxBytes,
         maskedValues: deps.maskedValues
     };
-    let outcome;
-    const written = await (0,state_store/* updateState */.$j)(store, program, (text) => {
+    const written = await updateProgramState(deps, program, (text) => {
         const applied = applyRecord(text, { ...request, now: clock.now() });
-        outcome = applied.outcome;
-        return applied.text;
-    }, {
-        clock,
-        ...(deps.random ? { random: deps.random } : {}),
-        log: { info: (message) => log.info(message) }
+        return { text: applied.text, value: applied.outcome };
     });
-    const result = outcome;
+    const result = written.value;
     if (result.recorded && result.improved === false)
         log.warning(`The accepted metric ${result.metric} is not better than the previous best ${result.previousBest}; it is the Best Metric now, as accepted iterations set it`);
     if (!result.fits)
@@ -44540,17 +44504,11 @@ async function runResetCommand(config, deps) {
             message
         };
     }
-    let outcome;
-    const written = await (0,state_store/* updateState */.$j)(store, program, (text) => {
+    const written = await updateProgramState(deps, program, (text) => {
         const applied = applyReset(text ?? stored.text);
-        outcome = applied.outcome;
-        return applied.text;
-    }, {
-        clock,
-        ...(deps.random ? { random: deps.random } : {}),
-        log: { info: (line) => log.info(line) }
+        return { text: applied.text, value: applied.outcome };
     });
-    const result = outcome;
+    const result = written.value;
     const machine = markdown_readMachineState(written.text);
     if (result.status === 'skipped') {
         const why = machine.completed ? ' (it is completed; reset only unpauses)' : '';
@@ -44772,14 +44730,10 @@ async function livenessOfAttempts(ledger, { deps }) {
     return liveness;
 }
 function update(program, apply, { deps }) {
-    return (0,state_store/* updateState */.$j)(deps.store, program, (text) => {
+    return updateProgramState(deps, program, (text) => {
         if (text === null)
             throw new Error('the state file was deleted while reconcile ran');
-        return apply(text);
-    }, {
-        clock: deps.clock,
-        ...(deps.random ? { random: deps.random } : {}),
-        log: { info: (line) => deps.log.info(line) }
+        return { text: apply(text), value: null };
     });
 }
 async function sayOnIssue(context, program, machine, comment) {

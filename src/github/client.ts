@@ -1,7 +1,7 @@
 /**
  * The one place Octokit is built: token, base URL (GitHub Enterprise Server or the fake API
- * through GITHUB_API_URL), throttling for primary and secondary rate limits (honouring
- * `retry-after`), and retries of 5xx answers and dropped connections.
+ * through GITHUB_API_URL), throttling for primary and secondary rate limits and 429 answers
+ * (honouring `retry-after`), and retries of 5xx answers and dropped connections.
  *
  * Waits on rate limits go through the injected clock, so tests never sleep.
  */
@@ -22,6 +22,8 @@ export interface ClientOptions {
   log: Logger
   /** How often a request is retried after hitting a rate limit. */
   rateLimitRetries?: number
+  /** How often a JSON answer with a body that is not JSON is asked for again; default 3. */
+  malformedRetries?: number
   /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 in production. */
   retryBackoffMs?: number
   /**
@@ -52,7 +54,7 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
     await clock.sleep(seconds * 1000)
     return true
   }
-  return new ClientOctokit({
+  const octokit = new ClientOctokit({
     auth: options.token,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     userAgent: options.userAgent ?? 'autoloop-ci-gate',
@@ -71,7 +73,10 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       ...(options.writeSpacingMs !== undefined
         ? {
             write: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
-            notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs })
+            notifications: new Bottleneck.Group({
+              maxConcurrent: 1,
+              minTime: options.writeSpacingMs
+            })
           }
         : {}),
       onRateLimit: (
@@ -93,4 +98,47 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451]
     }
   })
+  // A 429 asks the client to wait `retry-after`. The throttling plugin acts on one only when
+  // its message says "secondary rate" or the primary limit is spent, so a plain 429 would
+  // fail the step: it is waited out here, through the injected clock, like the others.
+  // A JSON answer whose body is not JSON (a cut or garbled response) is never handed on as
+  // data (a string where an object was expected would read as "no file", "no pull"): it is
+  // asked for again, and after `malformedRetries` it is an error that says so.
+  const malformedRetries = options.malformedRetries ?? 3
+  octokit.hook.wrap('request', async (request, requestOptions) => {
+    for (let retryCount = 0, malformed = 0; ; retryCount++) {
+      try {
+        const response = await request(requestOptions)
+        if (!isMalformedJson(response)) return response
+        const route = `${requestOptions.method} ${requestOptions.url}`
+        if (++malformed > malformedRetries)
+          throw new Error(
+            `GitHub answered ${route} with a body that is not JSON, ${malformed} times in a row. Fix: re-run the job; if it keeps happening, check the API URL (GITHUB_API_URL) and any proxy in between`
+          )
+        log.warning(`${route} answered with a body that is not JSON: asking again`)
+      } catch (error) {
+        if ((error as { status?: number }).status !== 429) throw error
+        const route = `${requestOptions.method} ${requestOptions.url}`
+        const seconds = retryAfterSeconds(error, clock.now())
+        if (!(await waitOut('429 (too many requests)', seconds, route, retryCount))) throw error
+      }
+    }
+  })
+  return octokit
+}
+
+/** A response that says it is JSON but whose body Octokit could not parse (left a string). */
+function isMalformedJson(response: { headers: Record<string, unknown>; data: unknown }): boolean {
+  const type = response.headers['content-type']
+  return typeof type === 'string' && /\bjson\b/i.test(type) && typeof response.data === 'string'
+}
+
+/** `retry-after` of an error response in seconds (a number or an HTTP date); 60 without one. */
+function retryAfterSeconds(error: unknown, now: number): number {
+  const headers = (error as { response?: { headers?: Record<string, unknown> } }).response?.headers
+  const raw = headers?.['retry-after']
+  const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : ''
+  if (/^\d+$/.test(value)) return Number(value)
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000))
 }

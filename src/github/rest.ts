@@ -299,10 +299,13 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
   }
 
   async createComment(issue: number, body: string): Promise<IssueComment> {
+    // Not retried by the client: a lost answer may hide a created comment, so the caller
+    // looks for it before posting again (upsert in issue/program-issue.ts).
     const { data } = await this.client.rest.issues.createComment({
       ...this.repo,
       issue_number: issue,
-      body
+      body,
+      request: { retries: 0 }
     })
     return { id: data.id, body: data.body ?? body }
   }

@@ -24,16 +24,27 @@ export interface IssuesPort {
 
 export type CommentWrite = 'created' | 'updated' | 'unchanged'
 
+/** Posts of one comment at most, each after making sure an earlier one did not land. */
+export const MAX_CREATE_ATTEMPTS = 3
+
 async function upsert(
   port: IssuesPort,
   issue: number,
   body: string,
   find: (comments: IssueComment[]) => IssueComment | undefined
 ): Promise<CommentWrite> {
-  const existing = find(await port.listComments(issue))
-  if (!existing) {
-    await port.createComment(issue, body)
-    return 'created'
+  let existing = find(await port.listComments(issue))
+  for (let attempt = 1; !existing; attempt++) {
+    try {
+      await port.createComment(issue, body)
+      return 'created'
+    } catch (error) {
+      // A post whose answer was lost (5xx, dropped connection) may have created the comment:
+      // look for it before posting again, never post blind.
+      existing = find(await port.listComments(issue))
+      if (existing?.body === body) return 'created'
+      if (!existing && attempt >= MAX_CREATE_ATTEMPTS) throw error
+    }
   }
   if (existing.body === body) return 'unchanged'
   await port.updateComment(existing.id, body)

@@ -7,8 +7,8 @@
  * a backoff. Nothing is ever written blind.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
 import { ContentsConflictError, StateConflictError, StateFileError } from './errors.js'
@@ -159,12 +159,51 @@ async function withPathLock<T>(path: string, critical: () => Promise<T>): Promis
   }
 }
 
+/** A lock file older than this was left by a killed process (the locked step takes ms). */
+export const STALE_LOCK_MS = 30_000
+const LOCK_WAIT_MS = { step: 5, total: 20_000 } as const
+
+/**
+ * Runs `critical` holding `.<name>.lock` next to the file, created exclusively, so that writers in other
+ * processes (two jobs sharing one folder) take turns too. A lock left by a killed process is
+ * broken once it is older than STALE_LOCK_MS.
+ */
+async function withLockFile<T>(path: string, critical: () => Promise<T>): Promise<T> {
+  const lock = join(dirname(path), `.${basename(path)}.lock`)
+  const started = Date.now()
+  for (;;) {
+    try {
+      const handle = await open(lock, 'wx')
+      await handle.writeFile(`${process.pid}\n`)
+      await handle.close()
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const age = await stat(lock).then(
+        (info) => Date.now() - info.mtimeMs,
+        () => 0
+      )
+      if (age > STALE_LOCK_MS) await rm(lock, { force: true })
+      else if (Date.now() - started > LOCK_WAIT_MS.total)
+        throw new StateConflictError(
+          `${lock} has been held for ${Math.round(age / 1000)} s by another writer. Fix: re-run the job; remove the lock file if no other job is running`
+        )
+      else await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS.step))
+    }
+  }
+  try {
+    return await critical()
+  } finally {
+    await rm(lock, { force: true })
+  }
+}
+
 /**
  * State files as `<dir>/<program>.md`. The version is the SHA-256 of the bytes. A write puts
- * the text in a temp file in the same folder, then, one writer at a time per path, re-reads
- * the file, compares versions and renames the temp file over it (atomic on one file system).
- * A change made since the read is detected; the lock is per process, which is enough for
- * gh-aw's repo-memory (one job per checkout, whose changes are merged when pushed).
+ * the text in a temp file in the same folder, then, one writer at a time per path (within
+ * the process by a promise chain, across processes by a lock file), re-reads the file,
+ * compares versions and renames the temp file over it (atomic on one file system). A change
+ * made since the read is detected, also by a job running in another process on the folder.
  */
 export class LocalDirStore implements StateStore {
   readonly description: string
@@ -194,16 +233,18 @@ export class LocalDirStore implements StateStore {
     const bytes = Buffer.from(text, 'utf8')
     await writeFile(temp, bytes)
     try {
-      await withPathLock(path, async () => {
-        const current = await readIfExists(path)
-        const currentVersion = current === null ? null : contentVersion(current)
-        if (currentVersion !== expectedVersion) {
-          throw new StateConflictError(
-            `${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`
-          )
-        }
-        await rename(temp, path)
-      })
+      await withPathLock(path, () =>
+        withLockFile(path, async () => {
+          const current = await readIfExists(path)
+          const currentVersion = current === null ? null : contentVersion(current)
+          if (currentVersion !== expectedVersion) {
+            throw new StateConflictError(
+              `${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`
+            )
+          }
+          await rename(temp, path)
+        })
+      )
     } finally {
       await rm(temp, { force: true })
     }

@@ -13,6 +13,7 @@ import {
   normaliseText,
   oneLine,
   redactSecrets,
+  removeMarkers,
   type UntrustedTextOptions
 } from '../text/untrusted.js'
 
@@ -114,15 +115,17 @@ export function parseFailureSummary(value: unknown): FailureSummary {
 }
 
 /**
- * A copy with secrets and masked values redacted from every string that came from CI, and
- * invisible and control characters dropped; SHAs, numbers and the timestamp are kept.
+ * A copy with secrets and masked values redacted from every string that came from CI,
+ * invisible and control characters dropped, and HTML comments and marker text removed (so
+ * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
+ * kept.
  */
 export function redactFailureSummary(
   summary: FailureSummary,
   maskedValues: readonly string[] = []
 ): FailureSummary {
   const masked = maskedValues.map(normaliseText)
-  const clean = (text: string): string => redactSecrets(normaliseText(text), masked)
+  const clean = (text: string): string => removeMarkers(redactSecrets(normaliseText(text), masked))
   const cleanAll = (texts: readonly string[]): string[] => texts.map(clean)
   return {
     ...summary,

@@ -1,0 +1,219 @@
+/**
+ * Defects the chaos suite found, each pinned by a test that fails without its fix.
+ *
+ * 1. A comment post whose answer was lost (the comment was created, the answer was a 5xx or
+ *    a dropped connection) was re-sent by the client's retry and posted again: 4 status
+ *    comments on one issue (chaos seed 229). Now the client does not re-send that POST and
+ *    the upsert looks for the comment before posting again.
+ * 2. A plain 429 with `retry-after` failed the step ("Too many requests", chaos seeds 1024,
+ *    1028, 1044): the throttling plugin only acts on 429s that say "secondary rate", and the
+ *    retry plugin was told to leave 429s alone. The client now waits them out on its clock.
+ * 3. A 200 whose body was not JSON reached the adapters as a string: the pull list read as
+ *    garbage ("Cannot read properties of undefined (reading 'sha')", chaos run of seeds
+ *    1–300), and a state file read as "no file", so a paused program would have been gated.
+ *    The client now asks again, then fails with a message that names the cause.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  MAX_CREATE_ATTEMPTS,
+  upsertMarkedComment,
+  upsertStatusComment,
+  type IssueComment,
+  type IssuesPort
+} from '../../src/issue/program-issue.js'
+import { actionEnv, withFake } from '../helpers/fake-run.js'
+import { createGitHubClient } from '../../src/github/client.js'
+import { manualClock } from '../../src/clock.js'
+import { memoryLogger } from '../../src/log.js'
+import { RestGitHub } from '../../src/github/rest.js'
+import { runAction } from '../helpers/run-action.js'
+
+/** An issue whose comment posts fail as told: `lost` creates then fails, `refused` only fails. */
+function flakyIssue(
+  plan: Array<'lost' | 'refused' | 'ok'>
+): IssuesPort & { comments: IssueComment[] } {
+  const comments: IssueComment[] = []
+  let next = 1
+  return {
+    comments,
+    listComments: async () => comments.map((c) => ({ ...c })),
+    async createComment(_issue, body) {
+      const outcome = plan.shift() ?? 'ok'
+      if (outcome === 'refused') throw new Error('502 Bad Gateway')
+      const comment = { id: next++, body }
+      comments.push(comment)
+      if (outcome === 'lost') throw new Error('socket hang up')
+      return comment
+    },
+    async updateComment(id, body) {
+      const comment = comments.find((c) => c.id === id)
+      if (comment) comment.body = body
+    }
+  }
+}
+
+describe('a comment post whose answer was lost is not posted twice', () => {
+  it('the upsert finds the comment that landed instead of posting again', async () => {
+    const port = flakyIssue(['lost', 'lost', 'lost'])
+    await expect(upsertStatusComment(port, 1, '<!-- AUTOLOOP:STATUS -->\nhi')).resolves.toBe(
+      'created'
+    )
+    await expect(upsertMarkedComment(port, 1, '<!-- m -->', '<!-- m -->\nb')).resolves.toBe(
+      'created'
+    )
+    expect(port.comments.map((c) => c.body)).toEqual([
+      '<!-- AUTOLOOP:STATUS -->\nhi',
+      '<!-- m -->\nb'
+    ])
+  })
+
+  it('a refused post is tried again, a bounded number of times', async () => {
+    const port = flakyIssue(['refused', 'refused'])
+    await expect(upsertMarkedComment(port, 1, '<!-- m -->', '<!-- m -->\nb')).resolves.toBe(
+      'created'
+    )
+    expect(port.comments).toHaveLength(1)
+    const never = flakyIssue(Array.from({ length: 10 }, () => 'refused' as const))
+    await expect(upsertMarkedComment(never, 1, '<!-- m -->', '<!-- m -->\nb')).rejects.toThrow(
+      '502'
+    )
+    expect(never.comments).toHaveLength(0)
+    expect(MAX_CREATE_ATTEMPTS).toBeGreaterThan(1)
+  })
+
+  it('through dist/index.js: 503 after the comment was created, four times in a row', async () => {
+    const sha = 'ab'.repeat(20)
+    await withFake(
+      {
+        branches: { 'autoloop/perf': sha },
+        checkRuns: [{ sha, name: 'slow', timeline: [{ at: 0, status: 'in_progress' }] }],
+        issues: [{ number: 12, labels: ['autoloop-program'] }],
+        faults: [
+          {
+            kind: 'status',
+            status: 503,
+            route: 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+            count: 4,
+            applyFirst: true
+          }
+        ]
+      },
+      async (fake) => {
+        const run = await runAction({
+          inputs: {
+            program: 'perf',
+            push: 'false',
+            sha,
+            issue: '12',
+            'timeout-minutes': '5',
+            'state-dir': mkdtempSync(join(tmpdir(), 'autoloop-dup-'))
+          },
+          env: actionEnv(fake)
+        })
+        expect(run.outputs).toMatchObject({ status: 'paused', 'pause-reason': 'ci-timeout' })
+        const bodies = fake.state.comments.map((c) => c.body.split('\n')[0])
+        expect(bodies.filter((b) => b === '<!-- AUTOLOOP:STATUS -->')).toHaveLength(1)
+        expect(bodies.filter((b) => b?.startsWith('<!-- autoloop-ci-gate:pause'))).toHaveLength(1)
+        expect(fake.requests.filter((r) => r.fault === 'status').length).toBeGreaterThanOrEqual(2)
+      }
+    )
+  })
+})
+
+describe('a 429 with retry-after is waited out, on the injected clock', () => {
+  const route = 'GET /repos/{owner}/{repo}'
+
+  async function getRepo(faultCount: number | 'always') {
+    return withFake(
+      { faults: [{ kind: 'too-many-requests', route, retryAfterSeconds: 7, count: faultCount }] },
+      async (fake) => {
+        const clock = manualClock(fake.now())
+        const log = memoryLogger()
+        const client = createGitHubClient({
+          token: 't',
+          baseUrl: fake.apiUrl,
+          clock,
+          log,
+          retryBackoffMs: 1
+        })
+        const started = clock.now()
+        const result = await client.rest.repos
+          .get({ owner: fake.state.owner, repo: fake.state.repo })
+          .then(
+            (r) => r.status,
+            (error: { status?: number }) => `error ${error.status}`
+          )
+        const answered = fake.requests.filter((r) => r.route === route).map((r) => r.status)
+        return { result, waitedMs: clock.now() - started, answered, log: log.lines }
+      }
+    )
+  }
+
+  it('three 429s in a row: the request succeeds after waiting 3 × retry-after', async () => {
+    const { result, waitedMs, answered, log } = await getRepo(3)
+    expect(result).toBe(200)
+    expect(answered).toEqual([429, 429, 429, 200])
+    expect(waitedMs).toBe(3 * 7000)
+    expect(log.filter((line) => line.includes('429 (too many requests)'))).toHaveLength(3)
+  })
+
+  it('429s that never stop: it gives up after its retries, with the 429', async () => {
+    const { result, answered } = await getRepo('always')
+    expect(result).toBe('error 429')
+    expect(answered).toHaveLength(5)
+  })
+})
+
+describe('a 200 whose body is not JSON is never taken for data', () => {
+  const contents = 'GET /repos/{owner}/{repo}/contents/{path}'
+  const text = '# Autoloop: perf\n| Paused | true |\n'
+
+  async function readStateFile(faultCount: number | 'always') {
+    return withFake(
+      {
+        contents: { 'memory/autoloop': { 'perf.md': text } },
+        branches: { 'autoloop/perf': 'ab'.repeat(20) },
+        pulls: [{ number: 5, head: 'autoloop/perf' }],
+        faults: [
+          { kind: 'malformed-json', route: contents, count: faultCount },
+          { kind: 'malformed-json', route: 'GET /repos/{owner}/{repo}/pulls', count: 1 }
+        ]
+      },
+      async (fake) => {
+        const clock = manualClock(fake.now())
+        const log = memoryLogger()
+        const client = createGitHubClient({
+          token: 't',
+          baseUrl: fake.apiUrl,
+          clock,
+          log,
+          retryBackoffMs: 1
+        })
+        const github = new RestGitHub(client, { owner: fake.state.owner, repo: fake.state.repo })
+        const file = await github.getFile('memory/autoloop', 'perf.md').then(
+          (found) => found?.text ?? null,
+          (error: Error) => `error: ${error.message}`
+        )
+        const pull = await github.findOpenPull('autoloop/perf')
+        return { file, pull: pull?.number, log: log.lines }
+      }
+    )
+  }
+
+  it('asked again, the state file and the pull read as they are', async () => {
+    const { file, pull, log } = await readStateFile(3)
+    expect(file).toBe(text)
+    expect(pull).toBe(5)
+    expect(log.filter((line) => line.includes('not JSON'))).toHaveLength(4)
+  })
+
+  it('never JSON: an error that names the cause, not "no file"', async () => {
+    const { file } = await readStateFile('always')
+    expect(file).toMatch(
+      /^error: GitHub answered GET .* with a body that is not JSON, 4 times in a row/
+    )
+  })
+})
