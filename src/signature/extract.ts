@@ -48,12 +48,9 @@ const FALLBACK_ANYWHERE = [
   'Error[:/ ]',
   'RROR',
   'Exception',
-  // Shell and coreutils failures: `ls: cannot access 'x': No such file or directory`.
-  ': cannot ',
-  "can't ",
-  'No such file',
-  'Permission denied',
-  'command not found'
+  // Shell and coreutils failures, `ls: cannot access 'x': No such file or directory`: one
+  // distinctive fragment, since every fragment here is searched over the whole log.
+  'No such file or directory'
 ]
 const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)']
 /**
