@@ -38422,6 +38422,47 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
+// EXTERNAL MODULE: ./src/text/untrusted.ts
+var untrusted = __nccwpck_require__(9209);
+;// CONCATENATED MODULE: ./src/log.ts
+/** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
+
+/** Collects lines in memory; for tests. */
+function memoryLogger() {
+    const lines = [];
+    return {
+        lines,
+        debug: (m) => void lines.push(`debug: ${m}`),
+        info: (m) => void lines.push(m),
+        warning: (m) => void lines.push(`warning: ${m}`),
+        error: (m) => void lines.push(`error: ${m}`),
+        async group(title, body) {
+            lines.push(`::group::${title}`);
+            try {
+                return await body();
+            }
+            finally {
+                lines.push('::endgroup::');
+            }
+        }
+    };
+}
+/**
+ * A logger for code that quotes CI text (check names, failure keys, error lines): every
+ * message goes through `forLog`, so no line of it can issue a workflow command and no secret
+ * or masked value is printed, whichever call site forgot to clean its part.
+ */
+function untrustedTextLogger(log, maskedValues) {
+    const clean = (message) => (0,untrusted/* forLog */.Ig)(message, { maskedValues });
+    return {
+        debug: (message) => log.debug(clean(message)),
+        info: (message) => log.info(clean(message)),
+        warning: (message) => log.warning(clean(message)),
+        error: (message) => log.error(clean(message)),
+        group: (title, body) => log.group(clean(title), body)
+    };
+}
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
 var schemas = __nccwpck_require__(3798);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
@@ -39146,8 +39187,6 @@ function toAlignment(value) {
         : 0
 }
 
-// EXTERNAL MODULE: ./src/text/untrusted.ts
-var untrusted = __nccwpck_require__(9209);
 ;// CONCATENATED MODULE: ./src/outputs.ts
 /**
  * Pure: what a command's result looks like as action outputs and as the job summary.
@@ -43276,47 +43315,7 @@ async function updateProgramState(deps, program, apply) {
     return { text: written.text, value: value.current };
 }
 
-;// CONCATENATED MODULE: ./src/log.ts
-/** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
-
-/** Collects lines in memory; for tests. */
-function memoryLogger() {
-    const lines = [];
-    return {
-        lines,
-        debug: (m) => void lines.push(`debug: ${m}`),
-        info: (m) => void lines.push(m),
-        warning: (m) => void lines.push(`warning: ${m}`),
-        error: (m) => void lines.push(`error: ${m}`),
-        async group(title, body) {
-            lines.push(`::group::${title}`);
-            try {
-                return await body();
-            }
-            finally {
-                lines.push('::endgroup::');
-            }
-        }
-    };
-}
-/**
- * A logger for code that quotes CI text (check names, failure keys, error lines): every
- * message goes through `forLog`, so no line of it can issue a workflow command and no secret
- * or masked value is printed, whichever call site forgot to clean its part.
- */
-function untrustedTextLogger(log, maskedValues) {
-    const clean = (message) => (0,untrusted/* forLog */.Ig)(message, { maskedValues });
-    return {
-        debug: (message) => log.debug(clean(message)),
-        info: (message) => log.info(clean(message)),
-        warning: (message) => log.warning(clean(message)),
-        error: (message) => log.error(clean(message)),
-        group: (title, body) => log.group(clean(title), body)
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/commands/gate-command.ts
-
 
 
 
@@ -43384,12 +43383,7 @@ function skippedResult(message, pauseReason) {
         steps: []
     };
 }
-async function runGateCommand(config, commandDeps) {
-    // Check names, keys and error lines reach the log from many places: clean them all here.
-    const deps = {
-        ...commandDeps,
-        log: untrustedTextLogger(commandDeps.log, commandDeps.maskedValues)
-    };
+async function runGateCommand(config, deps) {
     const { store, clock, log, environment } = deps;
     const program = config.program;
     const update = (apply) => updateProgramState(deps, program, (text) => ({
@@ -44930,6 +44924,11 @@ async function runReconcileCommand(config, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+/**
+ * The imperative shell: inputs → command → outputs, job summary, and the one error sink.
+ * Everything it talks to arrives in `MainDeps`, so tests and the CLI reuse it unchanged.
+ */
+
 
 
 
@@ -44940,13 +44939,8 @@ async function runReconcileCommand(config, deps) {
 function maskedValuesOf(config) {
     return [config.githubToken, config.pushToken].filter((value) => Boolean(value));
 }
-async function gate(config, deps) {
-    const adapters = await deps.connect(config);
-    const result = await runGateCommand(config, {
-        ...adapters,
-        log: deps.log,
-        maskedValues: maskedValuesOf(config)
-    });
+async function gate(config, commandDeps) {
+    const result = await runGateCommand(config, commandDeps);
     const { gate: verdict } = result;
     const outputs = {
         status: result.status,
@@ -44978,20 +44972,23 @@ async function gate(config, deps) {
     };
 }
 async function dispatch(config, deps) {
-    if (config.command === 'reconcile') {
-        const adapters = await deps.connect(config);
-        return runReconcileCommand(config, {
-            ...adapters,
-            log: deps.log,
-            maskedValues: maskedValuesOf(config)
-        });
-    }
-    if (!isProgramConfig(config))
+    if (config.command !== 'reconcile' && !isProgramConfig(config))
         throw new errors/* ActionError */.lZ(`The \`${config.command}\` command needs \`program\``);
-    if (config.command === 'gate')
-        return gate(config, deps);
     const adapters = await deps.connect(config);
-    const commandDeps = { ...adapters, log: deps.log, maskedValues: maskedValuesOf(config) };
+    const maskedValues = maskedValuesOf(config);
+    // Check names, keys, error lines and fix-command output reach the log from many places:
+    // every line is cleaned here, once, for every command.
+    const commandDeps = {
+        ...adapters,
+        log: untrustedTextLogger(deps.log, maskedValues),
+        maskedValues
+    };
+    if (config.command === 'reconcile')
+        return runReconcileCommand(config, commandDeps);
+    if (!isProgramConfig(config))
+        throw new errors/* ActionError */.lZ('unreachable: checked above');
+    if (config.command === 'gate')
+        return gate(config, commandDeps);
     return config.command === 'record'
         ? runRecordCommand(config, commandDeps)
         : runResetCommand(config, commandDeps);

@@ -2,7 +2,7 @@
  * The imperative shell: inputs → command → outputs, job summary, and the one error sink.
  * Everything it talks to arrives in `MainDeps`, so tests and the CLI reuse it unchanged.
  */
-import type { Logger } from './log.js'
+import { untrustedTextLogger, type Logger } from './log.js'
 import { parseInputs, isProgramConfig, type Config, type ProgramConfig } from './inputs.js'
 import { ActionError, errorMessage } from './errors.js'
 import { OUTPUT_NAMES, checksOutput, gateSummaryMarkdown, type Outputs } from './outputs.js'
@@ -35,13 +35,8 @@ function maskedValuesOf(config: Config): string[] {
   return [config.githubToken, config.pushToken].filter((value): value is string => Boolean(value))
 }
 
-async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResult> {
-  const adapters = await deps.connect(config)
-  const result = await runGateCommand(config, {
-    ...adapters,
-    log: deps.log,
-    maskedValues: maskedValuesOf(config)
-  })
+async function gate(config: ProgramConfig, commandDeps: GateCommandDeps): Promise<CommandResult> {
+  const result = await runGateCommand(config, commandDeps)
   const { gate: verdict } = result
   const outputs: Outputs = {
     status: result.status,
@@ -74,19 +69,20 @@ async function gate(config: ProgramConfig, deps: MainDeps): Promise<CommandResul
 }
 
 async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> {
-  if (config.command === 'reconcile') {
-    const adapters = await deps.connect(config)
-    return runReconcileCommand(config, {
-      ...adapters,
-      log: deps.log,
-      maskedValues: maskedValuesOf(config)
-    })
-  }
-  if (!isProgramConfig(config))
+  if (config.command !== 'reconcile' && !isProgramConfig(config))
     throw new ActionError(`The \`${config.command}\` command needs \`program\``)
-  if (config.command === 'gate') return gate(config, deps)
   const adapters = await deps.connect(config)
-  const commandDeps = { ...adapters, log: deps.log, maskedValues: maskedValuesOf(config) }
+  const maskedValues = maskedValuesOf(config)
+  // Check names, keys, error lines and fix-command output reach the log from many places:
+  // every line is cleaned here, once, for every command.
+  const commandDeps = {
+    ...adapters,
+    log: untrustedTextLogger(deps.log, maskedValues),
+    maskedValues
+  }
+  if (config.command === 'reconcile') return runReconcileCommand(config, commandDeps)
+  if (!isProgramConfig(config)) throw new ActionError('unreachable: checked above')
+  if (config.command === 'gate') return gate(config, commandDeps)
   return config.command === 'record'
     ? runRecordCommand(config, commandDeps)
     : runResetCommand(config, commandDeps)

@@ -35,7 +35,6 @@ import { commentMarker, renderPauseComment, renderStatusComment } from '../issue
 import { pushAndWait, type GateDeps, type GateVerdict } from './gate.js'
 import { updateProgramState } from './types.js'
 import { ActionError, errorMessage } from '../errors.js'
-import { untrustedTextLogger } from '../log.js'
 
 export interface FixCommandResult {
   exitCode: number
@@ -158,13 +157,8 @@ function skippedResult(message: string, pauseReason: string | null): GateResult 
 
 export async function runGateCommand(
   config: ProgramConfig,
-  commandDeps: GateCommandDeps
+  deps: GateCommandDeps
 ): Promise<GateResult> {
-  // Check names, keys and error lines reach the log from many places: clean them all here.
-  const deps: GateCommandDeps = {
-    ...commandDeps,
-    log: untrustedTextLogger(commandDeps.log, commandDeps.maskedValues)
-  }
   const { store, clock, log, environment } = deps
   const program = config.program
   const update = (apply: (text: string) => string) =>
