@@ -40372,6 +40372,7 @@ function compareCodeUnits(a, b) {
  * table cell, a pause reason): no `|`, no newline, no `#` before a digit, bounded length.
  */
 
+
 /** Longest key kept whole; a longer key is cut and ends with a hash of the whole key. */
 const MAX_KEY_LENGTH = 120;
 /** Longest masked message kept inside a key. */
@@ -40489,15 +40490,17 @@ function stripTrailingDuration(text) {
         .replace(/\s+\d+(?:\.\d+)?\s?(?:ms|s)\s*$/, '');
 }
 /**
- * Builds a key from its parts, joined with `:`. Empty parts are left out. The key is made
+ * Builds a key from its parts, joined with `:`. Empty parts are left out. Token-like strings
+ * are redacted and marker text is removed first. The key is made
  * one-line safe: no control characters or newlines, `|` becomes `/`, `#` before a digit gets
  * a space (GitHub would render `#12` as an issue link), whitespace collapses, and a key
  * longer than MAX_KEY_LENGTH is cut and ends with `~` and 8 hex digits of the whole key's hash.
  */
 function buildKey(tool, ...parts) {
     const kept = [tool, ...parts].filter((part) => part !== undefined && part !== '');
-    let key = kept
-        .join(':')
+    // Token-like strings and marker text go before the length cut, so a cut can never leave
+    // part of a secret behind in a key.
+    let key = (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)(kept.join(':')))
         // eslint-disable-next-line no-control-regex -- removing control characters is the point
         .replace(/[\u0000-\u001f\u007f]/g, ' ')
         .replaceAll('|', '/')
@@ -42295,10 +42298,6 @@ function extractFailuresFromString(text, options = {}) {
         bytesRead: splitter.bytesRead
     };
 }
-/** The keys of a result, in the order found (the signature sorts them). */
-function keysOf(result) {
-    return result.findings.map((finding) => finding.key);
-}
 
 ;// CONCATENATED MODULE: ./src/failures/gather.ts
 
@@ -43392,7 +43391,7 @@ async function runGateCommand(config, deps) {
     }));
     const initial = stateOf((await store.read(program))?.text ?? null, program);
     const machine = markdown_readMachineState(initial);
-    readLedger(initial);
+    readLedger(initial); // a malformed ledger stops the gate here, before anything is pushed
     if (machine.paused || machine.completed) {
         const why = machine.completed
             ? `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`

@@ -32576,7 +32576,7 @@ async function runSignatureCommand(args, io) {
         const name = path ?? 'standard input';
         try {
             const stream = path === undefined ? io.stdin : openFile(path);
-            const result = await (0,_signature_extract_js__WEBPACK_IMPORTED_MODULE_2__/* .extractFailures */ .RM)(stream);
+            const result = await (0,_signature_extract_js__WEBPACK_IMPORTED_MODULE_2__/* .extractFailures */ .R)(stream);
             keys.push(...result.findings.map((finding) => finding.key));
             if (result.truncated)
                 truncatedLogs.push(name);
@@ -43467,7 +43467,7 @@ function fromExtraction(result, maxLines) {
 }
 function annotationKeys(annotations, maxLines) {
     const telling = annotations.filter((a) => a.level === 'failure' && !GENERIC_ANNOTATION.test(a.message.trim()));
-    const fromText = fromExtraction((0,extract/* extractFailuresFromString */.Wu)(telling.map((a) => a.message).join('\n')), maxLines);
+    const fromText = fromExtraction((0,extract/* extractFailuresFromString */.W)(telling.map((a) => a.message).join('\n')), maxLines);
     if (specific(fromText.keys))
         return fromText;
     const keys = telling.map((a) => (0,normalise/* buildKey */.sI)('annotation', a.path ? (0,normalise/* normalisePath */.qb)(a.path) : undefined, (0,normalise/* maskMessage */.I1)(a.title || a.message.split('\n')[0] || '')));
@@ -43505,7 +43505,7 @@ async function gatherFailure(check, sources, options) {
         }
         const text = [output.title, output.summary, output.text].filter(Boolean).join('\n');
         if (text) {
-            const found = fromExtraction((0,extract/* extractFailuresFromString */.Wu)(text), maxLines);
+            const found = fromExtraction((0,extract/* extractFailuresFromString */.W)(text), maxLines);
             if (specific(found.keys))
                 return { ...base, source: 'output', keys: found.keys, firstErrorLines: found.lines };
             fallbackKeys = found.keys;
@@ -43519,7 +43519,7 @@ async function gatherFailure(check, sources, options) {
         try {
             const stream = await sources.jobLog(check.jobId);
             if (stream) {
-                const result = await (0,extract/* extractFailures */.RM)(stream, {
+                const result = await (0,extract/* extractFailures */.R)(stream, {
                     maxBytes: options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES
                 });
                 const found = fromExtraction(result, maxLines);
@@ -44542,7 +44542,7 @@ async function runGateCommand(config, deps) {
     }));
     const initial = stateOf((await store.read(program))?.text ?? null, program);
     const machine = markdown_readMachineState(initial);
-    readLedger(initial);
+    readLedger(initial); // a malformed ledger stops the gate here, before anything is pushed
     if (machine.paused || machine.completed) {
         const why = machine.completed
             ? `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`
@@ -46176,11 +46176,9 @@ async function run(deps) {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  RM: () => (/* binding */ extractFailures),
-  Wu: () => (/* binding */ extractFailuresFromString)
+  R: () => (/* binding */ extractFailures),
+  W: () => (/* binding */ extractFailuresFromString)
 });
-
-// UNUSED EXPORTS: keysOf
 
 ;// CONCATENATED MODULE: ./src/signature/lines.ts
 /**
@@ -47962,10 +47960,6 @@ function extractFailuresFromString(text, options = {}) {
         bytesRead: splitter.bytesRead
     };
 }
-/** The keys of a result, in the order found (the signature sorts them). */
-function keysOf(result) {
-    return result.findings.map((finding) => finding.key);
-}
 
 
 /***/ }),
@@ -47985,11 +47979,13 @@ function keysOf(result) {
 /* unused harmony exports MAX_KEY_LENGTH, MAX_MESSAGE_LENGTH */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _text_untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9209);
 /**
  * Normalisation shared by the parsers: paths lose what depends on the machine, message text
  * loses what varies between runs, and keys are made safe for one-line contexts (a markdown
  * table cell, a pause reason): no `|`, no newline, no `#` before a digit, bounded length.
  */
+
 
 /** Longest key kept whole; a longer key is cut and ends with a hash of the whole key. */
 const MAX_KEY_LENGTH = 120;
@@ -48108,15 +48104,17 @@ function stripTrailingDuration(text) {
         .replace(/\s+\d+(?:\.\d+)?\s?(?:ms|s)\s*$/, '');
 }
 /**
- * Builds a key from its parts, joined with `:`. Empty parts are left out. The key is made
+ * Builds a key from its parts, joined with `:`. Empty parts are left out. Token-like strings
+ * are redacted and marker text is removed first. The key is made
  * one-line safe: no control characters or newlines, `|` becomes `/`, `#` before a digit gets
  * a space (GitHub would render `#12` as an issue link), whitespace collapses, and a key
  * longer than MAX_KEY_LENGTH is cut and ends with `~` and 8 hex digits of the whole key's hash.
  */
 function buildKey(tool, ...parts) {
     const kept = [tool, ...parts].filter((part) => part !== undefined && part !== '');
-    let key = kept
-        .join(':')
+    // Token-like strings and marker text go before the length cut, so a cut can never leave
+    // part of a secret behind in a key.
+    let key = (0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .removeMarkers */ .A7)((0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .redactSecrets */ .fp)(kept.join(':')))
         // eslint-disable-next-line no-control-regex -- removing control characters is the point
         .replace(/[\u0000-\u001f\u007f]/g, ' ')
         .replaceAll('|', '/')

@@ -169,7 +169,7 @@ export async function runGateCommand(
 
   const initial = stateOf((await store.read(program))?.text ?? null, program)
   const machine = readMachineState(initial)
-  readLedger(initial)
+  readLedger(initial) // a malformed ledger stops the gate here, before anything is pushed
   if (machine.paused || machine.completed) {
     const why = machine.completed
       ? `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`

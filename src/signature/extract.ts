@@ -254,8 +254,3 @@ export function extractFailuresFromString(
     bytesRead: splitter.bytesRead
   }
 }
-
-/** The keys of a result, in the order found (the signature sorts them). */
-export function keysOf(result: ExtractResult): string[] {
-  return result.findings.map((finding) => finding.key)
-}

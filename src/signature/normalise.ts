@@ -4,6 +4,7 @@
  * table cell, a pause reason): no `|`, no newline, no `#` before a digit, bounded length.
  */
 import { createHash } from 'node:crypto'
+import { redactSecrets, removeMarkers } from '../text/untrusted.js'
 
 /** Longest key kept whole; a longer key is cut and ends with a hash of the whole key. */
 export const MAX_KEY_LENGTH = 120
@@ -133,15 +134,17 @@ export function stripTrailingDuration(text: string): string {
 }
 
 /**
- * Builds a key from its parts, joined with `:`. Empty parts are left out. The key is made
+ * Builds a key from its parts, joined with `:`. Empty parts are left out. Token-like strings
+ * are redacted and marker text is removed first. The key is made
  * one-line safe: no control characters or newlines, `|` becomes `/`, `#` before a digit gets
  * a space (GitHub would render `#12` as an issue link), whitespace collapses, and a key
  * longer than MAX_KEY_LENGTH is cut and ends with `~` and 8 hex digits of the whole key's hash.
  */
 export function buildKey(tool: string, ...parts: (string | undefined)[]): string {
   const kept = [tool, ...parts].filter((part): part is string => part !== undefined && part !== '')
-  let key = kept
-    .join(':')
+  // Token-like strings and marker text go before the length cut, so a cut can never leave
+  // part of a secret behind in a key.
+  let key = removeMarkers(redactSecrets(kept.join(':')))
     // eslint-disable-next-line no-control-regex -- removing control characters is the point
     .replace(/[\u0000-\u001f\u007f]/g, ' ')
     .replaceAll('|', '/')
