@@ -4,11 +4,13 @@
  * debugging, reading the same runner variables (GITHUB_REPOSITORY, GITHUB_API_URL, …).
  * `signature` reads CI logs and prints their failure keys and signature.
  */
+import { parseArgs } from 'node:util'
 import { run } from './main.js'
+import { systemClock } from './clock.js'
 import { realConnect } from './deps.js'
 import type { Logger } from './log.js'
 import { INPUT_NAMES } from './inputs.js'
-import { runSignatureCommand } from './commands/signature.js'
+import { runSignatureCommand } from './cli/signature.js'
 
 const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
@@ -44,22 +46,21 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`)
     return command ? 0 : 2
   }
-  const values = new Map<string, string>([['command', command]])
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i] ?? ''
-    const name = flag.replace(/^--/, '')
-    if (!flag.startsWith('--') || !(INPUT_NAMES as string[]).includes(name)) {
-      process.stderr.write(`Unknown argument "${flag}".\n${USAGE}\n`)
-      return 2
-    }
-    const value = rest[i + 1]
-    if (value === undefined) {
-      process.stderr.write(`Flag ${flag} needs a value.\n`)
-      return 2
-    }
-    values.set(name, value)
-    i++
+  let parsed: Record<string, string | boolean | undefined>
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: Object.fromEntries(INPUT_NAMES.map((name) => [name, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false
+    }).values
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`)
+    return 2
   }
+  const values = new Map<string, string>([['command', command]])
+  for (const [name, value] of Object.entries(parsed))
+    if (typeof value === 'string') values.set(name, value)
   if (!values.has('github-token'))
     values.set('github-token', process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '')
   let exitCode = 0
@@ -80,7 +81,12 @@ async function main(argv: string[]): Promise<number> {
       setSecret: () => undefined
     },
     log: consoleLogger,
-    connect: realConnect(process.env, process.cwd(), consoleLogger)
+    connect: realConnect({
+      env: process.env,
+      cwd: process.cwd(),
+      log: consoleLogger,
+      clock: systemClock
+    })
   })
   if (outputs.length > 0) process.stdout.write(`${outputs.join('\n')}\n`)
   return exitCode

@@ -1,24 +1,27 @@
 /**
- * Builds the real adapters once the inputs are valid: clock, GitHub client, git, the state
- * store, the fix-command runner.
+ * The composition root: builds the real adapters once the inputs are valid (GitHub client,
+ * git, the state store, the fix-command runner) around the clock and logger it is given.
+ * The action passes the system clock; tests pass the fake API's clock, so nothing here
+ * knows about tests.
  */
 import * as core from '@actions/core'
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { systemClock } from './clock.js'
-import { remoteClock } from './remote-clock.js'
-import { readEnvironment } from './environment.js'
-import { createGitHubClient } from './github/client.js'
+import type { Clock } from './clock.js'
+import { readEnvironment, repositoryName } from './environment.js'
+import { createGitHubClient, type ClientOptions } from './github/client.js'
 import { RestGitHub } from './github/rest.js'
 import { createGit } from './git.js'
 import { ContentsApiStore, LocalDirStore, type StateStore } from './state/store.js'
+import { gitMemoryBranchReader } from './state/memory-branch.js'
 import type { Config } from './inputs.js'
 import type { Logger } from './log.js'
 import { forLog } from './text/untrusted.js'
 import type { Adapters, MainDeps } from './main.js'
 
+/** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
 export const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop'
 
 /**
@@ -44,12 +47,12 @@ export function chooseStore(
   return dir ? new LocalDirStore(dir) : new ContentsApiStore(github, { branch: config.stateBranch })
 }
 
-function runShell(cwd: string, log: Logger) {
-  return (command: string, env: Record<string, string>, timeoutMs: number) =>
+function runShell(cwd: string, env: NodeJS.ProcessEnv, log: Logger) {
+  return (command: string, extraEnv: Record<string, string>, timeoutMs: number) =>
     new Promise<{ exitCode: number }>((resolve) => {
       const child = spawn('bash', ['-c', command], {
         cwd,
-        env: { ...process.env, ...env },
+        env: { ...env, ...extraEnv },
         stdio: ['ignore', 'pipe', 'pipe']
       })
       const forward = (chunk: Buffer) => {
@@ -57,6 +60,7 @@ function runShell(cwd: string, log: Logger) {
       }
       child.stdout.on('data', forward)
       child.stderr.on('data', forward)
+      // A child process runs on real time whatever the injected clock says.
       const timer = setTimeout(() => {
         log.warning(
           `fix-command still running after ${Math.round(timeoutMs / 1000)} s: stopping it`
@@ -70,41 +74,66 @@ function runShell(cwd: string, log: Logger) {
     })
 }
 
-export function realConnect(env: NodeJS.ProcessEnv, cwd: string, log: Logger): MainDeps['connect'] {
+export interface ConnectOptions {
+  /** The runner environment (GITHUB_*, RUNNER_TEMP, …). */
+  env: NodeJS.ProcessEnv
+  /** The working directory when GITHUB_WORKSPACE is unset. */
+  cwd: string
+  log: Logger
+  clock: Clock
+  /** Client tuning beyond GitHub's defaults (for example a shorter retry backoff). */
+  client?: Pick<ClientOptions, 'retryBackoffMs'>
+  /** Whether a folder exists (gh-aw's repo-memory folder is used when it does). */
+  exists?: (path: string) => boolean
+}
+
+export function realConnect(options: ConnectOptions): MainDeps['connect'] {
+  const { env, log, clock } = options
   return async (config): Promise<Adapters> => {
-    const environment = readEnvironment(env, cwd)
-    const clock = environment.clockUrl ? await remoteClock(environment.clockUrl) : systemClock
+    const environment = readEnvironment(env, options.cwd)
     const client = createGitHubClient({
       token: config.githubToken,
       baseUrl: environment.apiUrl,
       clock,
       log,
-      // Against the fake API (virtual time) 5xx retries need no real backoff.
-      retryBackoffMs: environment.clockUrl ? 1 : 1000,
-      ...(environment.clockUrl ? { writeSpacingMs: 0 } : {})
+      ...options.client
     })
     const github = new RestGitHub(client, environment.repository)
+    const store = chooseStore(config, github, options.exists ?? existsSync)
     return {
       clock,
       environment,
       github,
       failures: github,
       issues: github,
-      store: chooseStore(config, github, existsSync),
+      store,
+      ...(store instanceof ContentsApiStore
+        ? {
+            memoryBranch: gitMemoryBranchReader({
+              remoteUrl: `${environment.serverUrl}/${repositoryName(environment)}.git`,
+              serverUrl: environment.serverUrl,
+              token: config.githubToken,
+              tempDir: environment.tempDir
+            })
+          }
+        : {}),
       git: createGit({
         cwd: environment.workspace,
         pushToken: config.pushToken,
         serverUrl: environment.serverUrl
       }),
-      runner: {
-        runId: environment.runId,
-        runAttempt: environment.runAttempt,
-        serverUrl: environment.serverUrl
-      },
-      runFixCommand: runShell(environment.workspace, log),
+      runFixCommand: runShell(environment.workspace, env, log),
       async writeFile(path, text) {
         await mkdir(dirname(path), { recursive: true })
         await writeFile(path, text)
+      },
+      async readFile(path) {
+        try {
+          return await readFile(path, 'utf8')
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+          throw error
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
- * The standard runner environment (SPEC §2), read once. The same variables drive the action
- * and the CLI, so GitHub Enterprise Server and the fake API work by setting GITHUB_API_URL.
+ * The standard runner environment, read once (README: "Inputs and outputs"). The same
+ * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
+ * work by setting GITHUB_API_URL.
  */
 import { ActionError } from './errors.js'
 import type { RepoRef } from './github/port.js'
@@ -15,8 +16,6 @@ export interface Environment {
   actor?: string | undefined
   workspace: string
   tempDir: string
-  /** Test and demo only: the fake API's virtual clock. */
-  clockUrl: string | undefined
 }
 
 function positiveInteger(raw: string | undefined): number | undefined {
@@ -38,14 +37,20 @@ export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Environmen
     runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
     actor: env.GITHUB_ACTOR || undefined,
     workspace: env.GITHUB_WORKSPACE || cwd,
-    tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
-    clockUrl: env.AUTOLOOP_CLOCK_URL || undefined
+    tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
   }
 }
 
-/** The browser link of this workflow run, for comments and the ledger. */
-export function runUrl(environment: Environment): string | undefined {
-  if (environment.runId === undefined) return undefined
-  const { owner, repo } = environment.repository
-  return `${environment.serverUrl}/${owner}/${repo}/actions/runs/${environment.runId}`
+/** `owner/repo`. */
+export function repositoryName(environment: Pick<Environment, 'repository'>): string {
+  return `${environment.repository.owner}/${environment.repository.repo}`
+}
+
+/** The browser link of a workflow run of this repository (this run when no id is given). */
+export function runUrl(
+  environment: Pick<Environment, 'repository' | 'serverUrl' | 'runId'>,
+  runId: number | null | undefined = environment.runId
+): string | null {
+  if (runId === undefined || runId === null) return null
+  return `${environment.serverUrl}/${repositoryName(environment)}/actions/runs/${runId}`
 }

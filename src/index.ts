@@ -3,6 +3,7 @@
  */
 import * as core from '@actions/core'
 import { run } from './main.js'
+import { systemClock } from './clock.js'
 import { coreLogger, realConnect } from './deps.js'
 
 await run({
@@ -17,5 +18,10 @@ await run({
     setSecret: (value) => core.setSecret(value)
   },
   log: coreLogger,
-  connect: realConnect(process.env, process.cwd(), coreLogger)
+  connect: realConnect({
+    env: process.env,
+    cwd: process.cwd(),
+    log: coreLogger,
+    clock: systemClock
+  })
 })

@@ -1,16 +1,16 @@
 /**
- * Every input of SPEC §2, validated with zod before any I/O. `parseInputs` is pure: it takes
- * a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one typed
- * `Config`, or throws an InputError that lists every bad input at once, each with its rule.
+ * Every input (README: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
+ * it takes a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one
+ * typed `Config`, or throws an InputError that lists every bad input at once, each with its
+ * rule. The defaults are written here once; a test checks that action.yml declares the same.
  */
 import { z } from 'zod'
 import picomatch from 'picomatch'
 import { ActionError } from './errors.js'
+import { PROGRAM_NAME_PATTERN } from './state/schema.js'
 
 export const COMMANDS = ['gate', 'record', 'reset', 'reconcile'] as const
 export type Command = (typeof COMMANDS)[number]
-
-export const PROGRAM_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 
 export class InputError extends ActionError {
   readonly problems: string[]
@@ -142,66 +142,31 @@ const metricInput = z.string().transform((raw, ctx) => {
   return value
 })
 
-const rawSchema = z.object({
-  command: z.string().transform((raw, ctx) => {
-    const value = raw === '' ? 'gate' : raw
-    if (!(COMMANDS as readonly string[]).includes(value)) {
-      ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${COMMANDS.join(', ')}` })
-      return z.NEVER
-    }
-    return value as Command
-  }),
-  'github-token': z.string(),
-  program: z.string().transform((raw, ctx) => {
-    if (raw === '') return undefined
-    if (!PROGRAM_PATTERN.test(raw)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${raw}" is not a program name: it must match ${PROGRAM_PATTERN.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`
-      })
-      return z.NEVER
-    }
-    const problem = branchNameProblem(`autoloop/${raw}`)
-    if (problem) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${raw}" cannot name a git branch (autoloop/${raw} ${problem})`
-      })
-      return z.NEVER
-    }
-    return raw
-  }),
-  branch: z.string().transform((raw, ctx) => {
-    if (raw === '') return undefined
-    const problem = branchNameProblem(raw)
-    if (problem) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${raw}" is not a valid branch name: it ${problem}`
-      })
-      return z.NEVER
-    }
-    return raw
-  }),
-  base: optionalText,
-  sha: shaInput,
-  push: booleanInput(true),
-  'push-token': optionalText,
-  pr: referenceNumberInput,
-  'create-pr': booleanInput(true),
-  issue: referenceNumberInput,
-  'max-fix-attempts': integerInput(5, 0, 100),
-  'timeout-minutes': numberInput(60, 1, 10080),
-  'poll-interval-seconds': numberInput(15, 1, 3600),
-  'checks-grace-seconds': numberInput(180, 0, 86400),
-  'required-checks': listInput,
-  'ignore-checks': globListInput,
-  'fail-fast': booleanInput(false),
-  'allow-no-checks': booleanInput(false),
-  'fix-command': optionalText,
-  'state-dir': optionalText,
-  'state-branch': z.string().transform((raw, ctx) => {
-    const value = raw === '' ? 'memory/autoloop' : raw
+/** A program name; the ledger, the state file and the branch are all named after it. */
+const programInput = z.string().transform((raw, ctx) => {
+  if (raw === '') return undefined
+  if (!PROGRAM_NAME_PATTERN.test(raw)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${raw}" is not a program name: it must match ${PROGRAM_NAME_PATTERN.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`
+    })
+    return z.NEVER
+  }
+  const problem = branchNameProblem(`autoloop/${raw}`)
+  if (problem) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${raw}" cannot name a git branch (autoloop/${raw} ${problem})`
+    })
+    return z.NEVER
+  }
+  return raw
+})
+
+const branchInput = (fallback: string | undefined) =>
+  z.string().transform((raw, ctx) => {
+    const value = raw === '' ? fallback : raw
+    if (value === undefined) return undefined
     const problem = branchNameProblem(value)
     if (problem) {
       ctx.addIssue({
@@ -211,66 +176,103 @@ const rawSchema = z.object({
       return z.NEVER
     }
     return value
-  }),
-  outcome: z.string().transform((raw, ctx) => {
-    if (raw === '') return undefined
-    if (raw !== 'accepted' && raw !== 'rejected' && raw !== 'error') {
-      ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of accepted, rejected, error` })
+  })
+
+const enumInput = <T extends string>(values: readonly T[], fallback: T | undefined) =>
+  z.string().transform((raw, ctx) => {
+    const value = raw === '' ? fallback : raw
+    if (value === undefined) return undefined
+    if (!(values as readonly string[]).includes(value)) {
+      ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${values.join(', ')}` })
       return z.NEVER
     }
-    return raw
-  }),
-  metric: metricInput,
-  change: optionalText,
-  reason: optionalText,
-  'state-max-bytes': integerInput(30720, 4096, 1048576),
-  'fail-on-red': booleanInput(false)
+    return value as T
+  })
+
+/** A workflow to start with workflow_dispatch: its file name (`autoloop.lock.yml`) or its id. */
+const workflowInput = z.string().transform((raw, ctx) => {
+  if (raw === '') return undefined
+  if (!/^(?:[A-Za-z0-9._-]+\.ya?ml|[1-9][0-9]{0,15})$/.test(raw)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${raw}" is not a workflow file name such as autoloop.lock.yml (no folder) nor a workflow id`
+    })
+    return z.NEVER
+  }
+  return raw
 })
 
-export const INPUT_NAMES = Object.keys(rawSchema.shape) as (keyof typeof rawSchema.shape)[]
+/** GitHub takes at most 25 inputs per dispatch, each a string, a number or a boolean. */
+const dispatchInputsInput = z.string().transform((raw, ctx) => {
+  if (raw === '') return {}
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `is not JSON (${error instanceof Error ? error.message : String(error)}); write an object such as {"mode": "fix"}`
+    })
+    return z.NEVER
+  }
+  const parsed = z
+    .record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]))
+    .refine(
+      (inputs) => Object.keys(inputs).length <= 24,
+      'has more than 24 keys (GitHub takes 25, with program)'
+    )
+    .safeParse(json)
+  if (!parsed.success) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a JSON object of strings, numbers or booleans: ${parsed.error.issues[0]?.message ?? 'invalid'}`
+    })
+    return z.NEVER
+  }
+  return Object.fromEntries(Object.entries(parsed.data).map(([key, value]) => [key, String(value)]))
+})
 
-type Raw = z.output<typeof rawSchema>
-
-export interface Config {
-  command: Command
-  githubToken: string
-  program: string | undefined
-  branch: string | undefined
-  base: string | undefined
-  sha: string | undefined
-  push: boolean
-  pushToken: string | undefined
-  pr: number | undefined
-  createPr: boolean
-  issue: number | undefined
-  maxFixAttempts: number
-  timeoutMinutes: number
-  pollIntervalSeconds: number
-  checksGraceSeconds: number
-  requiredChecks: string[]
-  ignoreChecks: string[]
-  failFast: boolean
-  allowNoChecks: boolean
-  fixCommand: string | undefined
-  stateDir: string | undefined
-  stateBranch: string
-  outcome: 'accepted' | 'rejected' | 'error' | undefined
-  metric: number | undefined
-  change: string | undefined
-  reason: string | undefined
-  stateMaxBytes: number
-  failOnRed: boolean
-}
-
-/** A Config whose command works on one program (everything but reconcile). */
-export interface ProgramConfig extends Config {
-  program: string
-  branch: string
-}
-
-function toConfig(raw: Raw): Config {
-  return {
-    command: raw.command,
+const inputSchema = z
+  .object({
+    command: enumInput(COMMANDS, 'gate'),
+    'github-token': z.string(),
+    program: programInput,
+    branch: branchInput(undefined),
+    base: optionalText,
+    sha: shaInput,
+    push: booleanInput(true),
+    'push-token': optionalText,
+    pr: referenceNumberInput,
+    'create-pr': booleanInput(true),
+    issue: referenceNumberInput,
+    'max-fix-attempts': integerInput(5, 0, 100),
+    'timeout-minutes': numberInput(60, 1, 10080),
+    'poll-interval-seconds': numberInput(15, 1, 3600),
+    'checks-grace-seconds': numberInput(180, 0, 86400),
+    'required-checks': listInput,
+    'ignore-checks': globListInput,
+    'fail-fast': booleanInput(false),
+    'allow-no-checks': booleanInput(false),
+    'fix-command': optionalText,
+    'state-dir': optionalText,
+    'state-branch': branchInput('memory/autoloop'),
+    outcome: enumInput(['accepted', 'rejected', 'error'] as const, undefined),
+    metric: metricInput,
+    change: optionalText,
+    reason: optionalText,
+    'state-max-bytes': integerInput(30720, 4096, 1048576),
+    'fail-on-red': booleanInput(false),
+    'dispatch-workflow': workflowInput,
+    'dispatch-ref': branchInput(undefined),
+    'dispatch-inputs': dispatchInputsInput,
+    'pre-existing-failures': enumInput(['allow', 'block'] as const, 'allow'),
+    'rerun-failed': integerInput(1, 0, 5),
+    'selection-file': optionalText,
+    'iteration-file': optionalText,
+    'forget-failures': booleanInput(false)
+  })
+  .transform((raw) => ({
+    command: raw.command as Command,
     githubToken: raw['github-token'],
     program: raw.program,
     branch: raw.branch ?? (raw.program ? `autoloop/${raw.program}` : undefined),
@@ -281,7 +283,7 @@ function toConfig(raw: Raw): Config {
     pr: raw.pr,
     createPr: raw['create-pr'],
     issue: raw.issue,
-    maxFixAttempts: raw['max-fix-attempts'] ?? 5,
+    maxFixAttempts: raw['max-fix-attempts'] as number,
     timeoutMinutes: raw['timeout-minutes'],
     pollIntervalSeconds: raw['poll-interval-seconds'],
     checksGraceSeconds: raw['checks-grace-seconds'],
@@ -291,27 +293,47 @@ function toConfig(raw: Raw): Config {
     allowNoChecks: raw['allow-no-checks'],
     fixCommand: raw['fix-command'],
     stateDir: raw['state-dir'],
-    stateBranch: raw['state-branch'],
+    stateBranch: raw['state-branch'] as string,
     outcome: raw.outcome,
     metric: raw.metric,
     change: raw.change,
     reason: raw.reason,
-    stateMaxBytes: raw['state-max-bytes'] ?? 30720,
-    failOnRed: raw['fail-on-red']
-  }
+    stateMaxBytes: raw['state-max-bytes'] as number,
+    failOnRed: raw['fail-on-red'],
+    dispatchWorkflow: raw['dispatch-workflow'],
+    dispatchRef: raw['dispatch-ref'],
+    dispatchInputs: raw['dispatch-inputs'],
+    preExistingFailures: raw['pre-existing-failures'] as 'allow' | 'block',
+    rerunFailed: raw['rerun-failed'] as number,
+    selectionFile: raw['selection-file'],
+    iterationFile: raw['iteration-file'],
+    forgetFailures: raw['forget-failures']
+  }))
+
+export const INPUT_NAMES = Object.keys(
+  inputSchema.in.shape
+) as (keyof typeof inputSchema.in.shape)[]
+
+export type Config = z.output<typeof inputSchema>
+
+/** A Config whose program is known (every command but reconcile; gate once it resolved it). */
+export type ProgramConfig = Config & { program: string; branch: string }
+
+/** The config of one program: its branch defaults to `autoloop/<program>`. */
+export function forProgram(config: Config, program: string): ProgramConfig {
+  return { ...config, program, branch: config.branch ?? `autoloop/${program}` }
 }
 
 export function parseInputs(read: InputReader): Config {
   const values: Record<string, string> = {}
   for (const name of INPUT_NAMES) values[name] = read(name).trim()
-  const parsed = rawSchema.safeParse(values)
+  const parsed = inputSchema.safeParse(values)
   const problems: string[] = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `input \`${issue.path.join('.')}\`: ${issue.message}`)
   if (parsed.success) {
-    const config = toConfig(parsed.data)
-    problems.push(...crossFieldProblems(config))
-    if (problems.length === 0) return config
+    problems.push(...crossFieldProblems(parsed.data))
+    if (problems.length === 0) return parsed.data
   } else if (values['github-token'] === '') {
     problems.push(EMPTY_TOKEN)
   }
@@ -323,16 +345,20 @@ const EMPTY_TOKEN =
 
 function crossFieldProblems(config: Config): string[] {
   const problems: string[] = []
-  if (config.command !== 'reconcile' && !config.program)
+  if ((config.command === 'record' || config.command === 'reset') && !config.program)
     problems.push(`input \`program\`: required for the \`${config.command}\` command`)
+  if (config.command === 'gate' && !config.program && !config.selectionFile)
+    problems.push(
+      "input `program`: required for the `gate` command unless `selection-file` names the scheduler's selection"
+    )
   if (config.command === 'record' && !config.outcome)
     problems.push('input `outcome`: required for `record` (accepted, rejected or error)')
   if (config.command === 'record' && config.outcome === 'accepted' && config.metric === undefined)
     problems.push('input `metric`: required when `outcome` is accepted')
+  if (config.fixCommand && !config.push)
+    problems.push(
+      'input `fix-command`: needs `push: true`, since the fixes it commits must reach the branch to be gated; remove `push: false`, or drive the fix loop from the workflow instead'
+    )
   if (!config.githubToken) problems.push(EMPTY_TOKEN)
   return problems
-}
-
-export function isProgramConfig(config: Config): config is ProgramConfig {
-  return config.program !== undefined && config.branch !== undefined
 }

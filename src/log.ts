@@ -9,26 +9,6 @@ export interface Logger {
   group<T>(title: string, body: () => Promise<T>): Promise<T>
 }
 
-/** Collects lines in memory; for tests. */
-export function memoryLogger(): Logger & { lines: string[] } {
-  const lines: string[] = []
-  return {
-    lines,
-    debug: (m) => void lines.push(`debug: ${m}`),
-    info: (m) => void lines.push(m),
-    warning: (m) => void lines.push(`warning: ${m}`),
-    error: (m) => void lines.push(`error: ${m}`),
-    async group(title, body) {
-      lines.push(`::group::${title}`)
-      try {
-        return await body()
-      } finally {
-        lines.push('::endgroup::')
-      }
-    }
-  }
-}
-
 /**
  * A logger for code that quotes CI text (check names, failure keys, error lines): every
  * message goes through `forLog`, so no line of it can issue a workflow command and no secret

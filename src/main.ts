@@ -1,13 +1,14 @@
 /**
  * The imperative shell: inputs → command → outputs, job summary, and the one error sink.
- * Everything it talks to arrives in `MainDeps`, so tests and the CLI reuse it unchanged.
+ * Everything it talks to arrives in `MainDeps`, so the action, the CLI and the tests run it
+ * unchanged.
  */
 import { untrustedTextLogger, type Logger } from './log.js'
-import { parseInputs, isProgramConfig, type Config, type ProgramConfig } from './inputs.js'
-import { ActionError, errorMessage } from './errors.js'
-import { OUTPUT_NAMES, checksOutput, gateSummaryMarkdown, type Outputs } from './outputs.js'
-import { runGateCommand, type GateCommandDeps } from './commands/gate-command.js'
-import type { CommandResult } from './commands/types.js'
+import { forProgram, parseInputs, type Config } from './inputs.js'
+import { errorMessage } from './errors.js'
+import { OUTPUT_NAMES, type Outputs } from './outputs.js'
+import type { CommandDeps, CommandResult } from './commands/command-deps.js'
+import { runGateCommand } from './commands/gate.js'
 import { runRecordCommand } from './commands/record.js'
 import { runResetCommand } from './commands/reset.js'
 import { runReconcileCommand } from './commands/reconcile.js'
@@ -23,7 +24,7 @@ export interface ActionIO {
 }
 
 /** The adapters of every command, built once the inputs are valid (no I/O before that). */
-export type Adapters = Omit<GateCommandDeps, 'log' | 'maskedValues'>
+export type Adapters = Omit<CommandDeps, 'log' | 'maskedValues'>
 
 export interface MainDeps {
   io: ActionIO
@@ -35,57 +36,26 @@ function maskedValuesOf(config: Config): string[] {
   return [config.githubToken, config.pushToken].filter((value): value is string => Boolean(value))
 }
 
-async function gate(config: ProgramConfig, commandDeps: GateCommandDeps): Promise<CommandResult> {
-  const result = await runGateCommand(config, commandDeps)
-  const { gate: verdict } = result
-  const outputs: Outputs = {
-    status: result.status,
-    verdict: verdict?.verdict ?? '',
-    sha: verdict?.sha ?? '',
-    'pr-number': verdict?.pull ? String(verdict.pull.number) : '',
-    attempt: result.attempt === null ? '' : String(result.attempt),
-    'attempts-remaining': result.attemptsRemaining === null ? '' : String(result.attemptsRemaining),
-    signature: result.signature?.full ?? '',
-    'pause-reason': result.pauseReason ?? '',
-    'failure-summary': result.failureMarkdown ?? '',
-    'failure-summary-path': result.failureJsonPath ?? '',
-    checks: verdict ? JSON.stringify(checksOutput(verdict.checks)) : '[]'
-  }
-  const summary = verdict
-    ? gateSummaryMarkdown(config.program, verdict, {
-        status: result.status,
-        pauseReason: result.pauseReason ?? undefined,
-        failureMarkdown: result.failureMarkdown ?? undefined,
-        steps: result.steps
-      })
-    : `## autoloop-ci-gate: ${config.program}\n\n${result.message}\n`
-  const red = result.status === 'failure' || result.status === 'paused'
-  return {
-    outputs,
-    summary,
-    message: result.message,
-    ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
-  }
-}
-
 async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> {
-  if (config.command !== 'reconcile' && !isProgramConfig(config))
-    throw new ActionError(`The \`${config.command}\` command needs \`program\``)
   const adapters = await deps.connect(config)
   const maskedValues = maskedValuesOf(config)
   // Check names, keys, error lines and fix-command output reach the log from many places:
-  // every line is cleaned here, once, for every command.
-  const commandDeps = {
+  // this logger cleans every line of every command, so no call site has to.
+  const commandDeps: CommandDeps = {
     ...adapters,
     log: untrustedTextLogger(deps.log, maskedValues),
     maskedValues
   }
-  if (config.command === 'reconcile') return runReconcileCommand(config, commandDeps)
-  if (!isProgramConfig(config)) throw new ActionError('unreachable: checked above')
-  if (config.command === 'gate') return gate(config, commandDeps)
-  return config.command === 'record'
-    ? runRecordCommand(config, commandDeps)
-    : runResetCommand(config, commandDeps)
+  switch (config.command) {
+    case 'gate':
+      return runGateCommand(config, commandDeps)
+    case 'reconcile':
+      return runReconcileCommand(config, commandDeps)
+    case 'record':
+      return runRecordCommand(forProgram(config, config.program as string), commandDeps)
+    case 'reset':
+      return runResetCommand(forProgram(config, config.program as string), commandDeps)
+  }
 }
 
 export async function run(deps: MainDeps): Promise<void> {

@@ -1,10 +1,16 @@
 /**
- * Pure: what a command's result looks like as action outputs and as the job summary.
+ * Pure: what a command's result looks like as action outputs and as the job summary
+ * (README: "Outputs").
  */
 import { markdownTable } from 'markdown-table'
 import type { CheckView } from './checks/reduce.js'
-import type { GateVerdict } from './commands/gate.js'
+import type { GateObservation, GateVerdict } from './checks/observation.js'
+import type { Blocked } from './loop/classify.js'
+import type { Attempt, Classification } from './loop/ledger.js'
+import type { RecordOutcome } from './loop/record-outcome.js'
+import type { Signature } from './signature/signature.js'
 import {
+  inlineCode,
   normaliseText,
   oneLine,
   redactSecrets,
@@ -12,7 +18,7 @@ import {
   tableCell
 } from './text/untrusted.js'
 
-/** Every output of SPEC §2, so downstream `if:` expressions never see an unset value. */
+/** Every output, always set, so downstream `if:` expressions never see an unset value. */
 export const OUTPUT_NAMES = [
   'status',
   'verdict',
@@ -25,6 +31,8 @@ export const OUTPUT_NAMES = [
   'failure-summary',
   'failure-summary-path',
   'checks',
+  'dispatched',
+  'pre-existing',
   'resumed',
   'abandoned',
   'errors'
@@ -40,7 +48,7 @@ export interface CheckOutput {
   url: string | null
 }
 
-/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed (SPEC §7). */
+/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed. */
 const outputText = (text: string): string => removeMarkers(redactSecrets(normaliseText(text)))
 
 /** The `checks` output: every counted check with its conclusion and link. */
@@ -111,49 +119,117 @@ export function checksTable(checks: readonly CheckView[]): string {
   return parts.join('\n\n')
 }
 
-const VERDICT_TITLE: Record<GateVerdict['verdict'], string> = {
+const VERDICT_TITLE: Record<GateVerdict, string> = {
   green: '🟢 green: every check passed',
+  'green-except-pre-existing': '🟡 green except pre-existing failures: accepted, loudly',
   red: '🔴 red',
   'no-checks': '⚪ no checks: nothing verified this commit',
+  blocked: '🚧 blocked: no fix can help',
   'ci-timeout': '⏱️ ci-timeout: checks still running at the wall-clock cap'
 }
 
-export function gateSummaryMarkdown(
-  program: string,
-  gate: GateVerdict,
-  extra: {
-    status: string
-    pauseReason?: string | undefined
-    failureMarkdown?: string | undefined
-    /** The attempts this step gated, when fix-command ran more than one. */
-    steps?: ReadonlyArray<{
-      attempt: number
-      sha: string
-      verdict: string
-      signature: string | null
-    }>
+/** What one gate did: the outputs and the job summary are made from it. */
+export interface GateReport {
+  status: 'success' | 'failure' | 'paused' | 'skipped'
+  message: string
+  verdict: GateVerdict | null
+  observation: GateObservation | null
+  /** The attempt as the ledger holds it after this gate. */
+  attempt: Attempt | null
+  attemptsRemaining: number | null
+  signature: Signature | null
+  pauseReason: string | null
+  failureMarkdown: string | null
+  failureJsonPath: string | null
+  /** Whether this step started the fixer run. */
+  dispatched: boolean
+  /** Failure keys that also fail on the base branch head. */
+  preExisting: string[]
+  classification: Classification | null
+  blocked: Blocked | null
+  /** The iteration recorded on green, when the agent handed over its metric. */
+  recorded: RecordOutcome | null
+  /** Every attempt this step gated, in order (more than one with fix-command). */
+  steps: ReadonlyArray<{ attempt: number; sha: string; verdict: string; signature: string | null }>
+}
+
+export function gateOutputs(report: GateReport): Outputs {
+  const observation = report.observation
+  return {
+    status: report.status,
+    verdict: report.verdict ?? '',
+    sha: observation?.sha ?? report.attempt?.sha ?? '',
+    'pr-number': observation?.pull ? String(observation.pull.number) : '',
+    attempt: report.attempt ? String(report.attempt.index) : '',
+    'attempts-remaining': report.attemptsRemaining === null ? '' : String(report.attemptsRemaining),
+    signature: report.signature?.full ?? '',
+    'pause-reason': report.pauseReason ?? '',
+    'failure-summary': report.failureMarkdown ?? '',
+    'failure-summary-path': report.failureJsonPath ?? '',
+    checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
+    dispatched: report.dispatched ? 'true' : 'false',
+    'pre-existing': JSON.stringify(report.preExisting.map(outputText))
   }
-): string {
-  const lines = [
-    `## autoloop-ci-gate: ${program}`,
-    '',
-    `**${VERDICT_TITLE[gate.verdict]}** — status \`${extra.status}\` for \`${gate.sha}\`` +
+}
+
+function classificationLines(report: GateReport): string[] {
+  const lines: string[] = []
+  const c = report.classification
+  if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
+  if (c && c.preExisting.length > 0)
+    lines.push(
+      `**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''} too, not counted): ${c.preExisting
+        .slice(0, 20)
+        .map((key) => inlineCode(key, 160))
+        .join(', ')}`,
+      ''
+    )
+  if (c?.baseNote) lines.push(`**Base branch:** ${oneLine(c.baseNote, 300)}`, '')
+  if (c && c.flaky.length > 0)
+    lines.push(
+      `**Flaky** (failed, passed on re-run): ${c.flaky.map((f) => link(f.url, tableCell(f.check, 80))).join(', ')}`,
+      ''
+    )
+  if (c && c.infrastructure.length > 0)
+    lines.push(
+      `**Infrastructure:** ${c.infrastructure.map((f) => `${link(f.url, tableCell(f.check, 80))} (${oneLine(f.cause, 120)})`).join(', ')}`,
+      ''
+    )
+  return lines
+}
+
+export function gateSummaryMarkdown(program: string, report: GateReport): string {
+  const lines = [`## autoloop-ci-gate: ${program}`, '']
+  const gate = report.observation
+  if (!gate || !report.verdict) {
+    lines.push(report.message, '')
+    if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
+    return lines.join('\n')
+  }
+  lines.push(
+    `**${VERDICT_TITLE[report.verdict]}** — status \`${report.status}\` for \`${gate.sha}\`` +
       (gate.pull ? ` (PR ${link(gate.pull.url, `#${gate.pull.number}`)})` : ''),
     ''
-  ]
+  )
   if (gate.reasons.length > 0) {
     for (const reason of gate.reasons) lines.push(`- ${oneLine(reason, 600)}`)
     lines.push('')
   }
-  if (gate.explanation) lines.push(gate.explanation, '')
-  if (extra.pauseReason) lines.push(`**Paused:** ${tableCell(extra.pauseReason, 200)}`, '')
-  if (extra.steps && extra.steps.length > 1) {
+  lines.push(...classificationLines(report))
+  if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
+  if (report.dispatched) lines.push('**Fixer run started** (`dispatch-workflow`).', '')
+  if (report.recorded?.recorded)
+    lines.push(
+      `**Recorded** iteration ${report.recorded.iteration}: status \`${report.recorded.status}\`${report.recorded.metric === null ? '' : `, metric ${report.recorded.metric}`}.`,
+      ''
+    )
+  if (report.steps.length > 1) {
     lines.push(
       '**Attempts in this step** (fix-command):',
       '',
       markdownTable([
         ['Attempt', 'Commit', 'Verdict', 'Signature'],
-        ...extra.steps.map((step) => [
+        ...report.steps.map((step) => [
           String(step.attempt),
           `\`${step.sha.slice(0, 12)}\``,
           step.verdict,
@@ -168,6 +244,6 @@ export function gateSummaryMarkdown(
     '',
     checksTable(gate.checks)
   )
-  if (extra.failureMarkdown) lines.push('', extra.failureMarkdown)
+  if (report.failureMarkdown) lines.push('', report.failureMarkdown)
   return lines.join('\n') + '\n'
 }

@@ -26,8 +26,8 @@ import {
 } from '../../src/issue/program-issue.js'
 import { actionEnv, withFake } from '../helpers/fake-run.js'
 import { createGitHubClient } from '../../src/github/client.js'
-import { manualClock } from '../../src/clock.js'
-import { memoryLogger } from '../../src/log.js'
+import { manualClock } from '../../__fixtures__/clock.js'
+import { memoryLogger } from '../../__fixtures__/log.js'
 import { RestGitHub } from '../../src/github/rest.js'
 import { runAction } from '../helpers/run-action.js'
 

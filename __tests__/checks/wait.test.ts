@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { manualClock } from '../../src/clock.js'
-import { memoryLogger } from '../../src/log.js'
+import { manualClock } from '../../__fixtures__/clock.js'
+import { memoryLogger } from '../../__fixtures__/log.js'
 import { waitForVerdict, type WaitOptions } from '../../src/checks/wait.js'
 import type { CheckRunInfo, ChecksSnapshot, ReducePolicy } from '../../src/checks/reduce.js'
 

@@ -8,7 +8,7 @@ import {
   type FailureSources
 } from '../../src/failures/gather.js'
 import type { CheckView } from '../../src/checks/reduce.js'
-import { memoryLogger } from '../../src/log.js'
+import { memoryLogger } from '../../__fixtures__/log.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
 const corpus = (file: string) => readFileSync(join(CORPUS, file))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { manualClock, type ManualClock } from '../../src/clock.js'
+import { manualClock, type ManualClock } from '../../__fixtures__/clock.js'
 import {
   CI_PAUSE_STATUS,
   deadlineOf,

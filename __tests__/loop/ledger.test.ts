@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { manualClock } from '../../src/clock.js'
+import { manualClock } from '../../__fixtures__/clock.js'
 import {
   LEDGER_LIMITS,
   beginAttempt,

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { manualClock } from '../../src/clock.js'
+import { manualClock } from '../../__fixtures__/clock.js'
 import { StateConflictError, StateFileError } from '../../src/state/errors.js'
 import { createStateFile, readMachineState, updateMachineState } from '../../src/state/markdown.js'
 import {

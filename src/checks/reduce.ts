@@ -1,6 +1,6 @@
 /**
- * SPEC §3: check runs (latest per name) and commit statuses (latest per context) of one
- * exact SHA, reduced to one verdict. Pure: the caller supplies the snapshot, the policy and
+ * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
+ * reduced to one verdict (README: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
  * how long the gate has been waiting.
  *
  * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown
@@ -81,7 +81,14 @@ export interface CheckView {
 export type Verdict =
   | { kind: 'pending'; checks: CheckView[]; waitingFor: string[] }
   | { kind: 'green'; checks: CheckView[]; reasons: string[] }
-  | { kind: 'red'; checks: CheckView[]; failing: CheckView[]; reasons: string[] }
+  | {
+      kind: 'red'
+      checks: CheckView[]
+      failing: CheckView[]
+      /** Names in `required-checks` that never reported within the grace period. */
+      missingRequired: string[]
+      reasons: string[]
+    }
   | { kind: 'no-checks'; checks: CheckView[]; reasons: string[] }
 
 /** Latest run per name: the highest id, since GitHub hands out ids in creation order. */
@@ -212,7 +219,13 @@ export function reduceChecks(
   ]
 
   if (failing.length > 0 && (policy.failFast || unfinished.length === 0)) {
-    return { kind: 'red', checks, failing, reasons: failureReasons() }
+    return {
+      kind: 'red',
+      checks,
+      failing,
+      missingRequired: graceOver ? missingRequired : [],
+      reasons: failureReasons()
+    }
   }
   if (unfinished.length > 0) {
     return { kind: 'pending', checks, waitingFor: unfinished.map((check) => check.name) }
@@ -224,6 +237,7 @@ export function reduceChecks(
       kind: 'red',
       checks,
       failing,
+      missingRequired,
       reasons: missingRequired.map((name) => `required check never reported: ${name}`)
     }
   }
@@ -240,6 +254,7 @@ export function reduceChecks(
       kind: 'red',
       checks,
       failing: counted.filter((check) => requiredNotPassing.includes(check.name)),
+      missingRequired: [],
       reasons: requiredNotPassing.map((name) => `required check did not pass: ${name}`)
     }
   }

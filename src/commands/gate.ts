@@ -1,192 +1,974 @@
 /**
- * The `gate` command up to its verdict: push the iteration, find or open the program's
- * PR, wait for every check on the exact head SHA, and reduce them to one verdict.
+ * The `gate` command: one attempt of the CI fix loop of an iteration (README: "The fix loop").
+ *
+ * The program (the `program` input, or the scheduler's selection a gh-aw workflow handed
+ * over), then the commit (pushed here, given, or the branch head as the job found it; gh-aw's
+ * empty CI-trigger commit is told apart), then the attempt written `in-flight` in the ledger
+ * before waiting. Its verdict is settled into the ledger and `<program>.md`:
+ * - green: the iteration ends (and is recorded `accepted` when the agent handed over its
+ *   metric);
+ * - no CI, or runs waiting for approval: paused at once, `ci-blocked` (no fix can help);
+ * - red: whose failures they are (re-runs for infrastructure and flaky ones, the base branch
+ *   head for pre-existing ones); the iteration's own failures make the signature the guards
+ *   judge: pause (stuck, exhausted, wall clock), or write the fix brief and start the fixer
+ *   (`dispatch-workflow`), or run `fix-command` and gate its commit in the same step.
  */
-import picomatch from 'picomatch'
-import type { Clock } from '../clock.js'
-import type { Logger } from '../log.js'
-import type { ProgramConfig } from '../inputs.js'
-import type { GitHubPort, PullInfo } from '../github/port.js'
-import type { GitPort } from '../git.js'
-import type { CheckView, ReducePolicy } from '../checks/reduce.js'
-import { waitForVerdict } from '../checks/wait.js'
-import { ActionError, errorMessage } from '../errors.js'
+import type { Config, ProgramConfig } from '../inputs.js'
+import { forProgram } from '../inputs.js'
+import { runUrl } from '../environment.js'
+import type { ReducePolicy } from '../checks/reduce.js'
+import type { GateObservation, GateVerdict } from '../checks/observation.js'
+import type { PullInfo } from '../github/port.js'
+import { parseIterationFile, parseSelection, type IterationReport } from '../handover.js'
+import {
+  attemptAt,
+  beginAttempt,
+  appendNoNewCommit,
+  completeAttempt,
+  finishIteration,
+  latestAttempt,
+  rememberPausedSignature,
+  updateAttempt,
+  withStateWrite,
+  type Attempt,
+  type AttemptVerdict,
+  type BeganAttempt,
+  type Classification,
+  type Dispatch,
+  type Ledger,
+  type Rerun
+} from '../loop/ledger.js'
+import { blockedCause, type Blocked } from '../loop/classify.js'
+import { deadlineOf, decideAfterRed, pausePatch, type RedDecision } from '../loop/guard.js'
+import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
+import { recordIteration, type RecordOutcome } from '../loop/record-outcome.js'
+import { readProgram, updateProgram, type ProgramFiles } from '../state/program-state.js'
+import type { MachineStatePatch } from '../state/schema.js'
+import { signatureOf, type Signature } from '../signature/signature.js'
+import { buildKey } from '../signature/normalise.js'
+import {
+  diffKeys,
+  failureSummaryJson,
+  renderFailureSummaryMarkdown,
+  type FailureSummary
+} from '../summary/failure-summary.js'
+import { commentMarker, renderIterationComment, renderPauseComment } from '../issue/comments.js'
+import { forLog, redactSecrets } from '../text/untrusted.js'
+import { ActionError, errorMessage, httpStatus } from '../errors.js'
+import { gateOutputs, gateSummaryMarkdown, type GateReport } from '../outputs.js'
+import { announce } from './announce.js'
+import type { CommandDeps, CommandResult } from './command-deps.js'
+import { findRedFindings, type RedFindings } from './gate-failures.js'
+import {
+  checkPolicy,
+  ciTriggerParent,
+  findOrOpenPull,
+  resolveHead,
+  waitForChecks,
+  type GatedHead
+} from './gate-wait.js'
 
-export interface RunnerContext {
-  /** GITHUB_RUN_ID: this workflow run, whose own jobs are never waited on. */
-  runId: number | undefined
-  runAttempt: number | undefined
-  serverUrl: string
+/** What one gate did, for the outputs and the job summary. */
+export type GateResult = GateReport
+
+interface GateRun {
+  config: ProgramConfig
+  deps: CommandDeps
+  /** The agent's iteration file: undefined without `iteration-file`, null when it is missing. */
+  report: IterationReport | null | undefined
+  policy?: ReducePolicy
 }
 
-export interface GateDeps {
-  github: GitHubPort
-  git: GitPort
-  clock: Clock
-  log: Logger
-  runner: RunnerContext
-}
+// ---------------------------------------------------------------------------------------
+// Which program, and what the agent handed over
 
-export type VerdictKind = 'green' | 'red' | 'no-checks' | 'ci-timeout'
-
-export interface GateVerdict {
-  sha: string
-  pull: PullInfo | null
-  verdict: VerdictKind
-  /** Why, one line each (failing checks, missing required checks); may quote check names, so untrusted. */
-  reasons: string[]
-  /** Our own advice for the verdict (the no-checks cause and fix); trusted markdown. */
-  explanation?: string
-  checks: CheckView[]
-  /** When the wait started and ended (ms epoch). */
-  startedAt: number
-  finishedAt: number
-  polls: number
-}
-
-export function noChecksExplanation(config: ProgramConfig, pushed: boolean): string {
-  const lines = [
-    `No check reported a result for this commit within ${config.checksGraceSeconds} s, and silence is never read as green.`
-  ]
-  if (pushed && !config.pushToken) {
-    lines.push(
-      'The likeliest cause: the push was made with the default GITHUB_TOKEN, and pushes made with GITHUB_TOKEN start no workflow runs. ' +
-        'Pass `push-token` with a GitHub App installation token or a fine-grained personal access token (Contents: read and write; Workflows: write if the iteration edits workflow files) so the push starts CI.'
-    )
-  } else {
-    lines.push(
-      'Check that a workflow runs on pushes to this branch (its `on: push: branches:` filter must match it) and that the token used for the push can start workflow runs.'
-    )
-  }
-  lines.push('If this branch really has no CI, set `allow-no-checks: true`.')
-  return lines.join(' ')
-}
-
-async function resolveSha(
-  config: ProgramConfig,
-  deps: GateDeps
-): Promise<{ sha: string; pushed: boolean }> {
-  if (config.push) {
-    const sha = config.sha ?? (await deps.git.headSha())
-    deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`)
-    await deps.git.push(sha, config.branch)
-    return { sha, pushed: true }
-  }
-  if (config.sha) return { sha: config.sha, pushed: false }
-  const head = await deps.github.branchHead(config.branch)
-  if (!head)
-    throw new ActionError(
-      `Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`,
-      {
-        fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).'
-      }
-    )
-  return { sha: head, pushed: false }
-}
-
-export async function findOrOpenPull(
-  config: ProgramConfig,
-  deps: GateDeps,
-  known: number | undefined
-): Promise<PullInfo | null> {
-  const { github, log } = deps
-  const number = config.pr ?? known
-  if (number !== undefined) {
-    const pull = await github.getPull(number)
-    if (pull && pull.state === 'open' && pull.headRef === config.branch) return pull
-    log.warning(
-      pull
-        ? `PR #${number} is ${pull.state} with head ${pull.headRef}, not an open PR of ${config.branch}; looking for one by branch`
-        : `PR #${number} does not exist; looking for one by branch`
-    )
-  }
-  const open = await github.findOpenPull(config.branch)
-  if (open) return open
-  if (!config.createPr) return null
-  const base = config.base ?? (await github.defaultBranch())
+async function readHandedOver(deps: CommandDeps, path: string): Promise<string | null> {
   try {
-    const created = await github.createDraftPull({
-      title: `[Autoloop: ${config.program}]`,
-      head: config.branch,
-      base,
-      body: `Draft pull request of the autoloop program \`${config.program}\`, opened by autoloop-ci-gate so that CI runs on every iteration pushed to \`${config.branch}\`.`
-    })
-    log.info(`Opened draft PR #${created.number} for ${config.branch}`)
-    return created
+    return await deps.readFile(path)
   } catch (error) {
-    log.warning(
-      `Could not open a draft PR for ${config.branch} (the gate goes on without one): ${errorMessage(error)}`
-    )
-    return null
+    throw new ActionError(`Cannot read ${path}: ${errorMessage(error)}`, {
+      fix: 'check the path, and that the job downloaded the agent artifact before this step'
+    })
   }
 }
 
-export interface WaitWindow {
-  /** When the grace period for check registration starts (the push, or an earlier gate of the same SHA). */
-  graceFrom: number
-  /** The iteration's wall-clock cap. */
-  deadline: number
-}
+type Target = { config: ProgramConfig } | { skip: string }
 
-export async function pushAndWait(
-  config: ProgramConfig,
-  deps: GateDeps,
-  /** Called once the SHA is pushed and the PR known, before waiting: records the attempt. */
-  begin: (sha: string, pull: PullInfo | null) => Promise<WaitWindow>,
-  knownPull: number | undefined
-): Promise<GateVerdict & { pushed: boolean }> {
-  const { github, clock, log, runner } = deps
-  const { sha, pushed } = await resolveSha(config, deps)
-  const pull = await findOrOpenPull(config, deps, knownPull)
-  if (pull && pull.headSha !== sha)
-    log.info(
-      `PR #${pull.number} shows head ${pull.headSha.slice(0, 12)}; the gate reads checks of ${sha.slice(0, 12)} itself`
-    )
-
-  const ownCheckSuiteId =
-    runner.runId !== undefined ? await github.workflowRunCheckSuiteId(runner.runId) : undefined
-  const isIgnored = config.ignoreChecks.length > 0 ? picomatch(config.ignoreChecks) : () => false
-  const policy: ReducePolicy = {
-    requiredChecks: config.requiredChecks,
-    isIgnored,
-    ownWorkflowRunId: runner.runId,
-    ownCheckSuiteId,
-    failFast: config.failFast,
-    allowNoChecks: config.allowNoChecks,
-    graceMs: config.checksGraceSeconds * 1000
-  }
-  const { graceFrom, deadline } = await begin(sha, pull)
-  const startedAt = clock.now()
-  log.info(
-    `Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(deadline).toISOString()})`
-  )
-  const result = await waitForVerdict({
-    sha,
-    readChecks: (ref) => github.readChecks(ref),
-    policy,
-    clock,
-    log,
-    pollIntervalMs: config.pollIntervalSeconds * 1000,
-    graceFrom,
-    deadline
-  })
-  const base = { sha, pull, pushed, startedAt, finishedAt: result.finishedAt, polls: result.polls }
-  if (result.kind === 'ci-timeout') {
+async function resolveTarget(config: Config, deps: CommandDeps): Promise<Target> {
+  if (config.program) return { config: forProgram(config, config.program) }
+  const path = config.selectionFile as string
+  const text = await readHandedOver(deps, path)
+  if (text === null)
     return {
-      ...base,
-      verdict: 'ci-timeout',
-      checks: result.checks,
-      reasons: [
-        `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
-      ]
+      skip: `No selection file at ${path} and no \`program\` input: the agent job handed over no program (it failed before its post-step, or the scheduler selected none). Nothing to gate; \`reconcile\` resolves a fix loop that waits on this run.`
+    }
+  const selection = parseSelection(text, path)
+  if (selection.program === null)
+    return { skip: `The scheduler selected no program this run (${path}): nothing to gate.` }
+  const program = selection.program
+  deps.log.info(`Program ${program} (from the scheduler's selection in ${path})`)
+  return {
+    config: {
+      ...forProgram(config, program),
+      issue: config.issue ?? selection.issue,
+      pr: config.pr ?? selection.pr
     }
   }
-  const { verdict } = result
+}
+
+async function readReport(
+  run: Pick<GateRun, 'config' | 'deps'>
+): Promise<IterationReport | null | undefined> {
+  const path = run.config.iterationFile
+  if (!path) return undefined
+  const text = await readHandedOver(run.deps, path)
+  return text === null ? null : parseIterationFile(text, path, run.config.program)
+}
+
+// ---------------------------------------------------------------------------------------
+// The command
+
+export async function runGateCommand(config: Config, deps: CommandDeps): Promise<CommandResult> {
+  const target = await resolveTarget(config, deps)
+  if ('skip' in target) {
+    return {
+      outputs: { status: 'skipped' },
+      summary: `## autoloop-ci-gate: gate\n\n${target.skip}\n`,
+      message: target.skip
+    }
+  }
+  const run: GateRun = { config: target.config, deps, report: undefined }
+  // A malformed iteration file stops the gate here, before anything is written.
+  run.report = await readReport(run)
+  const result = await gateProgram(run)
+  const red = result.status === 'failure' || result.status === 'paused'
   return {
-    ...base,
-    verdict: verdict.kind,
-    checks: verdict.checks,
-    reasons: verdict.reasons,
-    ...(verdict.kind === 'no-checks' ? { explanation: noChecksExplanation(config, pushed) } : {})
+    outputs: gateOutputs(result),
+    summary: gateSummaryMarkdown(run.config.program, result),
+    message: result.message,
+    ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
   }
 }
+
+function emptyResult(status: GateResult['status'], message: string): GateResult {
+  return {
+    status,
+    message,
+    verdict: null,
+    observation: null,
+    attempt: null,
+    attemptsRemaining: null,
+    signature: null,
+    pauseReason: null,
+    failureMarkdown: null,
+    failureJsonPath: null,
+    dispatched: false,
+    preExisting: [],
+    classification: null,
+    blocked: null,
+    recorded: null,
+    steps: []
+  }
+}
+
+async function gateProgram(run: GateRun): Promise<GateResult> {
+  const { config, deps } = run
+  const initial = await readProgram(deps.store, config.program, {
+    maxBytes: config.stateMaxBytes,
+    now: deps.clock.now()
+  })
+  const stopped = stoppedReason(initial)
+  if (stopped) {
+    return {
+      ...emptyResult(
+        'skipped',
+        `Program ${config.program} is ${stopped}; the gate does nothing (and starts no fixer). Run the reset command, or push a fix and let reconcile resume it.`
+      ),
+      pauseReason: initial.machine.paused ? initial.machine.pauseReason : null
+    }
+  }
+  let knownPull = config.pr ?? initial.machine.pr ?? undefined
+  let head = await resolveHead(config, deps)
+  const steps: { attempt: number; sha: string; verdict: string; signature: string | null }[] = []
+  for (;;) {
+    const agentSha = head.pushed ? null : await ciTriggerParent(head.sha, deps)
+    if (agentSha)
+      deps.log.info(
+        `${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`
+      )
+    const pull = await findOrOpenPull(config, deps, knownPull)
+    if (pull) knownPull = pull.number
+    const began = await begin(run, head, agentSha, pull)
+    if ('stopped' in began)
+      return emptyResult(
+        'skipped',
+        `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`
+      )
+    if (began.kind === 'already-gated')
+      return {
+        ...emptyResult(
+          'skipped',
+          `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate.`
+        ),
+        attempt: began.attempt
+      }
+    const result =
+      began.kind === 'no-new-commit'
+        ? await settleNoNewCommit(run, began)
+        : await observeAndSettle(run, began, head, pull)
+    steps.push({
+      attempt: result.attempt?.index ?? began.attempt.index,
+      sha: head.sha,
+      verdict: result.verdict ?? 'red',
+      signature: result.signature?.short ?? null
+    })
+    if (!result.fixCommand) return { ...result, steps }
+    const after = await runFixCommand(run, result)
+    if (after === head.sha) return { ...(await fixCommittedNothing(run, head, agentSha)), steps }
+    head = await resolveHead({ ...config, sha: after }, deps)
+  }
+}
+
+function stoppedReason(files: ProgramFiles): string | null {
+  const { machine } = files
+  if (machine.completed)
+    return `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`
+  if (machine.paused) return `paused: ${machine.pauseReason ?? 'no reason given'}`
+  return null
+}
+
+type Began = (BeganAttempt & { files: ProgramFiles }) | { stopped: string }
+
+/** The attempt, written in flight with this run's id before waiting (and Branch, PR, Issue rows). */
+async function begin(
+  run: GateRun,
+  head: GatedHead,
+  agentSha: string | null,
+  pull: PullInfo | null
+): Promise<Began> {
+  const { config, deps } = run
+  const { environment } = deps
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (current): { ledger: Ledger; value: BeganAttempt | { stopped: string } } => {
+      const stopped = stoppedReason(current)
+      if (stopped) return { ledger: current.ledger, value: { stopped } }
+      const began = beginAttempt(current.ledger, {
+        sha: head.sha,
+        agentSha,
+        runId: environment.runId ?? null,
+        runAttempt: environment.runAttempt ?? null,
+        now: deps.clock.now(),
+        maxFixAttempts: config.maxFixAttempts,
+        timeoutMinutes: config.timeoutMinutes
+      })
+      if (began.kind === 'already-gated') return { ledger: current.ledger, value: began }
+      const rows: MachineStatePatch = {}
+      if (current.machine.branch !== config.branch) rows.branch = config.branch
+      if (pull && current.machine.pr !== pull.number) rows.pr = pull.number
+      if (config.issue !== undefined && current.machine.issue !== config.issue)
+        rows.issue = config.issue
+      const ledger =
+        Object.keys(rows).length > 0
+          ? withStateWrite(began.ledger, { machineState: rows }, deps.clock.now())
+          : began.ledger
+      return { ledger, value: began }
+    }
+  )
+  const value = written.value
+  if ('stopped' in value) return value
+  const { attempt, ledger, kind } = value
+  const iteration = ledger.iteration as NonNullable<Ledger['iteration']>
+  const what: Record<BeganAttempt['kind'], string> = {
+    first: 'first gate of a new iteration',
+    fix: `fix ${attempt.index} of ${iteration.maxFixAttempts}`,
+    rerun: 'a re-run of this workflow run: the attempt is re-used, not counted again',
+    resumed: 'left in flight by another run: re-used, not counted again',
+    'no-new-commit': `fix ${attempt.index}: the branch head did not move since attempt ${attempt.index - 1}, so the fixer pushed nothing`,
+    'already-gated': 'already gated'
+  }
+  deps.log.info(`Attempt ${attempt.index} of iteration ${iteration.id} (${what[kind]})`)
+  return { ...value, ledger: written.files.ledger, files: written.files }
+}
+
+// ---------------------------------------------------------------------------------------
+// Settling a verdict
+
+interface Settled extends GateResult {
+  /** Set when `fix-command` should run next: the failure summary's files. */
+  fixCommand?: { jsonPath: string; markdownPath: string; deadline: number }
+}
+
+async function policyOf(run: GateRun): Promise<ReducePolicy> {
+  run.policy ??= await checkPolicy(run.config, run.deps)
+  return run.policy
+}
+
+async function observeAndSettle(
+  run: GateRun,
+  began: BeganAttempt & { files: ProgramFiles },
+  head: GatedHead,
+  pull: PullInfo | null
+): Promise<Settled> {
+  const { config, deps } = run
+  const iteration = began.ledger.iteration as NonNullable<Ledger['iteration']>
+  const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
+  const policy = await policyOf(run)
+  const observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
+  const index = began.attempt.index
+  if (observation.verdict === 'green') return settleGreen(run, index, observation, null)
+  if (observation.verdict === 'ci-timeout') {
+    const signature = signatureOf([buildKey('ci-timeout')])
+    return pause(run, index, observation, {
+      kind: 'timeout',
+      reason: pauseReason('timeout'),
+      verdict: 'ci-timeout',
+      record: { state: 'ci-timeout', now: deps.clock.now(), signature },
+      signature
+    })
+  }
+  const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null)
+  if (blocked) {
+    deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`)
+    return pause(run, index, observation, {
+      kind: 'blocked',
+      reason: pauseReason('blocked', blocked.cause),
+      verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
+      record: { state: 'blocked', now: deps.clock.now(), note: blocked.advice },
+      signature: null,
+      blocked
+    })
+  }
+  const findings = await findRedFindings(
+    {
+      config,
+      deps,
+      policy,
+      window,
+      ledger: began.ledger,
+      recordRerun: (rerun) => recordRerun(run, index, rerun)
+    },
+    observation
+  )
+  if (findings.observation.verdict === 'green')
+    return settleGreen(run, index, findings.observation, findings)
+  return settleRed(run, index, findings)
+}
+
+/** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
+async function blockedOf(
+  run: GateRun,
+  observation: GateObservation,
+  head: GatedHead,
+  agentSha: string | null
+): Promise<Blocked | null> {
+  const { config, deps } = run
+  const counted = observation.checks.filter((check) => check.excluded === undefined)
+  const approval = counted
+    .filter((check) => check.conclusion === 'action_required')
+    .map((check) => check.name)
+  if (observation.verdict === 'no-checks' || approval.length > 0) {
+    try {
+      const runs = await deps.github.workflowRunsOf(head.sha)
+      for (const workflowRun of runs)
+        if (
+          workflowRun.status === 'action_required' ||
+          workflowRun.conclusion === 'action_required' ||
+          workflowRun.status === 'waiting'
+        )
+          approval.push(workflowRun.name || `run ${workflowRun.id}`)
+    } catch (error) {
+      deps.log.debug(`Could not list the workflow runs of ${head.sha}: ${errorMessage(error)}`)
+    }
+  }
+  return blockedCause({
+    sha: head.sha,
+    awaitingApproval: [...new Set(approval)],
+    noChecks: observation.verdict === 'no-checks',
+    pushed: head.pushed,
+    pushToken: Boolean(config.pushToken),
+    ciTriggerCommit: agentSha !== null,
+    checksGraceSeconds: config.checksGraceSeconds
+  })
+}
+
+async function recordRerun(run: GateRun, index: number, rerun: Rerun): Promise<void> {
+  const { config, deps } = run
+  await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+    const attempt = current.ledger.attempts.find((a) => a.index === index)
+    if (!attempt) return { ledger: current.ledger, value: null }
+    return {
+      ledger: updateAttempt(current.ledger, index, (a) => ({
+        ...a,
+        reruns: [...(a.reruns ?? []), rerun]
+      })),
+      value: null
+    }
+  })
+}
+
+/** Green: the iteration ends, and is recorded when the agent handed over its metric. */
+async function settleGreen(
+  run: GateRun,
+  index: number,
+  observation: GateObservation,
+  findings: RedFindings | null,
+  preExisting: string[] = []
+): Promise<Settled> {
+  const { config, deps } = run
+  const exceptPreExisting = preExisting.length > 0
+  const state = exceptPreExisting ? 'green-except-pre-existing' : 'green'
+  const classification = findings?.classification
+  const report = run.report
+  if (report === null)
+    deps.log.warning(
+      `The iteration file ${config.iterationFile} is missing: CI is green, but the iteration is not recorded (the agent did not write it). Record it with the record command.`
+    )
+  const now = deps.clock.now()
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      let ledger = completeAttempt(current.ledger, index, {
+        state,
+        now,
+        ...(classification ? { classification } : {})
+      })
+      if (findings?.baseFailures) ledger = { ...ledger, baseFailures: findings.baseFailures }
+      if (!report) return { ledger, value: null as RecordOutcome | null }
+      const recorded = recordIteration(
+        { ...current, ledger },
+        {
+          outcome: report.improved ? 'accepted' : 'rejected',
+          metric: report.metric ?? undefined,
+          change: report.change,
+          reason: undefined,
+          commit: undefined,
+          runId: deps.environment.runId ?? null,
+          runUrl: runUrl(deps.environment),
+          now,
+          maskedValues: deps.maskedValues
+        }
+      )
+      return { ledger: recorded.ledger, value: recorded.outcome }
+    }
+  )
+  const recorded = written.value
+  const attempt = attemptAt(written.files.ledger, index)
+  if (recorded?.recorded || exceptPreExisting) {
+    await announce(deps, {
+      program: config.program,
+      machine: written.files.machine,
+      issue: config.issue,
+      ...(recorded?.entry
+        ? {
+            comment: {
+              marker: commentMarker('iteration', recorded.runKey),
+              body: renderIterationComment({
+                program: config.program,
+                marker: commentMarker('iteration', recorded.runKey),
+                entry: recorded.entry,
+                preExisting,
+                flaky: classification?.flaky ?? []
+              })
+            }
+          }
+        : {})
+    })
+  }
+  const verdict: GateVerdict = exceptPreExisting ? 'green-except-pre-existing' : 'green'
+  const flaky = classification?.flaky.map((f) => f.check) ?? []
+  const message =
+    (exceptPreExisting
+      ? `CI on ${observation.sha} is red only with failures that are pre-existing on the base branch head: accepted (pre-existing-failures: allow)`
+      : `CI is green on ${observation.sha}`) +
+    (flaky.length > 0 ? `; flaky (passed on re-run): ${flaky.join(', ')}` : '') +
+    (recorded?.recorded
+      ? `; recorded iteration ${recorded.iteration} as ${report?.improved ? 'accepted' : 'rejected'}`
+      : '')
+  return {
+    ...emptyResult('success', message),
+    verdict,
+    observation,
+    attempt,
+    attemptsRemaining: Math.max(0, config.maxFixAttempts - index),
+    preExisting,
+    classification: classification ?? null,
+    recorded
+  }
+}
+
+function summaryOf(
+  run: GateRun,
+  attempt: Attempt,
+  findings: RedFindings,
+  signature: Signature,
+  ledger: Ledger,
+  now: number
+): FailureSummary {
+  const previous = [...ledger.attempts]
+    .reverse()
+    .find((a) => a.index < attempt.index && a.signature)
+  return {
+    version: 2,
+    program: run.config.program,
+    sha: attempt.sha,
+    attempt: attempt.index,
+    generatedAt: new Date(now).toISOString(),
+    signature: { keys: signature.keys, full: signature.full, short: signature.short },
+    checks: findings.failing.map((failure) => ({
+      name: failure.name,
+      conclusion: failure.conclusion,
+      url: failure.url ?? '',
+      source: failure.source,
+      keys: failure.keys,
+      firstErrorLines: failure.firstErrorLines,
+      ...(failure.logTruncated ? { logTruncated: true } : {}),
+      ...(failure.note ? { note: failure.note } : {})
+    })),
+    classification: {
+      preExisting: findings.classification.preExisting,
+      baseBranch: findings.baseFailures?.branch ?? null,
+      baseSha: findings.classification.baseSha,
+      baseNote: findings.classification.baseNote,
+      flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
+      infrastructure: findings.classification.infrastructure.map((f) => ({
+        check: f.check,
+        cause: f.cause,
+        url: f.url ?? ''
+      })),
+      reruns: findings.reruns.map((r) => ({
+        checks: r.checks,
+        why: r.why,
+        outcome: r.outcome,
+        url: r.url ?? ''
+      })),
+      blocked: null
+    },
+    ...(previous?.signature
+      ? {
+          changes: diffKeys(previous.signature.keys ?? [], signature.keys),
+          previous: {
+            sha: previous.sha,
+            attempt: previous.index,
+            signature: previous.signature.full ?? previous.signature.short
+          }
+        }
+      : {})
+  }
+}
+
+function errorLinesOf(findings: RedFindings, masked: readonly string[]): string[] {
+  return findings.failing
+    .flatMap((failure) =>
+      failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`)
+    )
+    .slice(0, 12)
+    .map((line) => redactSecrets(line, masked))
+}
+
+async function settleRed(run: GateRun, index: number, findings: RedFindings): Promise<Settled> {
+  const { config, deps } = run
+  const { observation, classification } = findings
+  const now = deps.clock.now()
+  const preExisting = classification.preExisting
+  if (findings.newKeys.length === 0 && preExisting.length > 0) {
+    if (config.preExistingFailures === 'allow') {
+      deps.log.warning(
+        `Every failure on ${observation.sha} also fails on the base branch head: accepted as green except pre-existing failures (${preExisting.join(', ')})`
+      )
+      return settleGreen(run, index, observation, findings, preExisting)
+    }
+    const signature = signatureOf(preExisting)
+    return pause(run, index, observation, {
+      kind: 'base-red',
+      reason: pauseReason('base-red', signature.short),
+      verdict: 'red',
+      record: recordOf(findings, signature, now, deps.maskedValues),
+      signature,
+      findings
+    })
+  }
+  const signature = signatureOf(findings.newKeys)
+  const current = await readProgram(deps.store, config.program, {
+    maxBytes: config.stateMaxBytes,
+    now
+  })
+  const ledger = current.ledger
+  const attempt = attemptAt(ledger, index)
+  const decision: RedDecision = decideAfterRed(ledger, { index, signature, now })
+  const summary = summaryOf(run, attempt, findings, signature, ledger, now)
+  const markdown = renderFailureSummaryMarkdown(summary, { maskedValues: deps.maskedValues })
+  const dir = `${deps.environment.tempDir}/autoloop-ci-gate`
+  const jsonPath = `${dir}/${config.program}-attempt-${index}.json`
+  const markdownPath = `${dir}/${config.program}-attempt-${index}.md`
+  await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }))
+  await deps.writeFile(markdownPath, markdown)
+  for (const failure of findings.failing)
+    deps.log.info(
+      `${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`
+    )
+  if (preExisting.length > 0)
+    deps.log.info(`Pre-existing on the base branch head (not counted): ${preExisting.join(', ')}`)
+  deps.log.info(`Failure signature: ${forLog(signature.full, { maskedValues: deps.maskedValues })}`)
+  const record = recordOf(findings, signature, now, deps.maskedValues)
+  const base = {
+    ...emptyResult('failure', `CI is red on ${observation.sha}`),
+    verdict: 'red' as const,
+    observation,
+    signature,
+    failureMarkdown: markdown,
+    failureJsonPath: jsonPath,
+    preExisting,
+    classification
+  }
+  if (decision.kind === 'pause') {
+    deps.log.warning(`Pausing ${config.program}: ${decision.reason}`)
+    return {
+      ...base,
+      ...(await pause(run, index, observation, {
+        kind: decision.pauseKind,
+        reason: decision.reason,
+        verdict: 'red',
+        record,
+        signature,
+        findings,
+        remember: decision.pauseKind !== 'timeout'
+      })),
+      failureMarkdown: markdown,
+      failureJsonPath: jsonPath
+    }
+  }
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (files) => ({
+      ledger: {
+        ...completeAttempt(files.ledger, index, record),
+        baseFailures: findings.baseFailures ?? files.ledger.baseFailures
+      },
+      value: null
+    })
+  )
+  const dispatched = await dispatchFixer(run, index, written.files)
+  const left = decision.attemptsRemaining
+  return {
+    ...base,
+    message: `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : config.fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
+    attempt: attemptAt(written.files.ledger, index),
+    attemptsRemaining: left,
+    dispatched,
+    ...(config.fixCommand
+      ? {
+          fixCommand: {
+            jsonPath,
+            markdownPath,
+            deadline: deadlineOf(written.files.ledger.iteration as NonNullable<Ledger['iteration']>)
+          }
+        }
+      : {})
+  }
+}
+
+function recordOf(
+  findings: RedFindings,
+  signature: Signature,
+  now: number,
+  masked: readonly string[]
+): AttemptVerdict {
+  return {
+    state: 'red',
+    now,
+    signature,
+    failingChecks: findings.failing.map((f) => ({
+      name: f.name,
+      conclusion: f.conclusion,
+      url: f.url
+    })),
+    errorLines: errorLinesOf(findings, masked),
+    classification: findings.classification
+  }
+}
+
+/** The fixer pushed nothing: the previous attempt's signature again, for the guards to judge. */
+async function settleNoNewCommit(
+  run: GateRun,
+  began: BeganAttempt & { files: ProgramFiles }
+): Promise<Settled> {
+  const { config, deps } = run
+  const ledger = began.ledger
+  const previous = [...ledger.attempts].reverse().find((a) => a.index < began.attempt.index)
+  const stored = previous?.signature
+  const signature: Signature = stored?.keys
+    ? signatureOf(stored.keys)
+    : signatureOf([buildKey('no-new-commit', began.attempt.sha.slice(0, 12))])
+  const now = deps.clock.now()
+  const decision = decideAfterRed(ledger, {
+    index: began.attempt.index,
+    signature: stored ? { hash: stored.hash, short: stored.short } : signature,
+    now
+  })
+  const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`
+  deps.log.warning(`${config.program}: ${note}`)
+  const kind: PauseKind = decision.kind === 'pause' ? decision.pauseKind : 'stuck'
+  return pause(run, began.attempt.index, null, {
+    kind,
+    reason:
+      decision.kind === 'pause'
+        ? decision.reason
+        : pauseReason('stuck', stored?.short ?? signature.short),
+    verdict: 'red',
+    record: {
+      state: 'red',
+      now,
+      signature: stored ? { ...signature, hash: stored.hash, short: stored.short } : signature,
+      failingChecks: previous?.failingChecks ?? [],
+      errorLines: previous?.errorLines ?? [],
+      note
+    },
+    signature,
+    remember: true
+  })
+}
+
+interface PauseRequest {
+  kind: PauseKind
+  reason: string
+  verdict: GateVerdict
+  record: AttemptVerdict
+  signature: Signature | null
+  findings?: RedFindings
+  blocked?: Blocked
+  /** Keep the signature across resets (see the ledger's paused signatures). */
+  remember?: boolean
+}
+
+/** Writes the pause (ledger, Machine State) and says it on the program issue. */
+async function pause(
+  run: GateRun,
+  index: number,
+  observation: GateObservation | null,
+  request: PauseRequest
+): Promise<Settled> {
+  const { config, deps } = run
+  const now = deps.clock.now()
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      let ledger = completeAttempt(current.ledger, index, request.record)
+      if (request.findings?.baseFailures)
+        ledger = { ...ledger, baseFailures: request.findings.baseFailures }
+      ledger = finishIteration(ledger, 'paused', now)
+      if (request.remember && request.signature)
+        ledger = rememberPausedSignature(ledger, {
+          signature: request.record.signature ?? request.signature,
+          reason: request.reason,
+          now
+        })
+      ledger = withStateWrite(
+        ledger,
+        {
+          machineState: pausePatch(current.machine, {
+            kind: request.kind,
+            reason: request.reason,
+            now
+          })
+        },
+        now
+      )
+      return { ledger, value: null }
+    }
+  )
+  const ledger = written.files.ledger
+  const attempt = attemptAt(ledger, index)
+  await announce(deps, {
+    program: config.program,
+    machine: written.files.machine,
+    issue: config.issue,
+    comment: {
+      marker: commentMarker('pause', (ledger.iteration as NonNullable<Ledger['iteration']>).id),
+      body: renderPauseComment({
+        program: config.program,
+        iterationId: (ledger.iteration as NonNullable<Ledger['iteration']>).id,
+        reason: request.reason,
+        signature: request.signature,
+        attempts: ledger.attempts,
+        runUrlOf: (runId) => runUrl(deps.environment, runId),
+        maskedValues: deps.maskedValues,
+        branch: config.branch,
+        ...(request.blocked ? { blocked: request.blocked } : {}),
+        remembered: request.signature
+          ? (ledger.pausedSignatures.find(
+              (paused) =>
+                paused.iterationId !== ledger.iteration?.id &&
+                paused.hash ===
+                  (request.record.signature?.hash ?? request.signature?.hash ?? '').slice(
+                    0,
+                    paused.hash.length
+                  )
+            ) ?? null)
+          : null
+      })
+    }
+  })
+  return {
+    ...emptyResult('paused', `Paused ${config.program}: ${request.reason}`),
+    verdict: request.verdict,
+    observation,
+    attempt,
+    attemptsRemaining: 0,
+    signature: request.signature,
+    pauseReason: written.files.machine.pauseReason ?? request.reason,
+    preExisting: request.findings?.classification.preExisting ?? [],
+    classification: request.findings?.classification ?? null,
+    blocked: request.blocked ?? null
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The fixer
+
+/**
+ * Starts the fixer run (`dispatch-workflow`), at most once per attempt: the dispatch is
+ * written in the ledger before it is sent, so a re-run of this job never sends it again; never
+ * for a paused or completed program (autoloop's scheduler lets a dispatched program through
+ * even when it is paused: the gate is the only brake).
+ */
+async function dispatchFixer(run: GateRun, index: number, files: ProgramFiles): Promise<boolean> {
+  const { config, deps } = run
+  const workflow = config.dispatchWorkflow
+  if (!workflow) return false
+  const ref = config.dispatchRef ?? (await deps.github.defaultBranch())
+  const inputs = { program: config.program, ...config.dispatchInputs }
+  const requested: Dispatch = {
+    workflow,
+    ref,
+    state: 'requested',
+    requestedAt: new Date(deps.clock.now()).toISOString(),
+    runId: null,
+    url: null
+  }
+  const reserved = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      const stopped = stoppedReason(current)
+      const attempt = current.ledger.attempts.find((a) => a.index === index)
+      if (stopped) return { ledger: current.ledger, value: `the program is ${stopped}` }
+      if (!attempt) return { ledger: current.ledger, value: 'the attempt is gone from the ledger' }
+      if (attempt.dispatch)
+        return {
+          ledger: current.ledger,
+          value: `attempt ${index} started its fixer already (${attempt.dispatch.state} at ${attempt.dispatch.requestedAt})`
+        }
+      if (latestAttempt(current.ledger)?.index !== index)
+        return { ledger: current.ledger, value: 'a later attempt exists' }
+      return {
+        ledger: updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: requested })),
+        value: null
+      }
+    }
+  )
+  void files
+  if (reserved.value !== null) {
+    deps.log.info(`Not starting the fixer run: ${reserved.value}`)
+    return false
+  }
+  let outcome: Dispatch
+  try {
+    const started = await deps.github.dispatchWorkflow({ workflow, ref, inputs })
+    outcome = { ...requested, state: 'sent', runId: started.runId, url: started.url }
+    deps.log.info(
+      `Started the fixer run: ${workflow} on ${ref} with program=${config.program}${started.url ? ` (${started.url})` : ''}`
+    )
+  } catch (error) {
+    const status = httpStatus(error)
+    const why =
+      status === 403
+        ? 'the token may not start workflows: give the job `permissions: actions: write`'
+        : status === 404
+          ? `no workflow ${workflow} on ${ref}: check \`dispatch-workflow\` and \`dispatch-ref\``
+          : status === 422
+            ? `GitHub refused the dispatch (${errorMessage(error)}): the workflow must have a \`workflow_dispatch\` trigger with a \`program\` input, and \`dispatch-inputs\` may only name its inputs`
+            : errorMessage(error)
+    deps.log.warning(`Could not start the fixer run: ${why}`)
+    outcome = { ...requested, state: 'failed', error: why }
+  }
+  await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => ({
+    ledger: current.ledger.attempts.some((a) => a.index === index)
+      ? updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: outcome }))
+      : current.ledger,
+    value: null
+  }))
+  return outcome.state === 'sent'
+}
+
+// ---------------------------------------------------------------------------------------
+// fix-command: fix, push, gate again in the same step
+
+async function runFixCommand(run: GateRun, result: Settled): Promise<string> {
+  const { config, deps } = run
+  const fix = result.fixCommand as NonNullable<Settled['fixCommand']>
+  const attempt = result.attempt as Attempt
+  deps.log.info(
+    `Running fix-command for attempt ${attempt.index + 1} (signature: ${forLog(result.signature?.short ?? '', { maskedValues: deps.maskedValues })})`
+  )
+  // A fix command gets at least a minute even when the wall clock is nearly spent: the guard
+  // judges its commit afterwards, so a little overrun cannot lose the attempt it paid for.
+  const remaining = Math.max(60_000, fix.deadline - deps.clock.now())
+  const { exitCode } = await deps.runFixCommand(
+    config.fixCommand as string,
+    {
+      AUTOLOOP_FAILURE_JSON: fix.jsonPath,
+      AUTOLOOP_FAILURE_MD: fix.markdownPath,
+      AUTOLOOP_SIGNATURE: result.signature?.full ?? '',
+      AUTOLOOP_ATTEMPT: String(attempt.index + 1),
+      AUTOLOOP_PROGRAM: config.program,
+      AUTOLOOP_SHA: attempt.sha
+    },
+    remaining
+  )
+  if (exitCode !== 0) deps.log.warning(`fix-command exited with code ${exitCode}`)
+  return deps.git.headSha()
+}
+
+/** A fix command that committed nothing is a fix attempt with an unchanged signature. */
+async function fixCommittedNothing(
+  run: GateRun,
+  head: GatedHead,
+  agentSha: string | null
+): Promise<GateResult> {
+  const { config, deps } = run
+  deps.log.warning(`fix-command committed nothing (HEAD is still ${head.sha.slice(0, 12)})`)
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      const began = appendNoNewCommit(current.ledger, {
+        sha: head.sha,
+        agentSha,
+        runId: deps.environment.runId ?? null,
+        runAttempt: deps.environment.runAttempt ?? null,
+        now: deps.clock.now(),
+        maxFixAttempts: config.maxFixAttempts,
+        timeoutMinutes: config.timeoutMinutes
+      })
+      return { ledger: began.ledger, value: began }
+    }
+  )
+  return settleNoNewCommit(run, {
+    ...written.value,
+    ledger: written.files.ledger,
+    files: written.files
+  })
+}
+
+export type { Classification }

@@ -1,162 +1,61 @@
 /**
- * The `reconcile` command (SPEC §2), for a schedule: goes over every program in the state
- * store and
- * (a) resolves attempts left `in-flight` by a workflow run that is no longer running: they are
- *     marked `abandoned`, and the program is paused with `ci-timeout` when its iteration's wall
- *     clock is spent, so nothing ever waits on a run that will never report;
- * (b) resumes a program paused by the CI gate (`ci-fix-exhausted`, `stuck in CI fix loop`,
- *     `ci-timeout`, no-checks) once the head of its branch is green on every check: the
- *     hand-off to a human or a PR-health workflow that pushed the fix. A `manual` or
- *     `consecutive errors` pause is never lifted here.
+ * The `reconcile` command (README: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
+ * job before the agent. For every program in the state store:
+ * - attempts left in flight by a run that is no longer running are marked abandoned (and the
+ *   program paused `ci-timeout` when its wall clock is spent): nothing waits on a run that
+ *   will never report;
+ * - a red attempt whose fixer run ended without gating (it pushed nothing) is a fix attempt
+ *   with an unchanged signature: the program pauses as stuck; a red attempt nobody fixed by
+ *   the end of the wall clock pauses `ci-timeout`;
+ * - a program paused by the CI gate resumes once the head of its branch is green (a `blocked`
+ *   one once the head has any verdict; a `ci-base-red` one once the base branch is green); a
+ *   `manual` or `consecutive errors` pause is never lifted here;
+ * - `<program>.md` is projected from the ledger again when another run's memory push
+ *   reverted it.
  *
- * Cost: one read of the state file per program (plus the folder listing); only programs with
- * an in-flight attempt read their run, and only CI-paused ones read their branch head and
- * checks. One program's error never stops the others: it is listed in `errors`.
- *
- * The decisions (`staleAttempts`, `isCiPause`, `resumeVerdict`, `markAbandoned`, `resumeText`)
- * are pure; `runReconcileCommand` is the shell.
+ * Cost: the state branch is read with one shallow git fetch (no REST rate limit), so an idle
+ * program costs nothing; a program that needs action costs what it needs. One program's error
+ * never stops the others: it is listed in `errors` and its files are left untouched.
  */
 import { markdownTable } from 'markdown-table'
-import picomatch from 'picomatch'
+import pLimit from 'p-limit'
 import type { Config } from '../inputs.js'
-import type { WorkflowRunState } from '../github/port.js'
-import { readMachineState, updateMachineState } from '../state/markdown.js'
-import type { MachineState } from '../state/schema.js'
+import { runUrl } from '../environment.js'
+import { reduceChecks, type ReducePolicy, type Verdict } from '../checks/reduce.js'
+import { commentMarker, renderPauseComment } from '../issue/comments.js'
 import {
-  clearLedger,
+  appendNoNewCommit,
   completeAttempt,
-  finishIteration,
-  inFlightAttempts,
-  isIterationFinished,
-  readLedger,
-  writeLedger,
+  isIterationOpen,
+  latestAttempt,
+  withStateWrite,
   type Attempt,
   type Ledger
 } from '../loop/ledger.js'
-import { deadlineOf, pausePatch } from '../loop/guard.js'
-import { reduceChecks, type ChecksSnapshot, type Verdict } from '../checks/reduce.js'
-import { commentMarker, renderPauseComment } from '../issue/comments.js'
-import { upsertMarkedComment } from '../issue/program-issue.js'
+import { decideAfterRed } from '../loop/guard.js'
+import { pauseInLedger } from '../loop/pause.js'
+import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
+import {
+  isIdle,
+  livenessOf,
+  planReconcile,
+  staleAttempts,
+  type ReconcilePlan,
+  type RunLiveness
+} from '../loop/reconcile-rules.js'
+import { ledgerPath } from '../loop/ledger.js'
+import { programFilesOf, updateProgram, type ProgramFiles } from '../state/program-state.js'
+import { stateFilePath, type StateStore } from '../state/store.js'
+import { StateConflictError } from '../state/errors.js'
+import type { MemorySnapshot } from '../state/memory-branch.js'
 import { inlineCode, tableCell } from '../text/untrusted.js'
 import { errorMessage } from '../errors.js'
-import { updateProgramState, type CommandDeps, type CommandResult } from './types.js'
-import { announceStatus, issueOf, runLink } from './program-status.js'
+import { announce } from './announce.js'
+import type { CommandDeps, CommandResult } from './command-deps.js'
+import { ignoreMatcher } from './gate-wait.js'
 
-/** Programs handled at once (reads only; writes are serialised by the client). */
+/** Programs handled at once. */
 export const RECONCILE_CONCURRENCY = 8
-
-/** Pause reasons written by the CI gate, which `reconcile` may lift once the head is green. */
-export const CI_PAUSE_PREFIXES = [
-  'ci-fix-exhausted',
-  'stuck in CI fix loop',
-  'ci-timeout',
-  'no-checks'
-] as const
-
-export function isCiPause(reason: string | null): boolean {
-  const text = (reason ?? '').trim()
-  return CI_PAUSE_PREFIXES.some((prefix) => text.startsWith(prefix))
-}
-
-/** Whether a run is still running, as far as `reconcile` can tell. */
-export type RunLiveness = 'running' | 'finished' | 'unknown'
-
-export function livenessOf(state: WorkflowRunState, attempt: Attempt): RunLiveness {
-  if (state.kind === 'not-found') return 'finished'
-  if (state.kind === 'forbidden') return 'unknown'
-  if (state.status !== 'completed') {
-    // A newer attempt of the same run is running: the attempt that wrote ours is gone.
-    const newer =
-      attempt.runAttempt !== null &&
-      state.runAttempt !== null &&
-      state.runAttempt > attempt.runAttempt
-    return newer ? 'finished' : 'running'
-  }
-  return 'finished'
-}
-
-/**
- * The in-flight attempts of an unfinished iteration that nothing is waiting on any more: their
- * run has finished (or is gone), or, when the run cannot be told (no run id, no permission),
- * the iteration's wall clock is spent.
- */
-export function staleAttempts(
-  ledger: Ledger,
-  liveness: ReadonlyMap<number, RunLiveness>,
-  input: { now: number; timeoutMinutes: number }
-): Attempt[] {
-  if (isIterationFinished(ledger)) return []
-  const spent = input.now > deadlineOf(ledger, input.timeoutMinutes)
-  return inFlightAttempts(ledger).filter((attempt) => {
-    const state = liveness.get(attempt.index) ?? 'unknown'
-    return state === 'finished' || (state === 'unknown' && spent)
-  })
-}
-
-/**
- * Marks the given attempts abandoned (those still in flight on the same SHA) and, when the
- * iteration's wall clock is spent and the program is not paused yet, pauses it with
- * `ci-timeout`. Pure: re-reads everything from `text`.
- */
-export function markAbandoned(
-  text: string,
-  attempts: readonly Pick<Attempt, 'index' | 'sha'>[],
-  input: { now: number; timeoutMinutes: number }
-): { text: string; abandoned: number[]; paused: boolean } {
-  let ledger = readLedger(text)
-  if (!ledger || isIterationFinished(ledger)) return { text, abandoned: [], paused: false }
-  const abandoned: number[] = []
-  for (const wanted of attempts) {
-    const current = ledger.attempts.find((attempt) => attempt.index === wanted.index)
-    if (current?.state !== 'in-flight' || current.sha !== wanted.sha) continue
-    ledger = completeAttempt(ledger, wanted.index, { state: 'abandoned', now: input.now })
-    abandoned.push(wanted.index)
-  }
-  if (abandoned.length === 0) return { text, abandoned, paused: false }
-  const machine = readMachineState(text)
-  const spent = input.now > deadlineOf(ledger, input.timeoutMinutes)
-  const pause = spent && !machine.paused && inFlightAttempts(ledger).length === 0
-  let next = text
-  if (pause) {
-    ledger = finishIteration(ledger, 'paused', input.now)
-    next = updateMachineState(next, pausePatch(machine, { reason: 'ci-timeout', now: input.now }))
-  }
-  return { text: writeLedger(next, ledger), abandoned, paused: pause }
-}
-
-/** "Green on every check": the gate's reduction with no grace period and no own-run exclusion. */
-export function resumeVerdict(
-  snapshot: ChecksSnapshot,
-  config: Pick<Config, 'requiredChecks' | 'ignoreChecks'>
-): Verdict {
-  const ignored = config.ignoreChecks.length > 0 ? picomatch(config.ignoreChecks) : () => false
-  return reduceChecks(
-    snapshot,
-    {
-      requiredChecks: config.requiredChecks,
-      isIgnored: (name) => ignored(name),
-      ownWorkflowRunId: undefined,
-      ownCheckSuiteId: undefined,
-      failFast: false,
-      allowNoChecks: false,
-      graceMs: 0
-    },
-    0
-  )
-}
-
-/** Lifts a CI pause (Paused, Pause Reason, the ledger); unchanged when no CI pause is left. */
-export function resumeText(text: string): { text: string; resumed: boolean } {
-  const machine = readMachineState(text)
-  if (!machine.paused || !isCiPause(machine.pauseReason)) return { text, resumed: false }
-  return {
-    text: clearLedger(updateMachineState(text, { paused: false, pauseReason: null })),
-    resumed: true
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// The shell
 
 export interface ProgramReport {
   program: string
@@ -166,10 +65,11 @@ export interface ProgramReport {
   action: string
   abandoned: boolean
   resumed: boolean
+  reprojected: boolean
   error: string | null
 }
 
-function stateWord(machine: MachineState): string {
+function stateWord(machine: ProgramFiles['machine']): string {
   if (machine.completed) return 'completed'
   if (machine.paused) return `paused: ${machine.pauseReason ?? 'no reason given'}`
   return 'active'
@@ -188,128 +88,303 @@ function verdictWords(verdict: Verdict): string {
   }
 }
 
-async function mapPool<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next
-      next += 1
-      results[index] = await work(items[index] as T)
-    }
+/** "Green on every check": the gate's reduction with no grace period and no own-run exclusion. */
+export function resumePolicy(
+  config: Pick<Config, 'requiredChecks' | 'ignoreChecks'>
+): ReducePolicy {
+  return {
+    requiredChecks: config.requiredChecks,
+    isIgnored: ignoreMatcher(config),
+    ownWorkflowRunId: undefined,
+    ownCheckSuiteId: undefined,
+    failFast: false,
+    allowNoChecks: false,
+    graceMs: 0
   }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
 }
 
-interface ProgramContext {
+interface Context {
   config: Config
   deps: CommandDeps
 }
 
+/**
+ * The store seen through the snapshot git fetched: reads are answered from the snapshot (a
+ * file absent there reads as none), writes go to the store and update the snapshot. After a
+ * write conflict the file is read from the store itself from then on.
+ */
+function throughSnapshot(store: StateStore, snapshot: MemorySnapshot): StateStore {
+  const files = new Map(snapshot.files)
+  const live = new Set<string>()
+  return {
+    description: store.description,
+    async read(path) {
+      return live.has(path) ? store.read(path) : (files.get(path) ?? null)
+    },
+    async write(path, text, expected) {
+      try {
+        const written = await store.write(path, text, expected)
+        files.set(path, { text, version: written.version })
+        return written
+      } catch (error) {
+        if (error instanceof StateConflictError) live.add(path)
+        throw error
+      }
+    },
+    list: () => store.list()
+  }
+}
+
+async function readFiles(
+  program: string,
+  store: StateStore,
+  context: Context
+): Promise<ProgramFiles | null> {
+  const [stored, storedLedger] = await Promise.all([
+    store.read(stateFilePath(program)),
+    store.read(ledgerPath(program))
+  ])
+  if (!stored) return null
+  return programFilesOf(program, stored, storedLedger, store.description, {
+    maxBytes: context.config.stateMaxBytes,
+    now: context.deps.clock.now()
+  })
+}
+
 async function livenessOfAttempts(
-  ledger: Ledger,
-  { deps }: ProgramContext
+  attempts: readonly Attempt[],
+  { deps }: Context
 ): Promise<Map<number, RunLiveness>> {
   const liveness = new Map<number, RunLiveness>()
-  for (const attempt of inFlightAttempts(ledger)) {
-    if (attempt.runId === null || !deps.github.workflowRunStatus) {
-      liveness.set(attempt.index, 'unknown')
-    } else if (attempt.runId === deps.environment.runId) {
-      liveness.set(attempt.index, 'running')
-    } else {
+  for (const attempt of attempts) {
+    if (attempt.runId === null) liveness.set(attempt.index, 'unknown')
+    else if (attempt.runId === deps.environment.runId) liveness.set(attempt.index, 'running')
+    else
       liveness.set(
         attempt.index,
         livenessOf(await deps.github.workflowRunStatus(attempt.runId), attempt)
       )
-    }
   }
   return liveness
 }
 
-function update(program: string, apply: (text: string) => string, { deps }: ProgramContext) {
-  return updateProgramState(deps, program, (text) => {
-    if (text === null) throw new Error('the state file was deleted while reconcile ran')
-    return { text: apply(text), value: null }
-  })
-}
-
-async function sayOnIssue(
-  context: ProgramContext,
-  program: string,
-  machine: MachineState,
-  comment: { marker: string; body: string } | null
-): Promise<void> {
-  const issue = issueOf({ issue: undefined }, machine)
-  if (issue === undefined) return
-  try {
-    await announceStatus(context.deps, program, machine, issue)
-    if (comment) await upsertMarkedComment(context.deps.issues, issue, comment.marker, comment.body)
-  } catch (error) {
-    context.deps.log.warning(
-      `${program}: could not comment on issue #${issue}: ${errorMessage(error)}`
-    )
+function pauseComment(context: Context, program: string, files: ProgramFiles, reason: string) {
+  const ledger = files.ledger
+  const iterationId = ledger.iteration?.id ?? program
+  const marker = commentMarker('pause', iterationId)
+  const latest = latestAttempt(ledger)
+  return {
+    marker,
+    body: renderPauseComment({
+      program,
+      iterationId,
+      reason,
+      signature:
+        latest?.signature && latest.signature.full
+          ? { full: latest.signature.full, short: latest.signature.short }
+          : null,
+      attempts: ledger.attempts,
+      runUrlOf: (runId) => runUrl(context.deps.environment, runId),
+      maskedValues: context.deps.maskedValues,
+      branch: files.machine.branch ?? `autoloop/${program}`
+    })
   }
 }
 
+interface Step {
+  action: string
+  abandoned?: boolean
+  resumed?: boolean
+  paused?: boolean
+}
+
+/** In-flight attempts of runs that are gone: abandoned; paused `ci-timeout` when the wall clock is spent. */
 async function resolveAbandoned(
   program: string,
-  ledger: Ledger,
-  context: ProgramContext
-): Promise<{ action: string; paused: boolean } | null> {
+  store: StateStore,
+  plan: ReconcilePlan,
+  context: Context
+): Promise<Step | null> {
   const { deps, config } = context
-  if (isIterationFinished(ledger) || inFlightAttempts(ledger).length === 0) return null
-  const liveness = await livenessOfAttempts(ledger, context)
-  const now = deps.clock.now()
-  const stale = staleAttempts(ledger, liveness, { now, timeoutMinutes: config.timeoutMinutes })
-  if (stale.length === 0) return null
-  let marked: ReturnType<typeof markAbandoned> | undefined
-  const written = await update(
+  if (plan.inFlight.length === 0) return null
+  const liveness = await livenessOfAttempts(plan.inFlight, context)
+  let marked: { abandoned: number[]; paused: boolean } = { abandoned: [], paused: false }
+  const written = await updateProgram(
+    { ...deps, store },
     program,
-    (text) => {
-      marked = markAbandoned(text, stale, {
-        now: deps.clock.now(),
-        timeoutMinutes: config.timeoutMinutes
-      })
-      return marked.text
-    },
-    context
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      const now = deps.clock.now()
+      const stale = staleAttempts(current.ledger, liveness, now)
+      if (stale.length === 0) return { ledger: current.ledger, value: null }
+      let ledger = current.ledger
+      for (const attempt of stale)
+        ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now })
+      const spent =
+        isIterationOpen(ledger) &&
+        now > Date.parse(ledger.iteration.startedAt) + ledger.iteration.timeoutMinutes * 60_000
+      const latest = latestAttempt(ledger) as Attempt
+      const pause =
+        spent && !current.machine.paused && ledger.attempts.every((a) => a.state !== 'in-flight')
+      if (pause)
+        ledger = pauseInLedger(ledger, current.machine, {
+          index: latest.index,
+          verdict: { state: 'abandoned', now },
+          kind: 'timeout',
+          reason: pauseReason('timeout'),
+          remember: null,
+          now
+        })
+      marked = { abandoned: stale.map((a) => a.index), paused: pause }
+      return { ledger, value: null }
+    }
   )
-  const result = marked as ReturnType<typeof markAbandoned>
-  if (result.abandoned.length === 0) return null
-  const runs = stale
-    .filter((attempt) => result.abandoned.includes(attempt.index))
+  if (marked.abandoned.length === 0) return null
+  const runs = plan.inFlight
+    .filter((attempt) => marked.abandoned.includes(attempt.index))
     .map(
       (attempt) =>
         `attempt ${attempt.index} on ${attempt.sha.slice(0, 7)}${attempt.runId ? ` (run ${attempt.runId})` : ''}`
     )
   deps.log.info(`${program}: marked abandoned: ${runs.join(', ')}`)
-  if (result.paused) {
-    const machine = readMachineState(written.text)
-    const after = readLedger(written.text) as Ledger
-    const marker = commentMarker('pause', after.iteration.id)
-    await sayOnIssue(context, program, machine, {
-      marker,
-      body: renderPauseComment({
-        program,
-        iterationId: after.iteration.id,
-        reason: 'ci-timeout',
-        signature: null,
-        attempts: after.attempts,
-        runUrlOf: (runId) => runLink(deps, runId),
-        maskedValues: deps.maskedValues,
-        branch: machine.branch ?? `autoloop/${program}`
-      })
+  if (marked.paused)
+    await announce(deps, {
+      program,
+      machine: written.files.machine,
+      issue: undefined,
+      comment: pauseComment(context, program, written.files, pauseReason('timeout'))
     })
-  }
   return {
-    action: `marked ${runs.join(', ')} abandoned${result.paused ? '; paused: ci-timeout (wall clock spent)' : ''}`,
-    paused: result.paused
+    action: `marked ${runs.join(', ')} abandoned${marked.paused ? '; paused: ci-timeout (wall clock spent)' : ''}`,
+    abandoned: true,
+    paused: marked.paused
   }
+}
+
+/**
+ * A red attempt nobody fixed: its fixer run ended without gating (a fix attempt with an
+ * unchanged signature: stuck), or the wall clock ran out (`ci-timeout`).
+ */
+async function resolveUnfixed(
+  program: string,
+  store: StateStore,
+  plan: ReconcilePlan,
+  context: Context
+): Promise<Step | null> {
+  const { deps, config } = context
+  let fixerEnded = false
+  if (plan.fixer?.dispatch?.runId) {
+    const state = await deps.github.workflowRunStatus(plan.fixer.dispatch.runId)
+    fixerEnded =
+      state.kind === 'not-found' || (state.kind === 'found' && state.status === 'completed')
+  }
+  if (!fixerEnded && !plan.expired) return null
+  let paused: { kind: PauseKind; reason: string } | null = null
+  const written = await updateProgram(
+    { ...deps, store },
+    program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      const latest = latestAttempt(current.ledger)
+      if (
+        !latest ||
+        current.machine.paused ||
+        !isIterationOpen(current.ledger) ||
+        latest.index !== (plan.fixer ?? latest).index
+      )
+        return { ledger: current.ledger, value: null }
+      if (latest.state !== 'red' && latest.state !== 'no-checks')
+        return { ledger: current.ledger, value: null }
+      const now = deps.clock.now()
+      if (fixerEnded) {
+        const began = appendNoNewCommit(current.ledger, {
+          sha: latest.sha,
+          agentSha: latest.agentSha ?? null,
+          runId: latest.dispatch?.runId ?? null,
+          now,
+          maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
+          timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
+        })
+        const signature = latest.signature ?? {
+          hash: `no-new-commit-${latest.sha}`,
+          short: 'no new commit'
+        }
+        const decision = decideAfterRed(began.ledger, {
+          index: began.attempt.index,
+          signature,
+          now
+        })
+        const kind: PauseKind = decision.kind === 'pause' ? decision.pauseKind : 'stuck'
+        const reason =
+          decision.kind === 'pause' ? decision.reason : pauseReason('stuck', signature.short)
+        paused = { kind, reason }
+        const ledger = pauseInLedger(began.ledger, current.machine, {
+          index: began.attempt.index,
+          verdict: {
+            state: 'red',
+            now,
+            signature: latest.signature
+              ? {
+                  hash: latest.signature.hash,
+                  short: latest.signature.short,
+                  ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
+                  ...(latest.signature.full ? { full: latest.signature.full } : {})
+                }
+              : null,
+            failingChecks: latest.failingChecks ?? [],
+            errorLines: latest.errorLines ?? [],
+            note: `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
+          },
+          kind,
+          reason,
+          remember: kind === 'timeout' ? null : signature,
+          now
+        })
+        return { ledger, value: null }
+      }
+      paused = { kind: 'timeout', reason: pauseReason('timeout') }
+      const ledger = pauseInLedger(
+        { ...current.ledger, attempts: current.ledger.attempts },
+        current.machine,
+        {
+          index: latest.index,
+          verdict: {
+            state: latest.state,
+            now,
+            signature: latest.signature
+              ? {
+                  hash: latest.signature.hash,
+                  short: latest.signature.short,
+                  ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
+                  ...(latest.signature.full ? { full: latest.signature.full } : {})
+                }
+              : null,
+            failingChecks: latest.failingChecks ?? [],
+            errorLines: latest.errorLines ?? [],
+            note: 'no fix was gated before the wall clock ran out'
+          },
+          kind: 'timeout',
+          reason: pauseReason('timeout'),
+          remember: null,
+          now
+        }
+      )
+      return { ledger, value: null }
+    }
+  )
+  const done = paused as { kind: PauseKind; reason: string } | null
+  if (!done) return null
+  await announce(deps, {
+    program,
+    machine: written.files.machine,
+    issue: undefined,
+    comment: pauseComment(context, program, written.files, done.reason)
+  })
+  const why = fixerEnded
+    ? `the fixer run ${plan.fixer?.dispatch?.runId} ended without gating a new commit`
+    : 'no fix was gated before the wall clock ran out'
+  deps.log.info(`${program}: ${why}: paused (${done.reason})`)
+  return { action: `paused: ${done.reason} (${why})`, paused: true }
 }
 
 export function renderResumeComment(view: {
@@ -318,7 +393,7 @@ export function renderResumeComment(view: {
   sha: string
   branch: string
   previousReason: string
-  checks: number
+  why: string
   maskedValues: readonly string[]
 }): string {
   const options = { maskedValues: view.maskedValues }
@@ -326,94 +401,136 @@ export function renderResumeComment(view: {
     view.marker,
     `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} resumed`,
     '',
-    `Every check on ${inlineCode(view.sha, 64)} (the head of ${inlineCode(view.branch, 200, options)}) is green (${view.checks} counted), so the pause is lifted:`,
+    `${view.why}, so the pause is lifted:`,
     '',
     `- **It was paused for:** ${inlineCode(view.previousReason, 300, options)}`,
-    `- **Green at:** ${inlineCode(view.sha, 64)}`,
+    `- **Head of ${inlineCode(view.branch, 200, options)}:** ${inlineCode(view.sha, 64)}`,
     '',
-    'Paused and Pause Reason are cleared and the CI fix-loop ledger is gone: the next scheduled iteration starts from this commit.'
+    'Paused and Pause Reason are cleared: the next scheduled iteration starts from this commit.'
   ].join('\n')
 }
 
 async function tryResume(
   program: string,
-  machine: MachineState,
-  context: ProgramContext
-): Promise<{ action: string; resumed: boolean }> {
+  store: StateStore,
+  files: ProgramFiles,
+  plan: ReconcilePlan,
+  context: Context
+): Promise<Step> {
   const { deps, config } = context
-  const branch = machine.branch ?? `autoloop/${program}`
-  const head = await deps.github.branchHead(branch)
-  if (!head) return { action: `left paused: branch ${branch} does not exist`, resumed: false }
-  const verdict = resumeVerdict(await deps.github.readChecks(head), config)
-  if (verdict.kind !== 'green')
-    return {
-      action: `left paused: ${head.slice(0, 7)} is ${verdictWords(verdict)}`,
-      resumed: false
-    }
+  const branch = files.machine.branch ?? `autoloop/${program}`
+  const watched =
+    plan.resume === 'base-green'
+      ? (files.ledger.baseFailures?.branch ?? (await deps.github.defaultBranch()))
+      : branch
+  const head = await deps.github.branchHead(watched)
+  if (!head) return { action: `left paused: branch ${watched} does not exist` }
+  const verdict = reduceChecks(await deps.github.readChecks(head), resumePolicy(config), 0)
+  const ready =
+    plan.resume === 'verdict'
+      ? verdict.kind === 'green' || verdict.kind === 'red'
+      : verdict.kind === 'green'
+  if (!ready)
+    return { action: `left paused: ${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}` }
   let resumed = false
-  const written = await update(
+  const written = await updateProgram(
+    { ...deps, store },
     program,
-    (text) => {
-      const next = resumeText(text)
-      resumed = next.resumed
-      return next.text
-    },
-    context
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      if (!current.machine.paused || current.machine.pauseReason !== files.machine.pauseReason)
+        return { ledger: current.ledger, value: null }
+      resumed = true
+      return {
+        ledger: withStateWrite(
+          current.ledger,
+          { machineState: { paused: false, pauseReason: null } },
+          deps.clock.now()
+        ),
+        value: null
+      }
+    }
   )
-  if (!resumed) return { action: 'none: the pause changed meanwhile', resumed: false }
-  const marker = commentMarker('resume', `${head}`)
+  if (!resumed) return { action: 'none: the pause changed meanwhile' }
   const counted = verdict.checks.filter((check) => check.excluded === undefined).length
-  await sayOnIssue(context, program, readMachineState(written.text), {
-    marker,
-    body: renderResumeComment({
-      program,
+  const why =
+    plan.resume === 'verdict'
+      ? `CI on ${head.slice(0, 12)} has a verdict now (${verdict.kind}, ${counted} checks)`
+      : plan.resume === 'base-green'
+        ? `The base branch ${watched} is green at ${head.slice(0, 12)} (${counted} checks)`
+        : `Every check on ${head.slice(0, 12)} is green (${counted} counted)`
+  const marker = commentMarker('resume', head)
+  await announce(deps, {
+    program,
+    machine: written.files.machine,
+    issue: undefined,
+    comment: {
       marker,
-      sha: head,
-      branch,
-      previousReason: machine.pauseReason ?? '',
-      checks: counted,
-      maskedValues: deps.maskedValues
-    })
+      body: renderResumeComment({
+        program,
+        marker,
+        sha: head,
+        branch: watched,
+        previousReason: files.machine.pauseReason ?? '',
+        why,
+        maskedValues: deps.maskedValues
+      })
+    }
   })
-  deps.log.info(`${program}: resumed, every check on ${head} is green`)
-  return { action: `resumed: every check on ${head.slice(0, 7)} is green`, resumed: true }
+  deps.log.info(`${program}: resumed: ${why}`)
+  return { action: `resumed: ${why}`, resumed: true }
 }
 
-async function reconcileProgram(program: string, context: ProgramContext): Promise<ProgramReport> {
+async function reconcileProgram(
+  program: string,
+  store: StateStore,
+  context: Context
+): Promise<ProgramReport> {
   const report: ProgramReport = {
     program,
     state: 'unreadable',
     action: 'none',
     abandoned: false,
     resumed: false,
+    reprojected: false,
     error: null
   }
   try {
-    const stored = await context.deps.store.read(program)
-    if (!stored) return { ...report, state: 'deleted', action: 'none: the file is gone' }
-    const machine = readMachineState(stored.text)
-    const ledger = readLedger(stored.text)
-    report.state = stateWord(machine)
-    const actions: string[] = []
-    let pausedNow = false
-    if (ledger) {
-      const abandoned = await resolveAbandoned(program, ledger, context)
-      if (abandoned) {
-        report.abandoned = true
-        pausedNow = abandoned.paused
-        actions.push(abandoned.action)
-      }
+    const files = await readFiles(program, store, context)
+    if (!files) return { ...report, state: 'deleted', action: 'none: the file is gone' }
+    report.state = stateWord(files.machine)
+    const plan = planReconcile(files, context.deps.clock.now())
+    if (isIdle(plan)) return report
+    const steps: Step[] = []
+    const abandoned = await resolveAbandoned(program, store, plan, context)
+    if (abandoned) steps.push(abandoned)
+    if (!abandoned?.paused) {
+      const unfixed = await resolveUnfixed(program, store, plan, context)
+      if (unfixed) steps.push(unfixed)
     }
-    if (!pausedNow && machine.paused) {
-      if (isCiPause(machine.pauseReason)) {
-        const resume = await tryResume(program, machine, context)
-        report.resumed = resume.resumed
-        actions.push(resume.action)
-      } else {
-        actions.push('left paused: not a CI pause (only reset lifts it)')
-      }
+    if (plan.resume && !steps.some((step) => step.paused)) {
+      steps.push(await tryResume(program, store, files, plan, context))
+    } else if (files.machine.paused && !plan.resume && steps.length === 0) {
+      steps.push({ action: 'left paused: not a CI pause (only reset lifts it)' })
     }
-    report.action = actions.length > 0 ? actions.join('; ') : 'none'
+    if (plan.reproject && steps.every((step) => !step.resumed && !step.paused && !step.abandoned)) {
+      await updateProgram(
+        { ...context.deps, store },
+        program,
+        { maxBytes: context.config.stateMaxBytes },
+        (current) => ({
+          ledger: current.ledger,
+          value: null
+        })
+      )
+      steps.push({
+        action: `projected the ledger into ${program}.md again (another writer had reverted it)`
+      })
+      report.reprojected = true
+    } else if (plan.reproject) report.reprojected = true
+    report.abandoned = steps.some((step) => step.abandoned)
+    report.resumed = steps.some((step) => step.resumed)
+    report.action = steps.length > 0 ? steps.map((step) => step.action).join('; ') : 'none'
     return report
   } catch (error) {
     const reason = errorMessage(error)
@@ -422,23 +539,23 @@ async function reconcileProgram(program: string, context: ProgramContext): Promi
   }
 }
 
-function summaryOf(
-  reports: readonly ProgramReport[],
-  resumed: string[],
-  abandoned: string[],
-  errors: number
-): string {
+function summaryOf(reports: readonly ProgramReport[], source: string): string {
+  const resumed = reports.filter((r) => r.resumed).length
+  const abandoned = reports.filter((r) => r.abandoned).length
+  const reprojected = reports.filter((r) => r.reprojected).length
+  const errors = reports.filter((r) => r.error !== null).length
+  const acted = reports.filter((r) => r.action !== 'none' || r.error !== null)
   const lines = [
     '## autoloop-ci-gate: reconcile',
     '',
-    `${reports.length} program${reports.length === 1 ? '' : 's'}: ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors} error${errors === 1 ? '' : 's'}.`,
+    `${reports.length} program${reports.length === 1 ? '' : 's'} (read ${source}): ${resumed} resumed, ${abandoned} with abandoned attempts, ${reprojected} projected again, ${errors} error${errors === 1 ? '' : 's'}, ${reports.length - acted.length} idle.`,
     ''
   ]
-  if (reports.length > 0)
+  if (acted.length > 0)
     lines.push(
       markdownTable([
         ['Program', 'State', 'Action'],
-        ...reports.map((report) => [
+        ...acted.map((report) => [
           tableCell(report.program, 100),
           tableCell(report.state, 200),
           report.error ? `⚠️ error: ${tableCell(report.error, 400)}` : tableCell(report.action, 400)
@@ -448,15 +565,57 @@ function summaryOf(
   return lines.join('\n') + '\n'
 }
 
+/** The programs and a store to read them from: the git snapshot when there is one. */
+async function source(
+  context: Context
+): Promise<{ programs: string[]; store: StateStore; label: string }> {
+  const { deps, config } = context
+  if (deps.memoryBranch) {
+    try {
+      const snapshot = await deps.memoryBranch.read(config.stateBranch)
+      const programs = snapshot
+        ? [...snapshot.files.keys()]
+            .filter((path) => /^[^/]+\.md$/.test(path))
+            .map((path) => path.slice(0, -3))
+            .filter((name) => {
+              try {
+                return stateFilePath(name) === `${name}.md`
+              } catch {
+                return false
+              }
+            })
+            .sort()
+        : []
+      return {
+        programs,
+        store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
+        label: snapshot
+          ? `with git at ${snapshot.commit.slice(0, 12)}`
+          : 'with git: the branch does not exist'
+      }
+    } catch (error) {
+      deps.log.warning(
+        `Reading ${config.stateBranch} with git failed (${errorMessage(error)}); reading it through the contents API instead`
+      )
+    }
+  }
+  return {
+    programs: await deps.store.list(),
+    store: deps.store,
+    label: `from ${deps.store.description}`
+  }
+}
+
 export async function runReconcileCommand(
   config: Config,
   deps: CommandDeps
 ): Promise<CommandResult> {
-  const programs = await deps.store.list()
-  deps.log.info(`Reconciling ${programs.length} program(s) in ${deps.store.description}`)
-  const context: ProgramContext = { config, deps }
-  const reports = await mapPool(programs, RECONCILE_CONCURRENCY, (program) =>
-    reconcileProgram(program, context)
+  const context: Context = { config, deps }
+  const { programs, store, label } = await source(context)
+  deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`)
+  const limit = pLimit(RECONCILE_CONCURRENCY)
+  const reports = await Promise.all(
+    programs.map((program) => limit(() => reconcileProgram(program, store, context)))
   )
   const resumed = reports.filter((r) => r.resumed).map((r) => r.program)
   const abandoned = reports.filter((r) => r.abandoned).map((r) => r.program)
@@ -470,7 +629,9 @@ export async function runReconcileCommand(
       abandoned: JSON.stringify(abandoned),
       errors: JSON.stringify(errors)
     },
-    summary: summaryOf(reports, resumed, abandoned, errors.length),
+    summary: summaryOf(reports, label),
     message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
   }
 }
+
+export type { Ledger }

@@ -1,21 +1,28 @@
 /**
- * The `reset` command (SPEC §2), for `workflow_dispatch`: a maintainer unpauses a program.
- * It clears Paused, Pause Reason and the CI Gate ledger, sets Consecutive Errors to 0, appends
- * nothing to Recent Statuses, and says on the program issue who reset it and why. A program
- * that is not paused is left exactly as it is.
+ * The `reset` command (README: "reset"), for `workflow_dispatch`: a maintainer unpauses a
+ * program. It clears Paused and Pause Reason, sets Consecutive Errors to 0 and ends the paused
+ * iteration (the next gate starts a new one with a fresh budget), and says on the program
+ * issue who reset it and why. A reset is a restart, and stuck-detection survives restarts: the
+ * failures the loop paused on stay in the ledger, marked as reset, so the first red attempt
+ * that repeats one pauses at once. `forget-failures: true` forgets them (after the cause was
+ * fixed by hand). A program that is not paused is left as it is.
  *
  * `applyReset` is pure; `runResetCommand` is the shell around it.
  */
 import type { ProgramConfig } from '../inputs.js'
-import { runKeyOf } from '../state/history.js'
-import { readMachineState, updateMachineState } from '../state/markdown.js'
-import { clearLedger, readLedger } from '../loop/ledger.js'
+import { runUrl } from '../environment.js'
 import { commentMarker } from '../issue/comments.js'
-import { upsertMarkedComment } from '../issue/program-issue.js'
+import {
+  finishIteration,
+  withStateWrite,
+  type Ledger,
+  type PausedSignature
+} from '../loop/ledger.js'
+import type { MachineState } from '../state/schema.js'
+import { updateProgram } from '../state/program-state.js'
 import { inlineCode, oneLine } from '../text/untrusted.js'
-import { errorMessage } from '../errors.js'
-import { updateProgramState, type CommandDeps, type CommandResult } from './types.js'
-import { announceStatus, issueOf, runLink, stateFileLabel } from './program-status.js'
+import { announce, stateFileLabel } from './announce.js'
+import type { CommandDeps, CommandResult } from './command-deps.js'
 
 export type ResetStatus = 'reset' | 'skipped'
 
@@ -23,28 +30,59 @@ export interface ResetOutcome {
   status: ResetStatus
   /** The pause reason that was cleared (null when the program was not paused). */
   clearedReason: string | null
-  /** Whether a ledger section was removed. */
-  clearedLedger: boolean
+  /** The failures still remembered after the reset. */
+  remembered: PausedSignature[]
+  /** How many remembered failures `forget-failures` dropped. */
+  forgotten: number
 }
 
-/** The state file after a reset (pure). A program that is not paused is returned unchanged. */
-export function applyReset(text: string): { text: string; outcome: ResetOutcome } {
-  const machine = readMachineState(text)
-  readLedger(text)
-  if (!machine.paused)
-    return { text, outcome: { status: 'skipped', clearedReason: null, clearedLedger: false } }
-  const unpaused = updateMachineState(text, {
-    paused: false,
-    pauseReason: null,
-    consecutiveErrors: 0
-  })
-  const cleared = clearLedger(unpaused)
+export interface ResetRequest {
+  now: number
+  actor: string | null
+  forgetFailures: boolean
+}
+
+/** The ledger after a reset (pure; see the module comment). */
+export function applyReset(
+  current: { machine: MachineState; ledger: Ledger },
+  request: ResetRequest
+): { ledger: Ledger; outcome: ResetOutcome } {
+  const { machine, ledger } = current
+  const forgotten = request.forgetFailures ? ledger.pausedSignatures.length : 0
+  const at = new Date(request.now).toISOString()
+  const kept = request.forgetFailures
+    ? []
+    : ledger.pausedSignatures.map((paused) =>
+        paused.resetAt === null ? { ...paused, resetAt: at, resetBy: request.actor } : paused
+      )
+  if (!machine.paused) {
+    const next = forgotten > 0 ? { ...ledger, pausedSignatures: [] } : ledger
+    return {
+      ledger: next,
+      outcome: {
+        status: 'skipped',
+        clearedReason: null,
+        remembered: next.pausedSignatures,
+        forgotten
+      }
+    }
+  }
+  let next: Ledger = { ...ledger, pausedSignatures: kept }
+  if (next.iteration && next.iteration.finishedAt === null)
+    next = finishIteration(next, 'reset', request.now)
+  else if (next.iteration) next = { ...next, iteration: { ...next.iteration, outcome: 'reset' } }
+  next = withStateWrite(
+    next,
+    { machineState: { paused: false, pauseReason: null, consecutiveErrors: 0 } },
+    request.now
+  )
   return {
-    text: cleared,
+    ledger: next,
     outcome: {
       status: 'reset',
       clearedReason: machine.pauseReason ?? 'no reason given',
-      clearedLedger: cleared !== unpaused
+      remembered: kept,
+      forgotten
     }
   }
 }
@@ -57,6 +95,8 @@ export interface ResetCommentView {
   reason: string | null
   clearedReason: string
   runUrl: string | null
+  remembered: readonly PausedSignature[]
+  forgotten: number
   maskedValues: readonly string[]
 }
 
@@ -67,7 +107,7 @@ export function renderResetComment(view: ResetCommentView): string {
       : oneLine(view.actor, 60)
     : 'a maintainer'
   const options = { maskedValues: view.maskedValues }
-  return [
+  const lines = [
     view.marker,
     `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} reset`,
     '',
@@ -75,17 +115,35 @@ export function renderResetComment(view: ResetCommentView): string {
     `**Why:** ${view.reason ? oneLine(view.reason, 500, options) : '_no reason given_'}`,
     `**It was paused for:** ${inlineCode(view.clearedReason, 300, options)}`,
     '',
-    'Paused and Pause Reason are cleared, Consecutive Errors is 0 and the CI fix-loop ledger is gone: the next scheduled iteration starts fresh.'
-  ].join('\n')
+    'Paused and Pause Reason are cleared and Consecutive Errors is 0; the paused iteration is over, so the next one starts with a fresh fix budget.'
+  ]
+  if (view.remembered.length > 0) {
+    lines.push(
+      '',
+      '**Still remembered:** the loop paused on these failures. If the next iteration fails the same way, the program pauses again at once instead of spending a new budget on it:',
+      '',
+      ...view.remembered.map(
+        (paused) => `- ${inlineCode(paused.short, 160, options)} (paused at ${paused.pausedAt})`
+      ),
+      '',
+      'Fixed the cause by hand? Run `reset` again with `forget-failures: true` to make the loop forget them.'
+    )
+  } else if (view.forgotten > 0) {
+    lines.push(
+      '',
+      `The ${view.forgotten} failure(s) the loop had paused on are forgotten (\`forget-failures: true\`).`
+    )
+  }
+  return lines.join('\n')
 }
 
 export async function runResetCommand(
   config: ProgramConfig,
   deps: CommandDeps
 ): Promise<CommandResult> {
-  const { store, clock, log, environment } = deps
+  const { store, clock, environment } = deps
   const program = config.program
-  const stored = await store.read(program)
+  const stored = await store.read(`${program}.md`)
   if (!stored) {
     const message = `Program ${program} has no state file in ${store.description}: there is nothing to reset`
     return {
@@ -94,52 +152,61 @@ export async function runResetCommand(
       message
     }
   }
-  const written = await updateProgramState(deps, program, (text) => {
-    const applied = applyReset(text ?? stored.text)
-    return { text: applied.text, value: applied.outcome }
-  })
+  const actor = environment.actor ?? null
+  const written = await updateProgram(
+    deps,
+    program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      const applied = applyReset(current, {
+        now: clock.now(),
+        actor,
+        forgetFailures: config.forgetFailures
+      })
+      return { ledger: applied.ledger, value: applied.outcome }
+    }
+  )
   const result = written.value
-  const machine = readMachineState(written.text)
+  const machine = written.files.machine
   if (result.status === 'skipped') {
     const why = machine.completed ? ' (it is completed; reset only unpauses)' : ''
-    const message = `Program ${program} is not paused${why}: reset changed nothing`
+    const forgot = result.forgotten > 0 ? `; forgot ${result.forgotten} remembered failure(s)` : ''
+    const message = `Program ${program} is not paused${why}: reset changed nothing${forgot}`
     return {
       outputs: { status: 'skipped' },
       summary: `## autoloop-ci-gate: reset ${program}\n\n${message}.\n`,
       message
     }
   }
-  const actor = environment.actor ?? null
-  const issue = issueOf(config, machine)
-  if (issue === undefined) {
-    log.info(
-      'No program issue (input `issue` or the Issue row): the reset is in the state file only'
-    )
-  } else {
-    try {
-      await announceStatus(deps, program, machine, issue)
-      const key = runKeyOf(environment.runId, environment.runAttempt) ?? String(clock.now())
-      const marker = commentMarker('reset', key)
-      await upsertMarkedComment(
-        deps.issues,
-        issue,
+  const marker = commentMarker(
+    'reset',
+    environment.runId ? String(environment.runId) : String(clock.now())
+  )
+  await announce(deps, {
+    program,
+    machine,
+    issue: config.issue,
+    comment: {
+      marker,
+      body: renderResetComment({
+        program,
         marker,
-        renderResetComment({
-          program,
-          marker,
-          actor,
-          actorUrl: actor ? `${environment.serverUrl}/${encodeURIComponent(actor)}` : null,
-          reason: config.reason ?? null,
-          clearedReason: result.clearedReason ?? 'no reason given',
-          runUrl: runLink(deps, environment.runId ?? null),
-          maskedValues: deps.maskedValues
-        })
-      )
-    } catch (error) {
-      log.warning(`Could not comment on issue #${issue}: ${errorMessage(error)}`)
+        actor,
+        actorUrl: actor ? `${environment.serverUrl}/${encodeURIComponent(actor)}` : null,
+        reason: config.reason ?? null,
+        clearedReason: result.clearedReason ?? 'no reason given',
+        runUrl: runUrl(environment),
+        remembered: result.remembered,
+        forgotten: result.forgotten,
+        maskedValues: deps.maskedValues
+      })
     }
-  }
-  const message = `Reset ${program}${actor ? ` (by ${actor})` : ''}: unpaused (was: ${result.clearedReason})${result.clearedLedger ? ', ledger cleared' : ''} in ${stateFileLabel(deps, program)}`
+  })
+  const remembered =
+    result.remembered.length > 0
+      ? `; ${result.remembered.length} failure(s) the loop paused on are still remembered`
+      : ''
+  const message = `Reset ${program}${actor ? ` (by ${actor})` : ''}: unpaused (was: ${result.clearedReason})${remembered} in ${stateFileLabel(deps, program)}`
   return {
     outputs: { status: 'reset' },
     summary: [
@@ -147,6 +214,12 @@ export async function runResetCommand(
       '',
       `Unpaused${actor ? ` by ${oneLine(actor, 60)}` : ''}. It was paused for: ${inlineCode(result.clearedReason ?? '', 300)}.`,
       `Why: ${config.reason ? oneLine(config.reason, 500, { maskedValues: deps.maskedValues }) : '_no reason given_'}`,
+      ...(result.remembered.length > 0
+        ? [
+            '',
+            `Still remembered (the same failure pauses again at once; \`forget-failures: true\` forgets): ${result.remembered.map((p) => inlineCode(p.short, 160)).join(', ')}`
+          ]
+        : []),
       ''
     ].join('\n'),
     message

@@ -1,5 +1,5 @@
 /**
- * SPEC §4, gathering: for each red check, the cheapest source that explains the failure —
+ * Gathering (README: "Failure signatures"): for each red check, the cheapest source that explains the failure —
  * check-run annotations, then the check run's output, then (GitHub Actions jobs only) the
  * job log, streamed with a byte cap; for commit statuses their context and description.
  * A missing or expired log is reported in the result, never fatal.

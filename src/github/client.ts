@@ -8,7 +8,6 @@
 import { Octokit } from '@octokit/rest'
 import { throttling } from '@octokit/plugin-throttling'
 import { retry } from '@octokit/plugin-retry'
-import Bottleneck from 'bottleneck/light.js'
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
 
@@ -24,14 +23,42 @@ export interface ClientOptions {
   rateLimitRetries?: number
   /** How often a JSON answer with a body that is not JSON is asked for again; default 3. */
   malformedRetries?: number
-  /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 in production. */
+  /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 by default. */
   retryBackoffMs?: number
-  /**
-   * Real milliseconds between two writes; GitHub asks for 1000 (the throttling plugin's
-   * default). Only the fake API, which runs on virtual time, sets 0.
-   */
-  writeSpacingMs?: number
   userAgent?: string
+}
+
+/**
+ * GitHub asks integrations to leave at least a second between two writes, and more between
+ * writes that notify people (comments); these are the throttling plugin's own spacings.
+ */
+export const WRITE_SPACING_MS = 1000
+export const NOTIFYING_WRITE_SPACING_MS = 3000
+
+/**
+ * What the throttling plugin calls to space requests: `group.key(id).schedule(options, job)`.
+ * The plugin's own groups wait on real timers; these wait on the injected clock, so writes stay
+ * a second apart against GitHub and cost no real time against a clock that tests move.
+ */
+function clockSpacedGroup(clock: Clock, spacingMs: number) {
+  let last = -Infinity
+  let queue: Promise<unknown> = Promise.resolve()
+  const limiter = {
+    schedule<A extends unknown[], R>(
+      _options: unknown,
+      job: (...args: A) => Promise<R>,
+      ...args: A
+    ): Promise<R> {
+      const turn = queue.then(async () => {
+        const wait = last + spacingMs - clock.now()
+        if (wait > 0) await clock.sleep(wait)
+        last = clock.now()
+      })
+      queue = turn.catch(() => undefined)
+      return turn.then(() => job(...args))
+    }
+  }
+  return { key: () => limiter }
 }
 
 export function createGitHubClient(options: ClientOptions): GitHubClient {
@@ -70,15 +97,9 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       // The wait happens in the handlers through the injected clock; the plugin then
       // retries at once.
       retryAfterBaseValue: 0,
-      ...(options.writeSpacingMs !== undefined
-        ? {
-            write: new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
-            notifications: new Bottleneck.Group({
-              maxConcurrent: 1,
-              minTime: options.writeSpacingMs
-            })
-          }
-        : {}),
+      // The plugin's types name Bottleneck groups; it only ever calls key().schedule().
+      write: clockSpacedGroup(clock, WRITE_SPACING_MS) as never,
+      notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS) as never,
       onRateLimit: (
         retryAfter: number,
         request: { method: string; url: string },

@@ -9,6 +9,8 @@ export interface PullInfo {
   url: string
   headSha: string
   headRef: string
+  /** The branch the PR merges into. */
+  baseRef: string
   draft: boolean
   state: string
 }
@@ -20,7 +22,7 @@ export interface RepoRef {
 
 /** A workflow run as `reconcile` needs it: is it still running, and which attempt is latest. */
 export type WorkflowRunState =
-  | { kind: 'found'; status: string; runAttempt: number | null }
+  | { kind: 'found'; status: string; conclusion: string | null; runAttempt: number | null }
   | { kind: 'not-found' }
   /** The token may not read Actions runs (HTTP 403): the caller cannot tell. */
   | { kind: 'forbidden' }
@@ -42,6 +44,36 @@ export interface GitHubPort {
   readChecks(sha: string): Promise<ChecksSnapshot>
   /** The check suite id of a workflow run, or undefined when it cannot be read. */
   workflowRunCheckSuiteId(runId: number): Promise<number | undefined>
-  /** Status of a workflow run (optional: without it an in-flight attempt is judged by its age). */
-  workflowRunStatus?(runId: number): Promise<WorkflowRunState>
+  /** Status of a workflow run. */
+  workflowRunStatus(runId: number): Promise<WorkflowRunState>
+  /** A commit's tree and parents, or null when there is no such commit. */
+  commit(sha: string): Promise<CommitInfo | null>
+  /** The workflow runs of one commit (to find runs waiting for approval). */
+  workflowRunsOf(sha: string): Promise<WorkflowRunInfo[]>
+  /** Starts a workflow with `workflow_dispatch`; the run, when GitHub says which. */
+  dispatchWorkflow(request: DispatchRequest): Promise<{ runId: number | null; url: string | null }>
+  /** Re-runs the failed jobs of a workflow run. */
+  rerunFailedJobs(runId: number): Promise<void>
+}
+
+export interface CommitInfo {
+  sha: string
+  tree: string
+  parents: string[]
+}
+
+export interface WorkflowRunInfo {
+  id: number
+  name: string
+  event: string
+  status: string
+  conclusion: string | null
+  url: string
+}
+
+export interface DispatchRequest {
+  /** The workflow file name (`autoloop.lock.yml`) or id. */
+  workflow: string
+  ref: string
+  inputs: Record<string, string>
 }

@@ -4,7 +4,15 @@
  * waiting an hour on one check costs a handful of points.
  */
 import type { GitHubClient } from './client.js'
-import type { GitHubPort, PullInfo, RepoRef, WorkflowRunState } from './port.js'
+import type {
+  CommitInfo,
+  DispatchRequest,
+  GitHubPort,
+  PullInfo,
+  RepoRef,
+  WorkflowRunInfo,
+  WorkflowRunState
+} from './port.js'
 import type { CheckRunInfo, ChecksSnapshot, CommitStatusInfo } from '../checks/reduce.js'
 import { httpStatus } from '../errors.js'
 import type { AnnotationInfo, CheckRunOutput, FailureSources } from '../failures/gather.js'
@@ -54,6 +62,7 @@ interface RestPull {
   state: string
   draft?: boolean
   head: { sha: string; ref: string }
+  base: { ref: string }
 }
 
 function toPull(pull: RestPull): PullInfo {
@@ -62,6 +71,7 @@ function toPull(pull: RestPull): PullInfo {
     url: pull.html_url,
     headSha: pull.head.sha,
     headRef: pull.head.ref,
+    baseRef: pull.base.ref,
     draft: pull.draft ?? false,
     state: pull.state
   }
@@ -166,7 +176,11 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
     return toPull(response.data as RestPull)
   }
 
-  /** Every page of a list whose first page says how many items there are. */
+  /**
+   * Every page of a list whose first page says how many items there are. Not
+   * `octokit.paginate`: that cannot send `If-None-Match`, and polled lists must, so that a page
+   * that did not change is a free 304.
+   */
   private async allPages<T>(
     route: string,
     params: Record<string, string | number>,
@@ -230,17 +244,104 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
 
   async workflowRunStatus(runId: number): Promise<WorkflowRunState> {
     try {
-      const run = await this.conditionalGet<{ status?: string | null; run_attempt?: number }>(
-        'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
-        { run_id: runId }
-      )
-      return { kind: 'found', status: run.status ?? 'unknown', runAttempt: run.run_attempt ?? null }
+      const run = await this.conditionalGet<{
+        status?: string | null
+        conclusion?: string | null
+        run_attempt?: number
+      }>('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { run_id: runId })
+      return {
+        kind: 'found',
+        status: run.status ?? 'unknown',
+        conclusion: run.conclusion ?? null,
+        runAttempt: run.run_attempt ?? null
+      }
     } catch (error) {
       const status = httpStatus(error)
       if (status === 404) return { kind: 'not-found' }
       if (status === 403) return { kind: 'forbidden' }
       throw error
     }
+  }
+
+  async commit(sha: string): Promise<CommitInfo | null> {
+    try {
+      const commit = await this.conditionalGet<{
+        sha: string
+        tree: { sha: string }
+        parents: { sha: string }[]
+      }>('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha })
+      return {
+        sha: commit.sha,
+        tree: commit.tree.sha,
+        parents: commit.parents.map((parent) => parent.sha)
+      }
+    } catch (error) {
+      const status = httpStatus(error)
+      if (status === 404 || status === 422) return null
+      throw error
+    }
+  }
+
+  async workflowRunsOf(sha: string): Promise<WorkflowRunInfo[]> {
+    const runs = await this.allPages(
+      'GET /repos/{owner}/{repo}/actions/runs',
+      { head_sha: sha },
+      (page) => {
+        const body = page as {
+          total_count: number
+          workflow_runs: {
+            id: number
+            name?: string | null
+            event: string
+            status: string | null
+            conclusion: string | null
+            html_url: string
+          }[]
+        }
+        return { total: body.total_count, items: body.workflow_runs }
+      }
+    )
+    return runs.map((run) => ({
+      id: run.id,
+      name: run.name ?? '',
+      event: run.event,
+      status: run.status ?? 'unknown',
+      conclusion: run.conclusion,
+      url: run.html_url
+    }))
+  }
+
+  async dispatchWorkflow(
+    request: DispatchRequest
+  ): Promise<{ runId: number | null; url: string | null }> {
+    // Not retried by the client: a lost answer may hide a started run, and a second dispatch
+    // would start a second fixer. The ledger records the dispatch before it is sent.
+    const response = await this.client.request(
+      'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+      {
+        ...this.repo,
+        workflow_id: request.workflow,
+        ref: request.ref,
+        inputs: request.inputs,
+        return_run_details: true,
+        request: { retries: 0 }
+      }
+    )
+    const details = (response.status === 200 ? response.data : null) as {
+      workflow_run_id?: number
+      html_url?: string
+    } | null
+    return { runId: details?.workflow_run_id ?? null, url: details?.html_url ?? null }
+  }
+
+  async rerunFailedJobs(runId: number): Promise<void> {
+    await this.client.request(
+      'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs',
+      {
+        ...this.repo,
+        run_id: runId
+      }
+    )
   }
 
   async checkRunOutput(checkRunId: number): Promise<CheckRunOutput> {

@@ -1,11 +1,14 @@
 /**
- * SPEC §7: what the action says on the program issue. Pure rendering; `program-issue.ts`
- * finds and edits the comments. Every comment carries a hidden marker so a re-run edits it
- * instead of posting it twice. CI text is untrusted: fenced, neutralised, redacted.
+ * What the action says on the program issue (README: "The program issue"). Pure rendering;
+ * `program-issue.ts` finds and edits the comments. Every comment carries a hidden marker so a
+ * re-run edits it instead of posting it twice. CI text is untrusted: fenced, neutralised,
+ * redacted; the action's own numbers and words are not, and are shown as they are.
  */
 import type { MachineState } from '../state/schema.js'
-import type { Attempt } from '../loop/ledger.js'
-import { fence, inlineCode, tableCell } from '../text/untrusted.js'
+import type { Attempt, PausedSignature } from '../loop/ledger.js'
+import type { Blocked } from '../loop/classify.js'
+import { pauseKindOf } from '../loop/pause-reasons.js'
+import { fence, inlineCode, oneLine, tableCell } from '../text/untrusted.js'
 
 /** The autoloop status comment: the earliest comment holding it is the status comment. */
 export const STATUS_SENTINEL = '<!-- AUTOLOOP:STATUS -->'
@@ -26,19 +29,23 @@ export interface StatusView {
 function statusLine(state: MachineState): string {
   if (state.completed) return '✅ Completed'
   if (state.paused)
-    return (state.pauseReason ?? '').startsWith('consecutive errors') ? '⚠️ Error' : '⏸️ Paused'
+    return pauseKindOf(state.pauseReason) === 'consecutive-errors' ? '⚠️ Error' : '⏸️ Paused'
   return '🟢 Active'
 }
 
-const value = (text: string | number | null | undefined, max = 200) =>
-  text === null || text === undefined || text === '' ? '—' : tableCell(String(text), max)
+/** Text from the state file (which humans and the agent edit): one safe table cell. */
+const value = (text: string | null | undefined, max = 200) =>
+  text === null || text === undefined || text === '' ? '—' : tableCell(text, max)
+
+/** A number the action read from Machine State: shown as it is, never escaped. */
+const count = (number: number | null) => (number === null ? '—' : String(number))
 
 export function renderStatusComment(view: StatusView): string {
   const { state } = view
   const rows: Array<[string, string]> = [
     ['Status', statusLine(state)],
-    ['Best metric', value(state.bestMetric)],
-    ['Iterations', value(state.iterationCount)],
+    ['Best metric', count(state.bestMetric)],
+    ['Iterations', count(state.iterationCount)],
     ['Last run', value(state.lastRun)],
     [
       'Branch',
@@ -79,6 +86,10 @@ export interface PauseView {
   branch: string
   /** The workflow file that runs `reset`, when known. */
   resetHint?: string
+  /** When no fix can help: the cause and what a maintainer must do. */
+  blocked?: Blocked
+  /** When the signature stuck the loop before (a reset did not forget it). */
+  remembered?: PausedSignature | null
 }
 
 function attemptBlock(attempt: Attempt, view: PauseView): string {
@@ -126,13 +137,60 @@ export function renderPauseComment(view: PauseView): string {
           ''
         ]
       : []),
+    ...(view.remembered ? [rememberedNote(view.remembered), ''] : []),
+    ...(view.blocked ? [`**No fix can help:** ${view.blocked.advice}`, ''] : []),
     `**Last ${lastThree.length === 1 ? 'attempt' : `${lastThree.length} attempts`}:**`,
     '',
     ...lastThree.map((attempt) => attemptBlock(attempt, view)),
     '',
     '**How to resume**',
     '',
-    `- Push a fix to \`${view.branch}\`: the scheduled \`reconcile\` resumes the program once every check on the new head is green.`,
-    `- Or unpause by hand: run the \`reset\` command (\`workflow_dispatch\`${view.resetHint ? `, ${view.resetHint}` : ''}) with a reason.`
+    view.blocked
+      ? '- `reconcile` resumes the program once the head has a verdict (after the runs are approved, or CI runs).'
+      : `- Push a fix to \`${view.branch}\`: the scheduled \`reconcile\` resumes the program once every check on the new head is green.`,
+    `- Or unpause by hand: run the \`reset\` command (\`workflow_dispatch\`${view.resetHint ? `, ${view.resetHint}` : ''}) with a reason. A reset keeps the failures the loop paused on: the same failure after it pauses at once; add \`forget-failures: true\` once the cause is fixed.`
   ].join('\n')
+}
+
+function rememberedNote(remembered: PausedSignature): string {
+  const reset = remembered.resetAt
+    ? ` It was reset at ${remembered.resetAt}${remembered.resetBy ? ` by ${oneLine(remembered.resetBy, 60)}` : ''} without fixing the cause.`
+    : ''
+  return `**This failure stuck the loop before:** paused at ${remembered.pausedAt} (${inlineCode(remembered.reason, 200)}).${reset} The fixer should not resume the same approach but state what blocks it.`
+}
+
+export interface IterationCommentView {
+  program: string
+  marker: string
+  /** The Iteration History entry, as recorded. */
+  entry: string
+  /** Keys accepted although they fail (they fail on the base branch head too). */
+  preExisting?: readonly string[]
+  flaky?: readonly { check: string }[]
+}
+
+/** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
+export function renderIterationComment(view: IterationCommentView): string {
+  const lines = [
+    view.marker,
+    `**Autoloop ${inlineCode(view.program, 100)}** recorded an iteration:`,
+    '',
+    view.entry
+  ]
+  if (view.preExisting && view.preExisting.length > 0)
+    lines.push(
+      '',
+      `⚠️ Accepted with failures that also fail on the base branch head (not this iteration's doing): ${view.preExisting
+        .slice(0, 10)
+        .map((key) => inlineCode(key, 160))
+        .join(
+          ', '
+        )}${view.preExisting.length > 10 ? ` +${view.preExisting.length - 10} more` : ''}.`
+    )
+  if (view.flaky && view.flaky.length > 0)
+    lines.push(
+      '',
+      `Flaky on the way (passed on re-run): ${view.flaky.map((f) => oneLine(f.check, 80)).join(', ')}.`
+    )
+  return lines.join('\n')
 }

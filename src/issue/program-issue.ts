@@ -15,11 +15,11 @@ export interface IssuesPort {
   listComments(issue: number): Promise<IssueComment[]>
   createComment(issue: number, body: string): Promise<IssueComment>
   updateComment(commentId: number, body: string): Promise<void>
-  /** The issue's label names (optional: without it `record` cannot swap labels). */
-  issueLabels?(issue: number): Promise<string[]>
-  addLabel?(issue: number, label: string): Promise<void>
+  /** The issue's label names. */
+  issueLabels(issue: number): Promise<string[]>
+  addLabel(issue: number, label: string): Promise<void>
   /** Removes a label; a label the issue does not have is not an error. */
-  removeLabel?(issue: number, label: string): Promise<void>
+  removeLabel(issue: number, label: string): Promise<void>
 }
 
 export type CommentWrite = 'created' | 'updated' | 'unchanged'

@@ -1,37 +1,46 @@
 /**
- * The CI fix-loop ledger of the current iteration (SPEC §5), kept in the state file's
- * `## 🚦 CI Gate` section as a versioned JSON block. Pure: every operation takes a ledger
- * and returns a new one; time comes in as epoch milliseconds.
+ * The ledger: the authoritative record of a program's CI fix loop, kept as its own versioned
+ * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
+ * push copies only root `*.md` files, so no other run's memory push can revert it; the
+ * Machine State rows the action owns and the `## 🚦 CI Gate` section are projections of it
+ * (`state/projection.ts`). README: "The ledger".
  *
- * Lifecycle, and how the caller signals it:
- * - `beginAttempt` before waiting on a SHA (the attempt is written `in-flight` with the run
- *   id). The latest attempt's SHA again re-uses that attempt (a re-run after a crash is never
- *   counted twice); a new SHA is the next fix attempt; with no ledger, or when the iteration
- *   has finished, a new iteration starts at attempt 0. Earlier attempts still `in-flight`
- *   are marked `abandoned`.
- * - `completeAttempt` with the verdict. A `green` verdict finishes the iteration.
- * - `finishIteration(ledger, 'paused' | 'recorded', now)` is how the caller ends an iteration
- *   that did not end green: after a guard paused the program, or when `record` writes the
- *   iteration's outcome. The next `beginAttempt` then starts a new iteration (except for the
- *   latest SHA of an iteration that ended green, which is re-used: gating it again is a
- *   re-run, not a new iteration).
- * - `reset` removes the section (`clearLedger`).
+ * Pure: every operation takes a ledger and returns a new one; time comes in as epoch ms.
  *
- * Size: the serialised ledger never exceeds `LEDGER_LIMITS.maxBytes` (see `compactLedger`).
+ * Lifecycle of an iteration's attempts:
+ * - `beginAttempt` before waiting on a SHA (the attempt is written `in-flight` with the run id,
+ *   so another run can tell it was abandoned). What it means depends on what the ledger holds
+ *   (`BeginKind`): a new iteration, the next fix attempt, a re-run of the same workflow run
+ *   (the attempt is re-used, never counted twice), the same SHA left by another run in flight
+ *   (re-used), the same red SHA gated by another run (the fixer pushed nothing: a new attempt
+ *   with the previous signature), or the SHA an ended iteration already gated (nothing to do).
+ * - `completeAttempt` with the verdict; `green` ends the iteration.
+ * - `finishIteration` ends an iteration that did not end green: a pause, a `record`, a reset.
+ *
+ * Beyond the iteration, the ledger keeps what must survive it: the signatures the loop paused
+ * on (a reset does not forget them), the failures of the base branch head per base SHA, and
+ * the log of Machine State writes the projection re-applies when `<program>.md` was reverted.
  */
 import { z } from 'zod'
 import { StateFileError } from '../state/errors.js'
-import { readLedgerBlock, removeLedgerBlock, writeLedgerBlock } from '../state/markdown.js'
+import { jsonErrorOffset } from '../state/ci-gate-section.js'
+import { lineAt } from '../state/text.js'
+import { MachineStatePatchSchema } from '../state/schema.js'
 
-export const LEDGER_VERSION = 1
+export const LEDGER_VERSION = 2
+
+/** Where a program's ledger lives in its store. */
+export function ledgerPath(program: string): string {
+  return `ci-gate/${program}.json`
+}
 
 /**
- * Bounds that keep the ledger small next to the 30 KiB state file budget. Per-attempt caps
- * apply when an attempt is completed; the rest is enforced by `compactLedger`.
+ * Bounds that keep the ledger small. Per-attempt caps apply when an attempt is completed; the
+ * rest is enforced by `compactLedger`.
  */
 export const LEDGER_LIMITS = {
-  /** The serialised JSON block never exceeds this many UTF-8 bytes. */
-  maxBytes: 8192,
+  /** The serialised ledger never exceeds this many UTF-8 bytes. */
+  maxBytes: 65_536,
   /** Only the latest attempts keep their details (keys, full signature, checks, error lines). */
   detailedAttempts: 3,
   /** At most this many attempt records; older ones leave only their signature hash behind. */
@@ -39,30 +48,48 @@ export const LEDGER_LIMITS = {
   /** Signature hashes of dropped attempts, kept (cut to `hashChars`) for the no-progress guard. */
   maxEarlierHashes: 128,
   hashChars: 16,
-  maxErrorLines: 8,
-  maxErrorLineChars: 160,
-  maxFailingChecks: 6,
+  maxErrorLines: 12,
+  maxErrorLineChars: 240,
+  maxFailingChecks: 20,
   maxCheckNameChars: 100,
   maxCheckConclusionChars: 20,
-  maxCheckUrlChars: 200,
-  maxKeys: 10,
+  maxCheckUrlChars: 300,
+  maxKeys: 40,
   maxKeyChars: 160,
-  maxFullChars: 500,
-  maxShortChars: 160
+  maxFullChars: 2000,
+  maxShortChars: 160,
+  /** Signatures the loop paused on, remembered across resets (oldest dropped first). */
+  maxPausedSignatures: 16,
+  /** Machine State writes kept for re-projection (oldest dropped first). */
+  maxWrites: 8,
+  maxBaseChecks: 30,
+  maxNoteChars: 300
 } as const
 
 export const ATTEMPT_STATES = [
   'in-flight',
   'green',
+  'green-except-pre-existing',
   'red',
   'no-checks',
+  'blocked',
   'ci-timeout',
   'abandoned',
   'error'
 ] as const
 export type AttemptState = (typeof ATTEMPT_STATES)[number]
 
+/** How an iteration ended. */
+export const ITERATION_OUTCOMES = [
+  'green',
+  'green-except-pre-existing',
+  'paused',
+  'recorded',
+  'reset'
+] as const
+
 const isoTime = z.iso.datetime({ offset: true })
+const commitSha = z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a lower-case hex commit SHA')
 
 const SignatureRecordSchema = z.object({
   /** Hash of the full key set: equal hashes, equal signatures. */
@@ -78,26 +105,74 @@ const SignatureRecordSchema = z.object({
   cut: z.boolean().optional()
 })
 
-const FailingCheckSchema = z.object({
+const AttemptCheckSchema = z.object({
   name: z.string(),
   conclusion: z.string(),
   url: z.string().nullable()
 })
 
+/** Whose failure it is, per key (README: "Whose failure it is"). */
+const ClassificationSchema = z.object({
+  /** Keys that also fail on the base branch head: not this iteration's doing. */
+  preExisting: z.array(z.string()),
+  /** The base branch head they were read on, and why there is nothing to compare with. */
+  baseSha: commitSha.nullable(),
+  baseNote: z.string().nullable(),
+  /** Checks that failed, were re-run and passed. */
+  flaky: z.array(z.object({ check: z.string(), url: z.string().nullable() })),
+  /** Checks whose log shows a failure outside the project's own build and tests. */
+  infrastructure: z.array(
+    z.object({ check: z.string(), cause: z.string(), url: z.string().nullable() })
+  )
+})
+
+const RerunSchema = z.object({
+  /** The workflow run whose failed jobs were re-run. */
+  workflowRunId: z.number().int().positive(),
+  requestedAt: isoTime,
+  checks: z.array(z.string()),
+  why: z.enum(['infrastructure', 'flaky-test']),
+  url: z.string().nullable(),
+  outcome: z.enum(['passed', 'failed', 'pending', 'refused'])
+})
+
+const DispatchSchema = z.object({
+  workflow: z.string(),
+  ref: z.string(),
+  /** `requested` before the API call, `sent` once GitHub accepted it, `failed` when it refused. */
+  state: z.enum(['requested', 'sent', 'failed']),
+  requestedAt: isoTime,
+  /** The fixer's workflow run, when GitHub said which. */
+  runId: z.number().int().positive().nullable(),
+  url: z.string().nullable(),
+  error: z.string().optional()
+})
+
 const AttemptSchema = z.object({
   /** 0 = the first gate of the iteration, k = the k-th fix. */
   index: z.number().int().nonnegative(),
-  sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a lower-case hex commit SHA'),
+  /** The SHA gated: the branch head (gh-aw's empty CI-trigger commit when there is one). */
+  sha: commitSha,
+  /** The agent's own commit, when `sha` is gh-aw's empty CI-trigger commit on top of it. */
+  agentSha: commitSha.nullable().optional(),
   runId: z.number().int().nonnegative().nullable(),
   runAttempt: z.number().int().positive().nullable(),
   startedAt: isoTime,
   endedAt: isoTime.nullable(),
   state: z.enum(ATTEMPT_STATES),
+  /** The signature of the iteration's own failures (pre-existing keys left out). */
   signature: SignatureRecordSchema.nullable(),
   /** Dropped from older attempts. */
-  failingChecks: z.array(FailingCheckSchema).optional(),
+  failingChecks: z.array(AttemptCheckSchema).optional(),
   /** First error lines, already sanitised by the caller. Dropped from older attempts. */
-  errorLines: z.array(z.string()).optional()
+  errorLines: z.array(z.string()).optional(),
+  /** Gated again by another run with no new commit: the fixer pushed nothing. */
+  noNewCommit: z.boolean().optional(),
+  classification: ClassificationSchema.optional(),
+  reruns: z.array(RerunSchema).optional(),
+  dispatch: DispatchSchema.optional(),
+  /** Why the attempt ended as it did, in a line (blocked cause, no-checks advice). */
+  note: z.string().optional()
 })
 
 const IterationSchema = z.object({
@@ -106,23 +181,75 @@ const IterationSchema = z.object({
   /** When the iteration's first gate started: the wall clock counts from here. */
   startedAt: isoTime,
   finishedAt: isoTime.nullable(),
-  outcome: z.enum(['green', 'paused', 'recorded']).nullable()
+  outcome: z.enum(ITERATION_OUTCOMES).nullable(),
+  /** The budget and wall clock in force (the latest gate's inputs). */
+  maxFixAttempts: z.number().int().nonnegative(),
+  timeoutMinutes: z.number().positive()
 })
 
-export const LedgerSchema = z.object({
-  version: z.literal(LEDGER_VERSION),
-  iteration: IterationSchema,
-  /** Cut signature hashes of attempts whose records were dropped, oldest first. */
-  earlierSignatureHashes: z.array(z.string()),
-  /** Oldest first; never empty; indexes increase by one. */
-  attempts: z.array(AttemptSchema).min(1)
+const PausedSignatureSchema = z.object({
+  hash: z.string().min(1),
+  short: z.string(),
+  /** The pause reason written then. */
+  reason: z.string(),
+  pausedAt: isoTime,
+  iterationId: z.string(),
+  /** Set by `reset`: the program was unpaused without forgetting this failure. */
+  resetAt: isoTime.nullable(),
+  resetBy: z.string().nullable()
 })
+
+const BaseFailuresSchema = z.object({
+  branch: z.string(),
+  sha: commitSha,
+  readAt: isoTime,
+  /** `complete`: CI finished on the base head; `no-ci`: nothing ran there. */
+  state: z.enum(['complete', 'no-ci']),
+  checks: z.array(AttemptCheckSchema.extend({ keys: z.array(z.string()) }))
+})
+
+/** A write of Machine State rows (and a history entry), re-applied when the file lost it. */
+const StateWriteSchema = z.object({
+  revision: z.number().int().positive(),
+  at: isoTime,
+  machineState: MachineStatePatchSchema,
+  historyEntry: z.object({ runKey: z.string(), lines: z.array(z.string()) }).optional()
+})
+
+export const LedgerSchema = z
+  .object({
+    version: z.literal(LEDGER_VERSION),
+    program: z.string().min(1),
+    /** Incremented by every write; the CI Gate section names the revision it shows. */
+    revision: z.number().int().nonnegative(),
+    updatedAt: isoTime,
+    /** The current (or last) iteration; null before the first gate. */
+    iteration: IterationSchema.nullable(),
+    /** Cut signature hashes of attempts whose records were dropped, oldest first. */
+    earlierSignatureHashes: z.array(z.string()),
+    /** Oldest first; indexes increase by one; empty only without an iteration. */
+    attempts: z.array(AttemptSchema),
+    pausedSignatures: z.array(PausedSignatureSchema),
+    baseFailures: BaseFailuresSchema.nullable(),
+    writes: z.array(StateWriteSchema)
+  })
+  .refine((ledger) => (ledger.iteration === null) === (ledger.attempts.length === 0), {
+    message: 'an iteration has at least one attempt, and attempts need an iteration',
+    path: ['attempts']
+  })
 
 export type Ledger = z.infer<typeof LedgerSchema>
 export type Attempt = z.infer<typeof AttemptSchema>
+export type Iteration = z.infer<typeof IterationSchema>
 export type SignatureRecord = z.infer<typeof SignatureRecordSchema>
-export type FailingCheck = z.infer<typeof FailingCheckSchema>
-export type IterationOutcome = NonNullable<Ledger['iteration']['outcome']>
+export type AttemptCheck = z.infer<typeof AttemptCheckSchema>
+export type Classification = z.infer<typeof ClassificationSchema>
+export type Rerun = z.infer<typeof RerunSchema>
+export type Dispatch = z.infer<typeof DispatchSchema>
+export type PausedSignature = z.infer<typeof PausedSignatureSchema>
+export type BaseFailures = z.infer<typeof BaseFailuresSchema>
+export type StateWrite = z.infer<typeof StateWriteSchema>
+export type IterationOutcome = (typeof ITERATION_OUTCOMES)[number]
 
 /** What the ledger needs of a failure signature (`signatureOf` from src/signature provides it). */
 export interface SignatureLike {
@@ -137,8 +264,13 @@ function iso(ms: number): string {
   return new Date(ms).toISOString()
 }
 
-function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+/** Cuts to `max` characters with `…`, never splitting a surrogate pair. */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text
+  let end = max - 1
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1
+  return `${text.slice(0, end)}…`
 }
 
 /** The part of a signature hash the ledger compares. */
@@ -146,8 +278,24 @@ export function hashKey(hash: string): string {
   return hash.slice(0, LEDGER_LIMITS.hashChars)
 }
 
-export function latestAttempt(ledger: Ledger): Attempt {
-  return ledger.attempts[ledger.attempts.length - 1] as Attempt
+/** A ledger with no iteration yet (what `record` or `reset` start from when there is none). */
+export function emptyLedger(program: string, now: number): Ledger {
+  return {
+    version: LEDGER_VERSION,
+    program,
+    revision: 0,
+    updatedAt: iso(now),
+    iteration: null,
+    earlierSignatureHashes: [],
+    attempts: [],
+    pausedSignatures: [],
+    baseFailures: null,
+    writes: []
+  }
+}
+
+export function latestAttempt(ledger: Ledger): Attempt | undefined {
+  return ledger.attempts[ledger.attempts.length - 1]
 }
 
 /** Attempts left `in-flight` (by this run or by one that died). */
@@ -155,115 +303,203 @@ export function inFlightAttempts(ledger: Ledger): Attempt[] {
   return ledger.attempts.filter((attempt) => attempt.state === 'in-flight')
 }
 
-export function isIterationFinished(ledger: Ledger): boolean {
-  return ledger.iteration.finishedAt !== null
+/** Whether the ledger's iteration is still going (not ended, and there is one). */
+export function isIterationOpen(
+  ledger: Ledger | null
+): ledger is Ledger & { iteration: Iteration } {
+  return ledger?.iteration != null && ledger.iteration.finishedAt === null
 }
 
 function replaceAttempt(ledger: Ledger, index: number, attempt: Attempt): Ledger {
   return { ...ledger, attempts: ledger.attempts.map((a) => (a.index === index ? attempt : a)) }
 }
 
-function attemptAt(ledger: Ledger, index: number): Attempt {
+export function attemptAt(ledger: Ledger, index: number): Attempt {
   const attempt = ledger.attempts.find((a) => a.index === index)
   if (!attempt) throw new RangeError(`the ledger has no attempt ${index}`)
   return attempt
 }
 
+/** Changes one attempt (by index) with `change`; the rest of the ledger is kept. */
+export function updateAttempt(
+  ledger: Ledger,
+  index: number,
+  change: (attempt: Attempt) => Attempt
+): Ledger {
+  return replaceAttempt(ledger, index, change(attemptAt(ledger, index)))
+}
+
+// ---------------------------------------------------------------------------------------
+// Beginning an attempt
+
 export interface BeginAttemptInput {
   sha: string
+  /** The agent's commit under gh-aw's empty CI-trigger commit `sha`, when there is one. */
+  agentSha?: string | null
   /** `GITHUB_RUN_ID` of the run that waits on this attempt (null when not in Actions). */
   runId: number | null
   /** `GITHUB_RUN_ATTEMPT`. */
   runAttempt?: number | null
   now: number
+  maxFixAttempts: number
+  timeoutMinutes: number
 }
+
+/**
+ * - `first`: attempt 0 of a new iteration;
+ * - `fix`: a new SHA in the open iteration, the next fix attempt;
+ * - `rerun`: the latest SHA again in the same workflow run (a re-run after a crash): re-used;
+ * - `resumed`: the latest SHA, left in flight (or abandoned) by another run: re-used;
+ * - `no-new-commit`: the latest SHA, already red, gated by another run: the fixer pushed
+ *   nothing; a new attempt carrying the previous signature, for the guards to judge;
+ * - `already-gated`: the SHA an ended iteration already gated: nothing new to gate.
+ */
+export type BeginKind = 'first' | 'fix' | 'rerun' | 'resumed' | 'no-new-commit' | 'already-gated'
 
 export interface BeganAttempt {
+  kind: BeginKind
   ledger: Ledger
   attempt: Attempt
-  /** True when the latest attempt's SHA was gated again: no new attempt was counted. */
-  reused: boolean
 }
 
-function canReuse(ledger: Ledger, sha: string): boolean {
-  const outcome = ledger.iteration.outcome
-  return latestAttempt(ledger).sha === sha && (outcome === null || outcome === 'green')
+/** States after which gating the same SHA again in another run means the fixer pushed nothing. */
+const RED_STATES: ReadonlySet<AttemptState> = new Set(['red', 'no-checks'])
+/** Iteration endings after which the same SHA has nothing new to gate. */
+const ACCEPTED_OUTCOMES: ReadonlySet<IterationOutcome | null> = new Set([
+  'green',
+  'green-except-pre-existing',
+  'recorded'
+])
+
+function freshAttempt(index: number, input: BeginAttemptInput, sha: string): Attempt {
+  return {
+    index,
+    sha,
+    ...(input.agentSha ? { agentSha: input.agentSha.toLowerCase() } : {}),
+    runId: input.runId,
+    runAttempt: input.runAttempt ?? null,
+    startedAt: iso(input.now),
+    endedAt: null,
+    state: 'in-flight',
+    signature: null
+  }
 }
 
-/** Records the start of a gate on `sha` as an `in-flight` attempt (see the module comment). */
-export function beginAttempt(ledger: Ledger | null, input: BeginAttemptInput): BeganAttempt {
+function isSameRun(attempt: Attempt, runId: number | null): boolean {
+  return runId !== null && attempt.runId === runId
+}
+
+/** Records the start of a gate on `sha` (see the module comment and `BeginKind`). */
+export function beginAttempt(ledger: Ledger, input: BeginAttemptInput): BeganAttempt {
   const sha = input.sha.toLowerCase()
   if (!/^[0-9a-f]{7,64}$/.test(sha))
     throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`)
   const now = iso(input.now)
+  const limits = { maxFixAttempts: input.maxFixAttempts, timeoutMinutes: input.timeoutMinutes }
+  const latest = latestAttempt(ledger)
   const run = { runId: input.runId, runAttempt: input.runAttempt ?? null }
-  if (ledger && canReuse(ledger, sha)) {
-    const attempt: Attempt = { ...latestAttempt(ledger), ...run, state: 'in-flight', endedAt: null }
-    const reopened = {
-      ...ledger,
-      iteration: { ...ledger.iteration, finishedAt: null, outcome: null }
-    }
-    const next = compactLedger(replaceAttempt(reopened, attempt.index, attempt))
-    return { ledger: next, attempt: latestAttempt(next), reused: true }
+  const reuse = (kind: BeginKind, reopen: boolean): BeganAttempt => {
+    const attempt: Attempt = { ...(latest as Attempt), ...run, state: 'in-flight', endedAt: null }
+    const iteration = ledger.iteration as Iteration
+    const next = compactLedger(
+      replaceAttempt(
+        {
+          ...ledger,
+          iteration: reopen
+            ? { ...iteration, ...limits, finishedAt: null, outcome: null }
+            : { ...iteration, ...limits }
+        },
+        attempt.index,
+        attempt
+      )
+    )
+    return { kind, ledger: next, attempt: latestAttempt(next) as Attempt }
   }
-  const fresh = (index: number): Attempt => ({
-    index,
-    sha,
-    ...run,
-    startedAt: now,
-    endedAt: null,
-    state: 'in-flight',
-    signature: null
-  })
-  let next: Ledger
-  if (ledger && !isIterationFinished(ledger)) {
+
+  if (latest && ledger.iteration && latest.sha === sha) {
+    const open = ledger.iteration.finishedAt === null
+    if (isSameRun(latest, input.runId)) return reuse('rerun', true)
+    if (!open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome))
+      return { kind: 'already-gated', ledger, attempt: latest }
+    if (open && RED_STATES.has(latest.state)) return appendNoNewCommit(ledger, input)
+    if (open) return reuse('resumed', false)
+  }
+
+  if (latest && isIterationOpen(ledger)) {
     const abandoned = ledger.attempts.map((a) =>
       a.state === 'in-flight' ? { ...a, state: 'abandoned' as const, endedAt: now } : a
     )
-    next = { ...ledger, attempts: [...abandoned, fresh(latestAttempt(ledger).index + 1)] }
-  } else {
-    next = {
-      version: LEDGER_VERSION,
-      iteration: {
-        id: `${now}/${sha.slice(0, 12)}`,
-        startedAt: now,
-        finishedAt: null,
-        outcome: null
-      },
-      earlierSignatureHashes: [],
-      attempts: [fresh(0)]
-    }
+    const next = compactLedger({
+      ...ledger,
+      iteration: { ...ledger.iteration, ...limits },
+      attempts: [...abandoned, freshAttempt(latest.index + 1, input, sha)]
+    })
+    return { kind: 'fix', ledger: next, attempt: latestAttempt(next) as Attempt }
   }
-  next = compactLedger(next)
-  return { ledger: next, attempt: latestAttempt(next), reused: false }
+
+  const next = compactLedger({
+    ...ledger,
+    iteration: {
+      id: `${now}/${sha.slice(0, 12)}`,
+      startedAt: now,
+      finishedAt: null,
+      outcome: null,
+      ...limits
+    },
+    earlierSignatureHashes: [],
+    attempts: [freshAttempt(0, input, sha)]
+  })
+  return { kind: 'first', ledger: next, attempt: latestAttempt(next) as Attempt }
 }
 
-export interface FailingCheckInput {
-  name: string
-  conclusion: string
-  url?: string | null
+/**
+ * The fixer pushed nothing: a new attempt on the latest attempt's SHA, marked `noNewCommit`,
+ * for the guards to judge with the latest attempt's signature (the same signature: stuck).
+ */
+export function appendNoNewCommit(ledger: Ledger, input: BeginAttemptInput): BeganAttempt {
+  const latest = latestAttempt(ledger)
+  if (!latest || !ledger.iteration) throw new RangeError('no attempt to repeat')
+  const attempt: Attempt = {
+    ...freshAttempt(latest.index + 1, input, latest.sha),
+    ...(latest.agentSha ? { agentSha: latest.agentSha } : {}),
+    noNewCommit: true
+  }
+  const next = compactLedger({
+    ...ledger,
+    iteration: {
+      ...ledger.iteration,
+      maxFixAttempts: input.maxFixAttempts,
+      timeoutMinutes: input.timeoutMinutes
+    },
+    attempts: [...ledger.attempts, attempt]
+  })
+  return { kind: 'no-new-commit', ledger: next, attempt: latestAttempt(next) as Attempt }
 }
+
+// ---------------------------------------------------------------------------------------
+// Completing an attempt
 
 export interface AttemptVerdict {
   state: Exclude<AttemptState, 'in-flight'>
   now: number
   /** The failure signature (for red, no-checks, ci-timeout, error). */
   signature?: SignatureLike | null
-  failingChecks?: readonly FailingCheckInput[]
+  failingChecks?: readonly { name: string; conclusion: string; url?: string | null }[]
   /** First error lines, already sanitised (untrusted text removed) by the caller. */
   errorLines?: readonly string[]
+  classification?: Classification
+  note?: string
 }
 
-function signatureRecord(signature: SignatureLike): SignatureRecord {
+export function signatureRecord(signature: SignatureLike): SignatureRecord {
   const allKeys = signature.keys ?? []
   const keys = allKeys
     .slice(0, LEDGER_LIMITS.maxKeys)
     .map((key) => cut(key, LEDGER_LIMITS.maxKeyChars))
-  const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars)
+  const wholeFull = signature.full ?? allKeys.join('; ')
+  const full = cut(wholeFull, LEDGER_LIMITS.maxFullChars)
   const wasCut =
-    keys.length < allKeys.length ||
-    keys.some((key, i) => key !== allKeys[i]) ||
-    full !== (signature.full ?? allKeys.join('; '))
+    keys.length < allKeys.length || keys.some((key, i) => key !== allKeys[i]) || full !== wholeFull
   return {
     hash: signature.hash,
     short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
@@ -274,9 +510,31 @@ function signatureRecord(signature: SignatureLike): SignatureRecord {
   }
 }
 
+function boundedClassification(classification: Classification): Classification {
+  const { maxKeys, maxKeyChars, maxFailingChecks, maxCheckNameChars, maxCheckUrlChars } =
+    LEDGER_LIMITS
+  const url = (value: string | null) => (value ? cut(value, maxCheckUrlChars) : null)
+  return {
+    preExisting: classification.preExisting.slice(0, maxKeys).map((key) => cut(key, maxKeyChars)),
+    baseSha: classification.baseSha,
+    baseNote: classification.baseNote
+      ? cut(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
+      : null,
+    flaky: classification.flaky
+      .slice(0, maxFailingChecks)
+      .map((f) => ({ check: cut(f.check, maxCheckNameChars), url: url(f.url) })),
+    infrastructure: classification.infrastructure.slice(0, maxFailingChecks).map((f) => ({
+      check: cut(f.check, maxCheckNameChars),
+      cause: cut(f.cause, LEDGER_LIMITS.maxNoteChars),
+      url: url(f.url)
+    }))
+  }
+}
+
 /**
- * Records the verdict of attempt `index`. Lists are cut to the per-attempt limits; a `green`
- * verdict finishes the iteration.
+ * Records the verdict of attempt `index`. Lists are cut to the per-attempt limits; a green
+ * verdict (also one green except pre-existing failures) on the latest attempt ends the
+ * iteration.
  */
 export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptVerdict): Ledger {
   const attempt = attemptAt(ledger, index)
@@ -294,37 +552,98 @@ export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptV
       })),
     errorLines: (verdict.errorLines ?? [])
       .slice(0, LEDGER_LIMITS.maxErrorLines)
-      .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars))
+      .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars)),
+    ...(verdict.classification
+      ? { classification: boundedClassification(verdict.classification) }
+      : {}),
+    ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxNoteChars) } : {})
   }
   let next = replaceAttempt(ledger, index, completed)
-  if (verdict.state === 'green' && index === latestAttempt(ledger).index) {
-    next = finishIteration(next, 'green', verdict.now)
+  const latest = latestAttempt(ledger)
+  const endsIteration = verdict.state === 'green' || verdict.state === 'green-except-pre-existing'
+  if (endsIteration && latest && index === latest.index) {
+    next = finishIteration(
+      next,
+      verdict.state as 'green' | 'green-except-pre-existing',
+      verdict.now
+    )
   }
   return compactLedger(next)
 }
 
-/** Ends the iteration (see the module comment); the next gate starts a new one. */
+/** Ends the iteration; the next gate starts a new one. */
 export function finishIteration(ledger: Ledger, outcome: IterationOutcome, now: number): Ledger {
+  if (!ledger.iteration) return ledger
   return { ...ledger, iteration: { ...ledger.iteration, finishedAt: iso(now), outcome } }
+}
+
+// ---------------------------------------------------------------------------------------
+// What survives the iteration
+
+/**
+ * Remembers the signature a pause stopped on (see `PausedSignatureSchema`). A signature
+ * remembered already keeps its first entry: when and why it first stuck, and who reset it.
+ */
+export function rememberPausedSignature(
+  ledger: Ledger,
+  pause: { signature: Pick<SignatureLike, 'hash' | 'short'>; reason: string; now: number }
+): Ledger {
+  const key = hashKey(pause.signature.hash)
+  if (ledger.pausedSignatures.some((paused) => paused.hash === key)) return ledger
+  const entry: PausedSignature = {
+    hash: key,
+    short: cut(pause.signature.short, LEDGER_LIMITS.maxShortChars),
+    reason: cut(pause.reason, LEDGER_LIMITS.maxNoteChars),
+    pausedAt: iso(pause.now),
+    iterationId: ledger.iteration?.id ?? '',
+    resetAt: null,
+    resetBy: null
+  }
+  return {
+    ...ledger,
+    pausedSignatures: [...ledger.pausedSignatures, entry].slice(-LEDGER_LIMITS.maxPausedSignatures)
+  }
+}
+
+/** The paused signature `hash` matches, when the loop paused on it before. */
+export function pausedSignatureOf(ledger: Ledger, hash: string): PausedSignature | undefined {
+  const key = hashKey(hash)
+  return ledger.pausedSignatures.find((paused) => paused.hash === key)
+}
+
+/** Appends a Machine State write (and history entry) under the ledger's next revision. */
+export function withStateWrite(
+  ledger: Ledger,
+  write: Omit<StateWrite, 'revision' | 'at'>,
+  now: number
+): Ledger {
+  const entry: StateWrite = { revision: ledger.revision + 1, at: iso(now), ...write }
+  return { ...ledger, writes: [...ledger.writes, entry].slice(-LEDGER_LIMITS.maxWrites) }
 }
 
 // ---------------------------------------------------------------------------------------
 // Size bound
 
 function withoutDetails(attempt: Attempt): Attempt {
-  const { index, sha, runId, runAttempt, startedAt, endedAt, state, signature } = attempt
-  const summary = signature && {
-    hash: signature.hash,
-    short: signature.short,
-    keyCount: signature.keyCount
+  const { failingChecks, errorLines, classification, reruns, ...rest } = attempt
+  void failingChecks
+  void errorLines
+  void classification
+  void reruns
+  const signature = attempt.signature && {
+    hash: attempt.signature.hash,
+    short: attempt.signature.short,
+    keyCount: attempt.signature.keyCount
   }
-  return { index, sha, runId, runAttempt, startedAt, endedAt, state, signature: summary }
+  return { ...rest, signature }
 }
 
 function hasDetails(attempt: Attempt): boolean {
   return (
     attempt.failingChecks !== undefined ||
     attempt.errorLines !== undefined ||
+    attempt.classification !== undefined ||
+    attempt.reruns !== undefined ||
     attempt.signature?.keys !== undefined ||
     attempt.signature?.full !== undefined
   )
@@ -334,12 +653,25 @@ function hasDetails(attempt: Attempt): boolean {
 function shrinkDetails(attempt: Attempt): Attempt {
   const half = <T>(list: T[] | undefined): T[] | undefined =>
     list?.slice(0, Math.floor(list.length / 2))
-  const lists = [attempt.failingChecks, attempt.errorLines, attempt.signature?.keys]
+  const lists = [
+    attempt.failingChecks,
+    attempt.errorLines,
+    attempt.signature?.keys,
+    attempt.classification?.preExisting
+  ]
   if (lists.every((list) => list === undefined || list.length === 0)) return withoutDetails(attempt)
   return {
     ...attempt,
     failingChecks: half(attempt.failingChecks),
     errorLines: half(attempt.errorLines),
+    ...(attempt.classification
+      ? {
+          classification: {
+            ...attempt.classification,
+            preExisting: half(attempt.classification.preExisting) ?? []
+          }
+        }
+      : {}),
     signature: attempt.signature && {
       ...attempt.signature,
       keys: half(attempt.signature.keys),
@@ -359,9 +691,9 @@ export function ledgerBytes(ledger: Ledger): number {
  * dropped record leaves its cut signature hash in `earlierSignatureHashes`, so the
  * no-progress guard still sees it). Then, while the JSON is over `maxBytes`, in this order:
  * drop the oldest records outside the latest `detailedAttempts`; drop the details of the
- * older of those, oldest first; halve the latest attempt's lists until they are gone; drop
- * the remaining older records; drop the oldest earlier hashes. The latest attempt's record
- * always stays.
+ * older of those; halve the latest attempt's lists until they are gone; drop the remaining
+ * older records; drop the base failures' keys, the oldest writes, the oldest earlier hashes.
+ * The latest attempt's record and the paused signatures always stay.
  */
 export function compactLedger(ledger: Ledger): Ledger {
   const { detailedAttempts, maxAttemptRecords, maxEarlierHashes, maxBytes } = LEDGER_LIMITS
@@ -369,6 +701,8 @@ export function compactLedger(ledger: Ledger): Ledger {
     i < all.length - detailedAttempts && hasDetails(attempt) ? withoutDetails(attempt) : attempt
   )
   let earlier = [...ledger.earlierSignatureHashes]
+  let writes = [...ledger.writes]
+  let baseFailures = ledger.baseFailures
   const dropOldest = (): void => {
     const [oldest, ...rest] = attempts
     attempts = rest
@@ -378,7 +712,7 @@ export function compactLedger(ledger: Ledger): Ledger {
     earlier = earlier
       .filter((hash, i) => earlier.indexOf(hash, i + 1) === -1)
       .slice(-maxEarlierHashes)
-    return { ...ledger, earlierSignatureHashes: earlier, attempts }
+    return { ...ledger, earlierSignatureHashes: earlier, attempts, writes, baseFailures }
   }
   const fits = (): boolean => ledgerBytes(current()) <= maxBytes
   const latest = (): Attempt => attempts[attempts.length - 1] as Attempt
@@ -387,88 +721,143 @@ export function compactLedger(ledger: Ledger): Ledger {
   for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
     attempts[i] = withoutDetails(attempts[i] as Attempt)
   }
-  while (hasDetails(latest()) && !fits()) attempts[attempts.length - 1] = shrinkDetails(latest())
+  while (attempts.length > 0 && hasDetails(latest()) && !fits())
+    attempts[attempts.length - 1] = shrinkDetails(latest())
   while (attempts.length > 1 && !fits()) dropOldest()
+  if (baseFailures && !fits())
+    baseFailures = { ...baseFailures, checks: baseFailures.checks.map((c) => ({ ...c, keys: [] })) }
+  while (writes.length > 1 && !fits()) writes = writes.slice(1)
   while (earlier.length > 0 && !fits()) earlier.shift()
   return current()
 }
 
 // ---------------------------------------------------------------------------------------
-// Serialising into the state file
+// The file
+
+/** The ledger as its file holds it: indented JSON, one field per line, for readable diffs. */
+export function serializeLedger(ledger: Ledger): string {
+  return `${JSON.stringify(ledger, null, 2)}\n`
+}
+
+const LEDGER_FIX =
+  'restore the file from the branch history, or delete it (the CI fix loop of the current iteration starts over; run the reset command to say so on the program issue)'
+
+/** The line of `text` where the value at `path` starts, best effort (for error messages). */
+function offsetOfPath(text: string, path: readonly PropertyKey[]): number {
+  let at = 0
+  for (const segment of path) {
+    if (typeof segment === 'number') {
+      // Skip to the segment-th element of the array that starts at or after `at`.
+      let depth = 0
+      let seen = -1
+      const open = text.indexOf('[', at)
+      if (open === -1) return at
+      for (let i = open + 1; i < text.length; i += 1) {
+        const char = text[i]
+        if (char === '"') {
+          i = text.indexOf('"', i + 1)
+          while (i > 0 && text[i - 1] === '\\') i = text.indexOf('"', i + 1)
+          if (i === -1) return at
+          continue
+        }
+        if (char === '{' || char === '[') {
+          if (depth === 0 && ++seen === segment) return i
+          depth += 1
+        } else if (char === '}' || char === ']') {
+          if (depth === 0) return at
+          depth -= 1
+        }
+      }
+      return at
+    }
+    const found = text.indexOf(`"${String(segment)}"`, at)
+    if (found === -1) return at
+    at = found
+  }
+  return at
+}
 
 /**
- * The JSON block: one attempt per line (readable diffs), and `|`, backticks and `<` written
- * as `\u` escapes so no cell-like run, fence or HTML can appear in the state file.
+ * Reads a ledger file. A file that is not JSON, was written by a newer version, or does not
+ * fit the schema is an error that quotes the line it could not read; nothing is written then.
  */
-export function serializeLedger(ledger: Ledger): string {
-  const { attempts, ...head } = ledger
-  const headJson = JSON.stringify(head)
-  const lines = [
-    `${headJson.slice(0, -1)},"attempts":[`,
-    ...attempts.map((attempt, i) => JSON.stringify(attempt) + (i < attempts.length - 1 ? ',' : '')),
-    ']}'
-  ]
-  return lines
-    .join('\n')
-    .replace(/\|/g, '\\u007c')
-    .replace(/`/g, '\\u0060')
-    .replace(/</g, '\\u003c')
-}
-
-function ledgerNote(ledger: Ledger): string {
-  const latest = latestAttempt(ledger)
-  const count = ledger.attempts.length === 1 ? '1 attempt' : `attempt ${latest.index}`
-  const finished = ledger.iteration.outcome ? `, iteration ended ${ledger.iteration.outcome}` : ''
-  return (
-    `🤖 *CI fix loop of the current iteration (${count}: ${latest.state} on ${latest.sha.slice(0, 7)}${finished}). ` +
-    'Written by autoloop-ci-gate; do not edit, run the reset command to clear it.*'
-  )
-}
-
-function ledgerError(text: string, line: number, reason: string): StateFileError {
-  return new StateFileError({
-    line,
-    lineText: text.split('\n')[line - 1]?.replace(/\r$/, ''),
-    reason,
-    fix: 'delete the whole "## 🚦 CI Gate" section (the CI fix loop of the current iteration starts over) or run the reset command'
-  })
-}
-
-/** Validates a parsed JSON block; `text` and `line` locate it for the error message. */
-export function parseLedger(json: unknown, text: string, line: number): Ledger {
-  const version = (json as { version?: unknown } | null)?.version
-  if (typeof version === 'number' && version > LEDGER_VERSION) {
-    throw ledgerError(
-      text,
-      line,
-      `the CI Gate ledger has version ${version}, written by a newer autoloop-ci-gate than this one (version ${LEDGER_VERSION})`
+export function parseLedgerFile(text: string, source: string): Ledger {
+  let json: unknown
+  try {
+    json = JSON.parse(text) as unknown
+  } catch (error) {
+    throw new StateFileError(
+      {
+        ...lineAt(text, jsonErrorOffset(text, error)),
+        reason: `the ledger is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        fix: LEDGER_FIX
+      },
+      source
     )
   }
-  const parsed = LedgerSchema.safeParse(json)
+  return parseLedgerJson(json, text, source)
+}
+
+/** Validates parsed ledger JSON: the current version, or version 1 migrated. */
+export function parseLedgerJson(
+  json: unknown,
+  text: string,
+  source: string,
+  options: { program?: string; firstLine?: number } = {}
+): Ledger {
+  const version = (json as { version?: unknown } | null)?.version
+  const where = (offset: number) => {
+    const at = lineAt(text, offset)
+    return { ...at, line: at.line + (options.firstLine ?? 1) - 1 }
+  }
+  if (typeof version === 'number' && version > LEDGER_VERSION) {
+    throw new StateFileError(
+      {
+        ...where(offsetOfPath(text, ['version'])),
+        reason: `the ledger has version ${version}, written by a newer autoloop-ci-gate than this one (version ${LEDGER_VERSION})`,
+        fix: 'use the newer version of the action in every workflow that runs it'
+      },
+      source
+    )
+  }
+  const migrated = version === 1 ? migrateV1(json, options.program) : json
+  const parsed = LedgerSchema.safeParse(migrated)
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]
-  const path = issue?.path.join('.') || '(root)'
-  throw ledgerError(
-    text,
-    line,
-    `the CI Gate ledger is invalid at ${path}: ${issue?.message ?? 'unknown'}`
+  const path = issue?.path ?? []
+  throw new StateFileError(
+    {
+      ...where(offsetOfPath(text, path)),
+      reason: `the ledger is invalid at ${path.join('.') || '(root)'}: ${issue?.message ?? 'unknown'}`,
+      fix: LEDGER_FIX
+    },
+    source
   )
 }
 
-/** The ledger stored in a state file, or null when it has no CI Gate section. */
-export function readLedger(text: string): Ledger | null {
-  const block = readLedgerBlock(text)
-  return block ? parseLedger(block.json, text, block.line) : null
-}
-
-/** Writes the ledger into the state file's CI Gate section (created after Machine State). */
-export function writeLedger(text: string, ledger: Ledger): string {
-  // Never write a ledger that would not read back (a caller's bug, e.g. a negative run id).
-  const compacted = LedgerSchema.parse(compactLedger(ledger))
-  return writeLedgerBlock(text, { note: ledgerNote(compacted), json: serializeLedger(compacted) })
-}
-
-/** Removes the ledger (the `reset` command). */
-export function clearLedger(text: string): string {
-  return removeLedgerBlock(text)
+/**
+ * Version 1 kept the current iteration only, in the state file's CI Gate section. It becomes
+ * version 2 with the default budget and wall clock (the next gate sets its own).
+ */
+function migrateV1(json: unknown, program: string | undefined): unknown {
+  if (typeof json !== 'object' || json === null) return json
+  const v1 = json as Record<string, unknown> & {
+    iteration?: Record<string, unknown>
+    attempts?: unknown[]
+  }
+  const updatedAt =
+    (v1.iteration?.finishedAt as string | null | undefined) ??
+    (v1.iteration?.startedAt as string | undefined)
+  return {
+    version: LEDGER_VERSION,
+    program: program ?? '',
+    revision: 0,
+    updatedAt,
+    iteration: v1.iteration ? { ...v1.iteration, maxFixAttempts: 5, timeoutMinutes: 60 } : null,
+    earlierSignatureHashes: v1.earlierSignatureHashes ?? [],
+    attempts: v1.attempts ?? [],
+    pausedSignatures: [],
+    baseFailures: null,
+    writes: []
+  }
 }

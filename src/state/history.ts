@@ -1,11 +1,11 @@
 /**
- * The `## 📊 Iteration History` section of a program state file (SPEC §6), pure: no I/O.
+ * The `## 📊 Iteration History` section of a program state file, pure (README: "The state file").
  *
  * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
  * writes its own entries in:
  *
  *     ### Iteration 18 — 2026-03-04 06:12 UTC — [Run](https://…/actions/runs/9001)
- *     <!-- autoloop-ci-gate:iteration 9001.1 -->
+ *     <!-- autoloop-ci-gate:iteration 9001 -->
  *
  *     - **Status**: ✅ Accepted
  *     - **Change**: tests for parseRange edge cases
@@ -13,19 +13,29 @@
  *     - **Commit**: 3f9c2ab
  *     - **CI fix attempts**: 2
  *
- * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID.GITHUB_RUN_ATTEMPT`)
- * that recorded it. The runs recorded lately are also listed in one hidden line under the
- * section heading (`<!-- autoloop-ci-gate:recorded 9001.1 9000.1 … -->`), which is what
- * makes `record` idempotent per run even after its entry was collapsed.
+ * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID`) that recorded
+ * it. The runs recorded lately are also listed in one hidden line under the section heading
+ * (`<!-- autoloop-ci-gate:recorded 9001 9000 … -->`), which is what makes `record` idempotent
+ * per run even after its entry was collapsed.
  *
  * To keep the whole file under its size budget, the oldest entries are collapsed into range
  * lines at the end of the section (`- Iterations 3–17: 9 accepted, 5 rejected, 1 error; best
  * 0.84`); the newest entry, the Machine State and every other section are never touched.
  *
  * The section runs from its heading to the next `## ` heading outside a code fence (entries
- * may hold fenced code), or to the end of the file. Every byte outside what changes is kept.
+ * may hold fenced code; see `state/text.ts` on fences), or to the end of the file. Every
+ * byte outside what changes is kept.
  */
-import { detectEol, type LineEnding } from './markdown.js'
+import {
+  detectEol,
+  fencedLines,
+  isTrailerLine,
+  linesOf,
+  sectionName,
+  separatorBeforeAppended,
+  type Line,
+  type LineEnding
+} from './text.js'
 
 export const HISTORY_HEADING = '## 📊 Iteration History'
 const HISTORY_NAME = 'Iteration History'
@@ -38,25 +48,26 @@ export const RECORDED_RUNS_KEPT = 30
 /** A range line grows until it spans this many iterations; then a new one starts. */
 export const RANGE_SPAN = 20
 
-const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [0-9]+\.[0-9]+)*) -->[ \t]*$/
+const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [A-Za-z0-9.-]+)*) -->[ \t]*$/
+const ENTRY_MARKER = /^<!-- autoloop-ci-gate:iteration ([A-Za-z0-9.-]+) -->$/
 const COLLAPSED_MARKER = '<!-- autoloop-ci-gate:collapsed -->'
 const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/
 
 // ---------------------------------------------------------------------------------------
 // Run keys and numbers
 
-/** The idempotency key of a workflow run: `<GITHUB_RUN_ID>.<GITHUB_RUN_ATTEMPT>`. */
-export function runKeyOf(
-  runId: number | undefined | null,
-  runAttempt: number | undefined | null
-): string | null {
-  if (runId === undefined || runId === null) return null
-  return `${runId}.${runAttempt ?? 1}`
-}
-
-/** The hidden line that names the run an entry was recorded by. */
+/**
+ * The hidden line that names the run an entry was recorded by: its `GITHUB_RUN_ID` (a re-run
+ * of the same run, at a higher attempt, is the same run). Files written by an earlier version
+ * name `<run id>.<run attempt>`; those read as their run id.
+ */
 export function entryMarker(runKey: string): string {
   return `<!-- autoloop-ci-gate:iteration ${runKey} -->`
+}
+
+/** Whether two run keys name the same run (`9001` and the earlier form `9001.2` do). */
+function sameRun(written: string, runKey: string): boolean {
+  return written === runKey || written.split('.')[0] === runKey
 }
 
 function decimalsOf(value: number): number {
@@ -257,61 +268,8 @@ function span(range: RangeLine): number {
 // ---------------------------------------------------------------------------------------
 // The section
 
-interface Line {
-  start: number
-  /** Offset of the next line. */
-  next: number
-  text: string
-}
-
-function linesOf(text: string): Line[] {
-  const lines: Line[] = []
-  for (let start = 0; start < text.length;) {
-    const nl = text.indexOf('\n', start)
-    const next = nl === -1 ? text.length : nl + 1
-    lines.push({
-      start,
-      next,
-      text: text.slice(start, nl === -1 ? text.length : nl).replace(/\r$/, '')
-    })
-    start = next
-  }
-  return lines
-}
-
-const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/
-const LEADING_EMOJI = /^(?:\p{Extended_Pictographic}|\uFE0F|\u200D|\u20E3|\s)+/u
-
-/** Lines annotated with whether they sit inside a fenced code block (fence lines count as inside). */
-function fencedLines(lines: readonly Line[]): boolean[] {
-  const inside: boolean[] = []
-  let open: string | null = null
-  for (const line of lines) {
-    const fence = FENCE_RE.exec(line.text)?.[1]
-    if (open === null) {
-      if (fence) open = fence
-      inside.push(fence !== undefined)
-    } else {
-      inside.push(true)
-      if (
-        fence &&
-        fence[0] === open[0] &&
-        fence.length >= open.length &&
-        line.text.trim() === fence
-      )
-        open = null
-    }
-  }
-  return inside
-}
-
 function isHistoryHeading(line: string): boolean {
-  return line.startsWith('## ') && line.slice(3).replace(LEADING_EMOJI, '').trim() === HISTORY_NAME
-}
-
-function isTrailerLine(line: string): boolean {
-  const trimmed = line.trim()
-  return trimmed === '' || /^-{3,}$/.test(trimmed)
+  return line.startsWith('## ') && sectionName(line) === HISTORY_NAME
 }
 
 /** The parsed section, as pieces that join back into the whole file. */
@@ -407,33 +365,25 @@ export function recordedRuns(text: string): string[] {
 
 /** Whether the workflow run `runKey` has already recorded an iteration of this file. */
 export function isRecorded(text: string, runKey: string): boolean {
-  return recordedRuns(text).includes(runKey)
+  return recordedRuns(text).some((written) => sameRun(written, runKey))
 }
 
 /** The text of the entry recorded by `runKey` (LF line endings, trimmed), when still there. */
 export function findHistoryEntry(text: string, runKey: string): string | null {
-  const marker = entryMarker(runKey)
   const entry = layoutOf(text)?.entries.find((raw) =>
-    linesOf(raw).some((line) => line.text.trim() === marker)
+    linesOf(raw).some((line) => {
+      const written = ENTRY_MARKER.exec(line.text.trim())?.[1]
+      return written !== undefined && sameRun(written, runKey)
+    })
   )
   return entry === undefined ? null : entry.replace(/\r\n/g, '\n').trim()
-}
-
-function usesRules(text: string): boolean {
-  return /(^|\n)-{3,}[ \t]*\r?\n/.test(text)
 }
 
 /** The file with an empty history section appended when it has none. */
 function withHistorySection(text: string): string {
   if (layoutOf(text)) return text
   const eol = detectEol(text)
-  let prefix = text === '' || text.endsWith('\n') ? '' : eol
-  if (text.trim() !== '') {
-    if (!/(\r?\n){2}$/.test(text + prefix)) prefix += eol
-    if (usesRules(text) && !/(^|\n)-{3,}[ \t]*(\r?\n)+$/.test(text + prefix))
-      prefix += `---${eol}${eol}`
-  }
-  return text + prefix + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol)
+  return text + separatorBeforeAppended(text) + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol)
 }
 
 function withRecordedRun(head: string, runKey: string, eol: LineEnding): string {
@@ -442,13 +392,15 @@ function withRecordedRun(head: string, runKey: string, eol: LineEnding): string 
   const previous = existing
     ? (RECORDED_LINE.exec(existing.text)?.[1] ?? '').trim().split(' ').filter(Boolean)
     : []
-  const keys = [runKey, ...previous.filter((key) => key !== runKey)].slice(0, RECORDED_RUNS_KEPT)
+  const keys = [runKey, ...previous.filter((key) => !sameRun(key, runKey))].slice(
+    0,
+    RECORDED_RUNS_KEPT
+  )
   const line = `<!-- autoloop-ci-gate:recorded ${keys.join(' ')} -->`
   if (existing) {
     const lineEnd = existing.start + existing.text.length
     return head.slice(0, existing.start) + line + head.slice(lineEnd)
   }
-  // Right under the section heading.
   const heading = lines.find((line) => isHistoryHeading(line.text)) as Line
   const atEnd = heading.next === head.length && !head.endsWith('\n')
   return head.slice(0, heading.next) + (atEnd ? eol : '') + line + eol + head.slice(heading.next)

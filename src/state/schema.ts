@@ -1,5 +1,5 @@
 /**
- * The Machine State table of a program's state file (SPEC §6): its rows, how each value
+ * The Machine State table of a program's state file (README: "The state file"): its rows, how each value
  * cell is read into a typed view (validated with zod) and how a patch value is written
  * back as a cell the autoloop scheduler reads exactly as meant.
  */
@@ -13,9 +13,6 @@ export const EMPTY_CELL = '—'
 
 /** The longest free-text value written into a cell; longer text is cut with `…`. */
 export const MAX_CELL_CHARS = 500
-
-/** Statuses the loop appends to Recent Statuses. Humans and the agent may write others. */
-export type RecentStatus = 'accepted' | 'rejected' | 'error' | 'ci-fix-exhausted'
 
 export const PROGRAM_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 
@@ -126,27 +123,33 @@ export type MachineState = z.infer<typeof MachineStateSchema>
 
 /**
  * The rows a command changes. A field that is absent (or `undefined`) is left as it is;
- * `null` writes `—`. Rows missing from the table are added at its end.
+ * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
+ * patches it wrote (JSON), so the schema is zod's.
  */
-export interface MachineStatePatch {
-  /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
-  lastRun?: string | number | null
-  iterationCount?: number | null
-  /** A number, or its decimal text when the exact digits matter (`0.8730`). */
-  bestMetric?: number | string | null
-  targetMetric?: number | string | null
-  metricDirection?: 'higher' | 'lower' | null
-  branch?: string | null
-  pr?: number | null
-  issue?: number | null
-  paused?: boolean | null
-  pauseReason?: string | null
-  completed?: boolean | null
-  completedReason?: string | null
-  consecutiveErrors?: number | null
-  /** The whole list, oldest first; only the last 10 are written. */
-  recentStatuses?: readonly string[] | null
-}
+export const MachineStatePatchSchema = z
+  .object({
+    /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
+    lastRun: z.union([z.string(), z.number()]).nullable(),
+    iterationCount: z.number().int().nonnegative().nullable(),
+    /** A number, or its decimal text when the exact digits matter (`0.8730`). */
+    bestMetric: z.union([z.number(), z.string()]).nullable(),
+    targetMetric: z.union([z.number(), z.string()]).nullable(),
+    metricDirection: z.enum(['higher', 'lower']).nullable(),
+    branch: z.string().nullable(),
+    pr: z.number().int().nonnegative().nullable(),
+    issue: z.number().int().nonnegative().nullable(),
+    paused: z.boolean().nullable(),
+    pauseReason: z.string().nullable(),
+    completed: z.boolean().nullable(),
+    completedReason: z.string().nullable(),
+    consecutiveErrors: z.number().int().nonnegative().nullable(),
+    /** The whole list, oldest first; only the last 10 are written. */
+    recentStatuses: z.array(z.string()).nullable()
+  })
+  .partial()
+  .strict()
+
+export type MachineStatePatch = z.infer<typeof MachineStatePatchSchema>
 
 /** Turns epoch milliseconds into the ISO UTC form used in the table (no milliseconds). */
 export function isoUtc(ms: number): string {

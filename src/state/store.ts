@@ -1,8 +1,10 @@
 /**
- * Where state files live (SPEC §6), and compare-and-swap updates over them.
+ * Where a program's files live (README: "State stores"): `<program>.md` and its ledger
+ * `ci-gate/<program>.json`, in a local folder or on a branch through the contents API, and
+ * compare-and-swap updates over them.
  *
- * A store reads a program's file with a version and writes only if the version is still the
- * one read (`StateConflictError` otherwise). `updateState` is the one way to change a file:
+ * A store reads a file by its path with a version and writes only if the version is still the
+ * one read (`StateConflictError` otherwise). `updateFile` is the one way to change a file:
  * read, apply, write with the version read; on a conflict re-read, re-apply and retry after
  * a backoff. Nothing is ever written blind.
  */
@@ -23,22 +25,34 @@ export interface StoredState {
 export interface StateStore {
   /** A short description for messages, e.g. `folder /tmp/x` or `branch memory/autoloop`. */
   readonly description: string
-  read(program: string): Promise<StoredState | null>
+  /** The file at `path` (relative to the store, `/`-separated), or null when there is none. */
+  read(path: string): Promise<StoredState | null>
   /**
    * Writes `text` if the stored version is still `expectedVersion` (null: the file must not
    * exist yet). Throws StateConflictError when it moved.
    */
-  write(program: string, text: string, expectedVersion: string | null): Promise<{ version: string }>
-  /** Program names with a state file, sorted. */
+  write(path: string, text: string, expectedVersion: string | null): Promise<{ version: string }>
+  /** Program names with a state file (`<program>.md` at the root), sorted. */
   list(): Promise<string[]>
 }
 
-function checkProgram(program: string): void {
+/** The state file of a program. */
+export function stateFilePath(program: string): string {
   if (!PROGRAM_NAME_PATTERN.test(program)) {
     throw new RangeError(
       `invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`
     )
   }
+  return `${program}.md`
+}
+
+const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+/** Paths a store accepts: a file name, or one folder and a file name; no `..`, no absolute path. */
+function checkPath(path: string): string {
+  if (!STORE_PATH.test(path) || path.includes('..'))
+    throw new RangeError(`invalid state store path ${JSON.stringify(path)}`)
+  return path
 }
 
 function programsOf(fileNames: readonly string[]): string[] {
@@ -78,49 +92,58 @@ export function backoffMs(attempt: number, random: () => number): number {
 }
 
 /**
- * Changes a program's state file by compare-and-swap. `apply` gets the current text (null
- * when there is no file) and returns the new text; it runs again on every retry, so it must
+ * Changes one file of a store by compare-and-swap. `apply` gets the current text (null when
+ * there is no file) and returns the new text; it runs again on every retry, so it must
  * compute from the text it is given. Text equal to the stored one is not written.
  * A StateFileError thrown by `apply` (a malformed file) stops the update with nothing written.
  */
-export async function updateState(
+export async function updateFile(
   store: StateStore,
-  program: string,
+  path: string,
   apply: (text: string | null) => string,
   options: UpdateStateOptions
 ): Promise<UpdatedState> {
   const maxAttempts = options.maxAttempts ?? 5
   const random = options.random ?? Math.random
   for (let attempt = 1; ; attempt += 1) {
-    const current = await store.read(program)
+    const current = await store.read(path)
     let next: string
     try {
       next = apply(current?.text ?? null)
     } catch (error) {
-      throw error instanceof StateFileError
-        ? error.inFile(`${program}.md (${store.description})`)
-        : error
+      throw error instanceof StateFileError ? error.inFile(`${path} (${store.description})`) : error
     }
     if (current && next === current.text)
       return { text: next, version: current.version, attempts: attempt }
     try {
-      const { version } = await store.write(program, next, current?.version ?? null)
+      const { version } = await store.write(path, next, current?.version ?? null)
       return { text: next, version, attempts: attempt }
     } catch (error) {
       if (!(error instanceof StateConflictError)) throw error
-      if (attempt >= maxAttempts) {
-        throw new StateConflictError(
-          `${program}.md (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`,
-          { cause: error }
-        )
-      }
-      const wait = backoffMs(attempt, random)
-      options.log?.info(
-        `${program}.md changed while it was written (attempt ${attempt}); retrying in ${wait} ms`
-      )
-      await options.clock.sleep(wait)
+      await waitBeforeRetry(path, store, attempt, error, { ...options, maxAttempts, random })
     }
   }
+}
+
+/** After a conflict: gives up after `maxAttempts` (a clear error), else waits a backoff. */
+export async function waitBeforeRetry(
+  path: string,
+  store: StateStore,
+  attempt: number,
+  conflict: StateConflictError,
+  options: UpdateStateOptions & { maxAttempts: number; random: () => number }
+): Promise<void> {
+  if (attempt >= options.maxAttempts) {
+    throw new StateConflictError(
+      `${path} (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`,
+      { cause: conflict }
+    )
+  }
+  const wait = backoffMs(attempt, options.random)
+  options.log?.info(
+    `${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms`
+  )
+  await options.clock.sleep(wait)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -166,7 +189,8 @@ const LOCK_WAIT_MS = { step: 5, total: 20_000 } as const
 /**
  * Runs `critical` holding `.<name>.lock` next to the file, created exclusively, so that writers in other
  * processes (two jobs sharing one folder) take turns too. A lock left by a killed process is
- * broken once it is older than STALE_LOCK_MS.
+ * broken once it is older than STALE_LOCK_MS. This waits on real time, not the injected clock:
+ * the lock is held by other processes, whose time is real.
  */
 async function withLockFile<T>(path: string, critical: () => Promise<T>): Promise<T> {
   const lock = join(dirname(path), `.${basename(path)}.lock`)
@@ -199,8 +223,8 @@ async function withLockFile<T>(path: string, critical: () => Promise<T>): Promis
 }
 
 /**
- * State files as `<dir>/<program>.md`. The version is the SHA-256 of the bytes. A write puts
- * the text in a temp file in the same folder, then, one writer at a time per path (within
+ * Files under a folder (`<dir>/<program>.md`, `<dir>/ci-gate/<program>.json`). The version is
+ * the SHA-256 of the bytes. A write puts the text in a temp file in the same folder, then, one writer at a time per path (within
  * the process by a promise chain, across processes by a lock file), re-reads the file,
  * compares versions and renames the temp file over it (atomic on one file system). A change
  * made since the read is detected, also by a job running in another process on the folder.
@@ -212,24 +236,24 @@ export class LocalDirStore implements StateStore {
     this.description = `folder ${dir}`
   }
 
-  private pathOf(program: string): string {
-    checkProgram(program)
-    return join(this.dir, `${program}.md`)
+  private pathOf(path: string): string {
+    return join(this.dir, checkPath(path))
   }
 
-  async read(program: string): Promise<StoredState | null> {
-    const bytes = await readIfExists(this.pathOf(program))
+  async read(path: string): Promise<StoredState | null> {
+    const bytes = await readIfExists(this.pathOf(path))
     return bytes === null ? null : { text: bytes.toString('utf8'), version: contentVersion(bytes) }
   }
 
   async write(
-    program: string,
+    relativePath: string,
     text: string,
     expectedVersion: string | null
   ): Promise<{ version: string }> {
-    const path = this.pathOf(program)
-    await mkdir(this.dir, { recursive: true })
-    const temp = join(this.dir, `.${program}.md.${randomBytes(6).toString('hex')}.tmp`)
+    const path = this.pathOf(relativePath)
+    const folder = dirname(path)
+    await mkdir(folder, { recursive: true })
+    const temp = join(folder, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
     const bytes = Buffer.from(text, 'utf8')
     await writeFile(temp, bytes)
     try {
@@ -289,8 +313,8 @@ export interface ContentsApiStoreOptions {
   branch: string
   /** Folder inside the branch; empty for the root. */
   dir?: string
-  /** Commit message for a write; default `autoloop-ci-gate: update <program> state`. */
-  message?: (program: string) => string
+  /** Commit message for a write; default `autoloop-ci-gate: update <path>`. */
+  message?: (path: string) => string
 }
 
 /** State files on a branch (default `memory/autoloop`), compare-and-swap on the blob SHA. */
@@ -307,22 +331,22 @@ export class ContentsApiStore implements StateStore {
     this.description = `branch ${options.branch}${this.dir === '' ? '' : `, folder ${this.dir}`}`
   }
 
-  private pathOf(program: string): string {
-    checkProgram(program)
-    return this.dir === '' ? `${program}.md` : `${this.dir}/${program}.md`
+  private pathOf(path: string): string {
+    checkPath(path)
+    return this.dir === '' ? path : `${this.dir}/${path}`
   }
 
-  async read(program: string): Promise<StoredState | null> {
-    const file = await this.api.getFile(this.options.branch, this.pathOf(program))
+  async read(path: string): Promise<StoredState | null> {
+    const file = await this.api.getFile(this.options.branch, this.pathOf(path))
     return file === null ? null : { text: file.text, version: file.sha }
   }
 
   async write(
-    program: string,
+    relativePath: string,
     text: string,
     expectedVersion: string | null
   ): Promise<{ version: string }> {
-    const path = this.pathOf(program)
+    const path = this.pathOf(relativePath)
     this.branchReady ??= this.api.ensureBranch(this.options.branch)
     try {
       await this.branchReady
@@ -330,7 +354,8 @@ export class ContentsApiStore implements StateStore {
       this.branchReady = null
       throw error
     }
-    const message = this.options.message?.(program) ?? `autoloop-ci-gate: update ${program} state`
+    const message =
+      this.options.message?.(relativePath) ?? `autoloop-ci-gate: update ${relativePath}`
     try {
       const { sha } = await this.api.putFile(
         this.options.branch,

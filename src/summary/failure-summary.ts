@@ -1,5 +1,5 @@
 /**
- * The failure summary (SPEC §4, §5): the JSON the fixer reads (written to the file named by the
+ * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
  * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
  * markdown rendering for comments, the job summary and the `failure-summary` output.
  *
@@ -17,7 +17,8 @@ import {
   type UntrustedTextOptions
 } from '../text/untrusted.js'
 
-export const FAILURE_SUMMARY_VERSION = 1
+/** Version 2 added `classification`: whose failure it is. */
+export const FAILURE_SUMMARY_VERSION = 2
 
 const shaSchema = z
   .string()
@@ -44,7 +45,7 @@ export const FailingCheckSchema = z.object({
   conclusion: z.string(),
   /** Link to the check; empty when there is none. Shown as a link only when it is http(s). */
   url: z.string(),
-  /** Where the keys and lines came from (SPEC §4 order); `none` when nothing was found. */
+  /** Where the keys and lines came from (annotations, output, log); `none` when nothing was found. */
   source: FailureSourceSchema,
   keys: z.array(z.string()),
   firstErrorLines: z.array(z.string()),
@@ -66,6 +67,32 @@ export const PreviousAttemptSchema = z.object({
   signature: z.string()
 })
 
+const LinkedCheckSchema = z.object({ check: z.string(), url: z.string() })
+
+/** Whose failure it is (README: "Whose failure it is"). */
+export const ClassificationSchema = z.object({
+  /** Keys that also fail on the base branch head: left out of `signature`, not to be fixed here. */
+  preExisting: z.array(z.string()),
+  baseBranch: z.string().nullable(),
+  baseSha: z.string().nullable(),
+  /** Why nothing could be compared with the base head, when that is so. */
+  baseNote: z.string().nullable(),
+  /** Checks that failed, were re-run, and passed. */
+  flaky: z.array(LinkedCheckSchema),
+  /** Checks that failed outside the project's build and tests. */
+  infrastructure: z.array(LinkedCheckSchema.extend({ cause: z.string() })),
+  reruns: z.array(
+    z.object({
+      checks: z.array(z.string()),
+      why: z.enum(['infrastructure', 'flaky-test']),
+      outcome: z.enum(['passed', 'failed', 'pending', 'refused']),
+      url: z.string()
+    })
+  ),
+  /** No fix can help: the cause and what a maintainer must do. */
+  blocked: z.object({ cause: z.string(), advice: z.string() }).nullable()
+})
+
 export const FailureSummarySchema = z.object({
   version: z.literal(FAILURE_SUMMARY_VERSION),
   program: z.string().optional(),
@@ -77,7 +104,8 @@ export const FailureSummarySchema = z.object({
   checks: z.array(FailingCheckSchema),
   /** Keys fixed, new and persisting since the previous attempt of this iteration. */
   changes: KeyChangesSchema.optional(),
-  previous: PreviousAttemptSchema.optional()
+  previous: PreviousAttemptSchema.optional(),
+  classification: ClassificationSchema.optional()
 })
 
 export type FailureSummary = z.infer<typeof FailureSummarySchema>
@@ -86,6 +114,7 @@ export type FailureSource = z.infer<typeof FailureSourceSchema>
 export type KeyChanges = z.infer<typeof KeyChangesSchema>
 export type SummarySignature = z.infer<typeof SummarySignatureSchema>
 export type PreviousAttempt = z.infer<typeof PreviousAttemptSchema>
+export type SummaryClassification = z.infer<typeof ClassificationSchema>
 
 /** Thrown when a failure summary does not match the schema; the message lists every problem. */
 export class FailureSummaryError extends Error {
@@ -155,7 +184,30 @@ export function redactFailureSummary(
         }),
     ...(summary.previous === undefined
       ? {}
-      : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } })
+      : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } }),
+    ...(summary.classification === undefined
+      ? {}
+      : { classification: cleanClassification(summary.classification, clean) })
+  }
+}
+
+function cleanClassification(
+  c: SummaryClassification,
+  clean: (text: string) => string
+): SummaryClassification {
+  const linked = (item: { check: string; url: string }) => ({
+    check: clean(item.check),
+    url: clean(item.url)
+  })
+  return {
+    preExisting: c.preExisting.map(clean),
+    baseBranch: c.baseBranch === null ? null : clean(c.baseBranch),
+    baseSha: c.baseSha,
+    baseNote: c.baseNote === null ? null : clean(c.baseNote),
+    flaky: c.flaky.map(linked),
+    infrastructure: c.infrastructure.map((item) => ({ ...linked(item), cause: clean(item.cause) })),
+    reruns: c.reruns.map((r) => ({ ...r, checks: r.checks.map(clean), url: clean(r.url) })),
+    blocked: c.blocked
   }
 }
 
@@ -251,13 +303,19 @@ export function renderFailureSummaryMarkdown(
   }
 
   const header = renderHeader(summary, text)
+  const whose = renderClassification(summary, text)
   const changes = renderChanges(summary, text)
   const checks = summary.checks.map((check, index) => ({
     full: renderCheck(check, index, fenceOptions),
     compact: renderCheckHeading(check, index, text)
   }))
 
-  const everything = [header, ...(changes ? [changes.full] : []), ...checks.map((c) => c.full)]
+  const everything = [
+    header,
+    ...(whose ? [whose] : []),
+    ...(changes ? [changes.full] : []),
+    ...checks.map((c) => c.full)
+  ]
   if (summary.checks.length === 0) everything.push('_No failing check details were found._')
   const whole = everything.join(BLOCK_SEPARATOR)
   if (whole.length <= maxChars) return whole
@@ -266,6 +324,10 @@ export function renderFailureSummaryMarkdown(
   const limit = maxChars - CUT_NOTE_RESERVE
   const blocks = [header]
   let used = header.length
+  if (whose) {
+    blocks.push(whose)
+    used += BLOCK_SEPARATOR.length + whose.length
+  }
   const fits = (block: string): boolean => used + BLOCK_SEPARATOR.length + block.length <= limit
   const add = (block: string): void => {
     blocks.push(block)
@@ -311,6 +373,41 @@ function renderHeader(summary: FailureSummary, text: UntrustedTextOptions): stri
     `**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${inlineCode(summary.signature.short, KEY_MAX_CHARS, text)}`
   )
   return lines.join('\n')
+}
+
+function renderClassification(summary: FailureSummary, text: UntrustedTextOptions): string | null {
+  const c = summary.classification
+  if (!c) return null
+  const lines: string[] = []
+  if (c.blocked) lines.push(`- 🚧 **Blocked**, no fix can help: ${c.blocked.advice}`)
+  if (c.preExisting.length > 0) {
+    const where = [
+      c.baseBranch ? inlineCode(c.baseBranch, 100, text) : 'the base branch',
+      c.baseSha ? `at ${inlineCode(c.baseSha.slice(0, 12), 20, text)}` : ''
+    ]
+      .filter(Boolean)
+      .join(' ')
+    lines.push(
+      `- 🧱 **Pre-existing** (fail on ${where} too; not in the signature, not this iteration's to fix): ${renderKeyList(c.preExisting, text)}`
+    )
+  }
+  if (c.baseNote) lines.push(`- ℹ️ Base branch: ${oneLine(c.baseNote, 300, text)}`)
+  const linked = (item: { check: string; url: string }) => {
+    const name = oneLine(item.check, NAME_MAX_CHARS, text)
+    const target = linkTarget(item.url, text)
+    return target === null ? name : `[${name}](${target})`
+  }
+  if (c.flaky.length > 0)
+    lines.push(`- 🎲 **Flaky** (failed, then passed on re-run): ${c.flaky.map(linked).join(', ')}`)
+  if (c.infrastructure.length > 0)
+    lines.push(
+      `- 🏗️ **Infrastructure** (outside the project's build and tests): ${c.infrastructure.map((item) => `${linked(item)} (${oneLine(item.cause, 200, text)})`).join(', ')}`
+    )
+  for (const rerun of c.reruns)
+    lines.push(
+      `- 🔁 Re-run of ${rerun.checks.map((check) => oneLine(check, 80, text)).join(', ')} (${rerun.why}): ${rerun.outcome}${linkTarget(rerun.url, text) ? ` ([run](${linkTarget(rerun.url, text)}))` : ''}`
+    )
+  return lines.length > 0 ? ['**Whose failure it is**', '', ...lines].join('\n') : null
 }
 
 function renderChanges(

@@ -1,5 +1,5 @@
 /**
- * Text taken from CI is untrusted (SPEC §7): logs, annotations, check-run output, status
+ * Text taken from CI is untrusted (README: "Security"): logs, annotations, check-run output, status
  * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
  * it ends up in issue comments, job summaries, action outputs and logs. Every function here is
  * pure and runs in time linear in the input: each regular expression either starts at a fixed

@@ -1,9 +1,10 @@
 /**
- * `autoloop-ci-gate signature [--log FILE]... [--json]` (SPEC §2): reads CI logs, raw tool
+ * `autoloop-ci-gate signature [--log FILE]... [--json]` (README: "Failure signatures"): reads CI logs, raw tool
  * output or runner job logs, from files or standard input, streaming, and prints the failure
  * keys and the signature. Keys from several logs are merged, as for several failing checks.
  */
 import { createReadStream } from 'node:fs'
+import { parseArgs } from 'node:util'
 import { errorMessage } from '../errors.js'
 import { extractFailures } from '../signature/extract.js'
 import { signatureOf } from '../signature/signature.js'
@@ -26,27 +27,25 @@ interface SignatureArgs {
 
 /** Parses the arguments; returns a message naming the fix when they are wrong. */
 export function parseSignatureArgs(args: readonly string[]): SignatureArgs | string {
-  const parsed: SignatureArgs = { logs: [], json: false, help: false }
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? ''
-    if (arg === '--json') parsed.json = true
-    else if (arg === '--help' || arg === '-h') parsed.help = true
-    else if (arg === '--log') {
-      const file = args[i + 1]
-      if (file === undefined || file === '' || file.startsWith('--')) {
-        return `--log needs a file name: pass --log path/to/job.log (or pipe the log into standard input)`
-      }
-      parsed.logs.push(file)
-      i += 1
-    } else if (arg.startsWith('--log=')) {
-      const file = arg.slice(6)
-      if (file === '') return `--log= needs a file name: pass --log=path/to/job.log`
-      parsed.logs.push(file)
-    } else {
-      return `unknown argument '${arg}': the signature command takes only --log FILE (repeatable) and --json`
-    }
+  let values: { log?: string[]; json?: boolean; help?: boolean }
+  try {
+    values = parseArgs({
+      args: [...args],
+      options: {
+        log: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' }
+      },
+      strict: true,
+      allowPositionals: false
+    }).values
+  } catch (error) {
+    return `${error instanceof Error ? error.message : String(error)}: the signature command takes only --log FILE (repeatable) and --json`
   }
-  return parsed
+  const logs = values.log ?? []
+  if (logs.some((file) => file === '' || file.startsWith('--')))
+    return '--log needs a file name: pass --log path/to/job.log (or pipe the log into standard input)'
+  return { logs, json: values.json ?? false, help: values.help ?? false }
 }
 
 export async function runSignatureCommand(args: string[], io: SignatureCommandIo): Promise<number> {

@@ -1,0 +1,314 @@
+/**
+ * The red path of a gate, up to "whose failure is it" (README: "Whose failure it is"):
+ * gather the failing checks' keys; re-run the failed jobs that look like infrastructure (and,
+ * once, a failing test) and wait for them; read the same-named checks on the base branch head
+ * (once per base SHA, kept in the ledger); and split the keys into the iteration's own and
+ * the pre-existing ones. Only the iteration's own keys make the signature.
+ */
+import type { ProgramConfig } from '../inputs.js'
+import type { CheckView, ReducePolicy } from '../checks/reduce.js'
+import type { GateObservation } from '../checks/observation.js'
+import { reduceChecks } from '../checks/reduce.js'
+import { gatherFailures, type GatheredFailure } from '../failures/gather.js'
+import { infrastructureCause } from '../failures/infrastructure.js'
+import { isTestFailure, preExistingKeys, projectFailureCount } from '../loop/classify.js'
+import type { BaseFailures, Classification, Ledger, Rerun } from '../loop/ledger.js'
+import { buildKey } from '../signature/normalise.js'
+import { redactSecrets, removeMarkers } from '../text/untrusted.js'
+import { errorMessage, httpStatus } from '../errors.js'
+import type { CommandDeps } from './command-deps.js'
+import { waitForChecks, type WaitWindow } from './gate-wait.js'
+
+export interface FailingCheck extends GatheredFailure {
+  /** Why it looks like a failure outside the project, when it does. */
+  infrastructure: string | null
+  workflowRunId: number | undefined
+}
+
+export interface RedFindings {
+  /** The observation after any re-runs (its checks are the latest attempts). */
+  observation: GateObservation
+  /** Checks still failing, with their keys (untrusted text cleaned). */
+  failing: FailingCheck[]
+  /** Keys of the iteration's own failures (missing required checks included), sorted. */
+  newKeys: string[]
+  classification: Classification
+  reruns: Rerun[]
+  baseFailures: BaseFailures | null
+}
+
+export interface RedContext {
+  config: ProgramConfig
+  deps: CommandDeps
+  policy: ReducePolicy
+  window: WaitWindow
+  ledger: Ledger
+  /** Records a re-run in the ledger before it is requested (so a crashed run never repeats it). */
+  recordRerun(rerun: Rerun): Promise<void>
+}
+
+/**
+ * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
+ * a branch, the failure summary, the outputs and comments: secrets and masked values are
+ * redacted and marker text removed before anything is built from them.
+ */
+export function untrustedKey(key: string, maskedValues: readonly string[]): string {
+  return removeMarkers(redactSecrets(key, maskedValues)).replace(/\s+/g, ' ').trim()
+}
+
+async function gather(checks: readonly CheckView[], deps: CommandDeps): Promise<FailingCheck[]> {
+  const gathered = await gatherFailures(checks, deps.failures, { log: deps.log })
+  return gathered.map((failure, i) => {
+    const keys = failure.keys.map((key) => untrustedKey(key, deps.maskedValues))
+    return {
+      ...failure,
+      keys,
+      infrastructure: infrastructureCause(
+        failure.conclusion,
+        [...failure.firstErrorLines, ...keys],
+        projectFailureCount(keys)
+      ),
+      workflowRunId: checks[i]?.workflowRunId
+    }
+  })
+}
+
+const failingOf = (observation: GateObservation) =>
+  observation.checks.filter((check) => check.excluded === undefined && check.state === 'failed')
+
+/** Which failing checks a re-run may clear, and why; `testsToo` on the first round only. */
+function rerunCandidates(
+  failing: readonly FailingCheck[],
+  testsToo: boolean
+): Map<number, { checks: FailingCheck[]; why: Rerun['why'] }> {
+  const byRun = new Map<number, { checks: FailingCheck[]; why: Rerun['why'] }>()
+  for (const check of failing) {
+    if (check.workflowRunId === undefined) continue
+    const why = check.infrastructure
+      ? 'infrastructure'
+      : testsToo && isTestFailure(check.keys)
+        ? 'flaky-test'
+        : null
+    if (!why) continue
+    const entry = byRun.get(check.workflowRunId) ?? { checks: [], why }
+    entry.checks.push(check)
+    if (why === 'infrastructure') entry.why = 'infrastructure'
+    byRun.set(check.workflowRunId, entry)
+  }
+  return byRun
+}
+
+/** Polls until every re-run check has a newer run than the failed one (or the grace ends). */
+async function awaitRerunsStarted(
+  context: RedContext,
+  sha: string,
+  failedIds: ReadonlyMap<string, number>
+): Promise<void> {
+  const { deps, config } = context
+  const until = Math.min(
+    deps.clock.now() + config.checksGraceSeconds * 1000,
+    context.window.deadline
+  )
+  for (;;) {
+    const snapshot = await deps.github.readChecks(sha)
+    const started = [...failedIds].every(([name, id]) =>
+      snapshot.checkRuns.some((run) => run.name === name && run.id > id)
+    )
+    if (started || deps.clock.now() >= until) return
+    await deps.clock.sleep(Math.min(config.pollIntervalSeconds * 1000, until - deps.clock.now()))
+  }
+}
+
+async function rerunRound(
+  context: RedContext,
+  observation: GateObservation,
+  failing: FailingCheck[],
+  round: number,
+  reruns: Rerun[],
+  flaky: Classification['flaky']
+): Promise<{ observation: GateObservation; failing: FailingCheck[]; refused: boolean } | null> {
+  const { deps } = context
+  const candidates = rerunCandidates(failing, round === 1)
+  if (candidates.size === 0) return null
+  if (deps.clock.now() >= context.window.deadline) return null
+  const failedIds = new Map<string, number>()
+  for (const [runId, { checks, why }] of candidates) {
+    const rerun: Rerun = {
+      workflowRunId: runId,
+      requestedAt: new Date(deps.clock.now()).toISOString(),
+      checks: checks.map((check) => check.name),
+      why,
+      url: `${deps.environment.serverUrl}/${deps.environment.repository.owner}/${deps.environment.repository.repo}/actions/runs/${runId}`,
+      outcome: 'pending'
+    }
+    await context.recordRerun(rerun)
+    try {
+      await deps.github.rerunFailedJobs(runId)
+      deps.log.info(
+        `Re-running the failed jobs of run ${runId} (${why === 'infrastructure' ? 'infrastructure failure' : 'a failing test, once, to tell a flaky one'}): ${rerun.checks.join(', ')}`
+      )
+    } catch (error) {
+      const status = httpStatus(error)
+      deps.log.warning(
+        status === 403
+          ? "Cannot re-run failed jobs: the token lacks `actions: write` (add it to the job's permissions). Going on without re-runs."
+          : `Could not re-run the failed jobs of run ${runId}: ${errorMessage(error)}. Going on without re-runs.`
+      )
+      reruns.push({ ...rerun, outcome: 'refused' })
+      return { observation, failing, refused: true }
+    }
+    reruns.push(rerun)
+    for (const check of checks) {
+      const view = observation.checks.find((c) => c.name === check.name && c.excluded === undefined)
+      if (view) failedIds.set(check.name, view.id)
+    }
+  }
+  await awaitRerunsStarted(context, observation.sha, failedIds)
+  const next = await waitForChecks(
+    context.config,
+    deps,
+    observation.sha,
+    observation.pull,
+    { ...context.policy, graceMs: 0 },
+    context.window
+  )
+  const stillFailing = new Set(failingOf(next).map((check) => check.name))
+  for (const [, { checks }] of candidates) {
+    for (const check of checks) {
+      if (!stillFailing.has(check.name)) flaky.push({ check: check.name, url: check.url })
+    }
+  }
+  for (const rerun of reruns) {
+    if (rerun.outcome === 'pending')
+      rerun.outcome = rerun.checks.some((name) => stillFailing.has(name)) ? 'failed' : 'passed'
+  }
+  const regathered = await gather(failingOf(next), deps)
+  return { observation: next, failing: regathered, refused: false }
+}
+
+/**
+ * The base branch head's failures of the checks named `names`, from the ledger when it read
+ * the same base SHA before, else waited for (within the wall clock) and gathered.
+ */
+async function baseFailuresOf(
+  context: RedContext,
+  names: ReadonlySet<string>,
+  pullBase: string | undefined
+): Promise<{ base: BaseFailures | null; note: string | null }> {
+  const { deps, config, ledger } = context
+  const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch())
+  const sha = await deps.github.branchHead(branch)
+  if (!sha)
+    return {
+      base: null,
+      note: `the base branch ${branch} does not exist: every failure counts as new`
+    }
+  if (ledger.baseFailures?.sha === sha && ledger.baseFailures.branch === branch) {
+    const known = new Set(ledger.baseFailures.checks.map((check) => check.name))
+    if ([...names].every((name) => known.has(name)) || ledger.baseFailures.state === 'no-ci')
+      return { base: ledger.baseFailures, note: null }
+  }
+  deps.log.info(`Reading the failures of the base branch head ${branch} (${sha.slice(0, 12)})`)
+  const readAt = new Date(deps.clock.now()).toISOString()
+  // Every check of the base head counts, to its end; this run's own jobs never do.
+  const policy: ReducePolicy = {
+    ...context.policy,
+    requiredChecks: [],
+    failFast: false,
+    allowNoChecks: false
+  }
+  let verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity)
+  while (verdict.kind === 'pending' && deps.clock.now() < context.window.deadline) {
+    await deps.clock.sleep(
+      Math.min(config.pollIntervalSeconds * 1000, context.window.deadline - deps.clock.now())
+    )
+    verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity)
+  }
+  if (verdict.kind === 'pending')
+    return {
+      base: null,
+      note: `CI on the base branch head ${sha.slice(0, 12)} was still running at the wall-clock cap: every failure counts as new`
+    }
+  if (verdict.kind === 'no-checks')
+    return {
+      base: { branch, sha, readAt, state: 'no-ci', checks: [] },
+      note: `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`
+    }
+  const failing = verdict.checks.filter(
+    (check) => check.excluded === undefined && check.state === 'failed' && names.has(check.name)
+  )
+  const gathered = await gather(failing, deps)
+  return {
+    base: {
+      branch,
+      sha,
+      readAt,
+      state: 'complete',
+      checks: gathered.map((check) => ({
+        name: check.name,
+        conclusion: check.conclusion,
+        url: check.url,
+        keys: check.keys
+      }))
+    },
+    note: null
+  }
+}
+
+/** See the module comment. */
+export async function findRedFindings(
+  context: RedContext,
+  first: GateObservation
+): Promise<RedFindings> {
+  const { config, deps } = context
+  let observation = first
+  let failing = await gather(failingOf(first), deps)
+  const reruns: Rerun[] = []
+  const flaky: Classification['flaky'] = []
+  for (let round = 1; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
+    const result = await rerunRound(context, observation, failing, round, reruns, flaky)
+    if (!result) break
+    observation = result.observation
+    failing = result.failing
+    if (result.refused) break
+  }
+  const infrastructure = failing
+    .filter((check) => check.infrastructure)
+    .map((check) => ({ check: check.name, cause: check.infrastructure as string, url: check.url }))
+  const missing = observation.missingRequired.map((name) => buildKey('required-missing', name))
+  let baseFailures = context.ledger.baseFailures
+  let preExisting: string[] = []
+  let baseNote: string | null = null
+  if (observation.verdict === 'red' && failing.length > 0) {
+    const base = await baseFailuresOf(
+      context,
+      new Set(failing.map((check) => check.name)),
+      observation.pull?.baseRef
+    )
+    baseNote = base.note
+    if (base.base) baseFailures = base.base
+    preExisting = base.base ? preExistingKeys(failing, base.base) : []
+  }
+  const pre = new Set(preExisting)
+  const own = [...new Set([...failing.flatMap((check) => check.keys), ...missing])].filter(
+    (key) => !pre.has(key)
+  )
+  const newKeys =
+    own.length > 0 || preExisting.length > 0 || observation.verdict !== 'red'
+      ? own.sort()
+      : [untrustedKey(buildKey('red', observation.reasons.join('; ')), deps.maskedValues)]
+  return {
+    observation,
+    failing,
+    newKeys,
+    classification: {
+      preExisting,
+      baseSha: baseFailures?.sha ?? null,
+      baseNote,
+      flaky,
+      infrastructure
+    },
+    reruns,
+    baseFailures
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Recording an iteration's outcome (README: "record"), pure: what `record` writes, and what
+ * the gate writes on green when the agent handed over its metric. `accepted` sets Best
+ * Metric, Iteration Count + 1, Consecutive Errors 0 and Paused false; `rejected` sets
+ * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
+ * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
+ * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
+ * push that reverts `<program>.md` cannot lose it) and ends the ledger's iteration.
+ *
+ * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
+ * higher GITHUB_RUN_ATTEMPT) records nothing more.
+ */
+import {
+  findHistoryEntry,
+  formatDelta,
+  isBetter,
+  isRecorded,
+  renderHistoryEntry,
+  type IterationOutcome as RecordedOutcome,
+  type MetricDirection
+} from '../state/history.js'
+import { appendRecentStatus, type MachineState, type MachineStatePatch } from '../state/schema.js'
+import { oneLine } from '../text/untrusted.js'
+import { finishIteration, latestAttempt, withStateWrite, type Ledger } from './ledger.js'
+import { pauseReason } from './pause-reasons.js'
+
+/** Consecutive errors at which `record` pauses the program. */
+export const MAX_CONSECUTIVE_ERRORS = 3
+
+export type RecordStatus = 'recorded' | 'paused' | 'completed'
+
+export interface Transition {
+  patch: MachineStatePatch
+  status: RecordStatus
+  pauseReason: string | null
+  completedReason: string | null
+  /** For accepted: whether the metric beats the previous best in the metric's direction. */
+  improved: boolean | null
+  direction: MetricDirection
+}
+
+/** Whether `metric` reaches `target` in the metric's direction. */
+export function reachesTarget(metric: number, target: number, direction: MetricDirection): boolean {
+  return direction === 'lower' ? metric <= target : metric >= target
+}
+
+/** The Machine State rows an outcome writes. */
+export function recordTransition(
+  machine: MachineState,
+  input: { outcome: RecordedOutcome; metric: number | undefined; now: number }
+): Transition {
+  const direction: MetricDirection = machine.metricDirection ?? 'higher'
+  const count = (machine.iterationCount ?? 0) + 1
+  const base: MachineStatePatch = {
+    iterationCount: count,
+    recentStatuses: appendRecentStatus(machine.recentStatuses, input.outcome),
+    lastRun: new Date(input.now).toISOString()
+  }
+  if (input.outcome === 'accepted') {
+    if (input.metric === undefined || !Number.isFinite(input.metric))
+      throw new RangeError('an accepted iteration needs a finite metric')
+    const metric = input.metric
+    const target = machine.targetMetric
+    const completed = target !== null && reachesTarget(metric, target, direction)
+    const completedReason = completed
+      ? `target metric reached: ${metric} ${direction === 'lower' ? '≤' : '≥'} ${target} at iteration ${count}`
+      : null
+    return {
+      patch: {
+        ...base,
+        bestMetric: metric,
+        consecutiveErrors: 0,
+        paused: false,
+        pauseReason: null,
+        ...(completed ? { completed: true, completedReason } : {})
+      },
+      status: completed ? 'completed' : 'recorded',
+      pauseReason: null,
+      completedReason,
+      improved: isBetter(metric, machine.bestMetric, direction),
+      direction
+    }
+  }
+  if (input.outcome === 'rejected') {
+    return {
+      patch: { ...base, consecutiveErrors: 0 },
+      status: 'recorded',
+      pauseReason: null,
+      completedReason: null,
+      improved: null,
+      direction
+    }
+  }
+  const errors = (machine.consecutiveErrors ?? 0) + 1
+  const pause = errors >= MAX_CONSECUTIVE_ERRORS
+  const reason = pause ? pauseReason('consecutive-errors') : null
+  return {
+    patch: {
+      ...base,
+      consecutiveErrors: errors,
+      ...(pause ? { paused: true, pauseReason: reason } : {})
+    },
+    status: pause ? 'paused' : 'recorded',
+    pauseReason: reason,
+    completedReason: null,
+    improved: null,
+    direction
+  }
+}
+
+export interface RecordRequest {
+  outcome: RecordedOutcome
+  metric: number | undefined
+  /** One line describing the change (untrusted: made safe here). */
+  change: string | undefined
+  /** Why (for error). Untrusted. */
+  reason: string | undefined
+  /** The iteration's commit; default the latest gated SHA of the ledger's iteration. */
+  commit: string | undefined
+  /** The workflow run recording it (`GITHUB_RUN_ID`); null outside Actions. */
+  runId: number | null
+  runUrl: string | null
+  now: number
+  maskedValues?: readonly string[]
+}
+
+export interface RecordOutcome {
+  /** False when this run had recorded already: nothing changes. */
+  recorded: boolean
+  status: RecordStatus
+  iteration: number
+  metric: number | null
+  previousBest: number | null
+  delta: string | null
+  improved: boolean | null
+  pauseReason: string | null
+  completedReason: string | null
+  fixAttempts: number
+  commit: string | null
+  /** The run's key in the history (its run id), for the iteration comment's marker. */
+  runKey: string
+  /** The history entry as markdown (LF), for the iteration comment; null when not found. */
+  entry: string | null
+}
+
+function statusOf(machine: MachineState): RecordStatus {
+  if (machine.completed) return 'completed'
+  if (machine.paused && machine.pauseReason === pauseReason('consecutive-errors')) return 'paused'
+  return 'recorded'
+}
+
+/** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
+export function recordKeyOf(runId: number | null, ledger: Ledger): string {
+  return runId === null ? `local-${ledger.revision + 1}` : String(runId)
+}
+
+/**
+ * The ledger after recording (see the module comment). `text` and `machine` are the state file
+ * as the scheduler should read it (the ledger projected onto it).
+ */
+export function recordIteration(
+  current: { text: string; machine: MachineState; ledger: Ledger },
+  request: RecordRequest
+): { ledger: Ledger; outcome: RecordOutcome } {
+  const { text, machine, ledger } = current
+  const runKey = recordKeyOf(request.runId, ledger)
+  if (request.runId !== null && isRecorded(text, runKey)) {
+    return {
+      ledger,
+      outcome: {
+        recorded: false,
+        status: statusOf(machine),
+        iteration: machine.iterationCount ?? 0,
+        metric: null,
+        previousBest: null,
+        delta: null,
+        improved: null,
+        pauseReason: machine.paused ? machine.pauseReason : null,
+        completedReason: machine.completed ? machine.completedReason : null,
+        fixAttempts: 0,
+        commit: null,
+        runKey,
+        entry: findHistoryEntry(text, runKey)
+      }
+    }
+  }
+  const transition = recordTransition(machine, request)
+  const open = ledger.iteration && ledger.iteration.outcome !== 'recorded' ? ledger : null
+  const latest = open ? latestAttempt(open) : undefined
+  const fixAttempts = latest?.index ?? 0
+  const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null
+  const metric = request.metric ?? null
+  const previousBest = machine.bestMetric
+  const iteration = transition.patch.iterationCount as number
+  const safe = (value: string | undefined, max: number) =>
+    value === undefined
+      ? null
+      : oneLine(value, max, { maskedValues: request.maskedValues ?? [] }) || null
+  const lines = renderHistoryEntry({
+    iteration,
+    outcome: request.outcome,
+    at: request.now,
+    metric,
+    previousBest,
+    change: safe(request.change, 300),
+    reason: safe(request.reason, 300),
+    commit,
+    runUrl: request.runUrl,
+    runKey,
+    fixAttempts
+  })
+  let next = open ? finishIteration(ledger, 'recorded', request.now) : ledger
+  next = withStateWrite(
+    next,
+    { machineState: transition.patch, historyEntry: { runKey, lines } },
+    request.now
+  )
+  return {
+    ledger: next,
+    outcome: {
+      recorded: true,
+      status: transition.status,
+      iteration,
+      metric,
+      previousBest,
+      delta: metric !== null && previousBest !== null ? formatDelta(metric, previousBest) : null,
+      improved: transition.improved,
+      pauseReason: transition.pauseReason,
+      completedReason: transition.completedReason,
+      fixAttempts,
+      commit,
+      runKey,
+      entry: lines.join('\n')
+    }
+  }
+}
