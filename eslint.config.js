@@ -2,6 +2,32 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
 
+/**
+ * The pure core: decisions, parsers, renderers. It takes time as a number and text as
+ * strings; it reads no clock, no network, no file, and imports none of the adapters.
+ */
+const PURE_MODULES = [
+  'src/checks/reduce.ts',
+  'src/checks/observation.ts',
+  'src/signature/**/*.ts',
+  'src/loop/**/*.ts',
+  'src/state/text.ts',
+  'src/state/machine-state.ts',
+  'src/state/ci-gate-section.ts',
+  'src/state/template.ts',
+  'src/state/history.ts',
+  'src/state/schema.ts',
+  'src/state/projection.ts',
+  'src/summary/**/*.ts',
+  'src/text/**/*.ts',
+  'src/issue/comments.ts',
+  'src/failures/infrastructure.ts',
+  'src/outputs.ts',
+  'src/inputs.ts',
+  'src/handover.ts',
+  'src/errors.ts'
+]
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '__fixtures__/corpus/**'] },
   js.configs.recommended,
@@ -20,26 +46,61 @@ export default tseslint.config(
     }
   },
   {
-    // Pure decision logic: no I/O, no clocks, no GitHub clients.
-    files: [
-      'src/checks/reduce.ts',
-      'src/signature/**/*.ts',
-      'src/state/markdown.ts',
-      'src/inputs.ts'
-    ],
+    files: PURE_MODULES,
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            '@actions/*',
-            '@octokit/*',
-            'node:fs',
-            'node:child_process',
-            'fs',
-            'child_process'
+            { group: ['@actions/*', '@octokit/*'], message: 'pure modules talk to no API' },
+            {
+              group: [
+                'fs',
+                'fs/*',
+                'node:fs',
+                'node:fs/*',
+                'child_process',
+                'node:child_process',
+                'http',
+                'https',
+                'node:http',
+                'node:https',
+                'net',
+                'node:net',
+                'node:os',
+                'os'
+              ],
+              message: 'pure modules do no I/O'
+            },
+            {
+              group: [
+                '**/github/client*',
+                '**/github/rest*',
+                '**/deps*',
+                '**/git.js',
+                '**/state/store*',
+                '**/state/program-state*',
+                '**/state/memory-branch*',
+                '**/commands/*',
+                '**/main*',
+                '**/clock*'
+              ],
+              message: 'pure modules import no adapter: take what they need as arguments'
+            }
           ]
         }
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'pure modules do no I/O' },
+        { name: 'setTimeout', message: 'time comes in as a number' },
+        { name: 'setInterval', message: 'time comes in as a number' },
+        { name: 'process', message: 'pure modules read no environment' }
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'time comes in as a number' },
+        { object: 'Math', property: 'random', message: 'randomness is injected' }
       ]
     }
   }

@@ -32404,7 +32404,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 45:
+/***/ 9373:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   m: () => (/* binding */ systemClock)
+/* harmony export */ });
+const systemClock = {
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
+};
+
+
+/***/ }),
+
+/***/ 5465:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32426,52 +32440,6 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-;// CONCATENATED MODULE: ./src/clock.ts
-const systemClock = {
-    now: () => Date.now(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
-};
-function manualClock(start = Date.parse('2026-01-01T00:00:00Z')) {
-    let now = start;
-    return {
-        now: () => now,
-        advance(ms) {
-            now += ms;
-        },
-        async sleep(ms) {
-            now += Math.max(0, ms);
-            await Promise.resolve();
-        }
-    };
-}
-
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-;// CONCATENATED MODULE: ./src/remote-clock.ts
-
-async function readNow(response, url) {
-    const body = (await response.json());
-    if (!response.ok || typeof body.now !== 'number')
-        throw new errors/* ActionError */.lZ(`The clock at ${url} answered ${response.status} without a time`, {
-            fix: 'unset AUTOLOOP_CLOCK_URL unless the action runs against the fake GitHub API'
-        });
-    return body.now;
-}
-async function remoteClock(url) {
-    let now = await readNow(await fetch(url), url);
-    return {
-        now: () => now,
-        async sleep(ms) {
-            const response = await fetch(`${url}/sleep`, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ until: now + Math.max(0, ms) })
-            });
-            now = await readNow(response, url);
-        }
-    };
-}
-
 // EXTERNAL MODULE: ./src/environment.ts
 var src_environment = __nccwpck_require__(2678);
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
@@ -37359,7 +37327,6 @@ const dist_src_Octokit = Octokit.plugin(requestLog, legacyRestEndpointMethods, p
 
 // EXTERNAL MODULE: ./node_modules/bottleneck/light.js
 var light = __nccwpck_require__(3251);
-var light_default = /*#__PURE__*/__nccwpck_require__.n(light);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
@@ -37696,8 +37663,35 @@ retry.VERSION = plugin_retry_dist_bundle_VERSION;
 
 
 
-
 const ClientOctokit = dist_src_Octokit.plugin(throttling, retry);
+/**
+ * GitHub asks integrations to leave at least a second between two writes, and more between
+ * writes that notify people (comments); these are the throttling plugin's own spacings.
+ */
+const WRITE_SPACING_MS = 1000;
+const NOTIFYING_WRITE_SPACING_MS = 3000;
+/**
+ * What the throttling plugin calls to space requests: `group.key(id).schedule(options, job)`.
+ * The plugin's own groups wait on real timers; these wait on the injected clock, so writes stay
+ * a second apart against GitHub and cost no real time against a clock that tests move.
+ */
+function clockSpacedGroup(clock, spacingMs) {
+    let last = -Infinity;
+    let queue = Promise.resolve();
+    const limiter = {
+        schedule(_options, job, ...args) {
+            const turn = queue.then(async () => {
+                const wait = last + spacingMs - clock.now();
+                if (wait > 0)
+                    await clock.sleep(wait);
+                last = clock.now();
+            });
+            queue = turn.catch(() => undefined);
+            return turn.then(() => job(...args));
+        }
+    };
+    return { key: () => limiter };
+}
 function createGitHubClient(options) {
     const { clock, log } = options;
     const rateLimitRetries = options.rateLimitRetries ?? 4;
@@ -37727,15 +37721,9 @@ function createGitHubClient(options) {
             // The wait happens in the handlers through the injected clock; the plugin then
             // retries at once.
             retryAfterBaseValue: 0,
-            ...(options.writeSpacingMs !== undefined
-                ? {
-                    write: new (light_default()).Group({ maxConcurrent: 1, minTime: options.writeSpacingMs }),
-                    notifications: new (light_default()).Group({
-                        maxConcurrent: 1,
-                        minTime: options.writeSpacingMs
-                    })
-                }
-                : {}),
+            // The plugin's types name Bottleneck groups; it only ever calls key().schedule().
+            write: clockSpacedGroup(clock, WRITE_SPACING_MS),
+            notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
             onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
         },
@@ -37791,6 +37779,8 @@ function retryAfterSeconds(error, now) {
     return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
 }
 
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
 // EXTERNAL MODULE: ./src/state/errors.ts
 var state_errors = __nccwpck_require__(3406);
 ;// CONCATENATED MODULE: ./src/github/rest.ts
@@ -37810,6 +37800,7 @@ function toPull(pull) {
         url: pull.html_url,
         headSha: pull.head.sha,
         headRef: pull.head.ref,
+        baseRef: pull.base.ref,
         draft: pull.draft ?? false,
         state: pull.state
     };
@@ -37899,7 +37890,11 @@ class RestGitHub {
         const response = await this.client.rest.pulls.create({ ...this.repo, ...input, draft: true });
         return toPull(response.data);
     }
-    /** Every page of a list whose first page says how many items there are. */
+    /**
+     * Every page of a list whose first page says how many items there are. Not
+     * `octokit.paginate`: that cannot send `If-None-Match`, and polled lists must, so that a page
+     * that did not change is a free 304.
+     */
     async allPages(route, params, items) {
         const first = items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page: 1 }));
         const pages = Math.ceil(first.total / PAGE_SIZE);
@@ -37944,7 +37939,12 @@ class RestGitHub {
     async workflowRunStatus(runId) {
         try {
             const run = await this.conditionalGet('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { run_id: runId });
-            return { kind: 'found', status: run.status ?? 'unknown', runAttempt: run.run_attempt ?? null };
+            return {
+                kind: 'found',
+                status: run.status ?? 'unknown',
+                conclusion: run.conclusion ?? null,
+                runAttempt: run.run_attempt ?? null
+            };
         }
         catch (error) {
             const status = (0,errors/* httpStatus */.nG)(error);
@@ -37954,6 +37954,56 @@ class RestGitHub {
                 return { kind: 'forbidden' };
             throw error;
         }
+    }
+    async commit(sha) {
+        try {
+            const commit = await this.conditionalGet('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha });
+            return {
+                sha: commit.sha,
+                tree: commit.tree.sha,
+                parents: commit.parents.map((parent) => parent.sha)
+            };
+        }
+        catch (error) {
+            const status = (0,errors/* httpStatus */.nG)(error);
+            if (status === 404 || status === 422)
+                return null;
+            throw error;
+        }
+    }
+    async workflowRunsOf(sha) {
+        const runs = await this.allPages('GET /repos/{owner}/{repo}/actions/runs', { head_sha: sha }, (page) => {
+            const body = page;
+            return { total: body.total_count, items: body.workflow_runs };
+        });
+        return runs.map((run) => ({
+            id: run.id,
+            name: run.name ?? '',
+            event: run.event,
+            status: run.status ?? 'unknown',
+            conclusion: run.conclusion,
+            url: run.html_url
+        }));
+    }
+    async dispatchWorkflow(request) {
+        // Not retried by the client: a lost answer may hide a started run, and a second dispatch
+        // would start a second fixer. The ledger records the dispatch before it is sent.
+        const response = await this.client.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+            ...this.repo,
+            workflow_id: request.workflow,
+            ref: request.ref,
+            inputs: request.inputs,
+            return_run_details: true,
+            request: { retries: 0 }
+        });
+        const details = (response.status === 200 ? response.data : null);
+        return { runId: details?.workflow_run_id ?? null, url: details?.html_url ?? null };
+    }
+    async rerunFailedJobs(runId) {
+        await this.client.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
+            ...this.repo,
+            run_id: runId
+        });
     }
     async checkRunOutput(checkRunId) {
         const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId });
@@ -38180,13 +38230,131 @@ function createGit(options) {
 }
 
 // EXTERNAL MODULE: ./src/state/store.ts
-var store = __nccwpck_require__(6992);
+var state_store = __nccwpck_require__(6992);
+;// CONCATENATED MODULE: ./src/state/memory-branch.ts
+/**
+ * Reads the state branch with git (README: "reconcile"): one shallow fetch of one branch
+ * into a throwaway bare repository, then every program's two files from that commit. Git
+ * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
+ * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
+ * writes by compare-and-swap against exactly what was read.
+ */
+
+
+
+
+
+function git(args, cwd, input) {
+    return new Promise((resolve, reject) => {
+        if (input === undefined) {
+            (0,external_node_child_process_namespaceObject.execFile)('git', args, {
+                cwd,
+                env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+                maxBuffer: 256 * 1024 * 1024
+            }, (error, stdout, stderr) => {
+                if (error)
+                    reject(new Error(`git ${args.filter((a) => !a.includes('AUTHORIZATION')).join(' ')}: ${String(stderr).trim() || error.message}`));
+                else
+                    resolve(String(stdout));
+            });
+            return;
+        }
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, LC_ALL: 'C' } });
+        const chunks = [];
+        let stderr = '';
+        child.stdout.on('data', (chunk) => chunks.push(chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => {
+            if (code === 0)
+                resolve(Buffer.concat(chunks).toString('latin1'));
+            else
+                reject(new Error(`git ${args.join(' ')}: ${stderr.trim()}`));
+        });
+        child.stdin.end(input);
+    });
+}
+/** Which files of the branch reconcile reads: the state files and the ledgers. */
+function isProgramFile(path) {
+    return /^[^/]+\.md$/.test(path) || /^ci-gate\/[^/]+\.json$/.test(path);
+}
+/** Parses `git cat-file --batch` output (read as latin1, one byte per character). */
+function parseBatch(output, shas) {
+    const texts = new Map();
+    let at = 0;
+    for (const sha of shas) {
+        const headerEnd = output.indexOf('\n', at);
+        const header = output.slice(at, headerEnd).split(' ');
+        const size = Number(header[2]);
+        if (header[0] !== sha || !Number.isFinite(size))
+            throw new Error(`unexpected git cat-file output for ${sha}`);
+        const body = output.slice(headerEnd + 1, headerEnd + 1 + size);
+        texts.set(sha, Buffer.from(body, 'latin1').toString('utf8'));
+        at = headerEnd + 1 + size + 1;
+    }
+    return texts;
+}
+function gitMemoryBranchReader(options) {
+    return {
+        async read(branch) {
+            const dir = await (0,promises_.mkdtemp)((0,external_node_path_.join)(options.tempDir, 'autoloop-memory-'));
+            try {
+                await git(['init', '--bare', '-q'], dir);
+                const auth = tokenAuthArgs(options.serverUrl, options.token);
+                try {
+                    await git([
+                        ...auth,
+                        'fetch',
+                        '--depth=1',
+                        '--no-tags',
+                        '-q',
+                        options.remoteUrl,
+                        `+refs/heads/${branch}:refs/memory`
+                    ], dir);
+                }
+                catch (error) {
+                    const message = error instanceof Error ? error.message : String(error);
+                    if (/couldn't find remote ref|not found/i.test(message))
+                        return null;
+                    throw new errors/* ActionError */.lZ(`Cannot fetch ${branch} with git: ${message}`, {
+                        fix: 'give the job `contents: read` (or write) on the repository, and check GITHUB_SERVER_URL'
+                    });
+                }
+                const commit = (await git(['rev-parse', 'refs/memory'], dir)).trim();
+                const listing = await git(['ls-tree', '-r', '-z', 'refs/memory'], dir);
+                const entries = listing
+                    .split('\0')
+                    .filter(Boolean)
+                    .map((line) => {
+                    const tab = line.indexOf('\t');
+                    const [, type, sha] = line.slice(0, tab).split(' ');
+                    return { type, sha: sha, path: line.slice(tab + 1) };
+                })
+                    .filter((entry) => entry.type === 'blob' && isProgramFile(entry.path));
+                const shas = [...new Set(entries.map((entry) => entry.sha))];
+                const texts = shas.length === 0
+                    ? new Map()
+                    : parseBatch(await git(['cat-file', '--batch'], dir, `${shas.join('\n')}\n`), shas);
+                const files = new Map();
+                for (const entry of entries)
+                    files.set(entry.path, { text: texts.get(entry.sha) ?? '', version: entry.sha });
+                return { commit, files };
+            }
+            finally {
+                await (0,promises_.rm)(dir, { recursive: true, force: true });
+            }
+        }
+    };
+}
+
 // EXTERNAL MODULE: ./src/text/untrusted.ts
 var untrusted = __nccwpck_require__(9209);
 ;// CONCATENATED MODULE: ./src/deps.ts
 /**
- * Builds the real adapters once the inputs are valid: clock, GitHub client, git, the state
- * store, the fix-command runner.
+ * The composition root: builds the real adapters once the inputs are valid (GitHub client,
+ * git, the state store, the fix-command runner) around the clock and logger it is given.
+ * The action passes the system clock; tests pass the fake API's clock, so nothing here
+ * knows about tests.
  */
 
 
@@ -38200,7 +38368,7 @@ var untrusted = __nccwpck_require__(9209);
 
 
 
-
+/** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
 const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
 /**
  * The runner's log. Messages may quote CI text (check names, signatures, a fix command's
@@ -38217,13 +38385,13 @@ const coreLogger = {
 /** `state-dir` when given, else gh-aw's repo-memory folder when it exists, else the state branch. */
 function chooseStore(config, github, exists) {
     const dir = config.stateDir ?? (exists(DEFAULT_STATE_DIR) ? DEFAULT_STATE_DIR : undefined);
-    return dir ? new store/* LocalDirStore */.YP(dir) : new store/* ContentsApiStore */.gm(github, { branch: config.stateBranch });
+    return dir ? new state_store/* LocalDirStore */.YP(dir) : new state_store/* ContentsApiStore */.gm(github, { branch: config.stateBranch });
 }
-function runShell(cwd, log) {
-    return (command, env, timeoutMs) => new Promise((resolve) => {
+function runShell(cwd, env, log) {
+    return (command, extraEnv, timeoutMs) => new Promise((resolve) => {
         const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', command], {
             cwd,
-            env: { ...process.env, ...env },
+            env: { ...env, ...extraEnv },
             stdio: ['ignore', 'pipe', 'pipe']
         });
         const forward = (chunk) => {
@@ -38233,6 +38401,7 @@ function runShell(cwd, log) {
         };
         child.stdout.on('data', forward);
         child.stderr.on('data', forward);
+        // A child process runs on real time whatever the injected clock says.
         const timer = setTimeout(() => {
             log.warning(`fix-command still running after ${Math.round(timeoutMs / 1000)} s: stopping it`);
             child.kill('SIGTERM');
@@ -38243,41 +38412,55 @@ function runShell(cwd, log) {
         });
     });
 }
-function realConnect(env, cwd, log) {
+function realConnect(options) {
+    const { env, log, clock } = options;
     return async (config) => {
-        const environment = (0,src_environment/* readEnvironment */.Q)(env, cwd);
-        const clock = environment.clockUrl ? await remoteClock(environment.clockUrl) : systemClock;
+        const environment = (0,src_environment/* readEnvironment */.Qo)(env, options.cwd);
         const client = createGitHubClient({
             token: config.githubToken,
             baseUrl: environment.apiUrl,
             clock,
             log,
-            // Against the fake API (virtual time) 5xx retries need no real backoff.
-            retryBackoffMs: environment.clockUrl ? 1 : 1000,
-            ...(environment.clockUrl ? { writeSpacingMs: 0 } : {})
+            ...options.client
         });
         const github = new RestGitHub(client, environment.repository);
+        const store = chooseStore(config, github, options.exists ?? external_node_fs_namespaceObject.existsSync);
         return {
             clock,
             environment,
             github,
             failures: github,
             issues: github,
-            store: chooseStore(config, github, external_node_fs_namespaceObject.existsSync),
+            store,
+            ...(store instanceof state_store/* ContentsApiStore */.gm
+                ? {
+                    memoryBranch: gitMemoryBranchReader({
+                        remoteUrl: `${environment.serverUrl}/${(0,src_environment/* repositoryName */.aR)(environment)}.git`,
+                        serverUrl: environment.serverUrl,
+                        token: config.githubToken,
+                        tempDir: environment.tempDir
+                    })
+                }
+                : {}),
             git: createGit({
                 cwd: environment.workspace,
                 pushToken: config.pushToken,
                 serverUrl: environment.serverUrl
             }),
-            runner: {
-                runId: environment.runId,
-                runAttempt: environment.runAttempt,
-                serverUrl: environment.serverUrl
-            },
-            runFixCommand: runShell(environment.workspace, log),
+            runFixCommand: runShell(environment.workspace, env, log),
             async writeFile(path, text) {
                 await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
                 await (0,promises_.writeFile)(path, text);
+            },
+            async readFile(path) {
+                try {
+                    return await (0,promises_.readFile)(path, 'utf8');
+                }
+                catch (error) {
+                    if (error.code === 'ENOENT')
+                        return null;
+                    throw error;
+                }
             }
         };
     };
@@ -38290,13 +38473,15 @@ function realConnect(env, cwd, log) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Q: () => (/* binding */ readEnvironment),
-/* harmony export */   V: () => (/* binding */ runUrl)
+/* harmony export */   Qo: () => (/* binding */ readEnvironment),
+/* harmony export */   Vp: () => (/* binding */ runUrl),
+/* harmony export */   aR: () => (/* binding */ repositoryName)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 /**
- * The standard runner environment (SPEC §2), read once. The same variables drive the action
- * and the CLI, so GitHub Enterprise Server and the fake API work by setting GITHUB_API_URL.
+ * The standard runner environment, read once (README: "Inputs and outputs"). The same
+ * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
+ * work by setting GITHUB_API_URL.
  */
 
 function positiveInteger(raw) {
@@ -38317,16 +38502,18 @@ function readEnvironment(env, cwd) {
         runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
         actor: env.GITHUB_ACTOR || undefined,
         workspace: env.GITHUB_WORKSPACE || cwd,
-        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
-        clockUrl: env.AUTOLOOP_CLOCK_URL || undefined
+        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
     };
 }
-/** The browser link of this workflow run, for comments and the ledger. */
-function runUrl(environment) {
-    if (environment.runId === undefined)
-        return undefined;
-    const { owner, repo } = environment.repository;
-    return `${environment.serverUrl}/${owner}/${repo}/actions/runs/${environment.runId}`;
+/** `owner/repo`. */
+function repositoryName(environment) {
+    return `${environment.repository.owner}/${environment.repository.repo}`;
+}
+/** The browser link of a workflow run of this repository (this run when no id is given). */
+function runUrl(environment, runId = environment.runId) {
+    if (runId === undefined || runId === null)
+        return null;
+    return `${environment.serverUrl}/${repositoryName(environment)}/actions/runs/${runId}`;
 }
 
 
@@ -38383,11 +38570,13 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3893);
-/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(755);
+/* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
+/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(5465);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
  */
+
 
 
 
@@ -38404,8 +38593,13 @@ await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)({
         setFailed: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message),
         setSecret: (value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(value)
     },
-    log: _deps_js__WEBPACK_IMPORTED_MODULE_2__/* .coreLogger */ .Wj,
-    connect: (0,_deps_js__WEBPACK_IMPORTED_MODULE_2__/* .realConnect */ .Tj)(process.env, process.cwd(), _deps_js__WEBPACK_IMPORTED_MODULE_2__/* .coreLogger */ .Wj)
+    log: _deps_js__WEBPACK_IMPORTED_MODULE_3__/* .coreLogger */ .Wj,
+    connect: (0,_deps_js__WEBPACK_IMPORTED_MODULE_3__/* .realConnect */ .Tj)({
+        env: process.env,
+        cwd: process.cwd(),
+        log: _deps_js__WEBPACK_IMPORTED_MODULE_3__/* .coreLogger */ .Wj,
+        clock: _clock_js__WEBPACK_IMPORTED_MODULE_2__/* .systemClock */ .m
+    })
 });
 
 __webpack_async_result__();
@@ -38413,7 +38607,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3893:
+/***/ 755:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38427,26 +38621,6 @@ var untrusted = __nccwpck_require__(9209);
 ;// CONCATENATED MODULE: ./src/log.ts
 /** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
 
-/** Collects lines in memory; for tests. */
-function memoryLogger() {
-    const lines = [];
-    return {
-        lines,
-        debug: (m) => void lines.push(`debug: ${m}`),
-        info: (m) => void lines.push(m),
-        warning: (m) => void lines.push(`warning: ${m}`),
-        error: (m) => void lines.push(`error: ${m}`),
-        async group(title, body) {
-            lines.push(`::group::${title}`);
-            try {
-                return await body();
-            }
-            finally {
-                lines.push('::endgroup::');
-            }
-        }
-    };
-}
 /**
  * A logger for code that quotes CI text (check names, failure keys, error lines): every
  * message goes through `forLog`, so no line of it can issue a workflow command and no secret
@@ -38472,17 +38646,20 @@ var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/state/schema.ts
+var schema = __nccwpck_require__(6858);
 ;// CONCATENATED MODULE: ./src/inputs.ts
 /**
- * Every input of SPEC §2, validated with zod before any I/O. `parseInputs` is pure: it takes
- * a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one typed
- * `Config`, or throws an InputError that lists every bad input at once, each with its rule.
+ * Every input (README: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
+ * it takes a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one
+ * typed `Config`, or throws an InputError that lists every bad input at once, each with its
+ * rule. The defaults are written here once; a test checks that action.yml declares the same.
  */
 
 
 
+
 const COMMANDS = ['gate', 'record', 'reset', 'reconcile'];
-const PROGRAM_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 class InputError extends errors/* ActionError */.lZ {
     problems;
     constructor(problems) {
@@ -38604,49 +38781,96 @@ const metricInput = schemas/* string */.YjP().transform((raw, ctx) => {
     }
     return value;
 });
-const rawSchema = schemas/* object */.Ikc({
-    command: schemas/* string */.YjP().transform((raw, ctx) => {
-        const value = raw === '' ? 'gate' : raw;
-        if (!COMMANDS.includes(value)) {
-            ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${COMMANDS.join(', ')}` });
-            return core_core/* NEVER */.tm;
-        }
-        return value;
-    }),
+/** A program name; the ledger, the state file and the branch are all named after it. */
+const programInput = schemas/* string */.YjP().transform((raw, ctx) => {
+    if (raw === '')
+        return undefined;
+    if (!schema/* PROGRAM_NAME_PATTERN */.UK.test(raw)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `"${raw}" is not a program name: it must match ${schema/* PROGRAM_NAME_PATTERN */.UK.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`
+        });
+        return core_core/* NEVER */.tm;
+    }
+    const problem = branchNameProblem(`autoloop/${raw}`);
+    if (problem) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `"${raw}" cannot name a git branch (autoloop/${raw} ${problem})`
+        });
+        return core_core/* NEVER */.tm;
+    }
+    return raw;
+});
+const branchInput = (fallback) => schemas/* string */.YjP().transform((raw, ctx) => {
+    const value = raw === '' ? fallback : raw;
+    if (value === undefined)
+        return undefined;
+    const problem = branchNameProblem(value);
+    if (problem) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `"${raw}" is not a valid branch name: it ${problem}`
+        });
+        return core_core/* NEVER */.tm;
+    }
+    return value;
+});
+const enumInput = (values, fallback) => schemas/* string */.YjP().transform((raw, ctx) => {
+    const value = raw === '' ? fallback : raw;
+    if (value === undefined)
+        return undefined;
+    if (!values.includes(value)) {
+        ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${values.join(', ')}` });
+        return core_core/* NEVER */.tm;
+    }
+    return value;
+});
+/** A workflow to start with workflow_dispatch: its file name (`autoloop.lock.yml`) or its id. */
+const workflowInput = schemas/* string */.YjP().transform((raw, ctx) => {
+    if (raw === '')
+        return undefined;
+    if (!/^(?:[A-Za-z0-9._-]+\.ya?ml|[1-9][0-9]{0,15})$/.test(raw)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `"${raw}" is not a workflow file name such as autoloop.lock.yml (no folder) nor a workflow id`
+        });
+        return core_core/* NEVER */.tm;
+    }
+    return raw;
+});
+/** GitHub takes at most 25 inputs per dispatch, each a string, a number or a boolean. */
+const dispatchInputsInput = schemas/* string */.YjP().transform((raw, ctx) => {
+    if (raw === '')
+        return {};
+    let json;
+    try {
+        json = JSON.parse(raw);
+    }
+    catch (error) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `is not JSON (${error instanceof Error ? error.message : String(error)}); write an object such as {"mode": "fix"}`
+        });
+        return core_core/* NEVER */.tm;
+    }
+    const parsed = schemas/* record */.g1P(schemas/* string */.YjP().min(1), schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* number */.aig(), schemas/* boolean */.zMY()]))
+        .refine((inputs) => Object.keys(inputs).length <= 24, 'has more than 24 keys (GitHub takes 25, with program)')
+        .safeParse(json);
+    if (!parsed.success) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `must be a JSON object of strings, numbers or booleans: ${parsed.error.issues[0]?.message ?? 'invalid'}`
+        });
+        return core_core/* NEVER */.tm;
+    }
+    return Object.fromEntries(Object.entries(parsed.data).map(([key, value]) => [key, String(value)]));
+});
+const inputSchema = schemas/* object */.Ikc({
+    command: enumInput(COMMANDS, 'gate'),
     'github-token': schemas/* string */.YjP(),
-    program: schemas/* string */.YjP().transform((raw, ctx) => {
-        if (raw === '')
-            return undefined;
-        if (!PROGRAM_PATTERN.test(raw)) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `"${raw}" is not a program name: it must match ${PROGRAM_PATTERN.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`
-            });
-            return core_core/* NEVER */.tm;
-        }
-        const problem = branchNameProblem(`autoloop/${raw}`);
-        if (problem) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `"${raw}" cannot name a git branch (autoloop/${raw} ${problem})`
-            });
-            return core_core/* NEVER */.tm;
-        }
-        return raw;
-    }),
-    branch: schemas/* string */.YjP().transform((raw, ctx) => {
-        if (raw === '')
-            return undefined;
-        const problem = branchNameProblem(raw);
-        if (problem) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `"${raw}" is not a valid branch name: it ${problem}`
-            });
-            return core_core/* NEVER */.tm;
-        }
-        return raw;
-    }),
+    program: programInput,
+    branch: branchInput(undefined),
     base: optionalText,
     sha: shaInput,
     push: booleanInput(true),
@@ -38664,79 +38888,77 @@ const rawSchema = schemas/* object */.Ikc({
     'allow-no-checks': booleanInput(false),
     'fix-command': optionalText,
     'state-dir': optionalText,
-    'state-branch': schemas/* string */.YjP().transform((raw, ctx) => {
-        const value = raw === '' ? 'memory/autoloop' : raw;
-        const problem = branchNameProblem(value);
-        if (problem) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `"${raw}" is not a valid branch name: it ${problem}`
-            });
-            return core_core/* NEVER */.tm;
-        }
-        return value;
-    }),
-    outcome: schemas/* string */.YjP().transform((raw, ctx) => {
-        if (raw === '')
-            return undefined;
-        if (raw !== 'accepted' && raw !== 'rejected' && raw !== 'error') {
-            ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of accepted, rejected, error` });
-            return core_core/* NEVER */.tm;
-        }
-        return raw;
-    }),
+    'state-branch': branchInput('memory/autoloop'),
+    outcome: enumInput(['accepted', 'rejected', 'error'], undefined),
     metric: metricInput,
     change: optionalText,
     reason: optionalText,
     'state-max-bytes': integerInput(30720, 4096, 1048576),
-    'fail-on-red': booleanInput(false)
-});
-const INPUT_NAMES = Object.keys(rawSchema.shape);
-function toConfig(raw) {
-    return {
-        command: raw.command,
-        githubToken: raw['github-token'],
-        program: raw.program,
-        branch: raw.branch ?? (raw.program ? `autoloop/${raw.program}` : undefined),
-        base: raw.base,
-        sha: raw.sha,
-        push: raw.push,
-        pushToken: raw['push-token'],
-        pr: raw.pr,
-        createPr: raw['create-pr'],
-        issue: raw.issue,
-        maxFixAttempts: raw['max-fix-attempts'] ?? 5,
-        timeoutMinutes: raw['timeout-minutes'],
-        pollIntervalSeconds: raw['poll-interval-seconds'],
-        checksGraceSeconds: raw['checks-grace-seconds'],
-        requiredChecks: raw['required-checks'],
-        ignoreChecks: raw['ignore-checks'],
-        failFast: raw['fail-fast'],
-        allowNoChecks: raw['allow-no-checks'],
-        fixCommand: raw['fix-command'],
-        stateDir: raw['state-dir'],
-        stateBranch: raw['state-branch'],
-        outcome: raw.outcome,
-        metric: raw.metric,
-        change: raw.change,
-        reason: raw.reason,
-        stateMaxBytes: raw['state-max-bytes'] ?? 30720,
-        failOnRed: raw['fail-on-red']
-    };
+    'fail-on-red': booleanInput(false),
+    'dispatch-workflow': workflowInput,
+    'dispatch-ref': branchInput(undefined),
+    'dispatch-inputs': dispatchInputsInput,
+    'pre-existing-failures': enumInput(['allow', 'block'], 'allow'),
+    'rerun-failed': integerInput(1, 0, 5),
+    'selection-file': optionalText,
+    'iteration-file': optionalText,
+    'forget-failures': booleanInput(false)
+})
+    .transform((raw) => ({
+    command: raw.command,
+    githubToken: raw['github-token'],
+    program: raw.program,
+    branch: raw.branch ?? (raw.program ? `autoloop/${raw.program}` : undefined),
+    base: raw.base,
+    sha: raw.sha,
+    push: raw.push,
+    pushToken: raw['push-token'],
+    pr: raw.pr,
+    createPr: raw['create-pr'],
+    issue: raw.issue,
+    maxFixAttempts: raw['max-fix-attempts'],
+    timeoutMinutes: raw['timeout-minutes'],
+    pollIntervalSeconds: raw['poll-interval-seconds'],
+    checksGraceSeconds: raw['checks-grace-seconds'],
+    requiredChecks: raw['required-checks'],
+    ignoreChecks: raw['ignore-checks'],
+    failFast: raw['fail-fast'],
+    allowNoChecks: raw['allow-no-checks'],
+    fixCommand: raw['fix-command'],
+    stateDir: raw['state-dir'],
+    stateBranch: raw['state-branch'],
+    outcome: raw.outcome,
+    metric: raw.metric,
+    change: raw.change,
+    reason: raw.reason,
+    stateMaxBytes: raw['state-max-bytes'],
+    failOnRed: raw['fail-on-red'],
+    dispatchWorkflow: raw['dispatch-workflow'],
+    dispatchRef: raw['dispatch-ref'],
+    dispatchInputs: raw['dispatch-inputs'],
+    preExistingFailures: raw['pre-existing-failures'],
+    rerunFailed: raw['rerun-failed'],
+    selectionFile: raw['selection-file'],
+    iterationFile: raw['iteration-file'],
+    forgetFailures: raw['forget-failures']
+}));
+const INPUT_NAMES = Object.keys(inputSchema.in.shape);
+/** The config of one program: its branch defaults to `autoloop/<program>`. */
+function forProgram(config, program) {
+    return { ...config, program, branch: config.branch ?? `autoloop/${program}` };
 }
 function parseInputs(read) {
     const values = {};
     for (const name of INPUT_NAMES)
         values[name] = read(name).trim();
-    const parsed = rawSchema.safeParse(values);
+    const parsed = inputSchema.safeParse(values);
     const problems = parsed.success
         ? []
         : parsed.error.issues.map((issue) => `input \`${issue.path.join('.')}\`: ${issue.message}`);
     if (parsed.success) {
-        const config = toConfig(parsed.data);
-        problems.push(...crossFieldProblems(config));
+        problems.push(...crossFieldProblems(parsed.data));
         if (problems.length === 0)
-            return config;
+            return parsed.data;
     }
     else if (values['github-token'] === '') {
         problems.push(EMPTY_TOKEN);
@@ -38746,18 +38968,19 @@ function parseInputs(read) {
 const EMPTY_TOKEN = 'input `github-token`: empty; pass `${{ github.token }}` (the default) or a token with the permissions listed in the README';
 function crossFieldProblems(config) {
     const problems = [];
-    if (config.command !== 'reconcile' && !config.program)
+    if ((config.command === 'record' || config.command === 'reset') && !config.program)
         problems.push(`input \`program\`: required for the \`${config.command}\` command`);
+    if (config.command === 'gate' && !config.program && !config.selectionFile)
+        problems.push("input `program`: required for the `gate` command unless `selection-file` names the scheduler's selection");
     if (config.command === 'record' && !config.outcome)
         problems.push('input `outcome`: required for `record` (accepted, rejected or error)');
     if (config.command === 'record' && config.outcome === 'accepted' && config.metric === undefined)
         problems.push('input `metric`: required when `outcome` is accepted');
+    if (config.fixCommand && !config.push)
+        problems.push('input `fix-command`: needs `push: true`, since the fixes it commits must reach the branch to be gated; remove `push: false`, or drive the fix loop from the workflow instead');
     if (!config.githubToken)
         problems.push(EMPTY_TOKEN);
     return problems;
-}
-function isProgramConfig(config) {
-    return config.program !== undefined && config.branch !== undefined;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
@@ -39189,11 +39412,12 @@ function toAlignment(value) {
 
 ;// CONCATENATED MODULE: ./src/outputs.ts
 /**
- * Pure: what a command's result looks like as action outputs and as the job summary.
+ * Pure: what a command's result looks like as action outputs and as the job summary
+ * (README: "Outputs").
  */
 
 
-/** Every output of SPEC §2, so downstream `if:` expressions never see an unset value. */
+/** Every output, always set, so downstream `if:` expressions never see an unset value. */
 const OUTPUT_NAMES = [
     'status',
     'verdict',
@@ -39206,11 +39430,13 @@ const OUTPUT_NAMES = [
     'failure-summary',
     'failure-summary-path',
     'checks',
+    'dispatched',
+    'pre-existing',
     'resumed',
     'abandoned',
     'errors'
 ];
-/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed (SPEC §7). */
+/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed. */
 const outputText = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text)));
 /** The `checks` output: every counted check with its conclusion and link. */
 function checksOutput(checks) {
@@ -39273,31 +39499,75 @@ function checksTable(checks) {
 }
 const VERDICT_TITLE = {
     green: '🟢 green: every check passed',
+    'green-except-pre-existing': '🟡 green except pre-existing failures: accepted, loudly',
     red: '🔴 red',
     'no-checks': '⚪ no checks: nothing verified this commit',
+    blocked: '🚧 blocked: no fix can help',
     'ci-timeout': '⏱️ ci-timeout: checks still running at the wall-clock cap'
 };
-function gateSummaryMarkdown(program, gate, extra) {
-    const lines = [
-        `## autoloop-ci-gate: ${program}`,
-        '',
-        `**${VERDICT_TITLE[gate.verdict]}** — status \`${extra.status}\` for \`${gate.sha}\`` +
-            (gate.pull ? ` (PR ${outputs_link(gate.pull.url, `#${gate.pull.number}`)})` : ''),
-        ''
-    ];
+function gateOutputs(report) {
+    const observation = report.observation;
+    return {
+        status: report.status,
+        verdict: report.verdict ?? '',
+        sha: observation?.sha ?? report.attempt?.sha ?? '',
+        'pr-number': observation?.pull ? String(observation.pull.number) : '',
+        attempt: report.attempt ? String(report.attempt.index) : '',
+        'attempts-remaining': report.attemptsRemaining === null ? '' : String(report.attemptsRemaining),
+        signature: report.signature?.full ?? '',
+        'pause-reason': report.pauseReason ?? '',
+        'failure-summary': report.failureMarkdown ?? '',
+        'failure-summary-path': report.failureJsonPath ?? '',
+        checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
+        dispatched: report.dispatched ? 'true' : 'false',
+        'pre-existing': JSON.stringify(report.preExisting.map(outputText))
+    };
+}
+function classificationLines(report) {
+    const lines = [];
+    const c = report.classification;
+    if (report.blocked)
+        lines.push(`**Blocked:** ${report.blocked.advice}`, '');
+    if (c && c.preExisting.length > 0)
+        lines.push(`**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20)}` : ''} too, not counted): ${c.preExisting
+            .slice(0, 20)
+            .map((key) => (0,untrusted/* inlineCode */.ti)(key, 160))
+            .join(', ')}`, '');
+    if (c?.baseNote)
+        lines.push(`**Base branch:** ${(0,untrusted/* oneLine */.TN)(c.baseNote, 300)}`, '');
+    if (c && c.flaky.length > 0)
+        lines.push(`**Flaky** (failed, passed on re-run): ${c.flaky.map((f) => outputs_link(f.url, (0,untrusted/* tableCell */.xR)(f.check, 80))).join(', ')}`, '');
+    if (c && c.infrastructure.length > 0)
+        lines.push(`**Infrastructure:** ${c.infrastructure.map((f) => `${outputs_link(f.url, (0,untrusted/* tableCell */.xR)(f.check, 80))} (${(0,untrusted/* oneLine */.TN)(f.cause, 120)})`).join(', ')}`, '');
+    return lines;
+}
+function gateSummaryMarkdown(program, report) {
+    const lines = [`## autoloop-ci-gate: ${program}`, ''];
+    const gate = report.observation;
+    if (!gate || !report.verdict) {
+        lines.push(report.message, '');
+        if (report.pauseReason)
+            lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(report.pauseReason, 200)}`, '');
+        return lines.join('\n');
+    }
+    lines.push(`**${VERDICT_TITLE[report.verdict]}** — status \`${report.status}\` for \`${gate.sha}\`` +
+        (gate.pull ? ` (PR ${outputs_link(gate.pull.url, `#${gate.pull.number}`)})` : ''), '');
     if (gate.reasons.length > 0) {
         for (const reason of gate.reasons)
             lines.push(`- ${(0,untrusted/* oneLine */.TN)(reason, 600)}`);
         lines.push('');
     }
-    if (gate.explanation)
-        lines.push(gate.explanation, '');
-    if (extra.pauseReason)
-        lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(extra.pauseReason, 200)}`, '');
-    if (extra.steps && extra.steps.length > 1) {
+    lines.push(...classificationLines(report));
+    if (report.pauseReason)
+        lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(report.pauseReason, 200)}`, '');
+    if (report.dispatched)
+        lines.push('**Fixer run started** (`dispatch-workflow`).', '');
+    if (report.recorded?.recorded)
+        lines.push(`**Recorded** iteration ${report.recorded.iteration}: status \`${report.recorded.status}\`${report.recorded.metric === null ? '' : `, metric ${report.recorded.metric}`}.`, '');
+    if (report.steps.length > 1) {
         lines.push('**Attempts in this step** (fix-command):', '', markdownTable([
             ['Attempt', 'Commit', 'Verdict', 'Signature'],
-            ...extra.steps.map((step) => [
+            ...report.steps.map((step) => [
                 String(step.attempt),
                 `\`${step.sha.slice(0, 12)}\``,
                 step.verdict,
@@ -39306,44 +39576,146 @@ function gateSummaryMarkdown(program, gate, extra) {
         ]), '');
     }
     lines.push(`Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`, '', checksTable(gate.checks));
-    if (extra.failureMarkdown)
-        lines.push('', extra.failureMarkdown);
+    if (report.failureMarkdown)
+        lines.push('', report.failureMarkdown);
     return lines.join('\n') + '\n';
+}
+
+// EXTERNAL MODULE: ./src/environment.ts
+var src_environment = __nccwpck_require__(2678);
+;// CONCATENATED MODULE: ./src/handover.ts
+/**
+ * The files a gh-aw workflow hands to the gate job (README: "gh-aw autoloop"), validated with
+ * zod. Pure: the caller reads the file; a file that is not what it should be is an error that
+ * names the file and the field, raised before anything is written.
+ *
+ * - The selection: the autoloop scheduler's `/tmp/gh-aw/autoloop.json`, copied into the agent
+ *   artifact by a post-step. `selected` names the program the agent worked on (null: none).
+ * - The iteration file: what the agent measured, `{"metric": 0.87, "improved": true,
+ *   "change": "one line"}` (and optionally `"program"`, and `"error"` when the evaluation
+ *   itself failed), written by the agent. Both files pass through a folder the agent can
+ *   write, so they are untrusted: names are checked, text is made safe where it is shown.
+ */
+
+
+
+const positiveNumber = schemas/* number */.aig().int().positive();
+const SelectionSchema = schemas/* object */.Ikc({
+    // The scheduler leaves the key out when it found no programs at all.
+    selected: schemas/* string */.YjP()
+        .regex(schema/* PROGRAM_NAME_PATTERN */.UK, 'must be a program name such as my-program')
+        .nullable()
+        .optional(),
+    selected_issue: positiveNumber.nullable().optional(),
+    existing_pr: positiveNumber.nullable().optional(),
+    head_branch: schemas/* string */.YjP().nullable().optional()
+});
+const IterationFileSchema = schemas/* object */.Ikc({
+    program: schemas/* string */.YjP().regex(schema/* PROGRAM_NAME_PATTERN */.UK, 'must be a program name').optional(),
+    metric: schemas/* number */.aig().finite().nullable(),
+    improved: schemas/* boolean */.zMY(),
+    change: schemas/* string */.YjP()
+        .trim()
+        .min(1, 'must describe the change in one line')
+        .max(500, 'must be one line of at most 500 characters'),
+    /** The evaluation itself failed: the iteration is recorded as an error. */
+    error: schemas/* string */.YjP().trim().min(1).max(500).optional()
+})
+    .strict()
+    .refine((file) => !file.improved || file.metric !== null, {
+    message: 'must be a number when `improved` is true',
+    path: ['metric']
+});
+const ITERATION_EXAMPLE = '{"metric": 0.8731, "improved": true, "change": "cache parsed ranges"} (README: "gh-aw autoloop")';
+function parseJson(text, path, what, fix) {
+    try {
+        return JSON.parse(text);
+    }
+    catch (error) {
+        throw new errors/* ActionError */.lZ(`The ${what} ${path} is not JSON (${error instanceof Error ? error.message : String(error)})`, { fix });
+    }
+}
+function fieldProblem(error) {
+    const issue = error.issues[0];
+    const field = issue?.path.join('.') || '(the whole file)';
+    const message = issue?.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `\`${key}\``).join(', ')}`
+        : `field \`${field}\` ${issue?.message ?? 'is invalid'}`;
+    return message;
+}
+function parseSelection(text, path) {
+    const fix = 'hand over the scheduler\'s /tmp/gh-aw/autoloop.json unchanged (the post-step in README "gh-aw autoloop"), or pass `program`';
+    const parsed = SelectionSchema.safeParse(parseJson(text, path, 'selection file', fix));
+    if (!parsed.success)
+        throw new errors/* ActionError */.lZ(`The selection file ${path} is not valid: ${fieldProblem(parsed.error)}`, {
+            fix
+        });
+    const selection = parsed.data;
+    const program = selection.selected ?? null;
+    if (program !== null && selection.head_branch && selection.head_branch !== `autoloop/${program}`)
+        throw new errors/* ActionError */.lZ(`The selection file ${path} is not valid: field \`head_branch\` is "${selection.head_branch}", not autoloop/${program}`, { fix });
+    return {
+        program,
+        issue: selection.selected_issue ?? undefined,
+        pr: selection.existing_pr ?? undefined,
+        branch: selection.head_branch ?? undefined
+    };
+}
+function parseIterationFile(text, path, program) {
+    const fix = `the agent writes ${ITERATION_EXAMPLE}`;
+    const parsed = IterationFileSchema.safeParse(parseJson(text, path, 'iteration file', fix));
+    if (!parsed.success)
+        throw new errors/* ActionError */.lZ(`The iteration file ${path} is not valid: ${fieldProblem(parsed.error)}`, {
+            fix
+        });
+    if (parsed.data.program !== undefined && parsed.data.program !== program)
+        throw new errors/* ActionError */.lZ(`The iteration file ${path} is not valid: field \`program\` is "${parsed.data.program}", but the gate is gating ${program}`, { fix: 'write the iteration file for the program the agent worked on, in the same run' });
+    return parsed.data;
+}
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __nccwpck_require__(3759);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
+
+
+
+function datetime(params) {
+    return api/* _isoDateTime */.G1(schemas/* ZodISODateTime */.You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function duration(params) {
+    return core._isoDuration(ZodISODuration, params);
 }
 
 // EXTERNAL MODULE: ./src/state/errors.ts
 var state_errors = __nccwpck_require__(3406);
-// EXTERNAL MODULE: ./src/state/schema.ts
-var schema = __nccwpck_require__(6858);
-;// CONCATENATED MODULE: ./src/state/markdown.ts
+;// CONCATENATED MODULE: ./src/state/text.ts
 /**
- * The program state file as text (SPEC §6), pure: no I/O.
+ * The one line-and-section model of state file text, pure. Every module that reads or edits
+ * a program's state file (Machine State, the CI Gate section, the Iteration History) splits
+ * it with these functions and splices its own byte ranges, so every other byte is kept.
  *
- * The file is never re-rendered from a model. Reads locate byte ranges; writes splice new
- * text into exactly the ranges this action owns (value cells of the rows it patches, rows it
- * adds at the end of the Machine State table, and the `## 🚦 CI Gate` section) and keep
- * every other byte: BOM, CRLF or LF, headings and emoji, unknown rows, human sections.
- *
- * The Machine State section is found by the autoloop scheduler's own rule: from the first
- * `## ⚙️ Machine State` to the first `\n## ` after that heading's line. Inside it every
- * line holding a `|` must be a two-cell row `| Field | Value |` with both cells non-blank;
- * anything else would make the scheduler read rows that are not there (its row pattern
- * spans line breaks), so such a file is refused with the offending line quoted.
+ * Code fences are an explicit choice (`fences`):
+ * - `'ignore'`: a section starts at every line beginning with `## `, inside a fence or not.
+ *   This is the autoloop scheduler's own rule (it cuts Machine State at the first `\n## `), so
+ *   Machine State and the CI Gate section, which the scheduler's cut decides, use it.
+ * - `'respect'`: a `## ` line inside a fenced code block is text. The Iteration History is
+ *   written by humans and the agent and holds fenced code, so a quoted heading there must not
+ *   end the section.
  */
-
-
-const MACHINE_STATE_HEADING = '## ⚙️ Machine State';
-const CI_GATE_HEADING = '## 🚦 CI Gate';
-const CI_GATE_NAME = 'CI Gate';
-// ---------------------------------------------------------------------------------------
-// Text helpers
+const BOM = '\uFEFF';
 /** Python's whitespace (`str.isspace`), which the scheduler's `\s` and `strip()` use. */
 const PY_WS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const PY_STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, 'g');
+/** Python's `str.strip()`: what the scheduler does to every cell. */
 function pyStrip(text) {
     return text.replace(PY_STRIP, '');
 }
-const BOM = '\uFEFF';
 /** The line ending of the first line break (`\n` when there is none). */
 function detectEol(text) {
     const at = text.indexOf('\n');
@@ -39364,6 +39736,29 @@ function linesOf(text, from = 0, to = text.length) {
     }
     return lines;
 }
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** For each line, whether it is inside a fenced code block (fence lines count as inside). */
+function fencedLines(lines) {
+    const inside = [];
+    let open = null;
+    for (const line of lines) {
+        const fence = FENCE.exec(line.text)?.[1];
+        if (open === null) {
+            if (fence)
+                open = fence;
+            inside.push(fence !== undefined);
+        }
+        else {
+            inside.push(true);
+            if (fence &&
+                fence[0] === open[0] &&
+                fence.length >= open.length &&
+                line.text.trim() === fence)
+                open = null;
+        }
+    }
+    return inside;
+}
 function lineNumberAt(text, offset) {
     let line = 1;
     for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
@@ -39371,6 +39766,7 @@ function lineNumberAt(text, offset) {
     }
     return line;
 }
+/** The line holding `offset`, for error messages: its number and its text. */
 function lineAt(text, offset) {
     const start = text.lastIndexOf('\n', offset - 1) + 1;
     const nl = text.indexOf('\n', offset);
@@ -39386,6 +39782,7 @@ function lineAt(text, offset) {
 function isLineStart(text, offset) {
     return offset === 0 || (offset === 1 && text.startsWith(BOM)) || text[offset - 1] === '\n';
 }
+/** A line that only closes a section: blank, or a `---` rule. */
 function isTrailerLine(line) {
     const stripped = pyStrip(line);
     return stripped === '' || /^-{3,}$/.test(stripped);
@@ -39403,23 +39800,21 @@ function splitTrailer(raw) {
     return { content: raw.slice(0, cut), trailer: raw.slice(cut) };
 }
 const LEADING_EMOJI = /^(?:\p{Extended_Pictographic}|\uFE0F|\u200D|\u20E3|\s)+/u;
+/** `## ⚙️ Machine State` → `Machine State`. */
 function sectionName(heading) {
     return heading.slice(3).replace(LEADING_EMOJI, '').trim();
 }
 /**
  * Splits the file into preamble and `## ` sections, keeping every byte:
  * `bom + preamble + sections.map((s) => s.content + s.trailer).join('') === text`.
- * A section starts at every line beginning with `## ` (the scheduler's `\n## ` rule, which
- * does not look at code fences).
  */
-function splitSections(text) {
+function splitSections(text, fences) {
     const bom = text.startsWith(BOM) ? BOM : '';
-    const starts = [];
-    if (text.startsWith('## ', bom.length))
-        starts.push(bom.length);
-    for (let at = text.indexOf('\n## ', bom.length); at !== -1; at = text.indexOf('\n## ', at + 1)) {
-        starts.push(at + 1);
-    }
+    const lines = linesOf(text, bom.length);
+    const fenced = fences === 'respect' ? fencedLines(lines) : lines.map(() => false);
+    const starts = lines
+        .filter((line, i) => line.text.startsWith('## ') && !fenced[i])
+        .map((line) => line.start);
     const preamble = text.slice(bom.length, starts[0] ?? text.length);
     const titleLine = linesOf(preamble).find((line) => line.text.startsWith('# '));
     const sections = starts.map((start, i) => {
@@ -39436,6 +39831,49 @@ function splitSections(text) {
         sections
     };
 }
+/** Whether the file separates its sections with `---` rules. */
+function usesRules(text) {
+    const layout = splitSections(text, 'ignore');
+    return (/(^|\n)-{3,}[ \t]*\r?(\n|$)/.test(layout.preamble) ||
+        layout.sections.some((section) => /(^|\n)[ \t]*-{3,}[ \t]*\r?(\n|$)/.test(section.trailer)));
+}
+/**
+ * What goes between the end of `text` and a section appended after it: a line break when the
+ * text does not end with one, a blank line, and a `---` rule when the file uses them.
+ */
+function separatorBeforeAppended(text) {
+    const eol = detectEol(text);
+    if (text.trim() === '')
+        return text === '' || text.endsWith('\n') ? '' : eol;
+    const lines = linesOf(text);
+    const lastText = [...lines].reverse().find((line) => pyStrip(line.text) !== '');
+    const endsWithNewline = text.endsWith('\n');
+    const blankAfter = lines[lines.length - 1] !== lastText;
+    let prefix = endsWithNewline ? '' : eol;
+    if (!(blankAfter && endsWithNewline))
+        prefix += eol;
+    if (!/^[ \t]*-{3,}[ \t]*$/.test(lastText.text) && usesRules(text))
+        prefix += `---${eol}${eol}`;
+    return prefix;
+}
+
+;// CONCATENATED MODULE: ./src/state/machine-state.ts
+/**
+ * The `## ⚙️ Machine State` table of a program's state file, pure: read by the autoloop
+ * scheduler's own rules and written by splicing value cells (README: "The state file").
+ *
+ * The section is found by the scheduler's rule: from the first `## ⚙️ Machine State` to the
+ * first `\n## ` after that heading's line (code fences are not looked at). Inside it every
+ * line holding a `|` must be a two-cell row `| Field | Value |` with both cells non-blank;
+ * anything else would make the scheduler read rows that are not there (its row pattern spans
+ * line breaks), so such a file is refused with the offending line quoted. Writes change only
+ * the value cells of the patched rows (and add missing rows at the table's end, in its
+ * style); every other byte is kept.
+ */
+
+
+
+const MACHINE_STATE_HEADING = '## ⚙️ Machine State';
 const NEAR_MISS_HEADING = /^#{1,6}[ \t]*[^\n]*?machine[ \t_-]*state/im;
 function headingFix() {
     return `the heading must be a line of its own reading exactly "${MACHINE_STATE_HEADING}" (the gear emoji U+2699 U+FE0F, then "Machine State"), which is the only spelling the autoloop scheduler reads`;
@@ -39616,7 +40054,7 @@ function machineStateOf(text, table) {
     });
 }
 /** Reads and validates the Machine State table. Throws a StateFileError quoting a bad line. */
-function markdown_readMachineState(text) {
+function readMachineState(text) {
     return machineStateOf(text, readMachineStateTable(text));
 }
 function applySplices(text, splices) {
@@ -39661,7 +40099,7 @@ function patchEntries(patch) {
  * change; patched rows missing from the table are added after its last row, in its style.
  * The file must be valid first (a StateFileError is thrown otherwise, and nothing is written).
  */
-function markdown_updateMachineState(text, patch) {
+function updateMachineState(text, patch) {
     const table = readMachineStateTable(text);
     machineStateOf(text, table);
     const splices = [];
@@ -39698,9 +40136,29 @@ function markdown_updateMachineState(text, patch) {
     }
     return updated;
 }
-const LEDGER_FIX = `delete the whole "${CI_GATE_HEADING}" section (the CI fix loop of the current iteration starts over) or run the reset command`;
+
+;// CONCATENATED MODULE: ./src/state/ci-gate-section.ts
+/**
+ * The `## 🚦 CI Gate` section of a program's state file, pure. The action owns it whole: a
+ * hidden pointer to the ledger (`ci-gate/<program>.json` in the same store) with the ledger
+ * revision the section was projected from, then the fix brief an agent reads first
+ * (README: "The fix brief"). The section sits right after Machine State, so the scheduler's
+ * cut of Machine State (at the next `\n## `) ends before it; its body never holds a `## `
+ * line of its own.
+ *
+ * Files written by an earlier version kept the ledger itself in this section as a fenced JSON
+ * block; `readLegacyLedgerBlock` reads it so the ledger can be migrated to its own file.
+ */
+
+
+
+const CI_GATE_HEADING = '## 🚦 CI Gate';
+const CI_GATE_NAME = 'CI Gate';
+const POINTER = /^<!-- autoloop-ci-gate:ledger (\S+) revision (\d+) -->[ \t]*$/;
+const SECTION_FIX = `delete the whole "${CI_GATE_HEADING}" section: the action writes it again from its ledger`;
+/** The CI Gate section, or null. Two of them is an error that quotes the second heading. */
 function findCiGateSection(text) {
-    const found = splitSections(text).sections.filter((section) => section.name === CI_GATE_NAME);
+    const found = splitSections(text, 'ignore').sections.filter((section) => section.name === CI_GATE_NAME);
     const second = found[1];
     if (second) {
         throw new state_errors/* StateFileError */.ci({
@@ -39711,21 +40169,70 @@ function findCiGateSection(text) {
     }
     return found[0] ?? null;
 }
-/** Reads the JSON block of the `## 🚦 CI Gate` section, or null when there is no section. */
-function readLedgerBlock(text) {
+/** The pointer line of the CI Gate section; null when there is no section or no pointer. */
+function readLedgerPointer(text) {
+    const section = findCiGateSection(text);
+    if (!section)
+        return null;
+    for (const line of linesOf(text, section.start, section.end)) {
+        const match = POINTER.exec(line.text);
+        if (match)
+            return { path: match[1], revision: Number(match[2]) };
+    }
+    return null;
+}
+function ledgerPointerLine(pointer) {
+    return `<!-- autoloop-ci-gate:ledger ${pointer.path} revision ${pointer.revision} -->`;
+}
+// ---------------------------------------------------------------------------------------
+// Writing
+/**
+ * Writes the section: the heading, then `bodyLines` (the pointer line first). An existing
+ * section is replaced whole (its trailing separator kept); a missing one is created right
+ * after Machine State. The file must be valid first: nothing is written otherwise.
+ */
+function writeCiGateSection(text, bodyLines) {
+    readMachineState(text);
+    if (bodyLines.some((line) => line.startsWith('## ') || /[\r\n]/.test(line)))
+        throw new Error('internal error: a CI Gate line must be one line and not a `## ` heading');
+    const eol = detectEol(text);
+    const rendered = [CI_GATE_HEADING, '', ...bodyLines, ''].join(eol);
+    const existing = findCiGateSection(text);
+    if (existing) {
+        return (text.slice(0, existing.start) +
+            rendered +
+            text.slice(existing.start + existing.content.length));
+    }
+    const region = locateMachineState(text);
+    if (region.end < text.length) {
+        const machineState = splitTrailer(text.slice(region.start, region.end + 1));
+        const trailer = machineState.trailer === '' ? eol : machineState.trailer;
+        return text.slice(0, region.end + 1) + rendered + trailer + text.slice(region.end + 1);
+    }
+    // Machine State is the last section: close it, then append.
+    return text + separatorBeforeAppended(text) + rendered;
+}
+/** Removes the section (heading to the next section) when there is one. */
+function removeCiGateSection(text) {
+    readMachineState(text);
+    const section = findCiGateSection(text);
+    return section ? text.slice(0, section.start) + text.slice(section.end) : text;
+}
+/** The section's ```json block, or null when the section has none (or there is no section). */
+function readLegacyLedgerBlock(text) {
     const section = findCiGateSection(text);
     if (!section)
         return null;
     const lines = linesOf(text, section.start, section.end);
     const open = lines.findIndex((line) => /^```json\s*$/.test(line.text));
-    const close = open === -1 ? -1 : lines.findIndex((line, i) => i > open && /^```\s*$/.test(line.text));
-    if (open === -1 || close === -1) {
+    if (open === -1)
+        return null;
+    const close = lines.findIndex((line, i) => i > open && /^```\s*$/.test(line.text));
+    if (close === -1) {
         throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, section.start),
-            reason: open === -1
-                ? 'the CI Gate section has no ```json block'
-                : 'the ```json block of the CI Gate section is never closed',
-            fix: LEDGER_FIX
+            ...lineAt(text, lines[open].start),
+            reason: 'the ```json block of the CI Gate section is never closed',
+            fix: SECTION_FIX
         });
     }
     const first = lines[open + 1];
@@ -39737,7 +40244,7 @@ function readLedgerBlock(text) {
         throw new state_errors/* StateFileError */.ci({
             ...lineAt(text, Math.min(jsonErrorOffset(jsonText, error) + first.start, lines[close].start)),
             reason: `the CI Gate ledger is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-            fix: LEDGER_FIX
+            fix: SECTION_FIX
         });
     }
 }
@@ -39752,59 +40259,2148 @@ function jsonErrorOffset(json, error) {
     const position = /position (\d+)/.exec(message);
     return position ? Number(position[1]) : 0;
 }
-function renderCiGate(content, eol) {
-    if (/[|\r\n]/.test(content.note))
-        throw new Error('internal error: the ledger note must be one line without "|"');
-    const jsonLines = content.json.split(/\r?\n/);
-    if (jsonLines.some((line) => line.trimStart().startsWith('```')) || content.json.includes('|')) {
-        throw new Error('internal error: the ledger JSON must not contain "|" nor start a line with ```');
-    }
-    return [CI_GATE_HEADING, '', content.note, '', '```json', ...jsonLines, '```', ''].join(eol);
-}
-function usesRules(layout) {
-    return (/(^|\n)-{3,}[ \t]*\r?(\n|$)/.test(layout.preamble) ||
-        layout.sections.some((section) => /(^|\n)[ \t]*-{3,}[ \t]*\r?(\n|$)/.test(section.trailer)));
+
+;// CONCATENATED MODULE: ./src/loop/ledger.ts
+/**
+ * The ledger: the authoritative record of a program's CI fix loop, kept as its own versioned
+ * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
+ * push copies only root `*.md` files, so no other run's memory push can revert it; the
+ * Machine State rows the action owns and the `## 🚦 CI Gate` section are projections of it
+ * (`state/projection.ts`). README: "The ledger".
+ *
+ * Pure: every operation takes a ledger and returns a new one; time comes in as epoch ms.
+ *
+ * Lifecycle of an iteration's attempts:
+ * - `beginAttempt` before waiting on a SHA (the attempt is written `in-flight` with the run id,
+ *   so another run can tell it was abandoned). What it means depends on what the ledger holds
+ *   (`BeginKind`): a new iteration, the next fix attempt, a re-run of the same workflow run
+ *   (the attempt is re-used, never counted twice), the same SHA left by another run in flight
+ *   (re-used), the same red SHA gated by another run (the fixer pushed nothing: a new attempt
+ *   with the previous signature), or the SHA an ended iteration already gated (nothing to do).
+ * - `completeAttempt` with the verdict; `green` ends the iteration.
+ * - `finishIteration` ends an iteration that did not end green: a pause, a `record`, a reset.
+ *
+ * Beyond the iteration, the ledger keeps what must survive it: the signatures the loop paused
+ * on (a reset does not forget them), the failures of the base branch head per base SHA, and
+ * the log of Machine State writes the projection re-applies when `<program>.md` was reverted.
+ */
+
+
+
+
+
+const LEDGER_VERSION = 2;
+/** Where a program's ledger lives in its store. */
+function ledgerPath(program) {
+    return `ci-gate/${program}.json`;
 }
 /**
- * Writes the `## 🚦 CI Gate` section: replaces it whole (keeping its trailing separator) or,
- * when missing, creates it right after the Machine State section.
+ * Bounds that keep the ledger small. Per-attempt caps apply when an attempt is completed; the
+ * rest is enforced by `compactLedger`.
  */
-function writeLedgerBlock(text, content) {
-    markdown_readMachineState(text);
+const LEDGER_LIMITS = {
+    /** The serialised ledger never exceeds this many UTF-8 bytes. */
+    maxBytes: 65_536,
+    /** Only the latest attempts keep their details (keys, full signature, checks, error lines). */
+    detailedAttempts: 3,
+    /** At most this many attempt records; older ones leave only their signature hash behind. */
+    maxAttemptRecords: 24,
+    /** Signature hashes of dropped attempts, kept (cut to `hashChars`) for the no-progress guard. */
+    maxEarlierHashes: 128,
+    hashChars: 16,
+    maxErrorLines: 12,
+    maxErrorLineChars: 240,
+    maxFailingChecks: 20,
+    maxCheckNameChars: 100,
+    maxCheckConclusionChars: 20,
+    maxCheckUrlChars: 300,
+    maxKeys: 40,
+    maxKeyChars: 160,
+    maxFullChars: 2000,
+    maxShortChars: 160,
+    /** Signatures the loop paused on, remembered across resets (oldest dropped first). */
+    maxPausedSignatures: 16,
+    /** Machine State writes kept for re-projection (oldest dropped first). */
+    maxWrites: 8,
+    maxBaseChecks: 30,
+    maxNoteChars: 300
+};
+const ATTEMPT_STATES = [
+    'in-flight',
+    'green',
+    'green-except-pre-existing',
+    'red',
+    'no-checks',
+    'blocked',
+    'ci-timeout',
+    'abandoned',
+    'error'
+];
+/** How an iteration ended. */
+const ITERATION_OUTCOMES = [
+    'green',
+    'green-except-pre-existing',
+    'paused',
+    'recorded',
+    'reset'
+];
+const isoTime = datetime({ offset: true });
+const commitSha = schemas/* string */.YjP().regex(/^[0-9a-f]{7,64}$/, 'must be a lower-case hex commit SHA');
+const SignatureRecordSchema = schemas/* object */.Ikc({
+    /** Hash of the full key set: equal hashes, equal signatures. */
+    hash: schemas/* string */.YjP().min(1).max(128),
+    /** The one-line form (≤ 160 characters). */
+    short: schemas/* string */.YjP(),
+    keyCount: schemas/* number */.aig().int().nonnegative(),
+    /** Dropped from older attempts; cut to `maxKeys` keys. */
+    keys: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
+    /** Dropped from older attempts; cut to `maxFullChars`. */
+    full: schemas/* string */.YjP().optional(),
+    /** Whether `keys` or `full` were cut (the hash always covers the whole set). */
+    cut: schemas/* boolean */.zMY().optional()
+});
+const AttemptCheckSchema = schemas/* object */.Ikc({
+    name: schemas/* string */.YjP(),
+    conclusion: schemas/* string */.YjP(),
+    url: schemas/* string */.YjP().nullable()
+});
+/** Whose failure it is, per key (README: "Whose failure it is"). */
+const ClassificationSchema = schemas/* object */.Ikc({
+    /** Keys that also fail on the base branch head: not this iteration's doing. */
+    preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** The base branch head they were read on, and why there is nothing to compare with. */
+    baseSha: commitSha.nullable(),
+    baseNote: schemas/* string */.YjP().nullable(),
+    /** Checks that failed, were re-run and passed. */
+    flaky: schemas/* array */.YOg(schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP().nullable() })),
+    /** Checks whose log shows a failure outside the project's own build and tests. */
+    infrastructure: schemas/* array */.YOg(schemas/* object */.Ikc({ check: schemas/* string */.YjP(), cause: schemas/* string */.YjP(), url: schemas/* string */.YjP().nullable() }))
+});
+const RerunSchema = schemas/* object */.Ikc({
+    /** The workflow run whose failed jobs were re-run. */
+    workflowRunId: schemas/* number */.aig().int().positive(),
+    requestedAt: isoTime,
+    checks: schemas/* array */.YOg(schemas/* string */.YjP()),
+    why: schemas/* enum */.k5n(['infrastructure', 'flaky-test']),
+    url: schemas/* string */.YjP().nullable(),
+    outcome: schemas/* enum */.k5n(['passed', 'failed', 'pending', 'refused'])
+});
+const DispatchSchema = schemas/* object */.Ikc({
+    workflow: schemas/* string */.YjP(),
+    ref: schemas/* string */.YjP(),
+    /** `requested` before the API call, `sent` once GitHub accepted it, `failed` when it refused. */
+    state: schemas/* enum */.k5n(['requested', 'sent', 'failed']),
+    requestedAt: isoTime,
+    /** The fixer's workflow run, when GitHub said which. */
+    runId: schemas/* number */.aig().int().positive().nullable(),
+    url: schemas/* string */.YjP().nullable(),
+    error: schemas/* string */.YjP().optional()
+});
+const AttemptSchema = schemas/* object */.Ikc({
+    /** 0 = the first gate of the iteration, k = the k-th fix. */
+    index: schemas/* number */.aig().int().nonnegative(),
+    /** The SHA gated: the branch head (gh-aw's empty CI-trigger commit when there is one). */
+    sha: commitSha,
+    /** The agent's own commit, when `sha` is gh-aw's empty CI-trigger commit on top of it. */
+    agentSha: commitSha.nullable().optional(),
+    runId: schemas/* number */.aig().int().nonnegative().nullable(),
+    runAttempt: schemas/* number */.aig().int().positive().nullable(),
+    startedAt: isoTime,
+    endedAt: isoTime.nullable(),
+    state: schemas/* enum */.k5n(ATTEMPT_STATES),
+    /** The signature of the iteration's own failures (pre-existing keys left out). */
+    signature: SignatureRecordSchema.nullable(),
+    /** Dropped from older attempts. */
+    failingChecks: schemas/* array */.YOg(AttemptCheckSchema).optional(),
+    /** First error lines, already sanitised by the caller. Dropped from older attempts. */
+    errorLines: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
+    /** Gated again by another run with no new commit: the fixer pushed nothing. */
+    noNewCommit: schemas/* boolean */.zMY().optional(),
+    classification: ClassificationSchema.optional(),
+    reruns: schemas/* array */.YOg(RerunSchema).optional(),
+    dispatch: DispatchSchema.optional(),
+    /** Why the attempt ended as it did, in a line (blocked cause, no-checks advice). */
+    note: schemas/* string */.YjP().optional()
+});
+const IterationSchema = schemas/* object */.Ikc({
+    /** `<first gate's ISO start>/<first SHA, 12 digits>`. */
+    id: schemas/* string */.YjP().min(1),
+    /** When the iteration's first gate started: the wall clock counts from here. */
+    startedAt: isoTime,
+    finishedAt: isoTime.nullable(),
+    outcome: schemas/* enum */.k5n(ITERATION_OUTCOMES).nullable(),
+    /** The budget and wall clock in force (the latest gate's inputs). */
+    maxFixAttempts: schemas/* number */.aig().int().nonnegative(),
+    timeoutMinutes: schemas/* number */.aig().positive()
+});
+const PausedSignatureSchema = schemas/* object */.Ikc({
+    hash: schemas/* string */.YjP().min(1),
+    short: schemas/* string */.YjP(),
+    /** The pause reason written then. */
+    reason: schemas/* string */.YjP(),
+    pausedAt: isoTime,
+    iterationId: schemas/* string */.YjP(),
+    /** Set by `reset`: the program was unpaused without forgetting this failure. */
+    resetAt: isoTime.nullable(),
+    resetBy: schemas/* string */.YjP().nullable()
+});
+const BaseFailuresSchema = schemas/* object */.Ikc({
+    branch: schemas/* string */.YjP(),
+    sha: commitSha,
+    readAt: isoTime,
+    /** `complete`: CI finished on the base head; `no-ci`: nothing ran there. */
+    state: schemas/* enum */.k5n(['complete', 'no-ci']),
+    checks: schemas/* array */.YOg(AttemptCheckSchema.extend({ keys: schemas/* array */.YOg(schemas/* string */.YjP()) }))
+});
+/** A write of Machine State rows (and a history entry), re-applied when the file lost it. */
+const StateWriteSchema = schemas/* object */.Ikc({
+    revision: schemas/* number */.aig().int().positive(),
+    at: isoTime,
+    machineState: schema/* MachineStatePatchSchema */.iq,
+    historyEntry: schemas/* object */.Ikc({ runKey: schemas/* string */.YjP(), lines: schemas/* array */.YOg(schemas/* string */.YjP()) }).optional()
+});
+const LedgerSchema = schemas/* object */.Ikc({
+    version: schemas/* literal */.euz(LEDGER_VERSION),
+    program: schemas/* string */.YjP().min(1),
+    /** Incremented by every write; the CI Gate section names the revision it shows. */
+    revision: schemas/* number */.aig().int().nonnegative(),
+    updatedAt: isoTime,
+    /** The current (or last) iteration; null before the first gate. */
+    iteration: IterationSchema.nullable(),
+    /** Cut signature hashes of attempts whose records were dropped, oldest first. */
+    earlierSignatureHashes: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** Oldest first; indexes increase by one; empty only without an iteration. */
+    attempts: schemas/* array */.YOg(AttemptSchema),
+    pausedSignatures: schemas/* array */.YOg(PausedSignatureSchema),
+    baseFailures: BaseFailuresSchema.nullable(),
+    writes: schemas/* array */.YOg(StateWriteSchema)
+})
+    .refine((ledger) => (ledger.iteration === null) === (ledger.attempts.length === 0), {
+    message: 'an iteration has at least one attempt, and attempts need an iteration',
+    path: ['attempts']
+});
+function iso(ms) {
+    if (!Number.isFinite(ms))
+        throw new RangeError(`not a time: ${ms}`);
+    return new Date(ms).toISOString();
+}
+/** Cuts to `max` characters with `…`, never splitting a surrogate pair. */
+function cut(text, max) {
+    if (text.length <= max)
+        return text;
+    let end = max - 1;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff)
+        end -= 1;
+    return `${text.slice(0, end)}…`;
+}
+/** The part of a signature hash the ledger compares. */
+function hashKey(hash) {
+    return hash.slice(0, LEDGER_LIMITS.hashChars);
+}
+/** A ledger with no iteration yet (what `record` or `reset` start from when there is none). */
+function emptyLedger(program, now) {
+    return {
+        version: LEDGER_VERSION,
+        program,
+        revision: 0,
+        updatedAt: iso(now),
+        iteration: null,
+        earlierSignatureHashes: [],
+        attempts: [],
+        pausedSignatures: [],
+        baseFailures: null,
+        writes: []
+    };
+}
+function latestAttempt(ledger) {
+    return ledger.attempts[ledger.attempts.length - 1];
+}
+/** Attempts left `in-flight` (by this run or by one that died). */
+function inFlightAttempts(ledger) {
+    return ledger.attempts.filter((attempt) => attempt.state === 'in-flight');
+}
+/** Whether the ledger's iteration is still going (not ended, and there is one). */
+function isIterationOpen(ledger) {
+    return ledger?.iteration != null && ledger.iteration.finishedAt === null;
+}
+function replaceAttempt(ledger, index, attempt) {
+    return { ...ledger, attempts: ledger.attempts.map((a) => (a.index === index ? attempt : a)) };
+}
+function attemptAt(ledger, index) {
+    const attempt = ledger.attempts.find((a) => a.index === index);
+    if (!attempt)
+        throw new RangeError(`the ledger has no attempt ${index}`);
+    return attempt;
+}
+/** Changes one attempt (by index) with `change`; the rest of the ledger is kept. */
+function updateAttempt(ledger, index, change) {
+    return replaceAttempt(ledger, index, change(attemptAt(ledger, index)));
+}
+/** States after which gating the same SHA again in another run means the fixer pushed nothing. */
+const RED_STATES = new Set(['red', 'no-checks']);
+/** Iteration endings after which the same SHA has nothing new to gate. */
+const ACCEPTED_OUTCOMES = new Set([
+    'green',
+    'green-except-pre-existing',
+    'recorded'
+]);
+function freshAttempt(index, input, sha) {
+    return {
+        index,
+        sha,
+        ...(input.agentSha ? { agentSha: input.agentSha.toLowerCase() } : {}),
+        runId: input.runId,
+        runAttempt: input.runAttempt ?? null,
+        startedAt: iso(input.now),
+        endedAt: null,
+        state: 'in-flight',
+        signature: null
+    };
+}
+function isSameRun(attempt, runId) {
+    return runId !== null && attempt.runId === runId;
+}
+/** Records the start of a gate on `sha` (see the module comment and `BeginKind`). */
+function beginAttempt(ledger, input) {
+    const sha = input.sha.toLowerCase();
+    if (!/^[0-9a-f]{7,64}$/.test(sha))
+        throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`);
+    const now = iso(input.now);
+    const limits = { maxFixAttempts: input.maxFixAttempts, timeoutMinutes: input.timeoutMinutes };
+    const latest = latestAttempt(ledger);
+    const run = { runId: input.runId, runAttempt: input.runAttempt ?? null };
+    const reuse = (kind, reopen) => {
+        const attempt = { ...latest, ...run, state: 'in-flight', endedAt: null };
+        const iteration = ledger.iteration;
+        const next = compactLedger(replaceAttempt({
+            ...ledger,
+            iteration: reopen
+                ? { ...iteration, ...limits, finishedAt: null, outcome: null }
+                : { ...iteration, ...limits }
+        }, attempt.index, attempt));
+        return { kind, ledger: next, attempt: latestAttempt(next) };
+    };
+    if (latest && ledger.iteration && latest.sha === sha) {
+        const open = ledger.iteration.finishedAt === null;
+        if (isSameRun(latest, input.runId))
+            return reuse('rerun', true);
+        if (!open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome))
+            return { kind: 'already-gated', ledger, attempt: latest };
+        if (open && RED_STATES.has(latest.state))
+            return appendNoNewCommit(ledger, input);
+        if (open)
+            return reuse('resumed', false);
+    }
+    if (latest && isIterationOpen(ledger)) {
+        const abandoned = ledger.attempts.map((a) => a.state === 'in-flight' ? { ...a, state: 'abandoned', endedAt: now } : a);
+        const next = compactLedger({
+            ...ledger,
+            iteration: { ...ledger.iteration, ...limits },
+            attempts: [...abandoned, freshAttempt(latest.index + 1, input, sha)]
+        });
+        return { kind: 'fix', ledger: next, attempt: latestAttempt(next) };
+    }
+    const next = compactLedger({
+        ...ledger,
+        iteration: {
+            id: `${now}/${sha.slice(0, 12)}`,
+            startedAt: now,
+            finishedAt: null,
+            outcome: null,
+            ...limits
+        },
+        earlierSignatureHashes: [],
+        attempts: [freshAttempt(0, input, sha)]
+    });
+    return { kind: 'first', ledger: next, attempt: latestAttempt(next) };
+}
+/**
+ * The fixer pushed nothing: a new attempt on the latest attempt's SHA, marked `noNewCommit`,
+ * for the guards to judge with the latest attempt's signature (the same signature: stuck).
+ */
+function appendNoNewCommit(ledger, input) {
+    const latest = latestAttempt(ledger);
+    if (!latest || !ledger.iteration)
+        throw new RangeError('no attempt to repeat');
+    const attempt = {
+        ...freshAttempt(latest.index + 1, input, latest.sha),
+        ...(latest.agentSha ? { agentSha: latest.agentSha } : {}),
+        noNewCommit: true
+    };
+    const next = compactLedger({
+        ...ledger,
+        iteration: {
+            ...ledger.iteration,
+            maxFixAttempts: input.maxFixAttempts,
+            timeoutMinutes: input.timeoutMinutes
+        },
+        attempts: [...ledger.attempts, attempt]
+    });
+    return { kind: 'no-new-commit', ledger: next, attempt: latestAttempt(next) };
+}
+function signatureRecord(signature) {
+    const allKeys = signature.keys ?? [];
+    const keys = allKeys
+        .slice(0, LEDGER_LIMITS.maxKeys)
+        .map((key) => cut(key, LEDGER_LIMITS.maxKeyChars));
+    const wholeFull = signature.full ?? allKeys.join('; ');
+    const full = cut(wholeFull, LEDGER_LIMITS.maxFullChars);
+    const wasCut = keys.length < allKeys.length || keys.some((key, i) => key !== allKeys[i]) || full !== wholeFull;
+    return {
+        hash: signature.hash,
+        short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
+        keyCount: allKeys.length,
+        keys,
+        full,
+        ...(wasCut ? { cut: true } : {})
+    };
+}
+function boundedClassification(classification) {
+    const { maxKeys, maxKeyChars, maxFailingChecks, maxCheckNameChars, maxCheckUrlChars } = LEDGER_LIMITS;
+    const url = (value) => (value ? cut(value, maxCheckUrlChars) : null);
+    return {
+        preExisting: classification.preExisting.slice(0, maxKeys).map((key) => cut(key, maxKeyChars)),
+        baseSha: classification.baseSha,
+        baseNote: classification.baseNote
+            ? cut(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
+            : null,
+        flaky: classification.flaky
+            .slice(0, maxFailingChecks)
+            .map((f) => ({ check: cut(f.check, maxCheckNameChars), url: url(f.url) })),
+        infrastructure: classification.infrastructure.slice(0, maxFailingChecks).map((f) => ({
+            check: cut(f.check, maxCheckNameChars),
+            cause: cut(f.cause, LEDGER_LIMITS.maxNoteChars),
+            url: url(f.url)
+        }))
+    };
+}
+/**
+ * Records the verdict of attempt `index`. Lists are cut to the per-attempt limits; a green
+ * verdict (also one green except pre-existing failures) on the latest attempt ends the
+ * iteration.
+ */
+function completeAttempt(ledger, index, verdict) {
+    const attempt = attemptAt(ledger, index);
+    const completed = {
+        ...attempt,
+        state: verdict.state,
+        endedAt: iso(verdict.now),
+        signature: verdict.signature ? signatureRecord(verdict.signature) : null,
+        failingChecks: (verdict.failingChecks ?? [])
+            .slice(0, LEDGER_LIMITS.maxFailingChecks)
+            .map((check) => ({
+            name: cut(check.name, LEDGER_LIMITS.maxCheckNameChars),
+            conclusion: cut(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
+            url: check.url ? cut(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
+        })),
+        errorLines: (verdict.errorLines ?? [])
+            .slice(0, LEDGER_LIMITS.maxErrorLines)
+            .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars)),
+        ...(verdict.classification
+            ? { classification: boundedClassification(verdict.classification) }
+            : {}),
+        ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxNoteChars) } : {})
+    };
+    let next = replaceAttempt(ledger, index, completed);
+    const latest = latestAttempt(ledger);
+    const endsIteration = verdict.state === 'green' || verdict.state === 'green-except-pre-existing';
+    if (endsIteration && latest && index === latest.index) {
+        next = finishIteration(next, verdict.state, verdict.now);
+    }
+    return compactLedger(next);
+}
+/** Ends the iteration; the next gate starts a new one. */
+function finishIteration(ledger, outcome, now) {
+    if (!ledger.iteration)
+        return ledger;
+    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: iso(now), outcome } };
+}
+// ---------------------------------------------------------------------------------------
+// What survives the iteration
+/**
+ * Remembers the signature a pause stopped on (see `PausedSignatureSchema`). A signature
+ * remembered already keeps its first entry: when and why it first stuck, and who reset it.
+ */
+function rememberPausedSignature(ledger, pause) {
+    const key = hashKey(pause.signature.hash);
+    if (ledger.pausedSignatures.some((paused) => paused.hash === key))
+        return ledger;
+    const entry = {
+        hash: key,
+        short: cut(pause.signature.short, LEDGER_LIMITS.maxShortChars),
+        reason: cut(pause.reason, LEDGER_LIMITS.maxNoteChars),
+        pausedAt: iso(pause.now),
+        iterationId: ledger.iteration?.id ?? '',
+        resetAt: null,
+        resetBy: null
+    };
+    return {
+        ...ledger,
+        pausedSignatures: [...ledger.pausedSignatures, entry].slice(-LEDGER_LIMITS.maxPausedSignatures)
+    };
+}
+/** The paused signature `hash` matches, when the loop paused on it before. */
+function pausedSignatureOf(ledger, hash) {
+    const key = hashKey(hash);
+    return ledger.pausedSignatures.find((paused) => paused.hash === key);
+}
+/** Appends a Machine State write (and history entry) under the ledger's next revision. */
+function withStateWrite(ledger, write, now) {
+    const entry = { revision: ledger.revision + 1, at: iso(now), ...write };
+    return { ...ledger, writes: [...ledger.writes, entry].slice(-LEDGER_LIMITS.maxWrites) };
+}
+// ---------------------------------------------------------------------------------------
+// Size bound
+function withoutDetails(attempt) {
+    const { failingChecks, errorLines, classification, reruns, ...rest } = attempt;
+    void failingChecks;
+    void errorLines;
+    void classification;
+    void reruns;
+    const signature = attempt.signature && {
+        hash: attempt.signature.hash,
+        short: attempt.signature.short,
+        keyCount: attempt.signature.keyCount
+    };
+    return { ...rest, signature };
+}
+function hasDetails(attempt) {
+    return (attempt.failingChecks !== undefined ||
+        attempt.errorLines !== undefined ||
+        attempt.classification !== undefined ||
+        attempt.reruns !== undefined ||
+        attempt.signature?.keys !== undefined ||
+        attempt.signature?.full !== undefined);
+}
+/** Halves the detail lists of an attempt; once they are empty, drops them. */
+function shrinkDetails(attempt) {
+    const half = (list) => list?.slice(0, Math.floor(list.length / 2));
+    const lists = [
+        attempt.failingChecks,
+        attempt.errorLines,
+        attempt.signature?.keys,
+        attempt.classification?.preExisting
+    ];
+    if (lists.every((list) => list === undefined || list.length === 0))
+        return withoutDetails(attempt);
+    return {
+        ...attempt,
+        failingChecks: half(attempt.failingChecks),
+        errorLines: half(attempt.errorLines),
+        ...(attempt.classification
+            ? {
+                classification: {
+                    ...attempt.classification,
+                    preExisting: half(attempt.classification.preExisting) ?? []
+                }
+            }
+            : {}),
+        signature: attempt.signature && {
+            ...attempt.signature,
+            keys: half(attempt.signature.keys),
+            full: attempt.signature.full === undefined ? undefined : cut(attempt.signature.full, 200),
+            cut: true
+        }
+    };
+}
+function ledgerBytes(ledger) {
+    return new TextEncoder().encode(serializeLedger(ledger)).length;
+}
+/**
+ * Keeps the ledger within `LEDGER_LIMITS`. Always: attempts older than the latest
+ * `detailedAttempts` keep no details, and there are at most `maxAttemptRecords` records (a
+ * dropped record leaves its cut signature hash in `earlierSignatureHashes`, so the
+ * no-progress guard still sees it). Then, while the JSON is over `maxBytes`, in this order:
+ * drop the oldest records outside the latest `detailedAttempts`; drop the details of the
+ * older of those; halve the latest attempt's lists until they are gone; drop the remaining
+ * older records; drop the base failures' keys, the oldest writes, the oldest earlier hashes.
+ * The latest attempt's record and the paused signatures always stay.
+ */
+function compactLedger(ledger) {
+    const { detailedAttempts, maxAttemptRecords, maxEarlierHashes, maxBytes } = LEDGER_LIMITS;
+    let attempts = ledger.attempts.map((attempt, i, all) => i < all.length - detailedAttempts && hasDetails(attempt) ? withoutDetails(attempt) : attempt);
+    let earlier = [...ledger.earlierSignatureHashes];
+    let writes = [...ledger.writes];
+    let baseFailures = ledger.baseFailures;
+    const dropOldest = () => {
+        const [oldest, ...rest] = attempts;
+        attempts = rest;
+        if (oldest?.signature)
+            earlier.push(hashKey(oldest.signature.hash));
+    };
+    const current = () => {
+        earlier = earlier
+            .filter((hash, i) => earlier.indexOf(hash, i + 1) === -1)
+            .slice(-maxEarlierHashes);
+        return { ...ledger, earlierSignatureHashes: earlier, attempts, writes, baseFailures };
+    };
+    const fits = () => ledgerBytes(current()) <= maxBytes;
+    const latest = () => attempts[attempts.length - 1];
+    while (attempts.length > maxAttemptRecords)
+        dropOldest();
+    while (attempts.length > detailedAttempts && !fits())
+        dropOldest();
+    for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
+        attempts[i] = withoutDetails(attempts[i]);
+    }
+    while (attempts.length > 0 && hasDetails(latest()) && !fits())
+        attempts[attempts.length - 1] = shrinkDetails(latest());
+    while (attempts.length > 1 && !fits())
+        dropOldest();
+    if (baseFailures && !fits())
+        baseFailures = { ...baseFailures, checks: baseFailures.checks.map((c) => ({ ...c, keys: [] })) };
+    while (writes.length > 1 && !fits())
+        writes = writes.slice(1);
+    while (earlier.length > 0 && !fits())
+        earlier.shift();
+    return current();
+}
+// ---------------------------------------------------------------------------------------
+// The file
+/** The ledger as its file holds it: indented JSON, one field per line, for readable diffs. */
+function serializeLedger(ledger) {
+    return `${JSON.stringify(ledger, null, 2)}\n`;
+}
+const LEDGER_FIX = 'restore the file from the branch history, or delete it (the CI fix loop of the current iteration starts over; run the reset command to say so on the program issue)';
+/** The line of `text` where the value at `path` starts, best effort (for error messages). */
+function offsetOfPath(text, path) {
+    let at = 0;
+    for (const segment of path) {
+        if (typeof segment === 'number') {
+            // Skip to the segment-th element of the array that starts at or after `at`.
+            let depth = 0;
+            let seen = -1;
+            const open = text.indexOf('[', at);
+            if (open === -1)
+                return at;
+            for (let i = open + 1; i < text.length; i += 1) {
+                const char = text[i];
+                if (char === '"') {
+                    i = text.indexOf('"', i + 1);
+                    while (i > 0 && text[i - 1] === '\\')
+                        i = text.indexOf('"', i + 1);
+                    if (i === -1)
+                        return at;
+                    continue;
+                }
+                if (char === '{' || char === '[') {
+                    if (depth === 0 && ++seen === segment)
+                        return i;
+                    depth += 1;
+                }
+                else if (char === '}' || char === ']') {
+                    if (depth === 0)
+                        return at;
+                    depth -= 1;
+                }
+            }
+            return at;
+        }
+        const found = text.indexOf(`"${String(segment)}"`, at);
+        if (found === -1)
+            return at;
+        at = found;
+    }
+    return at;
+}
+/**
+ * Reads a ledger file. A file that is not JSON, was written by a newer version, or does not
+ * fit the schema is an error that quotes the line it could not read; nothing is written then.
+ */
+function parseLedgerFile(text, source) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, jsonErrorOffset(text, error)),
+            reason: `the ledger is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+            fix: LEDGER_FIX
+        }, source);
+    }
+    return parseLedgerJson(json, text, source);
+}
+/** Validates parsed ledger JSON: the current version, or version 1 migrated. */
+function parseLedgerJson(json, text, source, options = {}) {
+    const version = json?.version;
+    const where = (offset) => {
+        const at = lineAt(text, offset);
+        return { ...at, line: at.line + (options.firstLine ?? 1) - 1 };
+    };
+    if (typeof version === 'number' && version > LEDGER_VERSION) {
+        throw new state_errors/* StateFileError */.ci({
+            ...where(offsetOfPath(text, ['version'])),
+            reason: `the ledger has version ${version}, written by a newer autoloop-ci-gate than this one (version ${LEDGER_VERSION})`,
+            fix: 'use the newer version of the action in every workflow that runs it'
+        }, source);
+    }
+    const migrated = version === 1 ? migrateV1(json, options.program) : json;
+    const parsed = LedgerSchema.safeParse(migrated);
+    if (parsed.success)
+        return parsed.data;
+    const issue = parsed.error.issues[0];
+    const path = issue?.path ?? [];
+    throw new state_errors/* StateFileError */.ci({
+        ...where(offsetOfPath(text, path)),
+        reason: `the ledger is invalid at ${path.join('.') || '(root)'}: ${issue?.message ?? 'unknown'}`,
+        fix: LEDGER_FIX
+    }, source);
+}
+/**
+ * Version 1 kept the current iteration only, in the state file's CI Gate section. It becomes
+ * version 2 with the default budget and wall clock (the next gate sets its own).
+ */
+function migrateV1(json, program) {
+    if (typeof json !== 'object' || json === null)
+        return json;
+    const v1 = json;
+    const updatedAt = v1.iteration?.finishedAt ??
+        v1.iteration?.startedAt;
+    return {
+        version: LEDGER_VERSION,
+        program: program ?? '',
+        revision: 0,
+        updatedAt,
+        iteration: v1.iteration ? { ...v1.iteration, maxFixAttempts: 5, timeoutMinutes: 60 } : null,
+        earlierSignatureHashes: v1.earlierSignatureHashes ?? [],
+        attempts: v1.attempts ?? [],
+        pausedSignatures: [],
+        baseFailures: null,
+        writes: []
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/classify.ts
+/**
+ * Key prefixes of test runners: a failure made only of these may be re-run once to tell a
+ * flaky test (PyTorch's retry bot re-runs test steps, never build or lint steps).
+ */
+const TEST_RUNNER_KEY_PREFIXES = [
+    'jest:',
+    'vitest:',
+    'mocha:',
+    'node-test:',
+    'pytest:',
+    'go:Test',
+    'cargo:',
+    'surefire:',
+    'junit:',
+    'gradle:test',
+    'dotnet:',
+    'rspec:',
+    'phpunit:'
+];
+function isTestFailure(keys) {
+    return (keys.length > 0 &&
+        keys.every((key) => TEST_RUNNER_KEY_PREFIXES.some((prefix) => key.startsWith(prefix))));
+}
+/** Keys the runner adds around any failure (the step's exit code): not the project's own. */
+function projectFailureCount(keys) {
+    return keys.filter((key) => !key.startsWith('gha:')).length;
+}
+/**
+ * The keys of `head` that also fail, in the same-named check, on the base branch head. A
+ * check that did not run on the base head, or base CI that never ran, gives none.
+ */
+function preExistingKeys(head, base) {
+    if (!base || base.state !== 'complete')
+        return [];
+    const found = new Set();
+    for (const check of head) {
+        const baseKeys = new Set(base.checks.find((b) => b.name === check.name)?.keys ?? []);
+        for (const key of check.keys)
+            if (baseKeys.has(key))
+                found.add(key);
+    }
+    return [...found].sort();
+}
+/** Why no fix can help this commit, and what a maintainer must do; null when something can. */
+function blockedCause(input) {
+    const sha = input.sha.slice(0, 12);
+    if (input.awaitingApproval.length > 0) {
+        const names = input.awaitingApproval.slice(0, 5).join(', ');
+        return {
+            cause: `workflow runs on ${sha} wait for approval (${names})`,
+            advice: [
+                `CI on \`${sha}\` waits for a maintainer's approval (\`action_required\`): ${names}.`,
+                'Approve the runs (the run page, "Approve and run"), or change the repository\'s approval policy for pushes by bots (Settings → Actions → General), or push with a GitHub App or personal token that needs no approval.',
+                '`reconcile` resumes the program once the head has a verdict.'
+            ].join(' ')
+        };
+    }
+    if (!input.noChecks)
+        return null;
+    const causes = [];
+    if (input.pushed && !input.pushToken)
+        causes.push('The push was made with the default GITHUB_TOKEN, and pushes made with GITHUB_TOKEN start no workflow runs: pass `push-token` (a GitHub App installation token or a fine-grained personal access token with Contents: read and write) so the push starts CI.');
+    if (!input.pushed && input.ciTriggerCommit)
+        causes.push("The head is gh-aw's empty CI-trigger commit, so a trigger token was set: check that a workflow runs on pushes to this branch (its `on: push: branches:` filter) and that the token may start workflow runs.");
+    if (!input.pushed && !input.ciTriggerCommit)
+        causes.push('In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw skips that commit when a push holds more than one commit (push one commit per iteration) and when 30 of the last 60 commits on the branch are empty already. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).');
+    causes.push('Runs waiting for approval (`action_required`) report nothing until a maintainer approves them.', 'If this branch really has no CI, set `allow-no-checks: true`.');
+    return {
+        cause: `no CI ran on ${sha} within ${input.checksGraceSeconds} s`,
+        advice: [
+            `No check reported a result for \`${sha}\` within ${input.checksGraceSeconds} s, and silence is never read as green.`,
+            ...causes
+        ].join(' ')
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/pause-reasons.ts
+/**
+ * Every pause reason the action writes into Machine State's Pause Reason row, in one place
+ * (README: "Pause reasons"). A reason is one line: the kind, then what stopped the loop.
+ * `reconcile` reads them back to decide which pauses it may lift.
+ */
+
+const PREFIX = {
+    stuck: 'stuck in CI fix loop',
+    exhausted: 'ci-fix-exhausted',
+    timeout: 'ci-timeout',
+    blocked: 'ci-blocked',
+    'base-red': 'ci-base-red',
+    'consecutive-errors': 'consecutive errors'
+};
+/** The reason text: `<kind>: <detail>`, or the bare kind for those without detail. */
+function pauseReason(kind, detail) {
+    const text = detail ? `${PREFIX[kind]}: ${detail}` : PREFIX[kind];
+    return (0,schema/* sanitizeCellText */.vz)(text);
+}
+/** The kind of a written pause reason; null for a reason this action did not write. */
+function pauseKindOf(reason) {
+    const text = (reason ?? '').trim();
+    for (const [kind, prefix] of Object.entries(PREFIX)) {
+        if (text === prefix || text.startsWith(`${prefix}:`))
+            return kind;
+    }
+    return null;
+}
+/**
+ * Pauses the CI gate wrote, which `reconcile` may lift: when the head of the branch is green
+ * (or, for `blocked`, once it has any verdict). A `consecutive errors` pause and a pause a
+ * human wrote are lifted only by `reset`.
+ */
+function isCiPause(reason) {
+    const kind = pauseKindOf(reason);
+    return kind !== null && kind !== 'consecutive-errors';
+}
+/** The Recent Statuses word a fix-loop pause appends (stuck, exhausted, timeout). */
+const CI_PAUSE_STATUS = 'ci-fix-exhausted';
+/** Whether a pause of this kind ends the iteration's fix loop (and appends `CI_PAUSE_STATUS`). */
+function endsFixLoop(kind) {
+    return kind === 'stuck' || kind === 'exhausted' || kind === 'timeout';
+}
+
+;// CONCATENATED MODULE: ./src/loop/guard.ts
+/**
+ * The fix loop's guards, pure (README: "The fix loop"). After each red verdict, in order:
+ * 1. no progress: the signature equals that of an earlier attempt of this iteration (A→B→A is
+ *    stuck too), or one the loop paused on before (a reset does not forget it) → pause
+ *    `stuck in CI fix loop: <short signature>`;
+ * 2. budget: fix attempt `maxFixAttempts` is red → pause `ci-fix-exhausted: <short signature>`;
+ * 3. wall clock: more than `timeoutMinutes` since the iteration's first gate (waiting or
+ *    between attempts, across workflow runs) → pause `ci-timeout`;
+ * 4. otherwise: fix, with `maxFixAttempts - index` attempts left.
+ * The budget and wall clock are the iteration's, as the ledger records them.
+ */
+
+
+
+/** The moment (epoch ms) the iteration's wall-clock budget runs out. */
+function deadlineOf(iteration) {
+    return Date.parse(iteration.startedAt) + iteration.timeoutMinutes * 60_000;
+}
+/** Whether an attempt of this iteration before `index` (or a dropped one) had the same signature. */
+function repeatsEarlierSignature(ledger, index, hash) {
+    const key = hashKey(hash);
+    return (ledger.earlierSignatureHashes.includes(key) ||
+        ledger.attempts.some((attempt) => attempt.index < index && attempt.signature && hashKey(attempt.signature.hash) === key));
+}
+function decideAfterRed(ledger, input) {
+    const iteration = ledger.iteration;
+    if (!iteration)
+        throw new RangeError('a red verdict needs an iteration in the ledger');
+    const short = input.signature.short;
+    if (repeatsEarlierSignature(ledger, input.index, input.signature.hash))
+        return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short) };
+    const remembered = pausedSignatureOf(ledger, input.signature.hash);
+    if (remembered)
+        return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short), remembered };
+    if (input.index >= iteration.maxFixAttempts)
+        return { kind: 'pause', pauseKind: 'exhausted', reason: pauseReason('exhausted', short) };
+    if (input.now > deadlineOf(iteration))
+        return { kind: 'pause', pauseKind: 'timeout', reason: pauseReason('timeout') };
+    return { kind: 'fix', attemptsRemaining: iteration.maxFixAttempts - input.index };
+}
+/**
+ * The Machine State rows a pause writes: Paused, Pause Reason, Last Run, and for a pause of
+ * the fix loop `ci-fix-exhausted` appended to Recent Statuses (last 10 kept, newest last).
+ */
+function pausePatch(state, pause) {
+    return {
+        paused: true,
+        pauseReason: pause.reason,
+        ...(endsFixLoop(pause.kind)
+            ? { recentStatuses: (0,schema/* appendRecentStatus */.WI)(state.recentStatuses, CI_PAUSE_STATUS) }
+            : {}),
+        lastRun: new Date(pause.now).toISOString()
+    };
+}
+
+;// CONCATENATED MODULE: ./src/state/history.ts
+/**
+ * The `## 📊 Iteration History` section of a program state file, pure (README: "The state file").
+ *
+ * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
+ * writes its own entries in:
+ *
+ *     ### Iteration 18 — 2026-03-04 06:12 UTC — [Run](https://…/actions/runs/9001)
+ *     <!-- autoloop-ci-gate:iteration 9001 -->
+ *
+ *     - **Status**: ✅ Accepted
+ *     - **Change**: tests for parseRange edge cases
+ *     - **Metric**: 0.8731 (previous best: 0.8612, delta: +0.0119)
+ *     - **Commit**: 3f9c2ab
+ *     - **CI fix attempts**: 2
+ *
+ * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID`) that recorded
+ * it. The runs recorded lately are also listed in one hidden line under the section heading
+ * (`<!-- autoloop-ci-gate:recorded 9001 9000 … -->`), which is what makes `record` idempotent
+ * per run even after its entry was collapsed.
+ *
+ * To keep the whole file under its size budget, the oldest entries are collapsed into range
+ * lines at the end of the section (`- Iterations 3–17: 9 accepted, 5 rejected, 1 error; best
+ * 0.84`); the newest entry, the Machine State and every other section are never touched.
+ *
+ * The section runs from its heading to the next `## ` heading outside a code fence (entries
+ * may hold fenced code; see `state/text.ts` on fences), or to the end of the file. Every
+ * byte outside what changes is kept.
+ */
+
+const HISTORY_HEADING = '## 📊 Iteration History';
+const HISTORY_NAME = 'Iteration History';
+/** How many recorded run keys the hidden line keeps (newest first). */
+const RECORDED_RUNS_KEPT = 30;
+/** A range line grows until it spans this many iterations; then a new one starts. */
+const RANGE_SPAN = 20;
+const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [A-Za-z0-9.-]+)*) -->[ \t]*$/;
+const ENTRY_MARKER = /^<!-- autoloop-ci-gate:iteration ([A-Za-z0-9.-]+) -->$/;
+const COLLAPSED_MARKER = '<!-- autoloop-ci-gate:collapsed -->';
+const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/;
+// ---------------------------------------------------------------------------------------
+// Run keys and numbers
+/**
+ * The hidden line that names the run an entry was recorded by: its `GITHUB_RUN_ID` (a re-run
+ * of the same run, at a higher attempt, is the same run). Files written by an earlier version
+ * name `<run id>.<run attempt>`; those read as their run id.
+ */
+function entryMarker(runKey) {
+    return `<!-- autoloop-ci-gate:iteration ${runKey} -->`;
+}
+/** Whether two run keys name the same run (`9001` and the earlier form `9001.2` do). */
+function sameRun(written, runKey) {
+    return written === runKey || written.split('.')[0] === runKey;
+}
+function decimalsOf(value) {
+    const text = String(Math.abs(value));
+    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+    if (!match)
+        return 0;
+    const fraction = match[2]?.length ?? 0;
+    const exponent = Number(match[3] ?? 0);
+    return Math.max(0, fraction - exponent);
+}
+/**
+ * `next − previous`, signed, with as many decimals as the more precise of the two (at most
+ * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
+ */
+function formatDelta(next, previous) {
+    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
+    const delta = next - previous;
+    const magnitude = Math.abs(delta).toFixed(decimals);
+    if (Number(magnitude) === 0)
+        return '0';
+    return `${delta < 0 ? '-' : '+'}${magnitude}`;
+}
+/** Whether `candidate` is better than `reference` in the metric's direction. */
+function isBetter(candidate, reference, direction) {
+    if (reference === null)
+        return true;
+    return direction === 'lower' ? candidate < reference : candidate > reference;
+}
+const OUTCOME_LABEL = {
+    accepted: '✅ Accepted',
+    rejected: '❌ Rejected',
+    error: '⚠️ Error'
+};
+function historyDate(ms) {
+    return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+/** The entry's lines (heading first, no trailing blank line). */
+function renderHistoryEntry(entry) {
+    const heading = `### Iteration ${entry.iteration} — ${historyDate(entry.at)}` +
+        (entry.runUrl ? ` — [Run](${entry.runUrl})` : '');
+    const lines = [heading];
+    if (entry.runKey)
+        lines.push(entryMarker(entry.runKey));
+    lines.push('', `- **Status**: ${OUTCOME_LABEL[entry.outcome]}`);
+    if (entry.change)
+        lines.push(`- **Change**: ${entry.change}`);
+    if (entry.metric !== null) {
+        const against = entry.previousBest === null
+            ? ' (no previous best)'
+            : ` (previous best: ${entry.previousBest}, delta: ${formatDelta(entry.metric, entry.previousBest)})`;
+        lines.push(`- **Metric**: ${entry.metric}${against}`);
+    }
+    if (entry.commit)
+        lines.push(`- **Commit**: ${entry.commit.slice(0, 12)}`);
+    if (entry.fixAttempts > 0)
+        lines.push(`- **CI fix attempts**: ${entry.fixAttempts}`);
+    if (entry.reason)
+        lines.push(`- **Reason**: ${entry.reason}`);
+    return lines;
+}
+const RANGE_RE = /^- (?:Iterations? (\d+)(?:–(\d+))?|(\d+) earlier entr(?:y|ies)): ([^;]*?)(?:; best (\S+))?[ \t]*$/;
+function parseRangeLine(line) {
+    const match = RANGE_RE.exec(line);
+    if (!match)
+        return null;
+    const from = match[1] === undefined ? null : Number(match[1]);
+    const to = match[1] === undefined ? null : Number(match[2] ?? match[1]);
+    const counts = { accepted: 0, rejected: 0, error: 0, other: 0 };
+    for (const part of (match[4] ?? '').matchAll(/(\d+) (accepted|rejected|errors?|other)/g)) {
+        const word = (part[2] ?? '').startsWith('error') ? 'error' : part[2];
+        counts[word] += Number(part[1]);
+    }
+    const total = counts.accepted + counts.rejected + counts.error + counts.other;
+    const best = match[5] === undefined ? null : Number(match[5]);
+    return {
+        from,
+        to,
+        entries: match[3] === undefined ? Math.max(total, 1) : Number(match[3]),
+        ...counts,
+        best: best === null || !Number.isFinite(best) ? null : best
+    };
+}
+function renderRangeLine(range) {
+    const counts = [
+        range.accepted > 0 ? `${range.accepted} accepted` : '',
+        range.rejected > 0 ? `${range.rejected} rejected` : '',
+        range.error > 0 ? `${range.error} error${range.error === 1 ? '' : 's'}` : '',
+        range.other > 0 ? `${range.other} other` : ''
+    ].filter(Boolean);
+    const span = range.from === null || range.to === null
+        ? `${range.entries} earlier entr${range.entries === 1 ? 'y' : 'ies'}`
+        : range.from === range.to
+            ? `Iteration ${range.from}`
+            : `Iterations ${range.from}–${range.to}`;
+    return `- ${span}: ${counts.length > 0 ? counts.join(', ') : 'no outcome recorded'}${range.best === null ? '' : `; best ${range.best}`}`;
+}
+/** What a collapsed entry contributes to a range line, read from its text. */
+function summariseEntry(raw) {
+    const heading = /^### Iteration (\d+)/.exec(raw);
+    const iteration = heading ? Number(heading[1]) : null;
+    const statusLine = /\*\*Status\*\*:?\**:?([^\n]*)/i.exec(raw)?.[1] ?? raw.split('\n')[0] ?? '';
+    const word = /\b(accepted|rejected|error)\b/i.exec(statusLine)?.[1]?.toLowerCase();
+    const outcome = (word ?? 'other');
+    const metricText = /\*\*Metric\*\*:?\**:?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(raw)?.[1];
+    const metric = metricText === undefined ? null : Number(metricText);
+    return {
+        from: iteration,
+        to: iteration,
+        entries: 1,
+        accepted: outcome === 'accepted' ? 1 : 0,
+        rejected: outcome === 'rejected' ? 1 : 0,
+        error: outcome === 'error' ? 1 : 0,
+        other: outcome === 'other' ? 1 : 0,
+        best: outcome === 'accepted' && metric !== null && Number.isFinite(metric) ? metric : null
+    };
+}
+function minOf(a, b) {
+    return a === null ? b : b === null ? a : Math.min(a, b);
+}
+function maxOf(a, b) {
+    return a === null ? b : b === null ? a : Math.max(a, b);
+}
+function mergeRanges(a, b, direction) {
+    const best = a.best === null
+        ? b.best
+        : b.best === null || !isBetter(b.best, a.best, direction)
+            ? a.best
+            : b.best;
+    return {
+        from: minOf(a.from, b.from),
+        to: maxOf(a.to, b.to),
+        entries: a.entries + b.entries,
+        accepted: a.accepted + b.accepted,
+        rejected: a.rejected + b.rejected,
+        error: a.error + b.error,
+        other: a.other + b.other,
+        best
+    };
+}
+function span(range) {
+    return range.from === null || range.to === null ? range.entries : range.to - range.from + 1;
+}
+// ---------------------------------------------------------------------------------------
+// The section
+function isHistoryHeading(line) {
+    return line.startsWith('## ') && sectionName(line) === HISTORY_NAME;
+}
+/** Splits the file around its history section; null when it has none. */
+function layoutOf(text) {
     const eol = detectEol(text);
-    const rendered = renderCiGate(content, eol);
-    const existing = findCiGateSection(text);
-    if (existing) {
-        return (text.slice(0, existing.start) +
-            rendered +
-            text.slice(existing.start + existing.content.length));
-    }
-    const region = locateMachineState(text);
-    const machineState = splitTrailer(text.slice(region.start, Math.min(region.end + 1, text.length)));
-    if (region.end < text.length) {
-        const trailer = machineState.trailer === '' ? eol : machineState.trailer;
-        return text.slice(0, region.end + 1) + rendered + trailer + text.slice(region.end + 1);
-    }
-    // The Machine State section is the last one: close it with a blank line (and a `---`
-    // separator when the file uses them), then append.
     const lines = linesOf(text);
-    const lastText = [...lines].reverse().find((line) => pyStrip(line.text) !== '');
-    const endsWithNewline = text.endsWith('\n');
-    const blankAfter = lines[lines.length - 1] !== lastText;
-    let prefix = endsWithNewline ? '' : eol;
-    if (!(blankAfter && endsWithNewline))
-        prefix += eol;
-    if (!/^[ \t]*-{3,}[ \t]*$/.test(lastText.text) && usesRules(splitSections(text))) {
-        prefix += `---${eol}${eol}`;
+    const fenced = fencedLines(lines);
+    const headingIndex = lines.findIndex((line, i) => !fenced[i] && isHistoryHeading(line.text));
+    if (headingIndex === -1)
+        return null;
+    let endIndex = lines.length;
+    for (let i = headingIndex + 1; i < lines.length; i += 1) {
+        if (!fenced[i] && lines[i].text.startsWith('## ')) {
+            endIndex = i;
+            break;
+        }
     }
-    return text + prefix + rendered;
+    // The closing trailer: blank lines and `---` at the end, when another section follows.
+    let contentEnd = endIndex;
+    if (endIndex < lines.length) {
+        while (contentEnd > headingIndex + 1 && isTrailerLine(lines[contentEnd - 1].text))
+            contentEnd -= 1;
+    }
+    const offset = (index) => index >= lines.length ? text.length : lines[index].start;
+    let collapsedIndex = contentEnd;
+    for (let i = headingIndex + 1; i < contentEnd; i += 1) {
+        if (!fenced[i] && lines[i].text.trim() === COLLAPSED_MARKER) {
+            collapsedIndex = i;
+            break;
+        }
+    }
+    const entryStarts = [];
+    for (let i = headingIndex + 1; i < collapsedIndex; i += 1) {
+        if (!fenced[i] && lines[i].text.startsWith('### '))
+            entryStarts.push(i);
+    }
+    const firstEntry = entryStarts[0] ?? collapsedIndex;
+    const entries = entryStarts.map((start, i) => text.slice(offset(start), offset(entryStarts[i + 1] ?? collapsedIndex)));
+    const collapsedRaw = text.slice(offset(collapsedIndex), offset(contentEnd));
+    const collapsed = linesOf(collapsedRaw)
+        .map((line) => parseRangeLine(line.text))
+        .filter((range) => range !== null);
+    return {
+        eol,
+        head: text.slice(0, offset(firstEntry)),
+        entries,
+        collapsedRaw,
+        collapsed,
+        tail: text.slice(offset(contentEnd))
+    };
 }
-/** Removes the `## 🚦 CI Gate` section (heading to the next section) when there is one. */
-function removeLedgerBlock(text) {
-    markdown_readMachineState(text);
-    const section = findCiGateSection(text);
-    return section ? text.slice(0, section.start) + text.slice(section.end) : text;
+function joinLayout(layout) {
+    return layout.head + layout.entries.join('') + layout.collapsedRaw + layout.tail;
 }
+function renderCollapsed(ranges, eol) {
+    if (ranges.length === 0)
+        return '';
+    return [
+        COLLAPSED_MARKER,
+        '**Earlier iterations**, collapsed to keep this file under its size budget (newest first):',
+        '',
+        ...ranges.map(renderRangeLine),
+        ''
+    ].join(eol);
+}
+/** The run keys listed as recorded in the section (newest first). */
+function recordedRuns(text) {
+    const layout = layoutOf(text);
+    if (!layout)
+        return [];
+    for (const line of linesOf(layout.head)) {
+        const match = RECORDED_LINE.exec(line.text);
+        if (match)
+            return (match[1] ?? '').trim().split(' ').filter(Boolean);
+    }
+    return [];
+}
+/** Whether the workflow run `runKey` has already recorded an iteration of this file. */
+function isRecorded(text, runKey) {
+    return recordedRuns(text).some((written) => sameRun(written, runKey));
+}
+/** The text of the entry recorded by `runKey` (LF line endings, trimmed), when still there. */
+function findHistoryEntry(text, runKey) {
+    const entry = layoutOf(text)?.entries.find((raw) => linesOf(raw).some((line) => {
+        const written = ENTRY_MARKER.exec(line.text.trim())?.[1];
+        return written !== undefined && sameRun(written, runKey);
+    }));
+    return entry === undefined ? null : entry.replace(/\r\n/g, '\n').trim();
+}
+/** The file with an empty history section appended when it has none. */
+function withHistorySection(text) {
+    if (layoutOf(text))
+        return text;
+    const eol = detectEol(text);
+    return text + separatorBeforeAppended(text) + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol);
+}
+function withRecordedRun(head, runKey, eol) {
+    const lines = linesOf(head);
+    const existing = lines.find((line) => RECORDED_LINE.test(line.text));
+    const previous = existing
+        ? (RECORDED_LINE.exec(existing.text)?.[1] ?? '').trim().split(' ').filter(Boolean)
+        : [];
+    const keys = [runKey, ...previous.filter((key) => !sameRun(key, runKey))].slice(0, RECORDED_RUNS_KEPT);
+    const line = `<!-- autoloop-ci-gate:recorded ${keys.join(' ')} -->`;
+    if (existing) {
+        const lineEnd = existing.start + existing.text.length;
+        return head.slice(0, existing.start) + line + head.slice(lineEnd);
+    }
+    const heading = lines.find((line) => isHistoryHeading(line.text));
+    const atEnd = heading.next === head.length && !head.endsWith('\n');
+    return head.slice(0, heading.next) + (atEnd ? eol : '') + line + eol + head.slice(heading.next);
+}
+function withoutPlaceholder(head) {
+    const placeholder = linesOf(head).find((line) => PLACEHOLDER_LINE.test(line.text));
+    return placeholder ? head.slice(0, placeholder.start) + head.slice(placeholder.next) : head;
+}
+/** The head ready to be followed by an entry: ends with a blank line. */
+function headBeforeEntry(head, eol) {
+    if (head.endsWith(`${eol}${eol}`) || head.endsWith('\n\n'))
+        return head;
+    return head.endsWith('\n') ? head + eol : head + eol + eol;
+}
+/**
+ * Prepends an entry to the history section (created at the end of the file when missing),
+ * removes the template's "no iterations yet" line, and lists the run as recorded.
+ */
+function prependHistoryEntry(text, options) {
+    const layout = layoutOf(withHistorySection(text));
+    const { eol } = layout;
+    let head = withoutPlaceholder(layout.head);
+    if (options.runKey)
+        head = withRecordedRun(head, options.runKey, eol);
+    head = headBeforeEntry(head, eol);
+    const entry = options.lines.join(eol) + eol + eol;
+    return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] });
+}
+function byteLength(text) {
+    return Buffer.byteLength(text, 'utf8');
+}
+/**
+ * Collapses the oldest history entries into range lines until the file is at most `maxBytes`
+ * (UTF-8). The newest entry always stays; once it is the only one, the oldest range lines are
+ * merged. Nothing outside the history section changes; a file that fits is returned as is.
+ */
+function compactHistory(text, maxBytes, direction) {
+    const total = byteLength(text);
+    const layout = layoutOf(text);
+    if (total <= maxBytes || !layout)
+        return { text, collapsed: 0, bytes: total, fits: total <= maxBytes };
+    const { eol } = layout;
+    const entries = [...layout.entries];
+    const ranges = [...layout.collapsed];
+    const fixed = byteLength(layout.head) + byteLength(layout.tail);
+    let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
+    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol));
+    let collapsed = 0;
+    while (entries.length > 1 && size() > maxBytes) {
+        const oldest = entries.pop();
+        entryBytes -= byteLength(oldest);
+        collapsed += 1;
+        const summary = summariseEntry(oldest.replace(/\r\n/g, '\n'));
+        const newest = ranges[0];
+        if (newest && span(mergeRanges(newest, summary, direction)) <= RANGE_SPAN)
+            ranges[0] = mergeRanges(newest, summary, direction);
+        else
+            ranges.unshift(summary);
+    }
+    while (ranges.length > 1 && size() > maxBytes) {
+        const oldest = ranges.pop();
+        ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
+    }
+    let lastEntry = entries[entries.length - 1];
+    if (lastEntry !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(lastEntry)) {
+        // The collapsed block starts after a blank line.
+        lastEntry += eol;
+        entries[entries.length - 1] = lastEntry;
+    }
+    const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
+    const bytes = byteLength(result);
+    return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
+}
+
+;// CONCATENATED MODULE: ./src/loop/record-outcome.ts
+/**
+ * Recording an iteration's outcome (README: "record"), pure: what `record` writes, and what
+ * the gate writes on green when the agent handed over its metric. `accepted` sets Best
+ * Metric, Iteration Count + 1, Consecutive Errors 0 and Paused false; `rejected` sets
+ * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
+ * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
+ * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
+ * push that reverts `<program>.md` cannot lose it) and ends the ledger's iteration.
+ *
+ * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
+ * higher GITHUB_RUN_ATTEMPT) records nothing more.
+ */
+
+
+
+
+
+/** Consecutive errors at which `record` pauses the program. */
+const MAX_CONSECUTIVE_ERRORS = 3;
+/** Whether `metric` reaches `target` in the metric's direction. */
+function reachesTarget(metric, target, direction) {
+    return direction === 'lower' ? metric <= target : metric >= target;
+}
+/** The Machine State rows an outcome writes. */
+function recordTransition(machine, input) {
+    const direction = machine.metricDirection ?? 'higher';
+    const count = (machine.iterationCount ?? 0) + 1;
+    const base = {
+        iterationCount: count,
+        recentStatuses: (0,schema/* appendRecentStatus */.WI)(machine.recentStatuses, input.outcome),
+        lastRun: new Date(input.now).toISOString()
+    };
+    if (input.outcome === 'accepted') {
+        if (input.metric === undefined || !Number.isFinite(input.metric))
+            throw new RangeError('an accepted iteration needs a finite metric');
+        const metric = input.metric;
+        const target = machine.targetMetric;
+        const completed = target !== null && reachesTarget(metric, target, direction);
+        const completedReason = completed
+            ? `target metric reached: ${metric} ${direction === 'lower' ? '≤' : '≥'} ${target} at iteration ${count}`
+            : null;
+        return {
+            patch: {
+                ...base,
+                bestMetric: metric,
+                consecutiveErrors: 0,
+                paused: false,
+                pauseReason: null,
+                ...(completed ? { completed: true, completedReason } : {})
+            },
+            status: completed ? 'completed' : 'recorded',
+            pauseReason: null,
+            completedReason,
+            improved: isBetter(metric, machine.bestMetric, direction),
+            direction
+        };
+    }
+    if (input.outcome === 'rejected') {
+        return {
+            patch: { ...base, consecutiveErrors: 0 },
+            status: 'recorded',
+            pauseReason: null,
+            completedReason: null,
+            improved: null,
+            direction
+        };
+    }
+    const errors = (machine.consecutiveErrors ?? 0) + 1;
+    const pause = errors >= MAX_CONSECUTIVE_ERRORS;
+    const reason = pause ? pauseReason('consecutive-errors') : null;
+    return {
+        patch: {
+            ...base,
+            consecutiveErrors: errors,
+            ...(pause ? { paused: true, pauseReason: reason } : {})
+        },
+        status: pause ? 'paused' : 'recorded',
+        pauseReason: reason,
+        completedReason: null,
+        improved: null,
+        direction
+    };
+}
+function statusOf(machine) {
+    if (machine.completed)
+        return 'completed';
+    if (machine.paused && machine.pauseReason === pauseReason('consecutive-errors'))
+        return 'paused';
+    return 'recorded';
+}
+/** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
+function recordKeyOf(runId, ledger) {
+    return runId === null ? `local-${ledger.revision + 1}` : String(runId);
+}
+/**
+ * The ledger after recording (see the module comment). `text` and `machine` are the state file
+ * as the scheduler should read it (the ledger projected onto it).
+ */
+function recordIteration(current, request) {
+    const { text, machine, ledger } = current;
+    const runKey = recordKeyOf(request.runId, ledger);
+    if (request.runId !== null && isRecorded(text, runKey)) {
+        return {
+            ledger,
+            outcome: {
+                recorded: false,
+                status: statusOf(machine),
+                iteration: machine.iterationCount ?? 0,
+                metric: null,
+                previousBest: null,
+                delta: null,
+                improved: null,
+                pauseReason: machine.paused ? machine.pauseReason : null,
+                completedReason: machine.completed ? machine.completedReason : null,
+                fixAttempts: 0,
+                commit: null,
+                runKey,
+                entry: findHistoryEntry(text, runKey)
+            }
+        };
+    }
+    const transition = recordTransition(machine, request);
+    const open = ledger.iteration && ledger.iteration.outcome !== 'recorded' ? ledger : null;
+    const latest = open ? latestAttempt(open) : undefined;
+    const fixAttempts = latest?.index ?? 0;
+    const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null;
+    const metric = request.metric ?? null;
+    const previousBest = machine.bestMetric;
+    const iteration = transition.patch.iterationCount;
+    const safe = (value, max) => value === undefined
+        ? null
+        : (0,untrusted/* oneLine */.TN)(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
+    const lines = renderHistoryEntry({
+        iteration,
+        outcome: request.outcome,
+        at: request.now,
+        metric,
+        previousBest,
+        change: safe(request.change, 300),
+        reason: safe(request.reason, 300),
+        commit,
+        runUrl: request.runUrl,
+        runKey,
+        fixAttempts
+    });
+    let next = open ? finishIteration(ledger, 'recorded', request.now) : ledger;
+    next = withStateWrite(next, { machineState: transition.patch, historyEntry: { runKey, lines } }, request.now);
+    return {
+        ledger: next,
+        outcome: {
+            recorded: true,
+            status: transition.status,
+            iteration,
+            metric,
+            previousBest,
+            delta: metric !== null && previousBest !== null ? formatDelta(metric, previousBest) : null,
+            improved: transition.improved,
+            pauseReason: transition.pauseReason,
+            completedReason: transition.completedReason,
+            fixAttempts,
+            commit,
+            runKey,
+            entry: lines.join('\n')
+        }
+    };
+}
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
+var core_errors = __nccwpck_require__(7428);
+;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
+/**
+ * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
+ * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
+ * markdown rendering for comments, the job summary and the `failure-summary` output.
+ *
+ * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
+ * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
+ */
+
+
+/** Version 2 added `classification`: whose failure it is. */
+const FAILURE_SUMMARY_VERSION = 2;
+const shaSchema = schemas/* string */.YjP()
+    .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full commit SHA (40 or 64 lowercase hex digits)');
+const attemptSchema = schemas/* number */.aig().int().nonnegative();
+const SummarySignatureSchema = schemas/* object */.Ikc({
+    /** The failure keys, sorted and de-duplicated. */
+    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** The full signature, as in the ledger and the `signature` output. */
+    full: schemas/* string */.YjP(),
+    /** The one-line form (at most 160 characters), as in `pause-reason`. */
+    short: schemas/* string */.YjP()
+});
+const FailureSourceSchema = schemas/* enum */.k5n(['annotations', 'output', 'log', 'status', 'none']);
+const FailingCheckSchema = schemas/* object */.Ikc({
+    name: schemas/* string */.YjP(),
+    /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
+    conclusion: schemas/* string */.YjP(),
+    /** Link to the check; empty when there is none. Shown as a link only when it is http(s). */
+    url: schemas/* string */.YjP(),
+    /** Where the keys and lines came from (annotations, output, log); `none` when nothing was found. */
+    source: FailureSourceSchema,
+    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
+    firstErrorLines: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** The job log was longer than the reader's cap; keys may be incomplete. */
+    logTruncated: schemas/* boolean */.zMY().optional(),
+    note: schemas/* string */.YjP().optional()
+});
+const KeyChangesSchema = schemas/* object */.Ikc({
+    fixed: schemas/* array */.YOg(schemas/* string */.YjP()),
+    new: schemas/* array */.YOg(schemas/* string */.YjP()),
+    persisting: schemas/* array */.YOg(schemas/* string */.YjP())
+});
+const PreviousAttemptSchema = schemas/* object */.Ikc({
+    sha: shaSchema,
+    attempt: attemptSchema,
+    /** The previous attempt's full signature, as stored in the ledger. */
+    signature: schemas/* string */.YjP()
+});
+const LinkedCheckSchema = schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP() });
+/** Whose failure it is (README: "Whose failure it is"). */
+const failure_summary_ClassificationSchema = schemas/* object */.Ikc({
+    /** Keys that also fail on the base branch head: left out of `signature`, not to be fixed here. */
+    preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
+    baseBranch: schemas/* string */.YjP().nullable(),
+    baseSha: schemas/* string */.YjP().nullable(),
+    /** Why nothing could be compared with the base head, when that is so. */
+    baseNote: schemas/* string */.YjP().nullable(),
+    /** Checks that failed, were re-run, and passed. */
+    flaky: schemas/* array */.YOg(LinkedCheckSchema),
+    /** Checks that failed outside the project's build and tests. */
+    infrastructure: schemas/* array */.YOg(LinkedCheckSchema.extend({ cause: schemas/* string */.YjP() })),
+    reruns: schemas/* array */.YOg(schemas/* object */.Ikc({
+        checks: schemas/* array */.YOg(schemas/* string */.YjP()),
+        why: schemas/* enum */.k5n(['infrastructure', 'flaky-test']),
+        outcome: schemas/* enum */.k5n(['passed', 'failed', 'pending', 'refused']),
+        url: schemas/* string */.YjP()
+    })),
+    /** No fix can help: the cause and what a maintainer must do. */
+    blocked: schemas/* object */.Ikc({ cause: schemas/* string */.YjP(), advice: schemas/* string */.YjP() }).nullable()
+});
+const FailureSummarySchema = schemas/* object */.Ikc({
+    version: schemas/* literal */.euz(FAILURE_SUMMARY_VERSION),
+    program: schemas/* string */.YjP().optional(),
+    sha: shaSchema,
+    /** 0 for the first gate of an iteration, k for the k-th fix. */
+    attempt: attemptSchema,
+    generatedAt: datetime(),
+    signature: SummarySignatureSchema,
+    checks: schemas/* array */.YOg(FailingCheckSchema),
+    /** Keys fixed, new and persisting since the previous attempt of this iteration. */
+    changes: KeyChangesSchema.optional(),
+    previous: PreviousAttemptSchema.optional(),
+    classification: failure_summary_ClassificationSchema.optional()
+});
+/** Thrown when a failure summary does not match the schema; the message lists every problem. */
+class FailureSummaryError extends Error {
+    name = 'FailureSummaryError';
+}
+/**
+ * Reads a failure summary (e.g. `JSON.parse` of the `AUTOLOOP_FAILURE_JSON` file). Throws
+ * `FailureSummaryError` naming the version or each invalid field.
+ */
+function parseFailureSummary(value) {
+    const version = typeof value === 'object' && value !== null
+        ? value.version
+        : undefined;
+    if (version !== FAILURE_SUMMARY_VERSION) {
+        throw new FailureSummaryError(`Unsupported failure summary version ${JSON.stringify(version)}: this build reads version ` +
+            `${FAILURE_SUMMARY_VERSION}. Regenerate the summary with the same version of autoloop-ci-gate.`);
+    }
+    const result = FailureSummarySchema.safeParse(value);
+    if (!result.success) {
+        throw new FailureSummaryError(`Invalid failure summary:\n${core_errors/* prettifyError */.S1(result.error)}`);
+    }
+    return result.data;
+}
+/**
+ * A copy with secrets and masked values redacted from every string that came from CI,
+ * invisible and control characters dropped, and HTML comments and marker text removed (so
+ * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
+ * kept.
+ */
+function redactFailureSummary(summary, maskedValues = []) {
+    const masked = maskedValues.map(untrusted/* normaliseText */.af);
+    const clean = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text), masked));
+    const cleanAll = (texts) => texts.map(clean);
+    return {
+        ...summary,
+        ...(summary.program === undefined ? {} : { program: clean(summary.program) }),
+        signature: {
+            keys: cleanAll(summary.signature.keys),
+            full: clean(summary.signature.full),
+            short: clean(summary.signature.short)
+        },
+        checks: summary.checks.map((check) => ({
+            ...check,
+            name: clean(check.name),
+            conclusion: clean(check.conclusion),
+            url: clean(check.url),
+            keys: cleanAll(check.keys),
+            firstErrorLines: cleanAll(check.firstErrorLines),
+            ...(check.note === undefined ? {} : { note: clean(check.note) })
+        })),
+        ...(summary.changes === undefined
+            ? {}
+            : {
+                changes: {
+                    fixed: cleanAll(summary.changes.fixed),
+                    new: cleanAll(summary.changes.new),
+                    persisting: cleanAll(summary.changes.persisting)
+                }
+            }),
+        ...(summary.previous === undefined
+            ? {}
+            : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } }),
+        ...(summary.classification === undefined
+            ? {}
+            : { classification: cleanClassification(summary.classification, clean) })
+    };
+}
+function cleanClassification(c, clean) {
+    const linked = (item) => ({
+        check: clean(item.check),
+        url: clean(item.url)
+    });
+    return {
+        preExisting: c.preExisting.map(clean),
+        baseBranch: c.baseBranch === null ? null : clean(c.baseBranch),
+        baseSha: c.baseSha,
+        baseNote: c.baseNote === null ? null : clean(c.baseNote),
+        flaky: c.flaky.map(linked),
+        infrastructure: c.infrastructure.map((item) => ({ ...linked(item), cause: clean(item.cause) })),
+        reruns: c.reruns.map((r) => ({ ...r, checks: r.checks.map(clean), url: clean(r.url) })),
+        blocked: c.blocked
+    };
+}
+/**
+ * The file content for `failure-summary-path`: validated against the schema (throws
+ * `FailureSummaryError`), redacted, as pretty JSON with a final newline.
+ */
+function failureSummaryJson(summary, options = {}) {
+    const valid = parseFailureSummary(summary);
+    const redacted = redactFailureSummary(valid, options.maskedValues ?? []);
+    return `${JSON.stringify(redacted, null, 2)}\n`;
+}
+/**
+ * What changed between the previous attempt's keys and the current ones, each list sorted by
+ * UTF-16 code units and de-duplicated. With no previous attempt every current key is new.
+ */
+function diffKeys(previous, current) {
+    const before = new Set(previous ?? []);
+    const now = new Set(current);
+    return {
+        fixed: sorted([...before].filter((key) => !now.has(key))),
+        new: sorted([...now].filter((key) => !before.has(key))),
+        persisting: sorted([...now].filter((key) => before.has(key)))
+    };
+}
+function sorted(keys) {
+    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+// ---------------------------------------------------------------------------------------------
+// Markdown
+const DEFAULT_SUMMARY_MAX_CHARS = 20_000;
+/** Below this the header alone might not fit. */
+const MIN_SUMMARY_MAX_CHARS = 1_000;
+const DEFAULT_LINES_PER_CHECK = 20;
+const DEFAULT_CHARS_PER_CHECK = 2_000;
+const KEY_MAX_CHARS = 200;
+const KEY_LIST_MAX_CHARS = 1_500;
+const NAME_MAX_CHARS = 150;
+const URL_MAX_CHARS = 2_000;
+/** Room kept for the note that says the summary was cut. */
+const CUT_NOTE_RESERVE = 300;
+const BLOCK_SEPARATOR = '\n\n';
+const SOURCE_LABEL = {
+    annotations: 'check-run annotations',
+    output: 'check-run output',
+    log: 'job log',
+    status: 'commit status',
+    none: 'no details found'
+};
+/**
+ * The summary as markdown: the signature; what was fixed, what is new and what persists since
+ * the previous attempt; per failing check its name (linked when the URL is http(s)),
+ * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
+ * does not fit, later checks are shown without details, then left out, and a note says so.
+ */
+function renderFailureSummaryMarkdown(summary, options = {}) {
+    const maxChars = options.maxChars ?? DEFAULT_SUMMARY_MAX_CHARS;
+    if (!Number.isInteger(maxChars) || maxChars < MIN_SUMMARY_MAX_CHARS) {
+        throw new RangeError(`maxChars must be a whole number of at least ${MIN_SUMMARY_MAX_CHARS}, got ${maxChars}`);
+    }
+    const text = { maskedValues: options.maskedValues };
+    const fenceOptions = {
+        ...text,
+        maxLines: options.maxLinesPerCheck ?? DEFAULT_LINES_PER_CHECK,
+        maxChars: options.maxCharsPerCheck ?? DEFAULT_CHARS_PER_CHECK
+    };
+    const header = renderHeader(summary, text);
+    const whose = renderClassification(summary, text);
+    const changes = renderChanges(summary, text);
+    const checks = summary.checks.map((check, index) => ({
+        full: renderCheck(check, index, fenceOptions),
+        compact: renderCheckHeading(check, index, text)
+    }));
+    const everything = [
+        header,
+        ...(whose ? [whose] : []),
+        ...(changes ? [changes.full] : []),
+        ...checks.map((c) => c.full)
+    ];
+    if (summary.checks.length === 0)
+        everything.push('_No failing check details were found._');
+    const whole = everything.join(BLOCK_SEPARATOR);
+    if (whole.length <= maxChars)
+        return whole;
+    // Too long: fill greedily, keeping room for the note.
+    const limit = maxChars - CUT_NOTE_RESERVE;
+    const blocks = [header];
+    let used = header.length;
+    if (whose) {
+        blocks.push(whose);
+        used += BLOCK_SEPARATOR.length + whose.length;
+    }
+    const fits = (block) => used + BLOCK_SEPARATOR.length + block.length <= limit;
+    const add = (block) => {
+        blocks.push(block);
+        used += BLOCK_SEPARATOR.length + block.length;
+    };
+    if (changes) {
+        if (fits(changes.full))
+            add(changes.full);
+        else if (fits(changes.compact))
+            add(changes.compact);
+    }
+    let withoutDetails = 0;
+    let left = 0;
+    let compact = false;
+    for (const [index, check] of checks.entries()) {
+        if (!compact && fits(check.full)) {
+            add(check.full);
+            continue;
+        }
+        compact = true;
+        if (fits(check.compact)) {
+            add(check.compact);
+            withoutDetails += 1;
+        }
+        else {
+            left = checks.length - index;
+            break;
+        }
+    }
+    blocks.push(cutNote(maxChars, withoutDetails, left));
+    return blocks.join(BLOCK_SEPARATOR);
+}
+function renderHeader(summary, text) {
+    const count = summary.checks.length;
+    const lines = [
+        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
+        ''
+    ];
+    const facts = [`generated ${(0,untrusted/* inlineCode */.ti)(summary.generatedAt, 40, text)}`];
+    if (summary.program !== undefined)
+        facts.unshift(`program ${(0,untrusted/* inlineCode */.ti)(summary.program, 100, text)}`);
+    lines.push(capitalise(facts.join(' · ')), '');
+    const keyCount = summary.signature.keys.length;
+    lines.push(`**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${(0,untrusted/* inlineCode */.ti)(summary.signature.short, KEY_MAX_CHARS, text)}`);
+    return lines.join('\n');
+}
+function renderClassification(summary, text) {
+    const c = summary.classification;
+    if (!c)
+        return null;
+    const lines = [];
+    if (c.blocked)
+        lines.push(`- 🚧 **Blocked**, no fix can help: ${c.blocked.advice}`);
+    if (c.preExisting.length > 0) {
+        const where = [
+            c.baseBranch ? (0,untrusted/* inlineCode */.ti)(c.baseBranch, 100, text) : 'the base branch',
+            c.baseSha ? `at ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20, text)}` : ''
+        ]
+            .filter(Boolean)
+            .join(' ');
+        lines.push(`- 🧱 **Pre-existing** (fail on ${where} too; not in the signature, not this iteration's to fix): ${renderKeyList(c.preExisting, text)}`);
+    }
+    if (c.baseNote)
+        lines.push(`- ℹ️ Base branch: ${(0,untrusted/* oneLine */.TN)(c.baseNote, 300, text)}`);
+    const linked = (item) => {
+        const name = (0,untrusted/* oneLine */.TN)(item.check, NAME_MAX_CHARS, text);
+        const target = linkTarget(item.url, text);
+        return target === null ? name : `[${name}](${target})`;
+    };
+    if (c.flaky.length > 0)
+        lines.push(`- 🎲 **Flaky** (failed, then passed on re-run): ${c.flaky.map(linked).join(', ')}`);
+    if (c.infrastructure.length > 0)
+        lines.push(`- 🏗️ **Infrastructure** (outside the project's build and tests): ${c.infrastructure.map((item) => `${linked(item)} (${(0,untrusted/* oneLine */.TN)(item.cause, 200, text)})`).join(', ')}`);
+    for (const rerun of c.reruns)
+        lines.push(`- 🔁 Re-run of ${rerun.checks.map((check) => (0,untrusted/* oneLine */.TN)(check, 80, text)).join(', ')} (${rerun.why}): ${rerun.outcome}${linkTarget(rerun.url, text) ? ` ([run](${linkTarget(rerun.url, text)}))` : ''}`);
+    return lines.length > 0 ? ['**Whose failure it is**', '', ...lines].join('\n') : null;
+}
+function renderChanges(summary, text) {
+    const { changes, previous } = summary;
+    if (changes === undefined && previous === undefined)
+        return null;
+    const since = previous === undefined
+        ? '**Since the previous attempt**'
+        : `**Since attempt ${previous.attempt}** (${(0,untrusted/* inlineCode */.ti)(previous.sha, 64, text)}, signature ${(0,untrusted/* inlineCode */.ti)(previous.signature, KEY_MAX_CHARS, text)})`;
+    if (changes === undefined)
+        return { full: since, compact: since };
+    const counts = `${changes.fixed.length} fixed, ${changes.new.length} new, ${changes.persisting.length} persisting`;
+    const full = [
+        `${since}: ${counts}`,
+        '',
+        `- ✅ Fixed: ${renderKeyList(changes.fixed, text)}`,
+        `- 🆕 New: ${renderKeyList(changes.new, text)}`,
+        `- 🔁 Persisting: ${renderKeyList(changes.persisting, text)}`
+    ].join('\n');
+    return { full, compact: `${since}: ${counts}` };
+}
+function renderCheckHeading(check, index, text) {
+    const name = (0,untrusted/* oneLine */.TN)(check.name, NAME_MAX_CHARS, text) || '(unnamed check)';
+    const target = linkTarget(check.url, text);
+    const title = target === null ? name : `[${name}](${target})`;
+    return `#### ${index + 1}. ${title} — ${(0,untrusted/* inlineCode */.ti)(check.conclusion, 40, text)}`;
+}
+function renderCheck(check, index, fenceOptions) {
+    const text = { maskedValues: fenceOptions.maskedValues };
+    const source = SOURCE_LABEL[check.source] +
+        (check.logTruncated ? ' (log cut short: keys may be incomplete)' : '');
+    const keyCount = check.keys.length;
+    const parts = [
+        renderCheckHeading(check, index, text),
+        '',
+        `From: ${source} · ${keyCount} key${keyCount === 1 ? '' : 's'}: ${renderKeyList(check.keys, text)}`
+    ];
+    if (check.url !== '' && linkTarget(check.url, text) === null) {
+        parts.push('', '_Link not shown: not a plain http(s) URL._');
+    }
+    if (check.note !== undefined && check.note.trim() !== '') {
+        parts.push('', `_Note:_ ${(0,untrusted/* oneLine */.TN)(check.note, 500, text)}`);
+    }
+    if (check.firstErrorLines.length > 0) {
+        parts.push('', 'First error lines:', '', (0,untrusted/* fence */.EU)(check.firstErrorLines.join('\n'), fenceOptions));
+    }
+    return parts.join('\n');
+}
+/** Inline code spans for each key, comma-separated, at most about 1 500 characters, then `+N more`. */
+function renderKeyList(keys, text) {
+    if (keys.length === 0)
+        return '_none_';
+    let list = '';
+    let shown = 0;
+    for (const key of keys) {
+        const item = (shown === 0 ? '' : ', ') + (0,untrusted/* inlineCode */.ti)(key, KEY_MAX_CHARS, text);
+        if (shown > 0 && list.length + item.length > KEY_LIST_MAX_CHARS)
+            break;
+        list += item;
+        shown += 1;
+    }
+    return shown < keys.length ? `${list} +${keys.length - shown} more` : list;
+}
+/**
+ * A markdown link destination for an untrusted URL, or null when it must not be linked: not
+ * http(s), not parseable, too long, or holding credentials or anything that looks like a secret.
+ */
+function linkTarget(url, options = {}) {
+    if (url.length === 0 || url.length > URL_MAX_CHARS || url !== url.trim())
+        return null;
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return null;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+        return null;
+    if (parsed.username !== '' || parsed.password !== '')
+        return null;
+    const href = parsed.href;
+    if ((0,untrusted/* redactSecrets */.fp)(href, options.maskedValues ?? []) !== href)
+        return null;
+    // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
+    return href.replaceAll('(', '%28').replaceAll(')', '%29');
+}
+function cutNote(maxChars, withoutDetails, left) {
+    const parts = [];
+    if (withoutDetails > 0)
+        parts.push(`${withoutDetails} check${withoutDetails === 1 ? '' : 's'} shown without details`);
+    if (left > 0)
+        parts.push(`${left} check${left === 1 ? '' : 's'} not shown`);
+    const what = parts.length > 0 ? `: ${parts.join(', ')}` : '';
+    return `_Summary cut to fit ${maxChars} characters${what}. The JSON failure summary (\`failure-summary-path\`) has every check._`;
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/loop/fix-brief.ts
+/**
+ * The fix brief: what the `## 🚦 CI Gate` section of `<program>.md` tells the next run, in
+ * plain markdown an agent reads first (README: "The fix brief"). Pure: rendered from the
+ * ledger alone, so `reconcile` can write it again after a memory push reverted the file.
+ *
+ * On red with budget left it says which fix attempt is next and how much wall clock is left,
+ * the failing checks with links, the signature, what changed since the previous attempt, the
+ * failures that are not the iteration's doing (pre-existing on the base branch, flaky,
+ * infrastructure), the first error lines (fenced, sanitised), and what to do. Its size is
+ * bounded (`maxBytes`): details are dropped, most expendable first, until it fits.
+ */
+
+
+
+
+
+const DETAIL_LEVELS = [
+    { errorLines: 20, keys: 12, checks: 10 },
+    { errorLines: 10, keys: 8, checks: 6 },
+    { errorLines: 4, keys: 4, checks: 3 },
+    { errorLines: 0, keys: 2, checks: 2 },
+    { errorLines: 0, keys: 0, checks: 0 }
+];
+const utf8Bytes = (lines) => new TextEncoder().encode(lines.join('\n')).length;
+/** The brief's lines; never longer than `context.maxBytes` unless even the shortest form is. */
+function renderFixBrief(ledger, context) {
+    let lines = [];
+    for (const detail of DETAIL_LEVELS) {
+        lines = render(ledger, context, detail);
+        if (utf8Bytes(lines) <= context.maxBytes)
+            return lines;
+    }
+    return lines;
+}
+function render(ledger, context, detail) {
+    const latest = latestAttempt(ledger);
+    const iteration = ledger.iteration;
+    if (!iteration || !latest)
+        return ['_No CI gate has run for this program yet._'];
+    if (context.pauseReason !== null)
+        return pausedBrief(ledger, latest, context, detail);
+    if (iteration.outcome === 'reset')
+        return resetBrief(ledger);
+    if (iteration.finishedAt !== null)
+        return endedBrief(latest, iteration.outcome);
+    if (latest.state === 'in-flight') {
+        return [
+            `⏳ **The CI gate is waiting for CI on ${(0,untrusted/* inlineCode */.ti)(latest.sha.slice(0, 12), 20)}** (attempt ${latest.index}, started ${latest.startedAt}).`,
+            '',
+            `Do not push to ${(0,untrusted/* inlineCode */.ti)(context.branch, 200)} until it has a verdict: this section then says what to do.`
+        ];
+    }
+    return fixBrief(ledger, latest, context, detail);
+}
+function minutesLeft(ledger) {
+    const iteration = ledger.iteration;
+    const deadline = deadlineOf(iteration);
+    const asOf = Date.parse(ledger.updatedAt);
+    return {
+        left: Math.max(0, Math.floor((deadline - asOf) / 60_000)),
+        endsAt: new Date(deadline).toISOString(),
+        asOf: ledger.updatedAt
+    };
+}
+function keyList(keys, max) {
+    if (keys.length === 0)
+        return '—';
+    const shown = keys.slice(0, max).map((key) => (0,untrusted/* inlineCode */.ti)(key, 160));
+    const more = keys.length - shown.length;
+    return more > 0 ? `${shown.join(', ')} +${more} more` : shown.join(', ') || `${keys.length} keys`;
+}
+function checkLines(attempt, max) {
+    const checks = attempt.failingChecks ?? [];
+    const lines = checks.slice(0, max).map((check) => {
+        const name = (0,untrusted/* oneLine */.TN)(check.name, 100);
+        const link = check.url && /^https?:\/\//.test(check.url) ? `[${name}](${check.url})` : name;
+        return `  - ${link}: ${(0,untrusted/* oneLine */.TN)(check.conclusion, 20)}`;
+    });
+    if (checks.length > max)
+        lines.push(`  - … ${checks.length - max} more`);
+    return lines;
+}
+/** Fenced lines cannot be read as a `## ` heading by the scheduler's cut (see state/text.ts). */
+function fix_brief_fencedLines(text, maxLines) {
+    return (0,untrusted/* fence */.EU)(text, { maxLines, maxChars: maxLines * 200 })
+        .split('\n')
+        .map((line) => (line.startsWith('#') ? ` ${line}` : line));
+}
+function previousOf(ledger, attempt) {
+    return [...ledger.attempts].reverse().find((a) => a.index < attempt.index && a.signature?.keys);
+}
+function findingLines(ledger, attempt, detail) {
+    const lines = [];
+    const signature = attempt.signature;
+    if (signature) {
+        lines.push(`- **Signature** (${signature.keyCount} key${signature.keyCount === 1 ? '' : 's'}; the same signature again means no progress): ${(0,untrusted/* inlineCode */.ti)(signature.short, 160)}`);
+    }
+    if (detail.checks > 0 && (attempt.failingChecks ?? []).length > 0)
+        lines.push('- **Failing checks:**', ...checkLines(attempt, detail.checks));
+    const previous = previousOf(ledger, attempt);
+    if (previous?.signature?.keys && signature?.keys && detail.keys > 0) {
+        const changes = diffKeys(previous.signature.keys, signature.keys);
+        lines.push(`- **Since attempt ${previous.index}:** fixed ${keyList(changes.fixed, detail.keys)}; new ${keyList(changes.new, detail.keys)}; still failing ${keyList(changes.persisting, detail.keys)}.`);
+    }
+    const classification = attempt.classification;
+    if (classification && classification.preExisting.length > 0) {
+        const base = classification.baseSha
+            ? ` at ${(0,untrusted/* inlineCode */.ti)(classification.baseSha.slice(0, 12), 20)}`
+            : '';
+        lines.push(`- **Not this iteration's failures** (they fail on the base branch head too${base}): ${keyList(classification.preExisting, Math.max(detail.keys, 1))}. Do not touch them.`);
+    }
+    else if (classification?.baseNote) {
+        lines.push(`- **Base branch:** ${(0,untrusted/* oneLine */.TN)(classification.baseNote, 300)}`);
+    }
+    if (classification && classification.flaky.length > 0)
+        lines.push(`- **Flaky** (failed, then passed on re-run; not yours to fix): ${classification.flaky.map((f) => (0,untrusted/* oneLine */.TN)(f.check, 80)).join(', ')}.`);
+    if (classification && classification.infrastructure.length > 0)
+        lines.push(`- **Infrastructure** (outside the project's build and tests): ${classification.infrastructure.map((f) => `${(0,untrusted/* oneLine */.TN)(f.check, 80)} (${(0,untrusted/* oneLine */.TN)(f.cause, 120)})`).join(', ')}.`);
+    if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
+        lines.push('', '**First error lines**', '', ...fix_brief_fencedLines((attempt.errorLines ?? []).join('\n'), detail.errorLines));
+    return lines;
+}
+function gatedCommit(attempt) {
+    const sha = (0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20);
+    return attempt.agentSha
+        ? `${sha} (gh-aw's empty CI-trigger commit on the agent's ${(0,untrusted/* inlineCode */.ti)(attempt.agentSha.slice(0, 12), 20)})`
+        : sha;
+}
+function fixBrief(ledger, attempt, context, detail) {
+    const iteration = ledger.iteration;
+    const next = attempt.index + 1;
+    const clock = minutesLeft(ledger);
+    const branch = (0,untrusted/* inlineCode */.ti)(context.branch, 200);
+    return [
+        `🛠️ **CI is ${attempt.state === 'no-checks' ? 'silent' : 'red'} on ${branch}: fix it before anything else.** This is fix attempt ${next} of ${iteration.maxFixAttempts} of the current iteration; ${clock.left} minute${clock.left === 1 ? '' : 's'} of its ${iteration.timeoutMinutes}-minute wall clock were left when this was written (${clock.asOf}; it ends at ${clock.endsAt}).`,
+        '',
+        `- **Gated commit:** ${gatedCommit(attempt)}`,
+        ...(attempt.note ? [`- **Note:** ${(0,untrusted/* oneLine */.TN)(attempt.note, 300)}`] : []),
+        ...findingLines(ledger, attempt, detail),
+        '',
+        '**What to do**',
+        '',
+        `1. Fix the failures above on ${branch}, starting from its head (${(0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20)}). Leave failures marked as not this iteration's alone.`,
+        '2. Commit once and push. The CI gate checks the new head and rewrites this section.',
+        '3. Start no new iteration until CI is green; write the iteration file with the metric you measure after the fix.',
+        '4. If you cannot fix them, do not push the same change again (the same signature twice pauses the program): say what blocks the fix in the program issue.'
+    ];
+}
+function rememberedLine(remembered) {
+    const reset = remembered.resetAt
+        ? `, and the program was reset at ${remembered.resetAt}${remembered.resetBy ? ` by ${(0,untrusted/* oneLine */.TN)(remembered.resetBy, 60)}` : ''} without fixing it`
+        : '';
+    return `This failure stuck the loop before (paused at ${remembered.pausedAt}: ${(0,untrusted/* inlineCode */.ti)(remembered.reason, 200)}${reset}. Do not resume the same approach: state what blocks it in the program issue, or ask a maintainer to fix the cause and reset with \`forget-failures: true\`.`;
+}
+function pausedBrief(ledger, attempt, context, detail) {
+    const reason = context.pauseReason ?? '';
+    const kind = pauseKindOf(reason);
+    const remembered = attempt.signature
+        ? pausedSignatureOf(ledger, attempt.signature.hash)
+        : undefined;
+    const before = remembered && remembered.iterationId !== ledger.iteration?.id;
+    const advice = kind === 'blocked'
+        ? 'No fix can help: a maintainer must act (see the reason). `reconcile` resumes the program once the head has a verdict.'
+        : kind === 'base-red'
+            ? 'The base branch is red with the same failures: fix it there. `reconcile` resumes the program once the head is green, or a maintainer runs `reset`.'
+            : 'Do not work on this program until a maintainer resumes it: push a fix that turns the head green (`reconcile` then resumes it) or run `reset`.';
+    return [
+        `⏸️ **Paused by the CI gate:** ${(0,untrusted/* inlineCode */.ti)(reason, 300)}`,
+        '',
+        `- **Last gated commit:** ${gatedCommit(attempt)} (attempt ${attempt.index}, ${attempt.state})`,
+        ...(attempt.note ? [`- **Note:** ${(0,untrusted/* oneLine */.TN)(attempt.note, 300)}`] : []),
+        ...findingLines(ledger, attempt, detail),
+        '',
+        ...(remembered && before ? [rememberedLine(remembered), ''] : []),
+        advice
+    ];
+}
+function endedBrief(attempt, outcome) {
+    const lines = [
+        `✅ **CI is green on ${gatedCommit(attempt)}** (attempt ${attempt.index}; iteration ${outcome}). Nothing to fix: run the next iteration as usual.`
+    ];
+    const classification = attempt.classification;
+    if (attempt.state === 'green-except-pre-existing' && classification)
+        lines.push('', `Accepted although ${keyList(classification.preExisting, 8)} fail${classification.preExisting.length === 1 ? 's' : ''}: the base branch head fails the same way, so it is not this iteration's doing.`);
+    if (classification && classification.flaky.length > 0)
+        lines.push('', `Flaky on the way (passed on re-run): ${classification.flaky.map((f) => (0,untrusted/* oneLine */.TN)(f.check, 80)).join(', ')}.`);
+    return lines;
+}
+function resetBrief(ledger) {
+    const remembered = ledger.pausedSignatures.filter((paused) => paused.resetAt !== null);
+    const lines = ['▶️ **Reset by a maintainer:** the next iteration starts with a fresh fix budget.'];
+    if (remembered.length > 0)
+        lines.push('', 'These failures stuck the loop before the reset; if one comes back, the program pauses at once instead of spending the budget on it again:', '', ...remembered.map((paused) => `- ${(0,untrusted/* inlineCode */.ti)(paused.short, 160)} (paused at ${paused.pausedAt})`));
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/state/projection.ts
+/**
+ * `<program>.md` as a projection of the ledger, pure (README: "The ledger"). The Machine
+ * State rows the action owns and the `## 🚦 CI Gate` section are derived from the ledger:
+ *
+ * - Every write of Machine State rows (and of an Iteration History entry) is logged in the
+ *   ledger under the revision that made it. The CI Gate section names the revision it was
+ *   projected from. When the file names an older revision (or none), the writes after it are
+ *   applied again: that is how a write reverted by another run's memory push comes back,
+ *   while rows the agent or a human changed since the last projection are left alone.
+ * - The CI Gate section is rewritten whole from the ledger (the fix brief), within the file's
+ *   size budget; the oldest Iteration History entries are collapsed when the file is over it.
+ */
+
+
+
+
+
+/** The ledger writes the file has not seen: those after the revision its CI Gate section names. */
+function pendingWrites(text, ledger) {
+    const pointer = readLedgerPointer(text);
+    return ledger.writes.filter((write) => pointer === null || write.revision > pointer.revision);
+}
+/** Whether the file shows the ledger's latest revision. */
+function isProjected(text, ledger) {
+    return readLedgerPointer(text)?.revision === ledger.revision;
+}
+/** The smallest brief budget: the brief's shortest form fits in it. */
+const MIN_BRIEF_BYTES = 600;
+/**
+ * The file with the ledger projected onto it (see the module comment). Pure and idempotent:
+ * projecting a projected file changes nothing. Throws a StateFileError for a malformed file.
+ */
+function projectStateFile(text, ledger, options) {
+    let next = text;
+    for (const write of pendingWrites(text, ledger)) {
+        next = updateMachineState(next, write.machineState);
+        const entry = write.historyEntry;
+        if (entry && !isRecorded(next, entry.runKey))
+            next = prependHistoryEntry(next, { lines: entry.lines, runKey: entry.runKey });
+    }
+    const machine = readMachineState(next);
+    const pointer = ledgerPointerLine({
+        path: ledgerPath(options.program),
+        revision: ledger.revision
+    });
+    const withoutSection = removeCiGateSection(next);
+    const room = options.maxBytes - Buffer.byteLength(withoutSection, 'utf8') - 200;
+    const brief = renderFixBrief(ledger, {
+        program: options.program,
+        branch: machine.branch ?? `autoloop/${options.program}`,
+        pauseReason: machine.paused ? (machine.pauseReason ?? '') : null,
+        maxBytes: Math.max(MIN_BRIEF_BYTES, room)
+    });
+    next = writeCiGateSection(next, [
+        pointer,
+        `🤖 *Written by autoloop-ci-gate from its ledger \`${ledgerPath(options.program)}\` in the same store (revision ${ledger.revision}); it is rewritten on every gate, so edit the ledger through the action, not here.*`,
+        '',
+        ...brief
+    ]);
+    return compactHistory(next, options.maxBytes, machine.metricDirection ?? 'higher').text;
+}
+
+// EXTERNAL MODULE: ./src/state/store.ts
+var state_store = __nccwpck_require__(6992);
+;// CONCATENATED MODULE: ./src/state/template.ts
+/**
+ * A new program state file from the autoloop template, for a program that has none yet: the
+ * title, the automation note, Machine State with every row, and the human sections.
+ */
+
+
 /** A state file from the autoloop template, for a program that has none yet. */
 function createStateFile(program, options = {}) {
     if (!schema/* PROGRAM_NAME_PATTERN */.UK.test(program)) {
@@ -39850,471 +42446,132 @@ function createStateFile(program, options = {}) {
         ...human('## 📊 Iteration History', 'Newest first.', '', '*(No iterations yet.)*')
     ];
     const text = lines.join(eol);
-    return options.machineState ? markdown_updateMachineState(text, options.machineState) : text;
+    return options.machineState ? updateMachineState(text, options.machineState) : text;
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __nccwpck_require__(3759);
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
+;// CONCATENATED MODULE: ./src/state/program-state.ts
 
 
 
-function datetime(params) {
-    return api/* _isoDateTime */.G1(schemas/* ZodISODateTime */.You, params);
-}
-function date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
-;// CONCATENATED MODULE: ./src/loop/ledger.ts
-/**
- * The CI fix-loop ledger of the current iteration (SPEC §5), kept in the state file's
- * `## 🚦 CI Gate` section as a versioned JSON block. Pure: every operation takes a ledger
- * and returns a new one; time comes in as epoch milliseconds.
- *
- * Lifecycle, and how the caller signals it:
- * - `beginAttempt` before waiting on a SHA (the attempt is written `in-flight` with the run
- *   id). The latest attempt's SHA again re-uses that attempt (a re-run after a crash is never
- *   counted twice); a new SHA is the next fix attempt; with no ledger, or when the iteration
- *   has finished, a new iteration starts at attempt 0. Earlier attempts still `in-flight`
- *   are marked `abandoned`.
- * - `completeAttempt` with the verdict. A `green` verdict finishes the iteration.
- * - `finishIteration(ledger, 'paused' | 'recorded', now)` is how the caller ends an iteration
- *   that did not end green: after a guard paused the program, or when `record` writes the
- *   iteration's outcome. The next `beginAttempt` then starts a new iteration (except for the
- *   latest SHA of an iteration that ended green, which is re-used: gating it again is a
- *   re-run, not a new iteration).
- * - `reset` removes the section (`clearLedger`).
- *
- * Size: the serialised ledger never exceeds `LEDGER_LIMITS.maxBytes` (see `compactLedger`).
- */
 
 
 
-const LEDGER_VERSION = 1;
-/**
- * Bounds that keep the ledger small next to the 30 KiB state file budget. Per-attempt caps
- * apply when an attempt is completed; the rest is enforced by `compactLedger`.
- */
-const LEDGER_LIMITS = {
-    /** The serialised JSON block never exceeds this many UTF-8 bytes. */
-    maxBytes: 8192,
-    /** Only the latest attempts keep their details (keys, full signature, checks, error lines). */
-    detailedAttempts: 3,
-    /** At most this many attempt records; older ones leave only their signature hash behind. */
-    maxAttemptRecords: 24,
-    /** Signature hashes of dropped attempts, kept (cut to `hashChars`) for the no-progress guard. */
-    maxEarlierHashes: 128,
-    hashChars: 16,
-    maxErrorLines: 8,
-    maxErrorLineChars: 160,
-    maxFailingChecks: 6,
-    maxCheckNameChars: 100,
-    maxCheckConclusionChars: 20,
-    maxCheckUrlChars: 200,
-    maxKeys: 10,
-    maxKeyChars: 160,
-    maxFullChars: 500,
-    maxShortChars: 160
-};
-const ATTEMPT_STATES = [
-    'in-flight',
-    'green',
-    'red',
-    'no-checks',
-    'ci-timeout',
-    'abandoned',
-    'error'
-];
-const isoTime = datetime({ offset: true });
-const SignatureRecordSchema = schemas/* object */.Ikc({
-    /** Hash of the full key set: equal hashes, equal signatures. */
-    hash: schemas/* string */.YjP().min(1).max(128),
-    /** The one-line form (≤ 160 characters). */
-    short: schemas/* string */.YjP(),
-    keyCount: schemas/* number */.aig().int().nonnegative(),
-    /** Dropped from older attempts; cut to `maxKeys` keys. */
-    keys: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
-    /** Dropped from older attempts; cut to `maxFullChars`. */
-    full: schemas/* string */.YjP().optional(),
-    /** Whether `keys` or `full` were cut (the hash always covers the whole set). */
-    cut: schemas/* boolean */.zMY().optional()
-});
-const FailingCheckSchema = schemas/* object */.Ikc({
-    name: schemas/* string */.YjP(),
-    conclusion: schemas/* string */.YjP(),
-    url: schemas/* string */.YjP().nullable()
-});
-const AttemptSchema = schemas/* object */.Ikc({
-    /** 0 = the first gate of the iteration, k = the k-th fix. */
-    index: schemas/* number */.aig().int().nonnegative(),
-    sha: schemas/* string */.YjP().regex(/^[0-9a-f]{7,64}$/, 'must be a lower-case hex commit SHA'),
-    runId: schemas/* number */.aig().int().nonnegative().nullable(),
-    runAttempt: schemas/* number */.aig().int().positive().nullable(),
-    startedAt: isoTime,
-    endedAt: isoTime.nullable(),
-    state: schemas/* enum */.k5n(ATTEMPT_STATES),
-    signature: SignatureRecordSchema.nullable(),
-    /** Dropped from older attempts. */
-    failingChecks: schemas/* array */.YOg(FailingCheckSchema).optional(),
-    /** First error lines, already sanitised by the caller. Dropped from older attempts. */
-    errorLines: schemas/* array */.YOg(schemas/* string */.YjP()).optional()
-});
-const IterationSchema = schemas/* object */.Ikc({
-    /** `<first gate's ISO start>/<first SHA, 12 digits>`. */
-    id: schemas/* string */.YjP().min(1),
-    /** When the iteration's first gate started: the wall clock counts from here. */
-    startedAt: isoTime,
-    finishedAt: isoTime.nullable(),
-    outcome: schemas/* enum */.k5n(['green', 'paused', 'recorded']).nullable()
-});
-const LedgerSchema = schemas/* object */.Ikc({
-    version: schemas/* literal */.euz(LEDGER_VERSION),
-    iteration: IterationSchema,
-    /** Cut signature hashes of attempts whose records were dropped, oldest first. */
-    earlierSignatureHashes: schemas/* array */.YOg(schemas/* string */.YjP()),
-    /** Oldest first; never empty; indexes increase by one. */
-    attempts: schemas/* array */.YOg(AttemptSchema).min(1)
-});
-function iso(ms) {
-    if (!Number.isFinite(ms))
-        throw new RangeError(`not a time: ${ms}`);
-    return new Date(ms).toISOString();
-}
-function cut(text, max) {
-    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-/** The part of a signature hash the ledger compares. */
-function hashKey(hash) {
-    return hash.slice(0, LEDGER_LIMITS.hashChars);
-}
-function latestAttempt(ledger) {
-    return ledger.attempts[ledger.attempts.length - 1];
-}
-/** Attempts left `in-flight` (by this run or by one that died). */
-function inFlightAttempts(ledger) {
-    return ledger.attempts.filter((attempt) => attempt.state === 'in-flight');
-}
-function isIterationFinished(ledger) {
-    return ledger.iteration.finishedAt !== null;
-}
-function replaceAttempt(ledger, index, attempt) {
-    return { ...ledger, attempts: ledger.attempts.map((a) => (a.index === index ? attempt : a)) };
-}
-function attemptAt(ledger, index) {
-    const attempt = ledger.attempts.find((a) => a.index === index);
-    if (!attempt)
-        throw new RangeError(`the ledger has no attempt ${index}`);
-    return attempt;
-}
-function canReuse(ledger, sha) {
-    const outcome = ledger.iteration.outcome;
-    return latestAttempt(ledger).sha === sha && (outcome === null || outcome === 'green');
-}
-/** Records the start of a gate on `sha` as an `in-flight` attempt (see the module comment). */
-function beginAttempt(ledger, input) {
-    const sha = input.sha.toLowerCase();
-    if (!/^[0-9a-f]{7,64}$/.test(sha))
-        throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`);
-    const now = iso(input.now);
-    const run = { runId: input.runId, runAttempt: input.runAttempt ?? null };
-    if (ledger && canReuse(ledger, sha)) {
-        const attempt = { ...latestAttempt(ledger), ...run, state: 'in-flight', endedAt: null };
-        const reopened = {
-            ...ledger,
-            iteration: { ...ledger.iteration, finishedAt: null, outcome: null }
-        };
-        const next = compactLedger(replaceAttempt(reopened, attempt.index, attempt));
-        return { ledger: next, attempt: latestAttempt(next), reused: true };
+
+function inFile(source, read) {
+    try {
+        return read();
     }
-    const fresh = (index) => ({
-        index,
-        sha,
-        ...run,
-        startedAt: now,
-        endedAt: null,
-        state: 'in-flight',
-        signature: null
+    catch (error) {
+        throw error instanceof state_errors/* StateFileError */.ci && error.source === undefined
+            ? error.inFile(source)
+            : error;
+    }
+}
+/** The ledger the files hold: its own file, else the block an earlier version kept in the state file. */
+function ledgerOf(program, stored, storedLedger, description, now) {
+    if (storedLedger) {
+        const ledger = parseLedgerFile(storedLedger.text, `${ledgerPath(program)} (${description})`);
+        return { ...ledger, program };
+    }
+    const legacy = stored
+        ? inFile(`${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, () => readLegacyLedgerBlock(stored.text))
+        : null;
+    if (!legacy)
+        return emptyLedger(program, now);
+    return parseLedgerJson(legacy.json, stored.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
+        program,
+        firstLine: 1
     });
-    let next;
-    if (ledger && !isIterationFinished(ledger)) {
-        const abandoned = ledger.attempts.map((a) => a.state === 'in-flight' ? { ...a, state: 'abandoned', endedAt: now } : a);
-        next = { ...ledger, attempts: [...abandoned, fresh(latestAttempt(ledger).index + 1)] };
-    }
-    else {
-        next = {
-            version: LEDGER_VERSION,
-            iteration: {
-                id: `${now}/${sha.slice(0, 12)}`,
-                startedAt: now,
-                finishedAt: null,
-                outcome: null
-            },
-            earlierSignatureHashes: [],
-            attempts: [fresh(0)]
-        };
-    }
-    next = compactLedger(next);
-    return { ledger: next, attempt: latestAttempt(next), reused: false };
 }
-function signatureRecord(signature) {
-    const allKeys = signature.keys ?? [];
-    const keys = allKeys
-        .slice(0, LEDGER_LIMITS.maxKeys)
-        .map((key) => cut(key, LEDGER_LIMITS.maxKeyChars));
-    const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
-    const wasCut = keys.length < allKeys.length ||
-        keys.some((key, i) => key !== allKeys[i]) ||
-        full !== (signature.full ?? allKeys.join('; '));
+/** The files as read (pure): the ledger parsed or migrated, the state file projected. */
+function programFilesOf(program, stored, storedLedger, description, options) {
+    const ledger = ledgerOf(program, stored, storedLedger, description, options.now);
+    const source = `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`;
+    const original = stored?.text ?? createStateFile(program);
+    const text = inFile(source, () => projectStateFile(original, ledger, { program, maxBytes: options.maxBytes }));
     return {
-        hash: signature.hash,
-        short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
-        keyCount: allKeys.length,
-        keys,
-        full,
-        ...(wasCut ? { cut: true } : {})
+        program,
+        stored,
+        storedLedger,
+        ledger,
+        text,
+        machine: inFile(source, () => readMachineState(text)),
+        stale: stored !== null && (text !== stored.text || !isProjected(stored.text, ledger))
     };
+}
+async function readProgram(store, program, options) {
+    const [stored, storedLedger] = await Promise.all([
+        store.read((0,state_store/* stateFilePath */.n0)(program)),
+        store.read(ledgerPath(program))
+    ]);
+    return programFilesOf(program, stored, storedLedger, store.description, options);
 }
 /**
- * Records the verdict of attempt `index`. Lists are cut to the per-attempt limits; a `green`
- * verdict finishes the iteration.
+ * Changes a program's ledger by compare-and-swap and projects it onto `<program>.md`.
+ * `apply` gets the files as they are now (re-read after a conflict, so it may run more than
+ * once) and returns the new ledger, or the same object for no change. A ledger that did not
+ * change is not written; a stale state file is still repaired. The value `apply` returns
+ * beside the ledger is the one of the run that was written.
  */
-function completeAttempt(ledger, index, verdict) {
-    const attempt = attemptAt(ledger, index);
-    const completed = {
-        ...attempt,
-        state: verdict.state,
-        endedAt: iso(verdict.now),
-        signature: verdict.signature ? signatureRecord(verdict.signature) : null,
-        failingChecks: (verdict.failingChecks ?? [])
-            .slice(0, LEDGER_LIMITS.maxFailingChecks)
-            .map((check) => ({
-            name: cut(check.name, LEDGER_LIMITS.maxCheckNameChars),
-            conclusion: cut(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
-            url: check.url ? cut(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
-        })),
-        errorLines: (verdict.errorLines ?? [])
-            .slice(0, LEDGER_LIMITS.maxErrorLines)
-            .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars))
+async function updateProgram(deps, program, options, apply) {
+    const { store, clock } = deps;
+    const retry = {
+        clock,
+        random: deps.random ?? Math.random,
+        maxAttempts: 5,
+        log: { info: (line) => deps.log.info(line) }
     };
-    let next = replaceAttempt(ledger, index, completed);
-    if (verdict.state === 'green' && index === latestAttempt(ledger).index) {
-        next = finishIteration(next, 'green', verdict.now);
-    }
-    return compactLedger(next);
-}
-/** Ends the iteration (see the module comment); the next gate starts a new one. */
-function finishIteration(ledger, outcome, now) {
-    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: iso(now), outcome } };
-}
-// ---------------------------------------------------------------------------------------
-// Size bound
-function withoutDetails(attempt) {
-    const { index, sha, runId, runAttempt, startedAt, endedAt, state, signature } = attempt;
-    const summary = signature && {
-        hash: signature.hash,
-        short: signature.short,
-        keyCount: signature.keyCount
-    };
-    return { index, sha, runId, runAttempt, startedAt, endedAt, state, signature: summary };
-}
-function hasDetails(attempt) {
-    return (attempt.failingChecks !== undefined ||
-        attempt.errorLines !== undefined ||
-        attempt.signature?.keys !== undefined ||
-        attempt.signature?.full !== undefined);
-}
-/** Halves the detail lists of an attempt; once they are empty, drops them. */
-function shrinkDetails(attempt) {
-    const half = (list) => list?.slice(0, Math.floor(list.length / 2));
-    const lists = [attempt.failingChecks, attempt.errorLines, attempt.signature?.keys];
-    if (lists.every((list) => list === undefined || list.length === 0))
-        return withoutDetails(attempt);
-    return {
-        ...attempt,
-        failingChecks: half(attempt.failingChecks),
-        errorLines: half(attempt.errorLines),
-        signature: attempt.signature && {
-            ...attempt.signature,
-            keys: half(attempt.signature.keys),
-            full: attempt.signature.full === undefined ? undefined : cut(attempt.signature.full, 200),
-            cut: true
+    for (let attempt = 1;; attempt += 1) {
+        const now = clock.now();
+        const current = await readProgram(store, program, { maxBytes: options.maxBytes, now });
+        const { ledger: changed, value } = apply(current);
+        if (changed === current.ledger) {
+            const files = current.stale
+                ? await writeProjection(deps, program, current.ledger, current.storedLedger, options)
+                : current;
+            return { files, value };
         }
-    };
-}
-function ledgerBytes(ledger) {
-    return new TextEncoder().encode(serializeLedger(ledger)).length;
-}
-/**
- * Keeps the ledger within `LEDGER_LIMITS`. Always: attempts older than the latest
- * `detailedAttempts` keep no details, and there are at most `maxAttemptRecords` records (a
- * dropped record leaves its cut signature hash in `earlierSignatureHashes`, so the
- * no-progress guard still sees it). Then, while the JSON is over `maxBytes`, in this order:
- * drop the oldest records outside the latest `detailedAttempts`; drop the details of the
- * older of those, oldest first; halve the latest attempt's lists until they are gone; drop
- * the remaining older records; drop the oldest earlier hashes. The latest attempt's record
- * always stays.
- */
-function compactLedger(ledger) {
-    const { detailedAttempts, maxAttemptRecords, maxEarlierHashes, maxBytes } = LEDGER_LIMITS;
-    let attempts = ledger.attempts.map((attempt, i, all) => i < all.length - detailedAttempts && hasDetails(attempt) ? withoutDetails(attempt) : attempt);
-    let earlier = [...ledger.earlierSignatureHashes];
-    const dropOldest = () => {
-        const [oldest, ...rest] = attempts;
-        attempts = rest;
-        if (oldest?.signature)
-            earlier.push(hashKey(oldest.signature.hash));
-    };
-    const current = () => {
-        earlier = earlier
-            .filter((hash, i) => earlier.indexOf(hash, i + 1) === -1)
-            .slice(-maxEarlierHashes);
-        return { ...ledger, earlierSignatureHashes: earlier, attempts };
-    };
-    const fits = () => ledgerBytes(current()) <= maxBytes;
-    const latest = () => attempts[attempts.length - 1];
-    while (attempts.length > maxAttemptRecords)
-        dropOldest();
-    while (attempts.length > detailedAttempts && !fits())
-        dropOldest();
-    for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
-        attempts[i] = withoutDetails(attempts[i]);
+        const next = LedgerSchema.parse(compactLedger({
+            ...changed,
+            program,
+            revision: current.ledger.revision + 1,
+            updatedAt: new Date(now).toISOString()
+        }));
+        const ledgerText = serializeLedger(next);
+        let storedLedger;
+        try {
+            const { version } = await store.write(ledgerPath(program), ledgerText, current.storedLedger?.version ?? null);
+            storedLedger = { text: ledgerText, version };
+        }
+        catch (error) {
+            if (!(error instanceof state_errors/* StateConflictError */.K$))
+                throw error;
+            await (0,state_store/* waitBeforeRetry */.jy)(ledgerPath(program), store, attempt, error, retry);
+            continue;
+        }
+        return { files: await writeProjection(deps, program, next, storedLedger, options), value };
     }
-    while (hasDetails(latest()) && !fits())
-        attempts[attempts.length - 1] = shrinkDetails(latest());
-    while (attempts.length > 1 && !fits())
-        dropOldest();
-    while (earlier.length > 0 && !fits())
-        earlier.shift();
-    return current();
 }
-// ---------------------------------------------------------------------------------------
-// Serialising into the state file
-/**
- * The JSON block: one attempt per line (readable diffs), and `|`, backticks and `<` written
- * as `\u` escapes so no cell-like run, fence or HTML can appear in the state file.
- */
-function serializeLedger(ledger) {
-    const { attempts, ...head } = ledger;
-    const headJson = JSON.stringify(head);
-    const lines = [
-        `${headJson.slice(0, -1)},"attempts":[`,
-        ...attempts.map((attempt, i) => JSON.stringify(attempt) + (i < attempts.length - 1 ? ',' : '')),
-        ']}'
-    ];
-    return lines
-        .join('\n')
-        .replace(/\|/g, '\\u007c')
-        .replace(/`/g, '\\u0060')
-        .replace(/</g, '\\u003c');
-}
-function ledgerNote(ledger) {
-    const latest = latestAttempt(ledger);
-    const count = ledger.attempts.length === 1 ? '1 attempt' : `attempt ${latest.index}`;
-    const finished = ledger.iteration.outcome ? `, iteration ended ${ledger.iteration.outcome}` : '';
-    return (`🤖 *CI fix loop of the current iteration (${count}: ${latest.state} on ${latest.sha.slice(0, 7)}${finished}). ` +
-        'Written by autoloop-ci-gate; do not edit, run the reset command to clear it.*');
-}
-function ledgerError(text, line, reason) {
-    return new state_errors/* StateFileError */.ci({
-        line,
-        lineText: text.split('\n')[line - 1]?.replace(/\r$/, ''),
-        reason,
-        fix: 'delete the whole "## 🚦 CI Gate" section (the CI fix loop of the current iteration starts over) or run the reset command'
+/** Projects `ledger` onto the stored `<program>.md` (compare-and-swap, re-projected on conflict). */
+async function writeProjection(deps, program, ledger, storedLedger, options) {
+    const path = (0,state_store/* stateFilePath */.n0)(program);
+    const written = await (0,state_store/* updateFile */.Io)(deps.store, path, (text) => projectStateFile(text ?? createStateFile(program), ledger, {
+        program,
+        maxBytes: options.maxBytes
+    }), {
+        clock: deps.clock,
+        ...(deps.random ? { random: deps.random } : {}),
+        log: { info: (line) => deps.log.info(line) }
     });
-}
-/** Validates a parsed JSON block; `text` and `line` locate it for the error message. */
-function parseLedger(json, text, line) {
-    const version = json?.version;
-    if (typeof version === 'number' && version > LEDGER_VERSION) {
-        throw ledgerError(text, line, `the CI Gate ledger has version ${version}, written by a newer autoloop-ci-gate than this one (version ${LEDGER_VERSION})`);
-    }
-    const parsed = LedgerSchema.safeParse(json);
-    if (parsed.success)
-        return parsed.data;
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.join('.') || '(root)';
-    throw ledgerError(text, line, `the CI Gate ledger is invalid at ${path}: ${issue?.message ?? 'unknown'}`);
-}
-/** The ledger stored in a state file, or null when it has no CI Gate section. */
-function readLedger(text) {
-    const block = readLedgerBlock(text);
-    return block ? parseLedger(block.json, text, block.line) : null;
-}
-/** Writes the ledger into the state file's CI Gate section (created after Machine State). */
-function writeLedger(text, ledger) {
-    // Never write a ledger that would not read back (a caller's bug, e.g. a negative run id).
-    const compacted = LedgerSchema.parse(compactLedger(ledger));
-    return writeLedgerBlock(text, { note: ledgerNote(compacted), json: serializeLedger(compacted) });
-}
-/** Removes the ledger (the `reset` command). */
-function clearLedger(text) {
-    return removeLedgerBlock(text);
-}
-
-;// CONCATENATED MODULE: ./src/loop/guard.ts
-/**
- * The fix-loop guards (SPEC §5), pure. After each red verdict, in this order:
- * 1. no progress: the signature equals that of any earlier attempt of this iteration
- *    (A→B→A is stuck too) → pause `stuck in CI fix loop: <short signature>`;
- * 2. budget: fix attempt `maxFixAttempts` is red → pause `ci-fix-exhausted: <short signature>`;
- * 3. wall clock: more than `timeoutMinutes` since the iteration's first gate (waiting or
- *    between attempts, across workflow runs) → pause `ci-timeout`;
- * 4. otherwise: fix, with `maxFixAttempts - index` attempts left.
- */
-
-
-
-/** The Recent Statuses word a CI pause appends. */
-const CI_PAUSE_STATUS = 'ci-fix-exhausted';
-/** The moment (epoch ms) the iteration's wall-clock budget runs out. */
-function deadlineOf(ledger, timeoutMinutes) {
-    return Date.parse(ledger.iteration.startedAt) + timeoutMinutes * 60_000;
-}
-/** Whether more than `timeoutMinutes` have passed since the iteration's first gate. */
-function isPastDeadline(ledger, timeoutMinutes, now) {
-    return now > deadlineOf(ledger, timeoutMinutes);
-}
-/** Whether an attempt before `index` (or a dropped one) had the same signature. */
-function repeatsEarlierSignature(ledger, index, hash) {
-    const key = hashKey(hash);
-    return (ledger.earlierSignatureHashes.includes(key) ||
-        ledger.attempts.some((attempt) => attempt.index < index && attempt.signature && hashKey(attempt.signature.hash) === key));
-}
-function decideAfterRed(ledger, input) {
-    const short = (0,schema/* sanitizeCellText */.vz)(input.signature.short);
-    if (repeatsEarlierSignature(ledger, input.index, input.signature.hash)) {
-        return { kind: 'pause', pauseKind: 'stuck', reason: `stuck in CI fix loop: ${short}` };
-    }
-    if (input.index >= input.maxFixAttempts) {
-        return { kind: 'pause', pauseKind: 'exhausted', reason: `ci-fix-exhausted: ${short}` };
-    }
-    if (isPastDeadline(ledger, input.timeoutMinutes, input.now)) {
-        return { kind: 'pause', pauseKind: 'timeout', reason: 'ci-timeout' };
-    }
-    return { kind: 'fix', attemptsRemaining: input.maxFixAttempts - input.index };
-}
-/**
- * The Machine State rows a CI pause writes: Paused, Pause Reason, Recent Statuses with
- * `ci-fix-exhausted` appended (last 10 kept, newest last) and Last Run.
- */
-function pausePatch(state, pause) {
     return {
-        paused: true,
-        pauseReason: pause.reason,
-        recentStatuses: (0,schema/* appendRecentStatus */.WI)(state.recentStatuses, CI_PAUSE_STATUS),
-        lastRun: pause.now
+        program,
+        stored: { text: written.text, version: written.version },
+        storedLedger,
+        ledger,
+        text: written.text,
+        machine: readMachineState(written.text),
+        stale: false
     };
-}
-/** Applies a CI pause to state file text (for `updateState`'s apply: re-read on every retry). */
-function pauseStateText(text, pause) {
-    return updateMachineState(text, pausePatch(readMachineState(text), pause));
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -40518,6 +42775,416 @@ function stripErrorMarker(line) {
     if (line.startsWith('##[error]'))
         return line.slice(9);
     return line;
+}
+
+;// CONCATENATED MODULE: ./src/issue/comments.ts
+
+
+/** The autoloop status comment: the earliest comment holding it is the status comment. */
+const STATUS_SENTINEL = '<!-- AUTOLOOP:STATUS -->';
+/** Hidden marker of a comment this action owns, e.g. `pause 2026-…/abc123`. */
+function commentMarker(kind, id) {
+    return `<!-- autoloop-ci-gate:${kind} ${id.replace(/-->/g, '')} -->`;
+}
+function statusLine(state) {
+    if (state.completed)
+        return '✅ Completed';
+    if (state.paused)
+        return pauseKindOf(state.pauseReason) === 'consecutive-errors' ? '⚠️ Error' : '⏸️ Paused';
+    return '🟢 Active';
+}
+/** Text from the state file (which humans and the agent edit): one safe table cell. */
+const value = (text, max = 200) => text === null || text === undefined || text === '' ? '—' : (0,untrusted/* tableCell */.xR)(text, max);
+/** A number the action read from Machine State: shown as it is, never escaped. */
+const count = (number) => (number === null ? '—' : String(number));
+function renderStatusComment(view) {
+    const { state } = view;
+    const rows = [
+        ['Status', statusLine(state)],
+        ['Best metric', count(state.bestMetric)],
+        ['Iterations', count(state.iterationCount)],
+        ['Last run', value(state.lastRun)],
+        [
+            'Branch',
+            state.branch
+                ? `[${(0,untrusted/* tableCell */.xR)(state.branch, 120)}](${view.serverUrl}/${view.repository}/tree/${encodeURI(state.branch)})`
+                : '—'
+        ],
+        ['PR', state.pr ? `#${state.pr}` : '—'],
+        [
+            'State file',
+            view.stateFile.url
+                ? `[${(0,untrusted/* tableCell */.xR)(view.stateFile.label, 120)}](${view.stateFile.url})`
+                : value(view.stateFile.label)
+        ],
+        ['Paused', state.paused ? `yes: ${value(state.pauseReason, 300)}` : 'no']
+    ];
+    return [
+        STATUS_SENTINEL,
+        `### 🤖 Autoloop: ${(0,untrusted/* tableCell */.xR)(view.program, 100)}`,
+        '',
+        '| | |',
+        '|---|---|',
+        ...rows.map(([label, text]) => `| ${label} | ${text} |`),
+        '',
+        '<sub>Kept up to date by autoloop-ci-gate.</sub>'
+    ].join('\n');
+}
+function attemptBlock(attempt, view) {
+    const run = view.runUrlOf(attempt.runId);
+    const checks = (attempt.failingChecks ?? [])
+        .map((check) => check.url && /^https?:\/\//.test(check.url)
+        ? `[${(0,untrusted/* tableCell */.xR)(check.name, 80)}](${check.url})`
+        : (0,untrusted/* tableCell */.xR)(check.name, 80))
+        .join(', ');
+    const lines = [
+        `**Attempt ${attempt.index}** — ${(0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
+            (run ? ` — [run](${run})` : '') +
+            (checks ? ` — failing: ${checks}` : '')
+    ];
+    if (attempt.errorLines && attempt.errorLines.length > 0)
+        lines.push((0,untrusted/* fence */.EU)(attempt.errorLines.join('\n'), {
+            maxLines: 8,
+            maxChars: 1200,
+            maskedValues: view.maskedValues
+        }));
+    return lines.join('\n\n');
+}
+function renderPauseComment(view) {
+    const lastThree = view.attempts.slice(-3);
+    return [
+        commentMarker('pause', view.iterationId),
+        `### ⏸️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100)} paused by the CI gate`,
+        '',
+        `**Reason:** ${(0,untrusted/* inlineCode */.ti)(view.reason, 300)}`,
+        '',
+        ...(view.signature
+            ? [
+                '**Failure signature** (the same signature on a later attempt means no progress):',
+                '',
+                (0,untrusted/* fence */.EU)(view.signature.full, {
+                    maxLines: 40,
+                    maxChars: 4000,
+                    maskedValues: view.maskedValues
+                }),
+                ''
+            ]
+            : []),
+        ...(view.remembered ? [rememberedNote(view.remembered), ''] : []),
+        ...(view.blocked ? [`**No fix can help:** ${view.blocked.advice}`, ''] : []),
+        `**Last ${lastThree.length === 1 ? 'attempt' : `${lastThree.length} attempts`}:**`,
+        '',
+        ...lastThree.map((attempt) => attemptBlock(attempt, view)),
+        '',
+        '**How to resume**',
+        '',
+        view.blocked
+            ? '- `reconcile` resumes the program once the head has a verdict (after the runs are approved, or CI runs).'
+            : `- Push a fix to \`${view.branch}\`: the scheduled \`reconcile\` resumes the program once every check on the new head is green.`,
+        `- Or unpause by hand: run the \`reset\` command (\`workflow_dispatch\`${view.resetHint ? `, ${view.resetHint}` : ''}) with a reason. A reset keeps the failures the loop paused on: the same failure after it pauses at once; add \`forget-failures: true\` once the cause is fixed.`
+    ].join('\n');
+}
+function rememberedNote(remembered) {
+    const reset = remembered.resetAt
+        ? ` It was reset at ${remembered.resetAt}${remembered.resetBy ? ` by ${(0,untrusted/* oneLine */.TN)(remembered.resetBy, 60)}` : ''} without fixing the cause.`
+        : '';
+    return `**This failure stuck the loop before:** paused at ${remembered.pausedAt} (${(0,untrusted/* inlineCode */.ti)(remembered.reason, 200)}).${reset} The fixer should not resume the same approach but state what blocks it.`;
+}
+/** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
+function renderIterationComment(view) {
+    const lines = [
+        view.marker,
+        `**Autoloop ${(0,untrusted/* inlineCode */.ti)(view.program, 100)}** recorded an iteration:`,
+        '',
+        view.entry
+    ];
+    if (view.preExisting && view.preExisting.length > 0)
+        lines.push('', `⚠️ Accepted with failures that also fail on the base branch head (not this iteration's doing): ${view.preExisting
+            .slice(0, 10)
+            .map((key) => (0,untrusted/* inlineCode */.ti)(key, 160))
+            .join(', ')}${view.preExisting.length > 10 ? ` +${view.preExisting.length - 10} more` : ''}.`);
+    if (view.flaky && view.flaky.length > 0)
+        lines.push('', `Flaky on the way (passed on re-run): ${view.flaky.map((f) => (0,untrusted/* oneLine */.TN)(f.check, 80)).join(', ')}.`);
+    return lines.join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/issue/program-issue.ts
+/**
+ * Finds and edits this action's comments on the program issue, so a re-run edits rather
+ * than duplicates: the status comment is the earliest comment holding the autoloop
+ * sentinel; every other comment is found by its hidden marker.
+ */
+
+/** Posts of one comment at most, each after making sure an earlier one did not land. */
+const MAX_CREATE_ATTEMPTS = 3;
+async function upsert(port, issue, body, find) {
+    let existing = find(await port.listComments(issue));
+    for (let attempt = 1; !existing; attempt++) {
+        try {
+            await port.createComment(issue, body);
+            return 'created';
+        }
+        catch (error) {
+            // A post whose answer was lost (5xx, dropped connection) may have created the comment:
+            // look for it before posting again, never post blind.
+            existing = find(await port.listComments(issue));
+            if (existing?.body === body)
+                return 'created';
+            if (!existing && attempt >= MAX_CREATE_ATTEMPTS)
+                throw error;
+        }
+    }
+    if (existing.body === body)
+        return 'unchanged';
+    await port.updateComment(existing.id, body);
+    return 'updated';
+}
+/** Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. */
+function upsertStatusComment(port, issue, body) {
+    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.includes(STATUS_SENTINEL)));
+}
+/** Edits the comment carrying `marker` (its first line), or posts one. */
+function upsertMarkedComment(port, issue, marker, body) {
+    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)));
+}
+
+;// CONCATENATED MODULE: ./src/commands/announce.ts
+/**
+ * What a command says on the program issue, in one place: the status comment (edited in
+ * place from Machine State) and, when given, one marked comment (a pause, a resume, a reset,
+ * an iteration). A comment that cannot be written is a warning, never a failure: the state
+ * files already hold what happened.
+ */
+
+
+
+
+/** The program issue: the `issue` input, else the state file's Issue row. */
+function issueOf(config, machine) {
+    return config.issue ?? machine.issue ?? undefined;
+}
+/** How the state file is named in comments and summaries. */
+function stateFileLabel(deps, program) {
+    return `${program}.md (${deps.store.description})`;
+}
+/** Edits the status comment and posts (or edits) the marked comment; returns the issue used. */
+async function announce(deps, announcement) {
+    const { program, machine } = announcement;
+    const issue = issueOf({ issue: announcement.issue }, machine);
+    if (issue === undefined) {
+        deps.log.info(`No program issue (input \`issue\` or the state file's Issue row): ${program} is recorded in the state file only`);
+        return undefined;
+    }
+    try {
+        await upsertStatusComment(deps.issues, issue, renderStatusComment({
+            program,
+            state: machine,
+            stateFile: { label: stateFileLabel(deps, program), url: null },
+            serverUrl: deps.environment.serverUrl,
+            repository: (0,src_environment/* repositoryName */.aR)(deps.environment)
+        }));
+        const comment = announcement.comment;
+        if (comment)
+            await upsertMarkedComment(deps.issues, issue, comment.marker, comment.body);
+    }
+    catch (error) {
+        deps.log.warning(`Could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+    }
+    return issue;
+}
+
+;// CONCATENATED MODULE: ./src/checks/reduce.ts
+/**
+ * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
+ * reduced to one verdict (README: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
+ * how long the gate has been waiting.
+ *
+ * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown
+ * state all keep the verdict away from green.
+ */
+const FAILING_CONCLUSIONS = new Set([
+    'failure',
+    'timed_out',
+    'cancelled',
+    'action_required',
+    'startup_failure',
+    'stale'
+]);
+const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped']);
+const FAILING_STATUS_STATES = new Set(['failure', 'error']);
+/** Latest run per name: the highest id, since GitHub hands out ids in creation order. */
+function latestPerName(runs) {
+    const byName = new Map();
+    const superseded = [];
+    for (const run of runs) {
+        const current = byName.get(run.name);
+        if (!current)
+            byName.set(run.name, run);
+        else if (run.id > current.id) {
+            superseded.push(current);
+            byName.set(run.name, run);
+        }
+        else
+            superseded.push(run);
+    }
+    return { latest: [...byName.values()], superseded };
+}
+function checkRunState(run) {
+    if (run.status !== 'completed') {
+        const known = ['queued', 'in_progress', 'waiting', 'requested', 'pending'];
+        return known.includes(run.status) ? 'running' : 'unknown';
+    }
+    if (run.conclusion && FAILING_CONCLUSIONS.has(run.conclusion))
+        return 'failed';
+    if (run.conclusion && PASSING_CONCLUSIONS.has(run.conclusion))
+        return 'passed';
+    return 'unknown';
+}
+function statusState(status) {
+    if (status.state === 'pending')
+        return 'running';
+    if (status.state === 'success')
+        return 'passed';
+    if (FAILING_STATUS_STATES.has(status.state))
+        return 'failed';
+    return 'unknown';
+}
+/** Latest status per context: the highest id. */
+function latestPerContext(statuses) {
+    const byContext = new Map();
+    for (const status of statuses) {
+        const current = byContext.get(status.context);
+        if (!current || status.id > current.id)
+            byContext.set(status.context, status);
+    }
+    return [...byContext.values()];
+}
+function viewChecks(snapshot, policy) {
+    const { latest, superseded } = latestPerName(snapshot.checkRuns);
+    const views = [];
+    const ownRun = (run) => (policy.ownWorkflowRunId !== undefined && run.workflowRunId === policy.ownWorkflowRunId) ||
+        (policy.ownCheckSuiteId !== undefined && run.checkSuiteId === policy.ownCheckSuiteId);
+    for (const run of latest) {
+        const view = {
+            kind: 'check-run',
+            id: run.id,
+            name: run.name,
+            status: run.status,
+            conclusion: run.status === 'completed' ? run.conclusion : null,
+            url: run.url,
+            state: checkRunState(run),
+            workflowRunId: run.workflowRunId,
+            jobId: run.jobId
+        };
+        if (ownRun(run))
+            view.excluded = 'own-run';
+        else if (policy.isIgnored(run.name))
+            view.excluded = 'ignored';
+        views.push(view);
+    }
+    for (const run of superseded) {
+        views.push({
+            kind: 'check-run',
+            id: run.id,
+            name: run.name,
+            status: run.status,
+            conclusion: run.status === 'completed' ? run.conclusion : null,
+            url: run.url,
+            state: checkRunState(run),
+            excluded: 'superseded',
+            workflowRunId: run.workflowRunId,
+            jobId: run.jobId
+        });
+    }
+    for (const status of latestPerContext(snapshot.statuses)) {
+        const view = {
+            kind: 'status',
+            id: status.id,
+            name: status.context,
+            status: status.state === 'pending' ? 'pending' : 'completed',
+            conclusion: status.state === 'pending' ? null : status.state,
+            url: status.url,
+            state: statusState(status),
+            description: status.description
+        };
+        if (policy.isIgnored(status.context))
+            view.excluded = 'ignored';
+        views.push(view);
+    }
+    return views.sort((a, b) => Number(a.excluded !== undefined) - Number(b.excluded !== undefined) ||
+        a.name.localeCompare(b.name) ||
+        a.id - b.id);
+}
+/**
+ * The verdict for one snapshot. `elapsedMs` is the time since the push (or since the gate
+ * started when there was no push): the grace period counts from there.
+ */
+function reduceChecks(snapshot, policy, elapsedMs) {
+    const checks = viewChecks(snapshot, policy);
+    const counted = checks.filter((check) => check.excluded === undefined);
+    const failing = counted.filter((check) => check.state === 'failed');
+    const unfinished = counted.filter((check) => check.state === 'running' || check.state === 'unknown');
+    const graceOver = elapsedMs >= policy.graceMs;
+    const reportedNames = new Set(counted.map((check) => check.name));
+    const missingRequired = policy.requiredChecks.filter((name) => !reportedNames.has(name));
+    const failureReasons = () => [
+        ...failing.map((check) => `${check.name}: ${check.conclusion ?? check.state}`),
+        ...(graceOver ? missingRequired.map((name) => `required check never reported: ${name}`) : [])
+    ];
+    if (failing.length > 0 && (policy.failFast || unfinished.length === 0)) {
+        return {
+            kind: 'red',
+            checks,
+            failing,
+            missingRequired: graceOver ? missingRequired : [],
+            reasons: failureReasons()
+        };
+    }
+    if (unfinished.length > 0) {
+        return { kind: 'pending', checks, waitingFor: unfinished.map((check) => check.name) };
+    }
+    // Every counted check has completed from here on.
+    if (missingRequired.length > 0) {
+        if (!graceOver)
+            return { kind: 'pending', checks, waitingFor: missingRequired };
+        return {
+            kind: 'red',
+            checks,
+            failing,
+            missingRequired,
+            reasons: missingRequired.map((name) => `required check never reported: ${name}`)
+        };
+    }
+    // Late registrations: a quick check may finish before slower workflows have even
+    // appeared, so no verdict other than red is given before the grace period ends.
+    if (!graceOver) {
+        return { kind: 'pending', checks, waitingFor: ['(checks that have not registered yet)'] };
+    }
+    const requiredNotPassing = policy.requiredChecks.filter((name) => counted.some((check) => check.name === name && check.state !== 'passed'));
+    if (requiredNotPassing.length > 0) {
+        return {
+            kind: 'red',
+            checks,
+            failing: counted.filter((check) => requiredNotPassing.includes(check.name)),
+            missingRequired: [],
+            reasons: requiredNotPassing.map((name) => `required check did not pass: ${name}`)
+        };
+    }
+    const succeeded = counted.filter((check) => (check.kind === 'check-run' && check.conclusion === 'success') ||
+        (check.kind === 'status' && check.state === 'passed'));
+    if (succeeded.length === 0) {
+        const reasons = counted.length === 0
+            ? [`no checks reported within ${Math.round(policy.graceMs / 1000)} s`]
+            : [`every check was skipped or neutral (${counted.map((c) => c.name).join(', ')})`];
+        if (policy.allowNoChecks)
+            return { kind: 'green', checks, reasons: [...reasons, 'allowed by allow-no-checks'] };
+        return { kind: 'no-checks', checks, reasons };
+    }
+    return {
+        kind: 'green',
+        checks,
+        reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/signature/lines.ts
@@ -41789,10 +44456,10 @@ function createRustcParser() {
  */
 
 
-const PREFIX = String.raw `^(?:\[ERROR\]|Error:)\s+`;
-const METHOD_NEW = new RegExp(`${PREFIX}(\\S.{0,1000}?)\\s+-+\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`);
-const METHOD_OLD = new RegExp(`${PREFIX}([^\\s(]{1,500})\\(([\\w.$]{1,500})\\)\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`);
-const CLASS_LINE = new RegExp(`${PREFIX}Tests run:.*<<< (?:FAILURE|ERROR)!.*?\\s(?:in\\s+)?([\\w.$]{1,500})\\s*$`);
+const surefire_PREFIX = String.raw `^(?:\[ERROR\]|Error:)\s+`;
+const METHOD_NEW = new RegExp(`${surefire_PREFIX}(\\S.{0,1000}?)\\s+-+\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`);
+const METHOD_OLD = new RegExp(`${surefire_PREFIX}([^\\s(]{1,500})\\(([\\w.$]{1,500})\\)\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`);
+const CLASS_LINE = new RegExp(`${surefire_PREFIX}Tests run:.*<<< (?:FAILURE|ERROR)!.*?\\s(?:in\\s+)?([\\w.$]{1,500})\\s*$`);
 const surefireGrepPatterns = ['<<< (FAILURE|ERROR)!'];
 function createSurefireParser() {
     const methods = new FindingSet();
@@ -42420,680 +45087,50 @@ async function gatherFailures(failing, sources, options) {
     return gathered;
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
-var core_errors = __nccwpck_require__(7428);
-;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
+;// CONCATENATED MODULE: ./src/failures/infrastructure.ts
 /**
- * The failure summary (SPEC §4, §5): the JSON the fixer reads (written to the file named by the
- * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
- * markdown rendering for comments, the job summary and the `failure-summary` output.
- *
- * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
- * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
+ * Failures outside the project's own build and test output (README: "Whose failure it is"):
+ * the runner was lost or shut down, the job was cancelled by the system, the network failed
+ * while dependencies were installed, the machine ran out of disk or memory. Pure: it reads
+ * the lines gathering already kept for a failing check. A re-run can fix these; an edit to the
+ * project cannot, so they never spend a fix attempt.
  */
-
-
-const FAILURE_SUMMARY_VERSION = 1;
-const shaSchema = schemas/* string */.YjP()
-    .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full commit SHA (40 or 64 lowercase hex digits)');
-const attemptSchema = schemas/* number */.aig().int().nonnegative();
-const SummarySignatureSchema = schemas/* object */.Ikc({
-    /** The failure keys, sorted and de-duplicated. */
-    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
-    /** The full signature, as in the ledger and the `signature` output. */
-    full: schemas/* string */.YjP(),
-    /** The one-line form (at most 160 characters), as in `pause-reason`. */
-    short: schemas/* string */.YjP()
-});
-const FailureSourceSchema = schemas/* enum */.k5n(['annotations', 'output', 'log', 'status', 'none']);
-const failure_summary_FailingCheckSchema = schemas/* object */.Ikc({
-    name: schemas/* string */.YjP(),
-    /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
-    conclusion: schemas/* string */.YjP(),
-    /** Link to the check; empty when there is none. Shown as a link only when it is http(s). */
-    url: schemas/* string */.YjP(),
-    /** Where the keys and lines came from (SPEC §4 order); `none` when nothing was found. */
-    source: FailureSourceSchema,
-    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
-    firstErrorLines: schemas/* array */.YOg(schemas/* string */.YjP()),
-    /** The job log was longer than the reader's cap; keys may be incomplete. */
-    logTruncated: schemas/* boolean */.zMY().optional(),
-    note: schemas/* string */.YjP().optional()
-});
-const KeyChangesSchema = schemas/* object */.Ikc({
-    fixed: schemas/* array */.YOg(schemas/* string */.YjP()),
-    new: schemas/* array */.YOg(schemas/* string */.YjP()),
-    persisting: schemas/* array */.YOg(schemas/* string */.YjP())
-});
-const PreviousAttemptSchema = schemas/* object */.Ikc({
-    sha: shaSchema,
-    attempt: attemptSchema,
-    /** The previous attempt's full signature, as stored in the ledger. */
-    signature: schemas/* string */.YjP()
-});
-const FailureSummarySchema = schemas/* object */.Ikc({
-    version: schemas/* literal */.euz(FAILURE_SUMMARY_VERSION),
-    program: schemas/* string */.YjP().optional(),
-    sha: shaSchema,
-    /** 0 for the first gate of an iteration, k for the k-th fix. */
-    attempt: attemptSchema,
-    generatedAt: datetime(),
-    signature: SummarySignatureSchema,
-    checks: schemas/* array */.YOg(failure_summary_FailingCheckSchema),
-    /** Keys fixed, new and persisting since the previous attempt of this iteration. */
-    changes: KeyChangesSchema.optional(),
-    previous: PreviousAttemptSchema.optional()
-});
-/** Thrown when a failure summary does not match the schema; the message lists every problem. */
-class FailureSummaryError extends Error {
-    name = 'FailureSummaryError';
-}
+const PATTERNS = [
+    {
+        cause: 'the runner was shut down',
+        pattern: /The runner has received a shutdown signal|runner .*(?:was|has been) (?:shut ?down|terminated)/i
+    },
+    {
+        cause: 'the runner lost communication with GitHub',
+        pattern: /lost communication with the server|The hosted runner: .* lost communication/i
+    },
+    { cause: 'the machine ran out of disk space', pattern: /No space left on device|ENOSPC/ },
+    {
+        cause: 'the machine ran out of memory',
+        pattern: /\bOOMKilled\b|Cannot allocate memory|exit code 137\b.*(?:killed|memory)|runner .*out of memory/i
+    },
+    {
+        cause: 'the network failed while installing dependencies',
+        pattern: /npm (?:ERR!|error) (?:code )?(?:ECONNRESET|ETIMEDOUT|EAI_AGAIN|ECONNREFUSED|ENOTFOUND)|npm (?:ERR!|error) network|Could not resolve host|Temporary failure in name resolution|ReadTimeoutError|ConnectionResetError|Failed to establish a new connection|TLS handshake timeout|dial tcp [^ ]+: i\/o timeout|failed to download from|Could not transfer artifact|Connection timed out|503 Service Unavailable|502 Bad Gateway/i
+    },
+    {
+        cause: 'the job was cancelled by the system',
+        pattern: /The operation was canceled|The job was canceled because|was cancelled by the system/i
+    }
+];
 /**
- * Reads a failure summary (e.g. `JSON.parse` of the `AUTOLOOP_FAILURE_JSON` file). Throws
- * `FailureSummaryError` naming the version or each invalid field.
+ * Why a failing check looks like an infrastructure failure, or null when nothing says so.
+ * `lines` are the check's first error lines (and keys); a check that was cancelled and showed
+ * no failure of its own counts as cancelled by the system.
  */
-function parseFailureSummary(value) {
-    const version = typeof value === 'object' && value !== null
-        ? value.version
-        : undefined;
-    if (version !== FAILURE_SUMMARY_VERSION) {
-        throw new FailureSummaryError(`Unsupported failure summary version ${JSON.stringify(version)}: this build reads version ` +
-            `${FAILURE_SUMMARY_VERSION}. Regenerate the summary with the same version of autoloop-ci-gate.`);
+function infrastructureCause(conclusion, lines, projectFailures) {
+    for (const { cause, pattern } of PATTERNS) {
+        if (lines.some((line) => pattern.test(line)))
+            return cause;
     }
-    const result = FailureSummarySchema.safeParse(value);
-    if (!result.success) {
-        throw new FailureSummaryError(`Invalid failure summary:\n${core_errors/* prettifyError */.S1(result.error)}`);
-    }
-    return result.data;
-}
-/**
- * A copy with secrets and masked values redacted from every string that came from CI,
- * invisible and control characters dropped, and HTML comments and marker text removed (so
- * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
- * kept.
- */
-function redactFailureSummary(summary, maskedValues = []) {
-    const masked = maskedValues.map(untrusted/* normaliseText */.af);
-    const clean = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text), masked));
-    const cleanAll = (texts) => texts.map(clean);
-    return {
-        ...summary,
-        ...(summary.program === undefined ? {} : { program: clean(summary.program) }),
-        signature: {
-            keys: cleanAll(summary.signature.keys),
-            full: clean(summary.signature.full),
-            short: clean(summary.signature.short)
-        },
-        checks: summary.checks.map((check) => ({
-            ...check,
-            name: clean(check.name),
-            conclusion: clean(check.conclusion),
-            url: clean(check.url),
-            keys: cleanAll(check.keys),
-            firstErrorLines: cleanAll(check.firstErrorLines),
-            ...(check.note === undefined ? {} : { note: clean(check.note) })
-        })),
-        ...(summary.changes === undefined
-            ? {}
-            : {
-                changes: {
-                    fixed: cleanAll(summary.changes.fixed),
-                    new: cleanAll(summary.changes.new),
-                    persisting: cleanAll(summary.changes.persisting)
-                }
-            }),
-        ...(summary.previous === undefined
-            ? {}
-            : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } })
-    };
-}
-/**
- * The file content for `failure-summary-path`: validated against the schema (throws
- * `FailureSummaryError`), redacted, as pretty JSON with a final newline.
- */
-function failureSummaryJson(summary, options = {}) {
-    const valid = parseFailureSummary(summary);
-    const redacted = redactFailureSummary(valid, options.maskedValues ?? []);
-    return `${JSON.stringify(redacted, null, 2)}\n`;
-}
-/**
- * What changed between the previous attempt's keys and the current ones, each list sorted by
- * UTF-16 code units and de-duplicated. With no previous attempt every current key is new.
- */
-function diffKeys(previous, current) {
-    const before = new Set(previous ?? []);
-    const now = new Set(current);
-    return {
-        fixed: sorted([...before].filter((key) => !now.has(key))),
-        new: sorted([...now].filter((key) => !before.has(key))),
-        persisting: sorted([...now].filter((key) => before.has(key)))
-    };
-}
-function sorted(keys) {
-    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-// ---------------------------------------------------------------------------------------------
-// Markdown
-const DEFAULT_SUMMARY_MAX_CHARS = 20_000;
-/** Below this the header alone might not fit. */
-const MIN_SUMMARY_MAX_CHARS = 1_000;
-const DEFAULT_LINES_PER_CHECK = 20;
-const DEFAULT_CHARS_PER_CHECK = 2_000;
-const KEY_MAX_CHARS = 200;
-const KEY_LIST_MAX_CHARS = 1_500;
-const NAME_MAX_CHARS = 150;
-const URL_MAX_CHARS = 2_000;
-/** Room kept for the note that says the summary was cut. */
-const CUT_NOTE_RESERVE = 300;
-const BLOCK_SEPARATOR = '\n\n';
-const SOURCE_LABEL = {
-    annotations: 'check-run annotations',
-    output: 'check-run output',
-    log: 'job log',
-    status: 'commit status',
-    none: 'no details found'
-};
-/**
- * The summary as markdown: the signature; what was fixed, what is new and what persists since
- * the previous attempt; per failing check its name (linked when the URL is http(s)),
- * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
- * does not fit, later checks are shown without details, then left out, and a note says so.
- */
-function renderFailureSummaryMarkdown(summary, options = {}) {
-    const maxChars = options.maxChars ?? DEFAULT_SUMMARY_MAX_CHARS;
-    if (!Number.isInteger(maxChars) || maxChars < MIN_SUMMARY_MAX_CHARS) {
-        throw new RangeError(`maxChars must be a whole number of at least ${MIN_SUMMARY_MAX_CHARS}, got ${maxChars}`);
-    }
-    const text = { maskedValues: options.maskedValues };
-    const fenceOptions = {
-        ...text,
-        maxLines: options.maxLinesPerCheck ?? DEFAULT_LINES_PER_CHECK,
-        maxChars: options.maxCharsPerCheck ?? DEFAULT_CHARS_PER_CHECK
-    };
-    const header = renderHeader(summary, text);
-    const changes = renderChanges(summary, text);
-    const checks = summary.checks.map((check, index) => ({
-        full: renderCheck(check, index, fenceOptions),
-        compact: renderCheckHeading(check, index, text)
-    }));
-    const everything = [header, ...(changes ? [changes.full] : []), ...checks.map((c) => c.full)];
-    if (summary.checks.length === 0)
-        everything.push('_No failing check details were found._');
-    const whole = everything.join(BLOCK_SEPARATOR);
-    if (whole.length <= maxChars)
-        return whole;
-    // Too long: fill greedily, keeping room for the note.
-    const limit = maxChars - CUT_NOTE_RESERVE;
-    const blocks = [header];
-    let used = header.length;
-    const fits = (block) => used + BLOCK_SEPARATOR.length + block.length <= limit;
-    const add = (block) => {
-        blocks.push(block);
-        used += BLOCK_SEPARATOR.length + block.length;
-    };
-    if (changes) {
-        if (fits(changes.full))
-            add(changes.full);
-        else if (fits(changes.compact))
-            add(changes.compact);
-    }
-    let withoutDetails = 0;
-    let left = 0;
-    let compact = false;
-    for (const [index, check] of checks.entries()) {
-        if (!compact && fits(check.full)) {
-            add(check.full);
-            continue;
-        }
-        compact = true;
-        if (fits(check.compact)) {
-            add(check.compact);
-            withoutDetails += 1;
-        }
-        else {
-            left = checks.length - index;
-            break;
-        }
-    }
-    blocks.push(cutNote(maxChars, withoutDetails, left));
-    return blocks.join(BLOCK_SEPARATOR);
-}
-function renderHeader(summary, text) {
-    const count = summary.checks.length;
-    const lines = [
-        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
-        ''
-    ];
-    const facts = [`generated ${(0,untrusted/* inlineCode */.ti)(summary.generatedAt, 40, text)}`];
-    if (summary.program !== undefined)
-        facts.unshift(`program ${(0,untrusted/* inlineCode */.ti)(summary.program, 100, text)}`);
-    lines.push(capitalise(facts.join(' · ')), '');
-    const keyCount = summary.signature.keys.length;
-    lines.push(`**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${(0,untrusted/* inlineCode */.ti)(summary.signature.short, KEY_MAX_CHARS, text)}`);
-    return lines.join('\n');
-}
-function renderChanges(summary, text) {
-    const { changes, previous } = summary;
-    if (changes === undefined && previous === undefined)
-        return null;
-    const since = previous === undefined
-        ? '**Since the previous attempt**'
-        : `**Since attempt ${previous.attempt}** (${(0,untrusted/* inlineCode */.ti)(previous.sha, 64, text)}, signature ${(0,untrusted/* inlineCode */.ti)(previous.signature, KEY_MAX_CHARS, text)})`;
-    if (changes === undefined)
-        return { full: since, compact: since };
-    const counts = `${changes.fixed.length} fixed, ${changes.new.length} new, ${changes.persisting.length} persisting`;
-    const full = [
-        `${since}: ${counts}`,
-        '',
-        `- ✅ Fixed: ${renderKeyList(changes.fixed, text)}`,
-        `- 🆕 New: ${renderKeyList(changes.new, text)}`,
-        `- 🔁 Persisting: ${renderKeyList(changes.persisting, text)}`
-    ].join('\n');
-    return { full, compact: `${since}: ${counts}` };
-}
-function renderCheckHeading(check, index, text) {
-    const name = (0,untrusted/* oneLine */.TN)(check.name, NAME_MAX_CHARS, text) || '(unnamed check)';
-    const target = linkTarget(check.url, text);
-    const title = target === null ? name : `[${name}](${target})`;
-    return `#### ${index + 1}. ${title} — ${(0,untrusted/* inlineCode */.ti)(check.conclusion, 40, text)}`;
-}
-function renderCheck(check, index, fenceOptions) {
-    const text = { maskedValues: fenceOptions.maskedValues };
-    const source = SOURCE_LABEL[check.source] +
-        (check.logTruncated ? ' (log cut short: keys may be incomplete)' : '');
-    const keyCount = check.keys.length;
-    const parts = [
-        renderCheckHeading(check, index, text),
-        '',
-        `From: ${source} · ${keyCount} key${keyCount === 1 ? '' : 's'}: ${renderKeyList(check.keys, text)}`
-    ];
-    if (check.url !== '' && linkTarget(check.url, text) === null) {
-        parts.push('', '_Link not shown: not a plain http(s) URL._');
-    }
-    if (check.note !== undefined && check.note.trim() !== '') {
-        parts.push('', `_Note:_ ${(0,untrusted/* oneLine */.TN)(check.note, 500, text)}`);
-    }
-    if (check.firstErrorLines.length > 0) {
-        parts.push('', 'First error lines:', '', (0,untrusted/* fence */.EU)(check.firstErrorLines.join('\n'), fenceOptions));
-    }
-    return parts.join('\n');
-}
-/** Inline code spans for each key, comma-separated, at most about 1 500 characters, then `+N more`. */
-function renderKeyList(keys, text) {
-    if (keys.length === 0)
-        return '_none_';
-    let list = '';
-    let shown = 0;
-    for (const key of keys) {
-        const item = (shown === 0 ? '' : ', ') + (0,untrusted/* inlineCode */.ti)(key, KEY_MAX_CHARS, text);
-        if (shown > 0 && list.length + item.length > KEY_LIST_MAX_CHARS)
-            break;
-        list += item;
-        shown += 1;
-    }
-    return shown < keys.length ? `${list} +${keys.length - shown} more` : list;
-}
-/**
- * A markdown link destination for an untrusted URL, or null when it must not be linked: not
- * http(s), not parseable, too long, or holding credentials or anything that looks like a secret.
- */
-function linkTarget(url, options = {}) {
-    if (url.length === 0 || url.length > URL_MAX_CHARS || url !== url.trim())
-        return null;
-    let parsed;
-    try {
-        parsed = new URL(url);
-    }
-    catch {
-        return null;
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-        return null;
-    if (parsed.username !== '' || parsed.password !== '')
-        return null;
-    const href = parsed.href;
-    if ((0,untrusted/* redactSecrets */.fp)(href, options.maskedValues ?? []) !== href)
-        return null;
-    // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
-    return href.replaceAll('(', '%28').replaceAll(')', '%29');
-}
-function cutNote(maxChars, withoutDetails, left) {
-    const parts = [];
-    if (withoutDetails > 0)
-        parts.push(`${withoutDetails} check${withoutDetails === 1 ? '' : 's'} shown without details`);
-    if (left > 0)
-        parts.push(`${left} check${left === 1 ? '' : 's'} not shown`);
-    const what = parts.length > 0 ? `: ${parts.join(', ')}` : '';
-    return `_Summary cut to fit ${maxChars} characters${what}. The JSON failure summary (\`failure-summary-path\`) has every check._`;
-}
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-;// CONCATENATED MODULE: ./src/issue/comments.ts
-
-/** The autoloop status comment: the earliest comment holding it is the status comment. */
-const STATUS_SENTINEL = '<!-- AUTOLOOP:STATUS -->';
-/** Hidden marker of a comment this action owns, e.g. `pause 2026-…/abc123`. */
-function commentMarker(kind, id) {
-    return `<!-- autoloop-ci-gate:${kind} ${id.replace(/-->/g, '')} -->`;
-}
-function statusLine(state) {
-    if (state.completed)
-        return '✅ Completed';
-    if (state.paused)
-        return (state.pauseReason ?? '').startsWith('consecutive errors') ? '⚠️ Error' : '⏸️ Paused';
-    return '🟢 Active';
-}
-const value = (text, max = 200) => text === null || text === undefined || text === '' ? '—' : (0,untrusted/* tableCell */.xR)(String(text), max);
-function renderStatusComment(view) {
-    const { state } = view;
-    const rows = [
-        ['Status', statusLine(state)],
-        ['Best metric', value(state.bestMetric)],
-        ['Iterations', value(state.iterationCount)],
-        ['Last run', value(state.lastRun)],
-        [
-            'Branch',
-            state.branch
-                ? `[${(0,untrusted/* tableCell */.xR)(state.branch, 120)}](${view.serverUrl}/${view.repository}/tree/${encodeURI(state.branch)})`
-                : '—'
-        ],
-        ['PR', state.pr ? `#${state.pr}` : '—'],
-        [
-            'State file',
-            view.stateFile.url
-                ? `[${(0,untrusted/* tableCell */.xR)(view.stateFile.label, 120)}](${view.stateFile.url})`
-                : value(view.stateFile.label)
-        ],
-        ['Paused', state.paused ? `yes: ${value(state.pauseReason, 300)}` : 'no']
-    ];
-    return [
-        STATUS_SENTINEL,
-        `### 🤖 Autoloop: ${(0,untrusted/* tableCell */.xR)(view.program, 100)}`,
-        '',
-        '| | |',
-        '|---|---|',
-        ...rows.map(([label, text]) => `| ${label} | ${text} |`),
-        '',
-        '<sub>Kept up to date by autoloop-ci-gate.</sub>'
-    ].join('\n');
-}
-function attemptBlock(attempt, view) {
-    const run = view.runUrlOf(attempt.runId);
-    const checks = (attempt.failingChecks ?? [])
-        .map((check) => check.url && /^https?:\/\//.test(check.url)
-        ? `[${(0,untrusted/* tableCell */.xR)(check.name, 80)}](${check.url})`
-        : (0,untrusted/* tableCell */.xR)(check.name, 80))
-        .join(', ');
-    const lines = [
-        `**Attempt ${attempt.index}** — ${(0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
-            (run ? ` — [run](${run})` : '') +
-            (checks ? ` — failing: ${checks}` : '')
-    ];
-    if (attempt.errorLines && attempt.errorLines.length > 0)
-        lines.push((0,untrusted/* fence */.EU)(attempt.errorLines.join('\n'), {
-            maxLines: 8,
-            maxChars: 1200,
-            maskedValues: view.maskedValues
-        }));
-    return lines.join('\n\n');
-}
-function renderPauseComment(view) {
-    const lastThree = view.attempts.slice(-3);
-    return [
-        commentMarker('pause', view.iterationId),
-        `### ⏸️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100)} paused by the CI gate`,
-        '',
-        `**Reason:** ${(0,untrusted/* inlineCode */.ti)(view.reason, 300)}`,
-        '',
-        ...(view.signature
-            ? [
-                '**Failure signature** (the same signature on a later attempt means no progress):',
-                '',
-                (0,untrusted/* fence */.EU)(view.signature.full, {
-                    maxLines: 40,
-                    maxChars: 4000,
-                    maskedValues: view.maskedValues
-                }),
-                ''
-            ]
-            : []),
-        `**Last ${lastThree.length === 1 ? 'attempt' : `${lastThree.length} attempts`}:**`,
-        '',
-        ...lastThree.map((attempt) => attemptBlock(attempt, view)),
-        '',
-        '**How to resume**',
-        '',
-        `- Push a fix to \`${view.branch}\`: the scheduled \`reconcile\` resumes the program once every check on the new head is green.`,
-        `- Or unpause by hand: run the \`reset\` command (\`workflow_dispatch\`${view.resetHint ? `, ${view.resetHint}` : ''}) with a reason.`
-    ].join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/issue/program-issue.ts
-/**
- * Finds and edits this action's comments on the program issue, so a re-run edits rather
- * than duplicates: the status comment is the earliest comment holding the autoloop
- * sentinel; every other comment is found by its hidden marker.
- */
-
-/** Posts of one comment at most, each after making sure an earlier one did not land. */
-const MAX_CREATE_ATTEMPTS = 3;
-async function upsert(port, issue, body, find) {
-    let existing = find(await port.listComments(issue));
-    for (let attempt = 1; !existing; attempt++) {
-        try {
-            await port.createComment(issue, body);
-            return 'created';
-        }
-        catch (error) {
-            // A post whose answer was lost (5xx, dropped connection) may have created the comment:
-            // look for it before posting again, never post blind.
-            existing = find(await port.listComments(issue));
-            if (existing?.body === body)
-                return 'created';
-            if (!existing && attempt >= MAX_CREATE_ATTEMPTS)
-                throw error;
-        }
-    }
-    if (existing.body === body)
-        return 'unchanged';
-    await port.updateComment(existing.id, body);
-    return 'updated';
-}
-/** Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. */
-function upsertStatusComment(port, issue, body) {
-    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.includes(STATUS_SENTINEL)));
-}
-/** Edits the comment carrying `marker` (its first line), or posts one. */
-function upsertMarkedComment(port, issue, marker, body) {
-    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)));
-}
-
-;// CONCATENATED MODULE: ./src/checks/reduce.ts
-/**
- * SPEC §3: check runs (latest per name) and commit statuses (latest per context) of one
- * exact SHA, reduced to one verdict. Pure: the caller supplies the snapshot, the policy and
- * how long the gate has been waiting.
- *
- * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown
- * state all keep the verdict away from green.
- */
-const FAILING_CONCLUSIONS = new Set([
-    'failure',
-    'timed_out',
-    'cancelled',
-    'action_required',
-    'startup_failure',
-    'stale'
-]);
-const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped']);
-const FAILING_STATUS_STATES = new Set(['failure', 'error']);
-/** Latest run per name: the highest id, since GitHub hands out ids in creation order. */
-function latestPerName(runs) {
-    const byName = new Map();
-    const superseded = [];
-    for (const run of runs) {
-        const current = byName.get(run.name);
-        if (!current)
-            byName.set(run.name, run);
-        else if (run.id > current.id) {
-            superseded.push(current);
-            byName.set(run.name, run);
-        }
-        else
-            superseded.push(run);
-    }
-    return { latest: [...byName.values()], superseded };
-}
-function checkRunState(run) {
-    if (run.status !== 'completed') {
-        const known = ['queued', 'in_progress', 'waiting', 'requested', 'pending'];
-        return known.includes(run.status) ? 'running' : 'unknown';
-    }
-    if (run.conclusion && FAILING_CONCLUSIONS.has(run.conclusion))
-        return 'failed';
-    if (run.conclusion && PASSING_CONCLUSIONS.has(run.conclusion))
-        return 'passed';
-    return 'unknown';
-}
-function statusState(status) {
-    if (status.state === 'pending')
-        return 'running';
-    if (status.state === 'success')
-        return 'passed';
-    if (FAILING_STATUS_STATES.has(status.state))
-        return 'failed';
-    return 'unknown';
-}
-/** Latest status per context: the highest id. */
-function latestPerContext(statuses) {
-    const byContext = new Map();
-    for (const status of statuses) {
-        const current = byContext.get(status.context);
-        if (!current || status.id > current.id)
-            byContext.set(status.context, status);
-    }
-    return [...byContext.values()];
-}
-function viewChecks(snapshot, policy) {
-    const { latest, superseded } = latestPerName(snapshot.checkRuns);
-    const views = [];
-    const ownRun = (run) => (policy.ownWorkflowRunId !== undefined && run.workflowRunId === policy.ownWorkflowRunId) ||
-        (policy.ownCheckSuiteId !== undefined && run.checkSuiteId === policy.ownCheckSuiteId);
-    for (const run of latest) {
-        const view = {
-            kind: 'check-run',
-            id: run.id,
-            name: run.name,
-            status: run.status,
-            conclusion: run.status === 'completed' ? run.conclusion : null,
-            url: run.url,
-            state: checkRunState(run),
-            workflowRunId: run.workflowRunId,
-            jobId: run.jobId
-        };
-        if (ownRun(run))
-            view.excluded = 'own-run';
-        else if (policy.isIgnored(run.name))
-            view.excluded = 'ignored';
-        views.push(view);
-    }
-    for (const run of superseded) {
-        views.push({
-            kind: 'check-run',
-            id: run.id,
-            name: run.name,
-            status: run.status,
-            conclusion: run.status === 'completed' ? run.conclusion : null,
-            url: run.url,
-            state: checkRunState(run),
-            excluded: 'superseded',
-            workflowRunId: run.workflowRunId,
-            jobId: run.jobId
-        });
-    }
-    for (const status of latestPerContext(snapshot.statuses)) {
-        const view = {
-            kind: 'status',
-            id: status.id,
-            name: status.context,
-            status: status.state === 'pending' ? 'pending' : 'completed',
-            conclusion: status.state === 'pending' ? null : status.state,
-            url: status.url,
-            state: statusState(status),
-            description: status.description
-        };
-        if (policy.isIgnored(status.context))
-            view.excluded = 'ignored';
-        views.push(view);
-    }
-    return views.sort((a, b) => Number(a.excluded !== undefined) - Number(b.excluded !== undefined) ||
-        a.name.localeCompare(b.name) ||
-        a.id - b.id);
-}
-/**
- * The verdict for one snapshot. `elapsedMs` is the time since the push (or since the gate
- * started when there was no push): the grace period counts from there.
- */
-function reduceChecks(snapshot, policy, elapsedMs) {
-    const checks = viewChecks(snapshot, policy);
-    const counted = checks.filter((check) => check.excluded === undefined);
-    const failing = counted.filter((check) => check.state === 'failed');
-    const unfinished = counted.filter((check) => check.state === 'running' || check.state === 'unknown');
-    const graceOver = elapsedMs >= policy.graceMs;
-    const reportedNames = new Set(counted.map((check) => check.name));
-    const missingRequired = policy.requiredChecks.filter((name) => !reportedNames.has(name));
-    const failureReasons = () => [
-        ...failing.map((check) => `${check.name}: ${check.conclusion ?? check.state}`),
-        ...(graceOver ? missingRequired.map((name) => `required check never reported: ${name}`) : [])
-    ];
-    if (failing.length > 0 && (policy.failFast || unfinished.length === 0)) {
-        return { kind: 'red', checks, failing, reasons: failureReasons() };
-    }
-    if (unfinished.length > 0) {
-        return { kind: 'pending', checks, waitingFor: unfinished.map((check) => check.name) };
-    }
-    // Every counted check has completed from here on.
-    if (missingRequired.length > 0) {
-        if (!graceOver)
-            return { kind: 'pending', checks, waitingFor: missingRequired };
-        return {
-            kind: 'red',
-            checks,
-            failing,
-            reasons: missingRequired.map((name) => `required check never reported: ${name}`)
-        };
-    }
-    // Late registrations: a quick check may finish before slower workflows have even
-    // appeared, so no verdict other than red is given before the grace period ends.
-    if (!graceOver) {
-        return { kind: 'pending', checks, waitingFor: ['(checks that have not registered yet)'] };
-    }
-    const requiredNotPassing = policy.requiredChecks.filter((name) => counted.some((check) => check.name === name && check.state !== 'passed'));
-    if (requiredNotPassing.length > 0) {
-        return {
-            kind: 'red',
-            checks,
-            failing: counted.filter((check) => requiredNotPassing.includes(check.name)),
-            reasons: requiredNotPassing.map((name) => `required check did not pass: ${name}`)
-        };
-    }
-    const succeeded = counted.filter((check) => (check.kind === 'check-run' && check.conclusion === 'success') ||
-        (check.kind === 'status' && check.state === 'passed'));
-    if (succeeded.length === 0) {
-        const reasons = counted.length === 0
-            ? [`no checks reported within ${Math.round(policy.graceMs / 1000)} s`]
-            : [`every check was skipped or neutral (${counted.map((c) => c.name).join(', ')})`];
-        if (policy.allowNoChecks)
-            return { kind: 'green', checks, reasons: [...reasons, 'allowed by allow-no-checks'] };
-        return { kind: 'no-checks', checks, reasons };
-    }
-    return {
-        kind: 'green',
-        checks,
-        reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
-    };
+    if (conclusion === 'cancelled' && projectFailures === 0)
+        return 'the job was cancelled before it finished, with no failure of the project in its log';
+    return null;
 }
 
 ;// CONCATENATED MODULE: ./src/checks/wait.ts
@@ -43166,29 +45203,21 @@ async function waitForVerdict(options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/commands/gate.ts
+;// CONCATENATED MODULE: ./src/commands/gate-wait.ts
 /**
- * The `gate` command up to its verdict: push the iteration, find or open the program's
- * PR, wait for every check on the exact head SHA, and reduce them to one verdict.
+ * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
+ * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
+ * exact SHA waited for and reduced to one verdict (README: "How checks become a verdict").
  */
 
 
 
-function noChecksExplanation(config, pushed) {
-    const lines = [
-        `No check reported a result for this commit within ${config.checksGraceSeconds} s, and silence is never read as green.`
-    ];
-    if (pushed && !config.pushToken) {
-        lines.push('The likeliest cause: the push was made with the default GITHUB_TOKEN, and pushes made with GITHUB_TOKEN start no workflow runs. ' +
-            'Pass `push-token` with a GitHub App installation token or a fine-grained personal access token (Contents: read and write; Workflows: write if the iteration edits workflow files) so the push starts CI.');
-    }
-    else {
-        lines.push('Check that a workflow runs on pushes to this branch (its `on: push: branches:` filter must match it) and that the token used for the push can start workflow runs.');
-    }
-    lines.push('If this branch really has no CI, set `allow-no-checks: true`.');
-    return lines.join(' ');
+/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
+function ignoreMatcher(config) {
+    return config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
 }
-async function resolveSha(config, deps) {
+/** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
+async function resolveHead(config, deps) {
     if (config.push) {
         const sha = config.sha ?? (await deps.git.headSha());
         deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`);
@@ -43199,10 +45228,26 @@ async function resolveSha(config, deps) {
         return { sha: config.sha, pushed: false };
     const head = await deps.github.branchHead(config.branch);
     if (!head)
-        throw new errors/* ActionError */.lZ(`Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`, {
-            fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).'
-        });
+        throw new errors/* ActionError */.lZ(`Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`, { fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).' });
     return { sha: head, pushed: false };
+}
+/**
+ * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
+ * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
+ */
+async function ciTriggerParent(sha, deps) {
+    try {
+        const commit = await deps.github.commit(sha);
+        const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined;
+        if (!commit || !parent)
+            return null;
+        const parentCommit = await deps.github.commit(parent);
+        return parentCommit?.tree === commit.tree ? parent : null;
+    }
+    catch (error) {
+        deps.log.warning(`Could not read commit ${sha.slice(0, 12)} (${(0,errors/* errorMessage */.gJ)(error)}); gating it as it is`);
+        return null;
+    }
 }
 async function findOrOpenPull(config, deps, known) {
     const { github, log } = deps;
@@ -43236,28 +45281,24 @@ async function findOrOpenPull(config, deps, known) {
         return null;
     }
 }
-async function pushAndWait(config, deps, 
-/** Called once the SHA is pushed and the PR known, before waiting: records the attempt. */
-begin, knownPull) {
-    const { github, clock, log, runner } = deps;
-    const { sha, pushed } = await resolveSha(config, deps);
-    const pull = await findOrOpenPull(config, deps, knownPull);
-    if (pull && pull.headSha !== sha)
-        log.info(`PR #${pull.number} shows head ${pull.headSha.slice(0, 12)}; the gate reads checks of ${sha.slice(0, 12)} itself`);
-    const ownCheckSuiteId = runner.runId !== undefined ? await github.workflowRunCheckSuiteId(runner.runId) : undefined;
-    const isIgnored = config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
-    const policy = {
+/** The reduction policy of the gate: this run's own jobs are never waited on. */
+async function checkPolicy(config, deps) {
+    const runId = deps.environment.runId;
+    return {
         requiredChecks: config.requiredChecks,
-        isIgnored,
-        ownWorkflowRunId: runner.runId,
-        ownCheckSuiteId,
+        isIgnored: ignoreMatcher(config),
+        ownWorkflowRunId: runId,
+        ownCheckSuiteId: runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
         failFast: config.failFast,
         allowNoChecks: config.allowNoChecks,
         graceMs: config.checksGraceSeconds * 1000
     };
-    const { graceFrom, deadline } = await begin(sha, pull);
+}
+/** Waits for every check on `sha` and reduces them to one observation. */
+async function waitForChecks(config, deps, sha, pull, policy, window) {
+    const { github, clock, log } = deps;
     const startedAt = clock.now();
-    log.info(`Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(deadline).toISOString()})`);
+    log.info(`Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`);
     const result = await waitForVerdict({
         sha,
         readChecks: (ref) => github.readChecks(ref),
@@ -43265,15 +45306,16 @@ begin, knownPull) {
         clock,
         log,
         pollIntervalMs: config.pollIntervalSeconds * 1000,
-        graceFrom,
-        deadline
+        graceFrom: window.graceFrom,
+        deadline: window.deadline
     });
-    const base = { sha, pull, pushed, startedAt, finishedAt: result.finishedAt, polls: result.polls };
+    const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls };
     if (result.kind === 'ci-timeout') {
         return {
             ...base,
             verdict: 'ci-timeout',
             checks: result.checks,
+            missingRequired: [],
             reasons: [
                 `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
             ]
@@ -43284,37 +45326,12 @@ begin, knownPull) {
         ...base,
         verdict: verdict.kind,
         checks: verdict.checks,
-        reasons: verdict.reasons,
-        ...(verdict.kind === 'no-checks' ? { explanation: noChecksExplanation(config, pushed) } : {})
+        missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+        reasons: verdict.reasons
     };
 }
 
-// EXTERNAL MODULE: ./src/state/store.ts
-var store = __nccwpck_require__(6992);
-;// CONCATENATED MODULE: ./src/commands/types.ts
-
-/**
- * Changes one program's state file by compare-and-swap (`updateState`) with the command's
- * clock, jitter and log. `apply` gets the current text (null when there is none) and may run
- * more than once; the value it returns beside the text is the one of the run that was written.
- */
-async function updateProgramState(deps, program, apply) {
-    let value;
-    const written = await (0,store/* updateState */.$j)(deps.store, program, (text) => {
-        const applied = apply(text);
-        value = { current: applied.value };
-        return applied.text;
-    }, {
-        clock: deps.clock,
-        ...(deps.random ? { random: deps.random } : {}),
-        log: { info: (line) => deps.log.info(line) }
-    });
-    if (!value)
-        throw new Error(`the state of ${program} was written without being computed`);
-    return { text: written.text, value: value.current };
-}
-
-;// CONCATENATED MODULE: ./src/commands/gate-command.ts
+;// CONCATENATED MODULE: ./src/commands/gate-failures.ts
 
 
 
@@ -43323,29 +45340,6 @@ async function updateProgramState(deps, program, apply) {
 
 
 
-
-
-
-
-
-const NO_CHECKS_KEY = buildKey('no-checks');
-function stateOf(text, program) {
-    return text ?? createStateFile(program);
-}
-async function findingsOf(gate, deps) {
-    if (gate.verdict === 'no-checks') {
-        return { signature: signatureOf([NO_CHECKS_KEY]), gathered: [] };
-    }
-    const failing = gate.checks.filter((check) => check.excluded === undefined && check.state === 'failed');
-    const clean = (key) => untrustedKey(key, deps.maskedValues);
-    const gathered = (await gatherFailures(failing, deps.failures, { log: deps.log })).map((failure) => ({ ...failure, keys: failure.keys.map(clean) }));
-    const missing = gate.reasons
-        .filter((reason) => reason.startsWith('required check never reported: '))
-        .map((reason) => buildKey('required-missing', reason.slice('required check never reported: '.length)));
-    const keys = [...gathered.flatMap((failure) => failure.keys), ...missing];
-    const found = keys.length > 0 ? keys : [buildKey('red', gate.reasons.join('; '))];
-    return { signature: signatureOf(found.map(clean)), gathered };
-}
 /**
  * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
  * a branch, the failure summary, the outputs and comments: secrets and masked values are
@@ -43354,215 +45348,670 @@ async function findingsOf(gate, deps) {
 function untrustedKey(key, maskedValues) {
     return (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)(key, maskedValues)).replace(/\s+/g, ' ').trim();
 }
-function errorLinesOf(gathered, masked) {
-    return gathered
-        .flatMap((failure) => failure.firstErrorLines.slice(0, 3).map((line) => `${failure.name}: ${line}`))
-        .slice(0, 10)
-        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
+async function gather(checks, deps) {
+    const gathered = await gatherFailures(checks, deps.failures, { log: deps.log });
+    return gathered.map((failure, i) => {
+        const keys = failure.keys.map((key) => untrustedKey(key, deps.maskedValues));
+        return {
+            ...failure,
+            keys,
+            infrastructure: infrastructureCause(failure.conclusion, [...failure.firstErrorLines, ...keys], projectFailureCount(keys)),
+            workflowRunId: checks[i]?.workflowRunId
+        };
+    });
 }
-function previousAttempt(ledger, index) {
-    return [...ledger.attempts]
-        .reverse()
-        .find((attempt) => attempt.index < index && attempt.signature);
+const failingOf = (observation) => observation.checks.filter((check) => check.excluded === undefined && check.state === 'failed');
+/** Which failing checks a re-run may clear, and why; `testsToo` on the first round only. */
+function rerunCandidates(failing, testsToo) {
+    const byRun = new Map();
+    for (const check of failing) {
+        if (check.workflowRunId === undefined)
+            continue;
+        const why = check.infrastructure
+            ? 'infrastructure'
+            : testsToo && isTestFailure(check.keys)
+                ? 'flaky-test'
+                : null;
+        if (!why)
+            continue;
+        const entry = byRun.get(check.workflowRunId) ?? { checks: [], why };
+        entry.checks.push(check);
+        if (why === 'infrastructure')
+            entry.why = 'infrastructure';
+        byRun.set(check.workflowRunId, entry);
+    }
+    return byRun;
 }
-/** A pause or completion written by another run between this gate's start and its first write. */
-class StoppedMeanwhile extends Error {
+/** Polls until every re-run check has a newer run than the failed one (or the grace ends). */
+async function awaitRerunsStarted(context, sha, failedIds) {
+    const { deps, config } = context;
+    const until = Math.min(deps.clock.now() + config.checksGraceSeconds * 1000, context.window.deadline);
+    for (;;) {
+        const snapshot = await deps.github.readChecks(sha);
+        const started = [...failedIds].every(([name, id]) => snapshot.checkRuns.some((run) => run.name === name && run.id > id));
+        if (started || deps.clock.now() >= until)
+            return;
+        await deps.clock.sleep(Math.min(config.pollIntervalSeconds * 1000, until - deps.clock.now()));
+    }
 }
-function skippedResult(message, pauseReason) {
+async function rerunRound(context, observation, failing, round, reruns, flaky) {
+    const { deps } = context;
+    const candidates = rerunCandidates(failing, round === 1);
+    if (candidates.size === 0)
+        return null;
+    if (deps.clock.now() >= context.window.deadline)
+        return null;
+    const failedIds = new Map();
+    for (const [runId, { checks, why }] of candidates) {
+        const rerun = {
+            workflowRunId: runId,
+            requestedAt: new Date(deps.clock.now()).toISOString(),
+            checks: checks.map((check) => check.name),
+            why,
+            url: `${deps.environment.serverUrl}/${deps.environment.repository.owner}/${deps.environment.repository.repo}/actions/runs/${runId}`,
+            outcome: 'pending'
+        };
+        await context.recordRerun(rerun);
+        try {
+            await deps.github.rerunFailedJobs(runId);
+            deps.log.info(`Re-running the failed jobs of run ${runId} (${why === 'infrastructure' ? 'infrastructure failure' : 'a failing test, once, to tell a flaky one'}): ${rerun.checks.join(', ')}`);
+        }
+        catch (error) {
+            const status = (0,errors/* httpStatus */.nG)(error);
+            deps.log.warning(status === 403
+                ? "Cannot re-run failed jobs: the token lacks `actions: write` (add it to the job's permissions). Going on without re-runs."
+                : `Could not re-run the failed jobs of run ${runId}: ${(0,errors/* errorMessage */.gJ)(error)}. Going on without re-runs.`);
+            reruns.push({ ...rerun, outcome: 'refused' });
+            return { observation, failing, refused: true };
+        }
+        reruns.push(rerun);
+        for (const check of checks) {
+            const view = observation.checks.find((c) => c.name === check.name && c.excluded === undefined);
+            if (view)
+                failedIds.set(check.name, view.id);
+        }
+    }
+    await awaitRerunsStarted(context, observation.sha, failedIds);
+    const next = await waitForChecks(context.config, deps, observation.sha, observation.pull, { ...context.policy, graceMs: 0 }, context.window);
+    const stillFailing = new Set(failingOf(next).map((check) => check.name));
+    for (const [, { checks }] of candidates) {
+        for (const check of checks) {
+            if (!stillFailing.has(check.name))
+                flaky.push({ check: check.name, url: check.url });
+        }
+    }
+    for (const rerun of reruns) {
+        if (rerun.outcome === 'pending')
+            rerun.outcome = rerun.checks.some((name) => stillFailing.has(name)) ? 'failed' : 'passed';
+    }
+    const regathered = await gather(failingOf(next), deps);
+    return { observation: next, failing: regathered, refused: false };
+}
+/**
+ * The base branch head's failures of the checks named `names`, from the ledger when it read
+ * the same base SHA before, else waited for (within the wall clock) and gathered.
+ */
+async function baseFailuresOf(context, names, pullBase) {
+    const { deps, config, ledger } = context;
+    const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch());
+    const sha = await deps.github.branchHead(branch);
+    if (!sha)
+        return {
+            base: null,
+            note: `the base branch ${branch} does not exist: every failure counts as new`
+        };
+    if (ledger.baseFailures?.sha === sha && ledger.baseFailures.branch === branch) {
+        const known = new Set(ledger.baseFailures.checks.map((check) => check.name));
+        if ([...names].every((name) => known.has(name)) || ledger.baseFailures.state === 'no-ci')
+            return { base: ledger.baseFailures, note: null };
+    }
+    deps.log.info(`Reading the failures of the base branch head ${branch} (${sha.slice(0, 12)})`);
+    const readAt = new Date(deps.clock.now()).toISOString();
+    // Every check of the base head counts, to its end; this run's own jobs never do.
+    const policy = {
+        ...context.policy,
+        requiredChecks: [],
+        failFast: false,
+        allowNoChecks: false
+    };
+    let verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity);
+    while (verdict.kind === 'pending' && deps.clock.now() < context.window.deadline) {
+        await deps.clock.sleep(Math.min(config.pollIntervalSeconds * 1000, context.window.deadline - deps.clock.now()));
+        verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity);
+    }
+    if (verdict.kind === 'pending')
+        return {
+            base: null,
+            note: `CI on the base branch head ${sha.slice(0, 12)} was still running at the wall-clock cap: every failure counts as new`
+        };
+    if (verdict.kind === 'no-checks')
+        return {
+            base: { branch, sha, readAt, state: 'no-ci', checks: [] },
+            note: `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`
+        };
+    const failing = verdict.checks.filter((check) => check.excluded === undefined && check.state === 'failed' && names.has(check.name));
+    const gathered = await gather(failing, deps);
     return {
-        status: 'skipped',
+        base: {
+            branch,
+            sha,
+            readAt,
+            state: 'complete',
+            checks: gathered.map((check) => ({
+                name: check.name,
+                conclusion: check.conclusion,
+                url: check.url,
+                keys: check.keys
+            }))
+        },
+        note: null
+    };
+}
+/** See the module comment. */
+async function findRedFindings(context, first) {
+    const { config, deps } = context;
+    let observation = first;
+    let failing = await gather(failingOf(first), deps);
+    const reruns = [];
+    const flaky = [];
+    for (let round = 1; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
+        const result = await rerunRound(context, observation, failing, round, reruns, flaky);
+        if (!result)
+            break;
+        observation = result.observation;
+        failing = result.failing;
+        if (result.refused)
+            break;
+    }
+    const infrastructure = failing
+        .filter((check) => check.infrastructure)
+        .map((check) => ({ check: check.name, cause: check.infrastructure, url: check.url }));
+    const missing = observation.missingRequired.map((name) => buildKey('required-missing', name));
+    let baseFailures = context.ledger.baseFailures;
+    let preExisting = [];
+    let baseNote = null;
+    if (observation.verdict === 'red' && failing.length > 0) {
+        const base = await baseFailuresOf(context, new Set(failing.map((check) => check.name)), observation.pull?.baseRef);
+        baseNote = base.note;
+        if (base.base)
+            baseFailures = base.base;
+        preExisting = base.base ? preExistingKeys(failing, base.base) : [];
+    }
+    const pre = new Set(preExisting);
+    const own = [...new Set([...failing.flatMap((check) => check.keys), ...missing])].filter((key) => !pre.has(key));
+    const newKeys = own.length > 0 || preExisting.length > 0 || observation.verdict !== 'red'
+        ? own.sort()
+        : [untrustedKey(buildKey('red', observation.reasons.join('; ')), deps.maskedValues)];
+    return {
+        observation,
+        failing,
+        newKeys,
+        classification: {
+            preExisting,
+            baseSha: baseFailures?.sha ?? null,
+            baseNote,
+            flaky,
+            infrastructure
+        },
+        reruns,
+        baseFailures
+    };
+}
+
+;// CONCATENATED MODULE: ./src/commands/gate.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+// ---------------------------------------------------------------------------------------
+// Which program, and what the agent handed over
+async function readHandedOver(deps, path) {
+    try {
+        return await deps.readFile(path);
+    }
+    catch (error) {
+        throw new errors/* ActionError */.lZ(`Cannot read ${path}: ${(0,errors/* errorMessage */.gJ)(error)}`, {
+            fix: 'check the path, and that the job downloaded the agent artifact before this step'
+        });
+    }
+}
+async function resolveTarget(config, deps) {
+    if (config.program)
+        return { config: forProgram(config, config.program) };
+    const path = config.selectionFile;
+    const text = await readHandedOver(deps, path);
+    if (text === null)
+        return {
+            skip: `No selection file at ${path} and no \`program\` input: the agent job handed over no program (it failed before its post-step, or the scheduler selected none). Nothing to gate; \`reconcile\` resolves a fix loop that waits on this run.`
+        };
+    const selection = parseSelection(text, path);
+    if (selection.program === null)
+        return { skip: `The scheduler selected no program this run (${path}): nothing to gate.` };
+    const program = selection.program;
+    deps.log.info(`Program ${program} (from the scheduler's selection in ${path})`);
+    return {
+        config: {
+            ...forProgram(config, program),
+            issue: config.issue ?? selection.issue,
+            pr: config.pr ?? selection.pr
+        }
+    };
+}
+async function readReport(run) {
+    const path = run.config.iterationFile;
+    if (!path)
+        return undefined;
+    const text = await readHandedOver(run.deps, path);
+    return text === null ? null : parseIterationFile(text, path, run.config.program);
+}
+// ---------------------------------------------------------------------------------------
+// The command
+async function runGateCommand(config, deps) {
+    const target = await resolveTarget(config, deps);
+    if ('skip' in target) {
+        return {
+            outputs: { status: 'skipped' },
+            summary: `## autoloop-ci-gate: gate\n\n${target.skip}\n`,
+            message: target.skip
+        };
+    }
+    const run = { config: target.config, deps, report: undefined };
+    // A malformed iteration file stops the gate here, before anything is written.
+    run.report = await readReport(run);
+    const result = await gateProgram(run);
+    const red = result.status === 'failure' || result.status === 'paused';
+    return {
+        outputs: gateOutputs(result),
+        summary: gateSummaryMarkdown(run.config.program, result),
+        message: result.message,
+        ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
+    };
+}
+function emptyResult(status, message) {
+    return {
+        status,
         message,
-        gate: null,
+        verdict: null,
+        observation: null,
         attempt: null,
         attemptsRemaining: null,
         signature: null,
-        pauseReason,
+        pauseReason: null,
         failureMarkdown: null,
         failureJsonPath: null,
+        dispatched: false,
+        preExisting: [],
+        classification: null,
+        blocked: null,
+        recorded: null,
         steps: []
     };
 }
-async function runGateCommand(config, deps) {
-    const { store, clock, log, environment } = deps;
-    const program = config.program;
-    const update = (apply) => updateProgramState(deps, program, (text) => ({
-        text: apply(stateOf(text, program)),
-        value: null
-    }));
-    const initial = stateOf((await store.read(program))?.text ?? null, program);
-    const machine = markdown_readMachineState(initial);
-    readLedger(initial); // a malformed ledger stops the gate here, before anything is pushed
-    if (machine.paused || machine.completed) {
-        const why = machine.completed
-            ? `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`
-            : `paused: ${machine.pauseReason ?? 'no reason given'}`;
-        return skippedResult(`Program ${program} is ${why}; the gate does nothing. Run the reset command (or push a fix and let reconcile resume it) to continue.`, machine.paused ? machine.pauseReason : null);
+async function gateProgram(run) {
+    const { config, deps } = run;
+    const initial = await readProgram(deps.store, config.program, {
+        maxBytes: config.stateMaxBytes,
+        now: deps.clock.now()
+    });
+    const stopped = stoppedReason(initial);
+    if (stopped) {
+        return {
+            ...emptyResult('skipped', `Program ${config.program} is ${stopped}; the gate does nothing (and starts no fixer). Run the reset command, or push a fix and let reconcile resume it.`),
+            pauseReason: initial.machine.paused ? initial.machine.pauseReason : null
+        };
     }
-    let knownPull = machine.pr ?? undefined;
-    let stoppedMeanwhile;
+    let knownPull = config.pr ?? initial.machine.pr ?? undefined;
+    let head = await resolveHead(config, deps);
     const steps = [];
     for (;;) {
-        let began;
-        let gate;
-        try {
-            gate = await pushAndWait(config, deps, async (sha, pull) => {
-                // The attempt is written in-flight, with this run's id, before waiting.
-                await update((text) => {
-                    const current = markdown_readMachineState(text);
-                    if (current.paused || current.completed) {
-                        // Paused by another run since this one started: record nothing.
-                        stoppedMeanwhile = current.paused
-                            ? `paused: ${current.pauseReason ?? ''}`
-                            : 'completed';
-                        return text;
-                    }
-                    stoppedMeanwhile = undefined;
-                    const next = beginAttempt(readLedger(text), {
-                        sha,
-                        runId: environment.runId ?? null,
-                        runAttempt: environment.runAttempt ?? null,
-                        now: clock.now()
-                    });
-                    began = next;
-                    const withMachine = markdown_updateMachineState(text, {
-                        branch: config.branch,
-                        ...(pull ? { pr: pull.number } : {}),
-                        ...(config.issue !== undefined ? { issue: config.issue } : {})
-                    });
-                    return writeLedger(withMachine, next.ledger);
-                });
-                if (stoppedMeanwhile !== undefined)
-                    throw new StoppedMeanwhile(stoppedMeanwhile);
-                if (!began)
-                    throw new errors/* ActionError */.lZ('the ledger could not be written');
-                const { attempt, ledger, reused } = began;
-                log.info(reused
-                    ? `Re-gating ${sha.slice(0, 12)}: attempt ${attempt.index} of this iteration is re-used, not counted again`
-                    : `Attempt ${attempt.index} of iteration ${ledger.iteration.id} (${attempt.index === 0 ? 'first gate' : `fix ${attempt.index} of ${config.maxFixAttempts}`})`);
-                return {
-                    graceFrom: Date.parse(attempt.startedAt),
-                    deadline: deadlineOf(ledger, config.timeoutMinutes)
-                };
-            }, knownPull);
-        }
-        catch (error) {
-            if (!(error instanceof StoppedMeanwhile))
-                throw error;
-            return skippedResult(`Program ${program} was ${error.message} by another run while this gate pushed; nothing was recorded.`, null);
-        }
-        if (!began)
-            throw new errors/* ActionError */.lZ('internal error: the gate finished without an attempt');
-        const { attempt } = began;
-        if (gate.pull)
-            knownPull = gate.pull.number;
-        const outcome = await settleAttempt(config, deps, gate, began.ledger, attempt.index, update);
-        const step = (result) => ({
-            attempt: attempt.index,
-            sha: gate.sha,
-            verdict: gate.verdict,
+        const agentSha = head.pushed ? null : await ciTriggerParent(head.sha, deps);
+        if (agentSha)
+            deps.log.info(`${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`);
+        requireReportForNewCommit(run, initial, head);
+        const pull = await findOrOpenPull(config, deps, knownPull);
+        if (pull)
+            knownPull = pull.number;
+        const began = await begin(run, head, agentSha, pull);
+        if ('stopped' in began)
+            return emptyResult('skipped', `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`);
+        if (began.kind === 'already-gated')
+            return recordWithoutCommit(run, began, head);
+        const result = began.kind === 'no-new-commit'
+            ? await settleNoNewCommit(run, began)
+            : await observeAndSettle(run, began, head, pull);
+        steps.push({
+            attempt: result.attempt?.index ?? began.attempt.index,
+            sha: head.sha,
+            verdict: result.verdict ?? 'red',
             signature: result.signature?.short ?? null
         });
-        if (outcome.kind === 'done')
-            return { ...outcome.result, steps: [...steps, step(outcome.result)] };
-        steps.push(step(outcome.summaryResult));
-        // fix-command: run it, push what it committed, gate again.
-        const command = config.fixCommand;
-        const before = gate.sha;
-        log.info(`Running fix-command for attempt ${attempt.index + 1} (signature: ${(0,untrusted/* forLog */.Ig)(outcome.signature.short, { maskedValues: deps.maskedValues })})`);
-        const remaining = Math.max(60_000, outcome.deadline - clock.now());
-        const env = {
-            AUTOLOOP_FAILURE_JSON: outcome.jsonPath,
-            AUTOLOOP_FAILURE_MD: outcome.markdownPath,
-            AUTOLOOP_SIGNATURE: outcome.signature.full,
-            AUTOLOOP_ATTEMPT: String(attempt.index + 1),
-            AUTOLOOP_PROGRAM: program,
-            AUTOLOOP_SHA: before
-        };
-        const { exitCode } = await deps.runFixCommand(command, env, remaining);
-        if (exitCode !== 0)
-            log.warning(`fix-command exited with code ${exitCode}`);
-        const after = await deps.git.headSha();
-        if (after === before) {
-            // A fix that commits nothing is an attempt with an unchanged signature: stuck.
-            const reason = `stuck in CI fix loop: ${outcome.signature.short}`;
-            log.warning(`fix-command committed nothing (HEAD is still ${before.slice(0, 12)}): pausing`);
-            const paused = await pauseAfter(config, deps, gate, outcome.summaryResult, reason, update);
-            return { ...paused, steps };
-        }
-        if (!config.push)
-            throw new errors/* ActionError */.lZ('fix-command needs `push: true`: its commits must reach the branch to be gated', {
-                fix: 'remove `push: false`, or drive the fix loop from the workflow instead of fix-command.'
-            });
+        if (!result.fixCommand)
+            return { ...result, steps };
+        const after = await runFixCommand(run, result);
+        if (after === head.sha)
+            return { ...(await fixCommittedNothing(run, head, agentSha)), steps };
+        head = await resolveHead({ ...config, sha: after }, deps);
     }
 }
-async function settleAttempt(config, deps, gate, ledger, index, update) {
-    const { clock, log } = deps;
-    const now = clock.now();
-    if (gate.verdict === 'green') {
-        await update((text) => {
-            const ledger = readLedger(text);
-            return ledger
-                ? writeLedger(text, completeAttempt(ledger, index, { state: 'green', now }))
-                : text;
+/**
+ * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
+ * an error, before anything is written, when the agent did not write it.
+ */
+function requireReportForNewCommit(run, files, head) {
+    if (run.report !== null)
+        return;
+    const kind = beginAttempt(files.ledger, {
+        sha: head.sha,
+        runId: run.deps.environment.runId ?? null,
+        now: run.deps.clock.now(),
+        maxFixAttempts: run.config.maxFixAttempts,
+        timeoutMinutes: run.config.timeoutMinutes
+    }).kind;
+    if (kind === 'first' || kind === 'fix')
+        throw new errors/* ActionError */.lZ(`The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`, {
+            fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (README: "gh-aw autoloop"); nothing was written'
         });
-        return {
-            kind: 'done',
-            result: {
-                status: 'success',
-                message: `CI is green on ${gate.sha}`,
-                gate,
-                attempt: index,
-                attemptsRemaining: Math.max(0, config.maxFixAttempts - index),
-                signature: null,
-                pauseReason: null,
-                failureMarkdown: null,
-                failureJsonPath: null,
-                steps: []
-            }
-        };
-    }
-    if (gate.verdict === 'ci-timeout') {
-        const signature = signatureOf([buildKey('ci-timeout')]);
-        const base = {
-            status: 'paused',
-            message: '',
-            gate,
-            attempt: index,
-            attemptsRemaining: 0,
-            signature,
-            pauseReason: 'ci-timeout',
-            failureMarkdown: null,
-            failureJsonPath: null,
-            steps: []
-        };
-        return {
-            kind: 'done',
-            result: await pauseAfter(config, deps, gate, base, 'ci-timeout', update, {
-                index,
-                state: 'ci-timeout',
-                signature
-            })
-        };
-    }
-    // red or no-checks
-    const findings = await findingsOf(gate, deps);
-    const { signature, gathered } = findings;
-    const decision = decideAfterRed(ledger, {
-        index,
-        signature,
-        now,
-        maxFixAttempts: config.maxFixAttempts,
-        timeoutMinutes: config.timeoutMinutes
+}
+/**
+ * No new commit since the last gate, whose iteration ended: the agent's iteration, if it
+ * handed one over, is recorded as it reported it (`rejected`, or `error`; an improvement
+ * without a commit is an error too).
+ */
+async function recordWithoutCommit(run, began, head) {
+    const { config, deps } = run;
+    const nothingNew = `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate`;
+    const report = run.report;
+    if (!report)
+        return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt };
+    const outcome = report.error || report.improved ? 'error' : 'rejected';
+    const reason = report.error ??
+        (report.improved
+            ? `the agent reported an improved metric, but no new commit reached ${config.branch}`
+            : undefined);
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const recorded = recordIteration(current, {
+            outcome,
+            metric: report.metric ?? undefined,
+            change: report.change,
+            reason,
+            commit: undefined,
+            runId: deps.environment.runId ?? null,
+            runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),
+            now: deps.clock.now(),
+            maskedValues: deps.maskedValues
+        });
+        return { ledger: recorded.ledger, value: recorded.outcome };
     });
-    const previous = previousAttempt(ledger, index);
-    const summary = {
-        version: 1,
-        program: config.program,
-        sha: gate.sha,
-        attempt: index,
+    const recorded = written.value;
+    if (recorded.entry) {
+        const marker = commentMarker('iteration', recorded.runKey);
+        await announce(deps, {
+            program: config.program,
+            machine: written.files.machine,
+            issue: config.issue,
+            comment: {
+                marker,
+                body: renderIterationComment({ program: config.program, marker, entry: recorded.entry })
+            }
+        });
+    }
+    return {
+        ...emptyResult('skipped', `${nothingNew}; ${recorded.recorded ? `recorded iteration ${recorded.iteration} as ${outcome}` : `run ${recorded.runKey} had recorded it already`}.`),
+        attempt: began.attempt,
+        pauseReason: recorded.pauseReason,
+        recorded
+    };
+}
+function stoppedReason(files) {
+    const { machine } = files;
+    if (machine.completed)
+        return `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`;
+    if (machine.paused)
+        return `paused: ${machine.pauseReason ?? 'no reason given'}`;
+    return null;
+}
+/** The attempt, written in flight with this run's id before waiting (and Branch, PR, Issue rows). */
+async function begin(run, head, agentSha, pull) {
+    const { config, deps } = run;
+    const { environment } = deps;
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const stopped = stoppedReason(current);
+        if (stopped)
+            return { ledger: current.ledger, value: { stopped } };
+        const began = beginAttempt(current.ledger, {
+            sha: head.sha,
+            agentSha,
+            runId: environment.runId ?? null,
+            runAttempt: environment.runAttempt ?? null,
+            now: deps.clock.now(),
+            maxFixAttempts: config.maxFixAttempts,
+            timeoutMinutes: config.timeoutMinutes
+        });
+        if (began.kind === 'already-gated')
+            return { ledger: current.ledger, value: began };
+        const rows = {};
+        if (current.machine.branch !== config.branch)
+            rows.branch = config.branch;
+        if (pull && current.machine.pr !== pull.number)
+            rows.pr = pull.number;
+        if (config.issue !== undefined && current.machine.issue !== config.issue)
+            rows.issue = config.issue;
+        const ledger = Object.keys(rows).length > 0
+            ? withStateWrite(began.ledger, { machineState: rows }, deps.clock.now())
+            : began.ledger;
+        return { ledger, value: began };
+    });
+    const value = written.value;
+    if ('stopped' in value)
+        return value;
+    const { attempt, ledger, kind } = value;
+    const iteration = ledger.iteration;
+    const what = {
+        first: 'first gate of a new iteration',
+        fix: `fix ${attempt.index} of ${iteration.maxFixAttempts}`,
+        rerun: 'a re-run of this workflow run: the attempt is re-used, not counted again',
+        resumed: 'left in flight by another run: re-used, not counted again',
+        'no-new-commit': `fix ${attempt.index}: the branch head did not move since attempt ${attempt.index - 1}, so the fixer pushed nothing`,
+        'already-gated': 'already gated'
+    };
+    deps.log.info(`Attempt ${attempt.index} of iteration ${iteration.id} (${what[kind]})`);
+    return { ...value, ledger: written.files.ledger, files: written.files };
+}
+async function policyOf(run) {
+    run.policy ??= await checkPolicy(run.config, run.deps);
+    return run.policy;
+}
+async function observeAndSettle(run, began, head, pull) {
+    const { config, deps } = run;
+    const iteration = began.ledger.iteration;
+    const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) };
+    const policy = await policyOf(run);
+    const observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
+    const index = began.attempt.index;
+    if (observation.verdict === 'green')
+        return settleGreen(run, index, observation, null);
+    if (observation.verdict === 'ci-timeout') {
+        const signature = signatureOf([buildKey('ci-timeout')]);
+        return pause(run, index, observation, {
+            kind: 'timeout',
+            reason: pauseReason('timeout'),
+            verdict: 'ci-timeout',
+            record: { state: 'ci-timeout', now: deps.clock.now(), signature },
+            signature
+        });
+    }
+    const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null);
+    if (blocked) {
+        deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`);
+        return pause(run, index, observation, {
+            kind: 'blocked',
+            reason: pauseReason('blocked', blocked.cause),
+            verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
+            record: { state: 'blocked', now: deps.clock.now(), note: blocked.advice },
+            signature: null,
+            blocked
+        });
+    }
+    const findings = await findRedFindings({
+        config,
+        deps,
+        policy,
+        window,
+        ledger: began.ledger,
+        recordRerun: (rerun) => recordRerun(run, index, rerun)
+    }, observation);
+    if (findings.observation.verdict === 'green')
+        return settleGreen(run, index, findings.observation, findings);
+    return settleRed(run, index, findings);
+}
+/** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
+async function blockedOf(run, observation, head, agentSha) {
+    const { config, deps } = run;
+    const counted = observation.checks.filter((check) => check.excluded === undefined);
+    const approval = counted
+        .filter((check) => check.conclusion === 'action_required')
+        .map((check) => check.name);
+    if (observation.verdict === 'no-checks' || approval.length > 0) {
+        try {
+            const runs = await deps.github.workflowRunsOf(head.sha);
+            for (const workflowRun of runs)
+                if (workflowRun.status === 'action_required' ||
+                    workflowRun.conclusion === 'action_required' ||
+                    workflowRun.status === 'waiting')
+                    approval.push(workflowRun.name || `run ${workflowRun.id}`);
+        }
+        catch (error) {
+            deps.log.debug(`Could not list the workflow runs of ${head.sha}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        }
+    }
+    return blockedCause({
+        sha: head.sha,
+        awaitingApproval: [...new Set(approval)],
+        noChecks: observation.verdict === 'no-checks',
+        pushed: head.pushed,
+        pushToken: Boolean(config.pushToken),
+        ciTriggerCommit: agentSha !== null,
+        checksGraceSeconds: config.checksGraceSeconds
+    });
+}
+async function recordRerun(run, index, rerun) {
+    const { config, deps } = run;
+    await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const attempt = current.ledger.attempts.find((a) => a.index === index);
+        if (!attempt)
+            return { ledger: current.ledger, value: null };
+        return {
+            ledger: updateAttempt(current.ledger, index, (a) => ({
+                ...a,
+                reruns: [...(a.reruns ?? []), rerun]
+            })),
+            value: null
+        };
+    });
+}
+/** Green: the iteration ends, and is recorded when the agent handed over its metric. */
+async function settleGreen(run, index, observation, findings, preExisting = []) {
+    const { config, deps } = run;
+    const exceptPreExisting = preExisting.length > 0;
+    const state = exceptPreExisting ? 'green-except-pre-existing' : 'green';
+    const classification = findings?.classification;
+    const report = run.report;
+    if (report === null)
+        deps.log.warning(`The iteration file ${config.iterationFile} is missing: CI is green, but the iteration is not recorded (the agent did not write it). Record it with the record command.`);
+    const now = deps.clock.now();
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        let ledger = completeAttempt(current.ledger, index, {
+            state,
+            now,
+            ...(classification ? { classification } : {})
+        });
+        if (findings?.baseFailures)
+            ledger = { ...ledger, baseFailures: findings.baseFailures };
+        if (!report)
+            return { ledger, value: null };
+        const recorded = recordIteration({ ...current, ledger }, {
+            outcome: report.improved ? 'accepted' : 'rejected',
+            metric: report.metric ?? undefined,
+            change: report.change,
+            reason: undefined,
+            commit: undefined,
+            runId: deps.environment.runId ?? null,
+            runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),
+            now,
+            maskedValues: deps.maskedValues
+        });
+        return { ledger: recorded.ledger, value: recorded.outcome };
+    });
+    const recorded = written.value;
+    const attempt = attemptAt(written.files.ledger, index);
+    if (recorded?.recorded || exceptPreExisting) {
+        await announce(deps, {
+            program: config.program,
+            machine: written.files.machine,
+            issue: config.issue,
+            ...(recorded?.entry
+                ? {
+                    comment: {
+                        marker: commentMarker('iteration', recorded.runKey),
+                        body: renderIterationComment({
+                            program: config.program,
+                            marker: commentMarker('iteration', recorded.runKey),
+                            entry: recorded.entry,
+                            preExisting,
+                            flaky: classification?.flaky ?? []
+                        })
+                    }
+                }
+                : {})
+        });
+    }
+    const verdict = exceptPreExisting ? 'green-except-pre-existing' : 'green';
+    const flaky = classification?.flaky.map((f) => f.check) ?? [];
+    const message = (exceptPreExisting
+        ? `CI on ${observation.sha} is red only with failures that are pre-existing on the base branch head: accepted (pre-existing-failures: allow)`
+        : `CI is green on ${observation.sha}`) +
+        (flaky.length > 0 ? `; flaky (passed on re-run): ${flaky.join(', ')}` : '') +
+        (recorded?.recorded
+            ? `; recorded iteration ${recorded.iteration} as ${report?.improved ? 'accepted' : 'rejected'}`
+            : '');
+    return {
+        ...emptyResult('success', message),
+        verdict,
+        observation,
+        attempt,
+        attemptsRemaining: Math.max(0, config.maxFixAttempts - index),
+        preExisting,
+        classification: classification ?? null,
+        recorded
+    };
+}
+function summaryOf(run, attempt, findings, signature, ledger, now) {
+    const previous = [...ledger.attempts]
+        .reverse()
+        .find((a) => a.index < attempt.index && a.signature);
+    return {
+        version: 2,
+        program: run.config.program,
+        sha: attempt.sha,
+        attempt: attempt.index,
         generatedAt: new Date(now).toISOString(),
         signature: { keys: signature.keys, full: signature.full, short: signature.short },
-        checks: gathered.map((failure) => ({
+        checks: findings.failing.map((failure) => ({
             name: failure.name,
             conclusion: failure.conclusion,
             url: failure.url ?? '',
@@ -43572,6 +46021,25 @@ async function settleAttempt(config, deps, gate, ledger, index, update) {
             ...(failure.logTruncated ? { logTruncated: true } : {}),
             ...(failure.note ? { note: failure.note } : {})
         })),
+        classification: {
+            preExisting: findings.classification.preExisting,
+            baseBranch: findings.baseFailures?.branch ?? null,
+            baseSha: findings.classification.baseSha,
+            baseNote: findings.classification.baseNote,
+            flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
+            infrastructure: findings.classification.infrastructure.map((f) => ({
+                check: f.check,
+                cause: f.cause,
+                url: f.url ?? ''
+            })),
+            reruns: findings.reruns.map((r) => ({
+                checks: r.checks,
+                why: r.why,
+                outcome: r.outcome,
+                url: r.url ?? ''
+            })),
+            blocked: null
+        },
         ...(previous?.signature
             ? {
                 changes: diffKeys(previous.signature.keys ?? [], signature.keys),
@@ -43583,580 +46051,336 @@ async function settleAttempt(config, deps, gate, ledger, index, update) {
             }
             : {})
     };
-    if (gate.verdict === 'no-checks' && gate.explanation)
-        log.warning(gate.explanation);
+}
+function errorLinesOf(findings, masked) {
+    return findings.failing
+        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
+        .slice(0, 12)
+        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
+}
+async function settleRed(run, index, findings) {
+    const { config, deps } = run;
+    const { observation, classification } = findings;
+    const now = deps.clock.now();
+    const preExisting = classification.preExisting;
+    if (findings.newKeys.length === 0 && preExisting.length > 0) {
+        if (config.preExistingFailures === 'allow') {
+            deps.log.warning(`Every failure on ${observation.sha} also fails on the base branch head: accepted as green except pre-existing failures (${preExisting.join(', ')})`);
+            return settleGreen(run, index, observation, findings, preExisting);
+        }
+        const signature = signatureOf(preExisting);
+        return pause(run, index, observation, {
+            kind: 'base-red',
+            reason: pauseReason('base-red', signature.short),
+            verdict: 'red',
+            record: recordOf(findings, signature, now, deps.maskedValues),
+            signature,
+            findings
+        });
+    }
+    const signature = signatureOf(findings.newKeys);
+    const current = await readProgram(deps.store, config.program, {
+        maxBytes: config.stateMaxBytes,
+        now
+    });
+    const ledger = current.ledger;
+    const attempt = attemptAt(ledger, index);
+    const decision = decideAfterRed(ledger, { index, signature, now });
+    const summary = summaryOf(run, attempt, findings, signature, ledger, now);
     const markdown = renderFailureSummaryMarkdown(summary, { maskedValues: deps.maskedValues });
     const dir = `${deps.environment.tempDir}/autoloop-ci-gate`;
     const jsonPath = `${dir}/${config.program}-attempt-${index}.json`;
     const markdownPath = `${dir}/${config.program}-attempt-${index}.md`;
     await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }));
     await deps.writeFile(markdownPath, markdown);
-    for (const failure of gathered)
-        log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
-    log.info(`Failure signature: ${(0,untrusted/* forLog */.Ig)(signature.full, { maskedValues: deps.maskedValues })}`);
-    const attemptRecord = {
-        index,
-        state: gate.verdict === 'no-checks' ? 'no-checks' : 'red',
+    for (const failure of findings.failing)
+        deps.log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
+    if (preExisting.length > 0)
+        deps.log.info(`Pre-existing on the base branch head (not counted): ${preExisting.join(', ')}`);
+    deps.log.info(`Failure signature: ${(0,untrusted/* forLog */.Ig)(signature.full, { maskedValues: deps.maskedValues })}`);
+    const record = recordOf(findings, signature, now, deps.maskedValues);
+    const base = {
+        ...emptyResult('failure', `CI is red on ${observation.sha}`),
+        verdict: 'red',
+        observation,
         signature,
-        failingChecks: gathered.map((f) => ({ name: f.name, conclusion: f.conclusion, url: f.url })),
-        errorLines: errorLinesOf(gathered, deps.maskedValues)
-    };
-    const result = {
-        status: 'failure',
-        message: `CI is ${gate.verdict} on ${gate.sha}`,
-        gate,
-        attempt: index,
-        attemptsRemaining: decision.kind === 'fix' ? decision.attemptsRemaining : 0,
-        signature,
-        pauseReason: null,
         failureMarkdown: markdown,
         failureJsonPath: jsonPath,
-        steps: []
+        preExisting,
+        classification
     };
     if (decision.kind === 'pause') {
-        log.warning(`Pausing ${config.program}: ${decision.reason}`);
+        deps.log.warning(`Pausing ${config.program}: ${decision.reason}`);
         return {
-            kind: 'done',
-            result: await pauseAfter(config, deps, gate, result, decision.reason, update, attemptRecord)
+            ...base,
+            ...(await pause(run, index, observation, {
+                kind: decision.pauseKind,
+                reason: decision.reason,
+                verdict: 'red',
+                record,
+                signature,
+                findings,
+                remember: decision.pauseKind !== 'timeout'
+            })),
+            failureMarkdown: markdown,
+            failureJsonPath: jsonPath
         };
     }
-    await update((text) => {
-        const stored = readLedger(text);
-        return stored
-            ? writeLedger(text, completeAttempt(stored, index, { ...attemptRecord, now }))
-            : text;
-    });
-    if (config.fixCommand) {
-        return {
-            kind: 'fix',
-            signature,
-            jsonPath,
-            markdownPath,
-            deadline: deadlineOf(ledger, config.timeoutMinutes),
-            summaryResult: result
-        };
-    }
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (files) => ({
+        ledger: {
+            ...completeAttempt(files.ledger, index, record),
+            baseFailures: findings.baseFailures ?? files.ledger.baseFailures
+        },
+        value: null
+    }));
+    const dispatched = await dispatchFixer(run, index, written.files);
+    const left = decision.attemptsRemaining;
     return {
-        kind: 'done',
-        result: {
-            ...result,
-            message: `${result.message}: fix it and gate again (${decision.attemptsRemaining} fix attempt(s) left)`
-        }
+        ...base,
+        message: `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : config.fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
+        attempt: attemptAt(written.files.ledger, index),
+        attemptsRemaining: left,
+        dispatched,
+        ...(config.fixCommand
+            ? {
+                fixCommand: {
+                    jsonPath,
+                    markdownPath,
+                    deadline: deadlineOf(written.files.ledger.iteration)
+                }
+            }
+            : {})
     };
+}
+function recordOf(findings, signature, now, masked) {
+    return {
+        state: 'red',
+        now,
+        signature,
+        failingChecks: findings.failing.map((f) => ({
+            name: f.name,
+            conclusion: f.conclusion,
+            url: f.url
+        })),
+        errorLines: errorLinesOf(findings, masked),
+        classification: findings.classification
+    };
+}
+/** The fixer pushed nothing: the previous attempt's signature again, for the guards to judge. */
+async function settleNoNewCommit(run, began) {
+    const { config, deps } = run;
+    const ledger = began.ledger;
+    const previous = [...ledger.attempts].reverse().find((a) => a.index < began.attempt.index);
+    const stored = previous?.signature;
+    const signature = stored?.keys
+        ? signatureOf(stored.keys)
+        : signatureOf([buildKey('no-new-commit', began.attempt.sha.slice(0, 12))]);
+    const now = deps.clock.now();
+    const decision = decideAfterRed(ledger, {
+        index: began.attempt.index,
+        signature: stored ? { hash: stored.hash, short: stored.short } : signature,
+        now
+    });
+    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
+    deps.log.warning(`${config.program}: ${note}`);
+    const kind = decision.kind === 'pause' ? decision.pauseKind : 'stuck';
+    return pause(run, began.attempt.index, null, {
+        kind,
+        reason: decision.kind === 'pause'
+            ? decision.reason
+            : pauseReason('stuck', stored?.short ?? signature.short),
+        verdict: 'red',
+        record: {
+            state: 'red',
+            now,
+            signature: stored ? { ...signature, hash: stored.hash, short: stored.short } : signature,
+            failingChecks: previous?.failingChecks ?? [],
+            errorLines: previous?.errorLines ?? [],
+            note
+        },
+        signature,
+        remember: true
+    });
 }
 /** Writes the pause (ledger, Machine State) and says it on the program issue. */
-async function pauseAfter(config, deps, gate, result, reason, update, record) {
+async function pause(run, index, observation, request) {
+    const { config, deps } = run;
     const now = deps.clock.now();
-    const written = await update((text) => {
-        let ledger = readLedger(text);
-        if (ledger && record)
-            ledger = completeAttempt(ledger, record.index, { ...record, now });
-        if (ledger)
-            ledger = finishIteration(ledger, 'paused', now);
-        const machine = markdown_readMachineState(text);
-        const paused = markdown_updateMachineState(text, pausePatch(machine, { reason, now }));
-        return ledger ? writeLedger(paused, ledger) : paused;
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        let ledger = completeAttempt(current.ledger, index, request.record);
+        if (request.findings?.baseFailures)
+            ledger = { ...ledger, baseFailures: request.findings.baseFailures };
+        ledger = finishIteration(ledger, 'paused', now);
+        if (request.remember && request.signature)
+            ledger = rememberPausedSignature(ledger, {
+                signature: request.record.signature ?? request.signature,
+                reason: request.reason,
+                now
+            });
+        ledger = withStateWrite(ledger, {
+            machineState: pausePatch(current.machine, {
+                kind: request.kind,
+                reason: request.reason,
+                now
+            })
+        }, now);
+        return { ledger, value: null };
     });
-    await announcePause(config, deps, written.text, reason, result.signature);
+    const ledger = written.files.ledger;
+    const attempt = attemptAt(ledger, index);
+    await announce(deps, {
+        program: config.program,
+        machine: written.files.machine,
+        issue: config.issue,
+        comment: {
+            marker: commentMarker('pause', ledger.iteration.id),
+            body: renderPauseComment({
+                program: config.program,
+                iterationId: ledger.iteration.id,
+                reason: request.reason,
+                signature: request.signature,
+                attempts: ledger.attempts,
+                runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(deps.environment, runId),
+                maskedValues: deps.maskedValues,
+                branch: config.branch,
+                ...(request.blocked ? { blocked: request.blocked } : {}),
+                remembered: request.signature
+                    ? (ledger.pausedSignatures.find((paused) => paused.iterationId !== ledger.iteration?.id &&
+                        paused.hash ===
+                            (request.record.signature?.hash ?? request.signature?.hash ?? '').slice(0, paused.hash.length)) ?? null)
+                    : null
+            })
+        }
+    });
     return {
-        ...result,
-        status: 'paused',
-        pauseReason: markdown_readMachineState(written.text).pauseReason ?? reason,
-        message: `Paused ${config.program}: ${reason}`,
-        gate
+        ...emptyResult('paused', `Paused ${config.program}: ${request.reason}`),
+        verdict: request.verdict,
+        observation,
+        attempt,
+        attemptsRemaining: 0,
+        signature: request.signature,
+        pauseReason: written.files.machine.pauseReason ?? request.reason,
+        preExisting: request.findings?.classification.preExisting ?? [],
+        classification: request.findings?.classification ?? null,
+        blocked: request.blocked ?? null
     };
 }
-async function announcePause(config, deps, text, reason, signature) {
-    const machine = markdown_readMachineState(text);
-    const issue = config.issue ?? machine.issue ?? undefined;
-    if (issue === undefined) {
-        deps.log.warning(`No program issue (input \`issue\` or the state file's Issue row): the pause is recorded in the state file only`);
-        return;
+// ---------------------------------------------------------------------------------------
+// The fixer
+/**
+ * Starts the fixer run (`dispatch-workflow`), at most once per attempt: the dispatch is
+ * written in the ledger before it is sent, so a re-run of this job never sends it again; never
+ * for a paused or completed program (autoloop's scheduler lets a dispatched program through
+ * even when it is paused: the gate is the only brake).
+ */
+async function dispatchFixer(run, index, files) {
+    const { config, deps } = run;
+    const workflow = config.dispatchWorkflow;
+    if (!workflow)
+        return false;
+    const ref = config.dispatchRef ?? (await deps.github.defaultBranch());
+    const inputs = { program: config.program, ...config.dispatchInputs };
+    const requested = {
+        workflow,
+        ref,
+        state: 'requested',
+        requestedAt: new Date(deps.clock.now()).toISOString(),
+        runId: null,
+        url: null
+    };
+    const reserved = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const stopped = stoppedReason(current);
+        const attempt = current.ledger.attempts.find((a) => a.index === index);
+        if (stopped)
+            return { ledger: current.ledger, value: `the program is ${stopped}` };
+        if (!attempt)
+            return { ledger: current.ledger, value: 'the attempt is gone from the ledger' };
+        if (attempt.dispatch)
+            return {
+                ledger: current.ledger,
+                value: `attempt ${index} started its fixer already (${attempt.dispatch.state} at ${attempt.dispatch.requestedAt})`
+            };
+        if (latestAttempt(current.ledger)?.index !== index)
+            return { ledger: current.ledger, value: 'a later attempt exists' };
+        return {
+            ledger: updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: requested })),
+            value: null
+        };
+    });
+    void files;
+    if (reserved.value !== null) {
+        deps.log.info(`Not starting the fixer run: ${reserved.value}`);
+        return false;
     }
-    const ledger = readLedger(text);
-    const iterationId = ledger?.iteration.id ?? `${config.program}-${deps.clock.now()}`;
-    const { environment } = deps;
-    const repository = `${environment.repository.owner}/${environment.repository.repo}`;
+    let outcome;
     try {
-        await upsertStatusComment(deps.issues, issue, renderStatusComment({
-            program: config.program,
-            state: machine,
-            stateFile: { label: `${config.program}.md (${deps.store.description})`, url: null },
-            serverUrl: environment.serverUrl,
-            repository
-        }));
-        await upsertMarkedComment(deps.issues, issue, commentMarker('pause', iterationId), renderPauseComment({
-            program: config.program,
-            iterationId,
-            reason,
-            signature,
-            attempts: ledger?.attempts ?? [],
-            runUrlOf: (runId) => runId ? `${environment.serverUrl}/${repository}/actions/runs/${runId}` : null,
-            maskedValues: deps.maskedValues,
-            branch: config.branch
-        }));
+        const started = await deps.github.dispatchWorkflow({ workflow, ref, inputs });
+        outcome = { ...requested, state: 'sent', runId: started.runId, url: started.url };
+        deps.log.info(`Started the fixer run: ${workflow} on ${ref} with program=${config.program}${started.url ? ` (${started.url})` : ''}`);
     }
     catch (error) {
-        // The pause is in the state file already; a comment that cannot be written is loud
-        // in the log but does not undo it.
-        deps.log.warning(`Could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        const status = (0,errors/* httpStatus */.nG)(error);
+        const why = status === 403
+            ? 'the token may not start workflows: give the job `permissions: actions: write`'
+            : status === 404
+                ? `no workflow ${workflow} on ${ref}: check \`dispatch-workflow\` and \`dispatch-ref\``
+                : status === 422
+                    ? `GitHub refused the dispatch (${(0,errors/* errorMessage */.gJ)(error)}): the workflow must have a \`workflow_dispatch\` trigger with a \`program\` input, and \`dispatch-inputs\` may only name its inputs`
+                    : (0,errors/* errorMessage */.gJ)(error);
+        deps.log.warning(`Could not start the fixer run: ${why}`);
+        outcome = { ...requested, state: 'failed', error: why };
     }
-}
-
-// EXTERNAL MODULE: ./src/environment.ts
-var src_environment = __nccwpck_require__(2678);
-;// CONCATENATED MODULE: ./src/state/history.ts
-/**
- * The `## 📊 Iteration History` section of a program state file (SPEC §6), pure: no I/O.
- *
- * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
- * writes its own entries in:
- *
- *     ### Iteration 18 — 2026-03-04 06:12 UTC — [Run](https://…/actions/runs/9001)
- *     <!-- autoloop-ci-gate:iteration 9001.1 -->
- *
- *     - **Status**: ✅ Accepted
- *     - **Change**: tests for parseRange edge cases
- *     - **Metric**: 0.8731 (previous best: 0.8612, delta: +0.0119)
- *     - **Commit**: 3f9c2ab
- *     - **CI fix attempts**: 2
- *
- * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID.GITHUB_RUN_ATTEMPT`)
- * that recorded it. The runs recorded lately are also listed in one hidden line under the
- * section heading (`<!-- autoloop-ci-gate:recorded 9001.1 9000.1 … -->`), which is what
- * makes `record` idempotent per run even after its entry was collapsed.
- *
- * To keep the whole file under its size budget, the oldest entries are collapsed into range
- * lines at the end of the section (`- Iterations 3–17: 9 accepted, 5 rejected, 1 error; best
- * 0.84`); the newest entry, the Machine State and every other section are never touched.
- *
- * The section runs from its heading to the next `## ` heading outside a code fence (entries
- * may hold fenced code), or to the end of the file. Every byte outside what changes is kept.
- */
-
-const HISTORY_HEADING = '## 📊 Iteration History';
-const HISTORY_NAME = 'Iteration History';
-/** How many recorded run keys the hidden line keeps (newest first). */
-const RECORDED_RUNS_KEPT = 30;
-/** A range line grows until it spans this many iterations; then a new one starts. */
-const RANGE_SPAN = 20;
-const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [0-9]+\.[0-9]+)*) -->[ \t]*$/;
-const COLLAPSED_MARKER = '<!-- autoloop-ci-gate:collapsed -->';
-const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/;
-// ---------------------------------------------------------------------------------------
-// Run keys and numbers
-/** The idempotency key of a workflow run: `<GITHUB_RUN_ID>.<GITHUB_RUN_ATTEMPT>`. */
-function runKeyOf(runId, runAttempt) {
-    if (runId === undefined || runId === null)
-        return null;
-    return `${runId}.${runAttempt ?? 1}`;
-}
-/** The hidden line that names the run an entry was recorded by. */
-function entryMarker(runKey) {
-    return `<!-- autoloop-ci-gate:iteration ${runKey} -->`;
-}
-function decimalsOf(value) {
-    const text = String(Math.abs(value));
-    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
-    if (!match)
-        return 0;
-    const fraction = match[2]?.length ?? 0;
-    const exponent = Number(match[3] ?? 0);
-    return Math.max(0, fraction - exponent);
-}
-/**
- * `next − previous`, signed, with as many decimals as the more precise of the two (at most
- * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
- */
-function formatDelta(next, previous) {
-    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
-    const delta = next - previous;
-    const magnitude = Math.abs(delta).toFixed(decimals);
-    if (Number(magnitude) === 0)
-        return '0';
-    return `${delta < 0 ? '-' : '+'}${magnitude}`;
-}
-/** Whether `candidate` is better than `reference` in the metric's direction. */
-function isBetter(candidate, reference, direction) {
-    if (reference === null)
-        return true;
-    return direction === 'lower' ? candidate < reference : candidate > reference;
-}
-const OUTCOME_LABEL = {
-    accepted: '✅ Accepted',
-    rejected: '❌ Rejected',
-    error: '⚠️ Error'
-};
-function historyDate(ms) {
-    return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-}
-/** The entry's lines (heading first, no trailing blank line). */
-function renderHistoryEntry(entry) {
-    const heading = `### Iteration ${entry.iteration} — ${historyDate(entry.at)}` +
-        (entry.runUrl ? ` — [Run](${entry.runUrl})` : '');
-    const lines = [heading];
-    if (entry.runKey)
-        lines.push(entryMarker(entry.runKey));
-    lines.push('', `- **Status**: ${OUTCOME_LABEL[entry.outcome]}`);
-    if (entry.change)
-        lines.push(`- **Change**: ${entry.change}`);
-    if (entry.metric !== null) {
-        const against = entry.previousBest === null
-            ? ' (no previous best)'
-            : ` (previous best: ${entry.previousBest}, delta: ${formatDelta(entry.metric, entry.previousBest)})`;
-        lines.push(`- **Metric**: ${entry.metric}${against}`);
-    }
-    if (entry.commit)
-        lines.push(`- **Commit**: ${entry.commit.slice(0, 12)}`);
-    if (entry.fixAttempts > 0)
-        lines.push(`- **CI fix attempts**: ${entry.fixAttempts}`);
-    if (entry.reason)
-        lines.push(`- **Reason**: ${entry.reason}`);
-    return lines;
-}
-const RANGE_RE = /^- (?:Iterations? (\d+)(?:–(\d+))?|(\d+) earlier entr(?:y|ies)): ([^;]*?)(?:; best (\S+))?[ \t]*$/;
-function parseRangeLine(line) {
-    const match = RANGE_RE.exec(line);
-    if (!match)
-        return null;
-    const from = match[1] === undefined ? null : Number(match[1]);
-    const to = match[1] === undefined ? null : Number(match[2] ?? match[1]);
-    const counts = { accepted: 0, rejected: 0, error: 0, other: 0 };
-    for (const part of (match[4] ?? '').matchAll(/(\d+) (accepted|rejected|errors?|other)/g)) {
-        const word = (part[2] ?? '').startsWith('error') ? 'error' : part[2];
-        counts[word] += Number(part[1]);
-    }
-    const total = counts.accepted + counts.rejected + counts.error + counts.other;
-    const best = match[5] === undefined ? null : Number(match[5]);
-    return {
-        from,
-        to,
-        entries: match[3] === undefined ? Math.max(total, 1) : Number(match[3]),
-        ...counts,
-        best: best === null || !Number.isFinite(best) ? null : best
-    };
-}
-function renderRangeLine(range) {
-    const counts = [
-        range.accepted > 0 ? `${range.accepted} accepted` : '',
-        range.rejected > 0 ? `${range.rejected} rejected` : '',
-        range.error > 0 ? `${range.error} error${range.error === 1 ? '' : 's'}` : '',
-        range.other > 0 ? `${range.other} other` : ''
-    ].filter(Boolean);
-    const span = range.from === null || range.to === null
-        ? `${range.entries} earlier entr${range.entries === 1 ? 'y' : 'ies'}`
-        : range.from === range.to
-            ? `Iteration ${range.from}`
-            : `Iterations ${range.from}–${range.to}`;
-    return `- ${span}: ${counts.length > 0 ? counts.join(', ') : 'no outcome recorded'}${range.best === null ? '' : `; best ${range.best}`}`;
-}
-/** What a collapsed entry contributes to a range line, read from its text. */
-function summariseEntry(raw) {
-    const heading = /^### Iteration (\d+)/.exec(raw);
-    const iteration = heading ? Number(heading[1]) : null;
-    const statusLine = /\*\*Status\*\*:?\**:?([^\n]*)/i.exec(raw)?.[1] ?? raw.split('\n')[0] ?? '';
-    const word = /\b(accepted|rejected|error)\b/i.exec(statusLine)?.[1]?.toLowerCase();
-    const outcome = (word ?? 'other');
-    const metricText = /\*\*Metric\*\*:?\**:?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(raw)?.[1];
-    const metric = metricText === undefined ? null : Number(metricText);
-    return {
-        from: iteration,
-        to: iteration,
-        entries: 1,
-        accepted: outcome === 'accepted' ? 1 : 0,
-        rejected: outcome === 'rejected' ? 1 : 0,
-        error: outcome === 'error' ? 1 : 0,
-        other: outcome === 'other' ? 1 : 0,
-        best: outcome === 'accepted' && metric !== null && Number.isFinite(metric) ? metric : null
-    };
-}
-function minOf(a, b) {
-    return a === null ? b : b === null ? a : Math.min(a, b);
-}
-function maxOf(a, b) {
-    return a === null ? b : b === null ? a : Math.max(a, b);
-}
-function mergeRanges(a, b, direction) {
-    const best = a.best === null
-        ? b.best
-        : b.best === null || !isBetter(b.best, a.best, direction)
-            ? a.best
-            : b.best;
-    return {
-        from: minOf(a.from, b.from),
-        to: maxOf(a.to, b.to),
-        entries: a.entries + b.entries,
-        accepted: a.accepted + b.accepted,
-        rejected: a.rejected + b.rejected,
-        error: a.error + b.error,
-        other: a.other + b.other,
-        best
-    };
-}
-function span(range) {
-    return range.from === null || range.to === null ? range.entries : range.to - range.from + 1;
-}
-function history_linesOf(text) {
-    const lines = [];
-    for (let start = 0; start < text.length;) {
-        const nl = text.indexOf('\n', start);
-        const next = nl === -1 ? text.length : nl + 1;
-        lines.push({
-            start,
-            next,
-            text: text.slice(start, nl === -1 ? text.length : nl).replace(/\r$/, '')
-        });
-        start = next;
-    }
-    return lines;
-}
-const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
-const history_LEADING_EMOJI = /^(?:\p{Extended_Pictographic}|\uFE0F|\u200D|\u20E3|\s)+/u;
-/** Lines annotated with whether they sit inside a fenced code block (fence lines count as inside). */
-function fencedLines(lines) {
-    const inside = [];
-    let open = null;
-    for (const line of lines) {
-        const fence = FENCE_RE.exec(line.text)?.[1];
-        if (open === null) {
-            if (fence)
-                open = fence;
-            inside.push(fence !== undefined);
-        }
-        else {
-            inside.push(true);
-            if (fence &&
-                fence[0] === open[0] &&
-                fence.length >= open.length &&
-                line.text.trim() === fence)
-                open = null;
-        }
-    }
-    return inside;
-}
-function isHistoryHeading(line) {
-    return line.startsWith('## ') && line.slice(3).replace(history_LEADING_EMOJI, '').trim() === HISTORY_NAME;
-}
-function history_isTrailerLine(line) {
-    const trimmed = line.trim();
-    return trimmed === '' || /^-{3,}$/.test(trimmed);
-}
-/** Splits the file around its history section; null when it has none. */
-function layoutOf(text) {
-    const eol = detectEol(text);
-    const lines = history_linesOf(text);
-    const fenced = fencedLines(lines);
-    const headingIndex = lines.findIndex((line, i) => !fenced[i] && isHistoryHeading(line.text));
-    if (headingIndex === -1)
-        return null;
-    let endIndex = lines.length;
-    for (let i = headingIndex + 1; i < lines.length; i += 1) {
-        if (!fenced[i] && lines[i].text.startsWith('## ')) {
-            endIndex = i;
-            break;
-        }
-    }
-    // The closing trailer: blank lines and `---` at the end, when another section follows.
-    let contentEnd = endIndex;
-    if (endIndex < lines.length) {
-        while (contentEnd > headingIndex + 1 && history_isTrailerLine(lines[contentEnd - 1].text))
-            contentEnd -= 1;
-    }
-    const offset = (index) => index >= lines.length ? text.length : lines[index].start;
-    let collapsedIndex = contentEnd;
-    for (let i = headingIndex + 1; i < contentEnd; i += 1) {
-        if (!fenced[i] && lines[i].text.trim() === COLLAPSED_MARKER) {
-            collapsedIndex = i;
-            break;
-        }
-    }
-    const entryStarts = [];
-    for (let i = headingIndex + 1; i < collapsedIndex; i += 1) {
-        if (!fenced[i] && lines[i].text.startsWith('### '))
-            entryStarts.push(i);
-    }
-    const firstEntry = entryStarts[0] ?? collapsedIndex;
-    const entries = entryStarts.map((start, i) => text.slice(offset(start), offset(entryStarts[i + 1] ?? collapsedIndex)));
-    const collapsedRaw = text.slice(offset(collapsedIndex), offset(contentEnd));
-    const collapsed = history_linesOf(collapsedRaw)
-        .map((line) => parseRangeLine(line.text))
-        .filter((range) => range !== null);
-    return {
-        eol,
-        head: text.slice(0, offset(firstEntry)),
-        entries,
-        collapsedRaw,
-        collapsed,
-        tail: text.slice(offset(contentEnd))
-    };
-}
-function joinLayout(layout) {
-    return layout.head + layout.entries.join('') + layout.collapsedRaw + layout.tail;
-}
-function renderCollapsed(ranges, eol) {
-    if (ranges.length === 0)
-        return '';
-    return [
-        COLLAPSED_MARKER,
-        '**Earlier iterations**, collapsed to keep this file under its size budget (newest first):',
-        '',
-        ...ranges.map(renderRangeLine),
-        ''
-    ].join(eol);
-}
-/** The run keys listed as recorded in the section (newest first). */
-function recordedRuns(text) {
-    const layout = layoutOf(text);
-    if (!layout)
-        return [];
-    for (const line of history_linesOf(layout.head)) {
-        const match = RECORDED_LINE.exec(line.text);
-        if (match)
-            return (match[1] ?? '').trim().split(' ').filter(Boolean);
-    }
-    return [];
-}
-/** Whether the workflow run `runKey` has already recorded an iteration of this file. */
-function isRecorded(text, runKey) {
-    return recordedRuns(text).includes(runKey);
-}
-/** The text of the entry recorded by `runKey` (LF line endings, trimmed), when still there. */
-function findHistoryEntry(text, runKey) {
-    const marker = entryMarker(runKey);
-    const entry = layoutOf(text)?.entries.find((raw) => history_linesOf(raw).some((line) => line.text.trim() === marker));
-    return entry === undefined ? null : entry.replace(/\r\n/g, '\n').trim();
-}
-function history_usesRules(text) {
-    return /(^|\n)-{3,}[ \t]*\r?\n/.test(text);
-}
-/** The file with an empty history section appended when it has none. */
-function withHistorySection(text) {
-    if (layoutOf(text))
-        return text;
-    const eol = detectEol(text);
-    let prefix = text === '' || text.endsWith('\n') ? '' : eol;
-    if (text.trim() !== '') {
-        if (!/(\r?\n){2}$/.test(text + prefix))
-            prefix += eol;
-        if (history_usesRules(text) && !/(^|\n)-{3,}[ \t]*(\r?\n)+$/.test(text + prefix))
-            prefix += `---${eol}${eol}`;
-    }
-    return text + prefix + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol);
-}
-function withRecordedRun(head, runKey, eol) {
-    const lines = history_linesOf(head);
-    const existing = lines.find((line) => RECORDED_LINE.test(line.text));
-    const previous = existing
-        ? (RECORDED_LINE.exec(existing.text)?.[1] ?? '').trim().split(' ').filter(Boolean)
-        : [];
-    const keys = [runKey, ...previous.filter((key) => key !== runKey)].slice(0, RECORDED_RUNS_KEPT);
-    const line = `<!-- autoloop-ci-gate:recorded ${keys.join(' ')} -->`;
-    if (existing) {
-        const lineEnd = existing.start + existing.text.length;
-        return head.slice(0, existing.start) + line + head.slice(lineEnd);
-    }
-    // Right under the section heading.
-    const heading = lines.find((line) => isHistoryHeading(line.text));
-    const atEnd = heading.next === head.length && !head.endsWith('\n');
-    return head.slice(0, heading.next) + (atEnd ? eol : '') + line + eol + head.slice(heading.next);
-}
-function withoutPlaceholder(head) {
-    const placeholder = history_linesOf(head).find((line) => PLACEHOLDER_LINE.test(line.text));
-    return placeholder ? head.slice(0, placeholder.start) + head.slice(placeholder.next) : head;
-}
-/** The head ready to be followed by an entry: ends with a blank line. */
-function headBeforeEntry(head, eol) {
-    if (head.endsWith(`${eol}${eol}`) || head.endsWith('\n\n'))
-        return head;
-    return head.endsWith('\n') ? head + eol : head + eol + eol;
-}
-/**
- * Prepends an entry to the history section (created at the end of the file when missing),
- * removes the template's "no iterations yet" line, and lists the run as recorded.
- */
-function prependHistoryEntry(text, options) {
-    const layout = layoutOf(withHistorySection(text));
-    const { eol } = layout;
-    let head = withoutPlaceholder(layout.head);
-    if (options.runKey)
-        head = withRecordedRun(head, options.runKey, eol);
-    head = headBeforeEntry(head, eol);
-    const entry = options.lines.join(eol) + eol + eol;
-    return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] });
-}
-function byteLength(text) {
-    return Buffer.byteLength(text, 'utf8');
-}
-/**
- * Collapses the oldest history entries into range lines until the file is at most `maxBytes`
- * (UTF-8). The newest entry always stays; once it is the only one, the oldest range lines are
- * merged. Nothing outside the history section changes; a file that fits is returned as is.
- */
-function compactHistory(text, maxBytes, direction) {
-    const total = byteLength(text);
-    const layout = layoutOf(text);
-    if (total <= maxBytes || !layout)
-        return { text, collapsed: 0, bytes: total, fits: total <= maxBytes };
-    const { eol } = layout;
-    const entries = [...layout.entries];
-    const ranges = [...layout.collapsed];
-    const fixed = byteLength(layout.head) + byteLength(layout.tail);
-    let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
-    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol));
-    let collapsed = 0;
-    while (entries.length > 1 && size() > maxBytes) {
-        const oldest = entries.pop();
-        entryBytes -= byteLength(oldest);
-        collapsed += 1;
-        const summary = summariseEntry(oldest.replace(/\r\n/g, '\n'));
-        const newest = ranges[0];
-        if (newest && span(mergeRanges(newest, summary, direction)) <= RANGE_SPAN)
-            ranges[0] = mergeRanges(newest, summary, direction);
-        else
-            ranges.unshift(summary);
-    }
-    while (ranges.length > 1 && size() > maxBytes) {
-        const oldest = ranges.pop();
-        ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
-    }
-    let lastEntry = entries[entries.length - 1];
-    if (lastEntry !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(lastEntry)) {
-        // The collapsed block starts after a blank line.
-        lastEntry += eol;
-        entries[entries.length - 1] = lastEntry;
-    }
-    const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
-    const bytes = byteLength(result);
-    return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
-}
-
-;// CONCATENATED MODULE: ./src/commands/program-status.ts
-
-
-/** The program issue: the `issue` input, else the state file's Issue row. */
-function issueOf(config, machine) {
-    return config.issue ?? machine.issue ?? undefined;
-}
-function stateFileLabel(deps, program) {
-    return `${program}.md (${deps.store.description})`;
-}
-function repositoryOf(deps) {
-    const { owner, repo } = deps.environment.repository;
-    return `${owner}/${repo}`;
-}
-/** The browser link of a workflow run of this repository. */
-function runLink(deps, runId) {
-    return runId ? `${deps.environment.serverUrl}/${repositoryOf(deps)}/actions/runs/${runId}` : null;
-}
-/** Edits (or posts) the status comment from the Machine State just written. */
-async function announceStatus(deps, program, machine, issue) {
-    await upsertStatusComment(deps.issues, issue, renderStatusComment({
-        program,
-        state: machine,
-        stateFile: { label: stateFileLabel(deps, program), url: null },
-        serverUrl: deps.environment.serverUrl,
-        repository: repositoryOf(deps)
+    await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => ({
+        ledger: current.ledger.attempts.some((a) => a.index === index)
+            ? updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: outcome }))
+            : current.ledger,
+        value: null
     }));
+    return outcome.state === 'sent';
+}
+// ---------------------------------------------------------------------------------------
+// fix-command: fix, push, gate again in the same step
+async function runFixCommand(run, result) {
+    const { config, deps } = run;
+    const fix = result.fixCommand;
+    const attempt = result.attempt;
+    deps.log.info(`Running fix-command for attempt ${attempt.index + 1} (signature: ${(0,untrusted/* forLog */.Ig)(result.signature?.short ?? '', { maskedValues: deps.maskedValues })})`);
+    // A fix command gets at least a minute even when the wall clock is nearly spent: the guard
+    // judges its commit afterwards, so a little overrun cannot lose the attempt it paid for.
+    const remaining = Math.max(60_000, fix.deadline - deps.clock.now());
+    const { exitCode } = await deps.runFixCommand(config.fixCommand, {
+        AUTOLOOP_FAILURE_JSON: fix.jsonPath,
+        AUTOLOOP_FAILURE_MD: fix.markdownPath,
+        AUTOLOOP_SIGNATURE: result.signature?.full ?? '',
+        AUTOLOOP_ATTEMPT: String(attempt.index + 1),
+        AUTOLOOP_PROGRAM: config.program,
+        AUTOLOOP_SHA: attempt.sha
+    }, remaining);
+    if (exitCode !== 0)
+        deps.log.warning(`fix-command exited with code ${exitCode}`);
+    return deps.git.headSha();
+}
+/** A fix command that committed nothing is a fix attempt with an unchanged signature. */
+async function fixCommittedNothing(run, head, agentSha) {
+    const { config, deps } = run;
+    deps.log.warning(`fix-command committed nothing (HEAD is still ${head.sha.slice(0, 12)})`);
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const began = appendNoNewCommit(current.ledger, {
+            sha: head.sha,
+            agentSha,
+            runId: deps.environment.runId ?? null,
+            runAttempt: deps.environment.runAttempt ?? null,
+            now: deps.clock.now(),
+            maxFixAttempts: config.maxFixAttempts,
+            timeoutMinutes: config.timeoutMinutes
+        });
+        return { ledger: began.ledger, value: began };
+    });
+    return settleNoNewCommit(run, {
+        ...written.value,
+        ledger: written.files.ledger,
+        files: written.files
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/commands/record.ts
@@ -44166,183 +46390,15 @@ async function announceStatus(deps, program, machine, issue) {
 
 
 
-
-
-
-
-
-/** Consecutive errors at which `record` pauses the program. */
-const MAX_CONSECUTIVE_ERRORS = 3;
-const CONSECUTIVE_ERRORS_REASON = 'consecutive errors';
 const PROGRAM_LABEL = 'autoloop-program';
 const COMPLETED_LABEL = 'autoloop-completed';
-/** Whether `metric` reaches `target` in the metric's direction. */
-function reachesTarget(metric, target, direction) {
-    return direction === 'lower' ? metric <= target : metric >= target;
-}
-/** The Machine State rows an outcome writes (SPEC §2, "Outcome details for record"). */
-function recordTransition(machine, input) {
-    const direction = machine.metricDirection ?? 'higher';
-    const count = (machine.iterationCount ?? 0) + 1;
-    const base = {
-        iterationCount: count,
-        recentStatuses: (0,schema/* appendRecentStatus */.WI)(machine.recentStatuses, input.outcome),
-        lastRun: input.now
-    };
-    if (input.outcome === 'accepted') {
-        if (input.metric === undefined || !Number.isFinite(input.metric))
-            throw new RangeError('an accepted iteration needs a finite metric');
-        const metric = input.metric;
-        const target = machine.targetMetric;
-        const completed = target !== null && reachesTarget(metric, target, direction);
-        const completedReason = completed
-            ? `target metric reached: ${metric} ${direction === 'lower' ? '≤' : '≥'} ${target} at iteration ${count}`
-            : null;
-        return {
-            patch: {
-                ...base,
-                bestMetric: metric,
-                consecutiveErrors: 0,
-                paused: false,
-                pauseReason: null,
-                ...(completed ? { completed: true, completedReason } : {})
-            },
-            status: completed ? 'completed' : 'recorded',
-            pauseReason: null,
-            completedReason,
-            improved: isBetter(metric, machine.bestMetric, direction),
-            direction
-        };
-    }
-    if (input.outcome === 'rejected') {
-        return {
-            patch: { ...base, consecutiveErrors: 0 },
-            status: 'recorded',
-            pauseReason: null,
-            completedReason: null,
-            improved: null,
-            direction
-        };
-    }
-    const errors = (machine.consecutiveErrors ?? 0) + 1;
-    const pause = errors >= MAX_CONSECUTIVE_ERRORS;
-    return {
-        patch: {
-            ...base,
-            consecutiveErrors: errors,
-            ...(pause ? { paused: true, pauseReason: CONSECUTIVE_ERRORS_REASON } : {})
-        },
-        status: pause ? 'paused' : 'recorded',
-        pauseReason: pause ? CONSECUTIVE_ERRORS_REASON : null,
-        completedReason: null,
-        improved: null,
-        direction
-    };
-}
-function statusOf(machine) {
-    if (machine.completed)
-        return 'completed';
-    if (machine.paused && machine.pauseReason === CONSECUTIVE_ERRORS_REASON)
-        return 'paused';
-    return 'recorded';
-}
-/** The state file after recording the iteration (pure; see the module comment). */
-function applyRecord(original, request) {
-    const text = original ?? createStateFile(request.program);
-    const machine = markdown_readMachineState(text);
-    const ledger = readLedger(text);
-    if (request.runKey && isRecorded(text, request.runKey)) {
-        return {
-            text,
-            outcome: {
-                recorded: false,
-                status: statusOf(machine),
-                iteration: machine.iterationCount ?? 0,
-                metric: null,
-                previousBest: null,
-                delta: null,
-                improved: null,
-                pauseReason: machine.paused ? machine.pauseReason : null,
-                completedReason: machine.completed ? machine.completedReason : null,
-                fixAttempts: 0,
-                commit: null,
-                entry: findHistoryEntry(text, request.runKey),
-                collapsed: 0,
-                bytes: Buffer.byteLength(text, 'utf8'),
-                fits: true
-            }
-        };
-    }
-    const transition = recordTransition(machine, {
-        outcome: request.outcome,
-        metric: request.metric,
-        now: request.now
-    });
-    // The ledger's iteration is this one unless an earlier record already ended it.
-    const current = ledger && ledger.iteration.outcome !== 'recorded' ? ledger : null;
-    const fixAttempts = current ? latestAttempt(current).index : 0;
-    const commit = request.commit ?? (current ? latestAttempt(current).sha : null);
-    const metric = request.metric ?? null;
-    const previousBest = machine.bestMetric;
-    const iteration = transition.patch.iterationCount;
-    const safe = (value, max) => value === undefined
-        ? null
-        : (0,untrusted/* oneLine */.TN)(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
-    const lines = renderHistoryEntry({
-        iteration,
-        outcome: request.outcome,
-        at: request.now,
-        metric,
-        previousBest,
-        change: safe(request.change, 300),
-        reason: safe(request.reason, 300),
-        commit,
-        runUrl: request.runUrl,
-        runKey: request.runKey,
-        fixAttempts
-    });
-    let next = markdown_updateMachineState(text, transition.patch);
-    if (ledger)
-        next = writeLedger(next, finishIteration(ledger, 'recorded', request.now));
-    next = prependHistoryEntry(next, { lines, runKey: request.runKey });
-    const compaction = compactHistory(next, request.maxBytes, transition.direction);
-    return {
-        text: compaction.text,
-        outcome: {
-            recorded: true,
-            status: transition.status,
-            iteration,
-            metric,
-            previousBest,
-            delta: metric !== null && previousBest !== null ? formatDelta(metric, previousBest) : null,
-            improved: transition.improved,
-            pauseReason: transition.pauseReason,
-            completedReason: transition.completedReason,
-            fixAttempts,
-            commit,
-            entry: lines.join('\n'),
-            collapsed: compaction.collapsed,
-            bytes: compaction.bytes,
-            fits: compaction.fits
-        }
-    };
-}
-/** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
-function renderIterationComment(program, marker, entry) {
-    return [
-        marker,
-        `**Autoloop \`${(0,schema/* sanitizeCellText */.vz)(program).replace(/`/g, '')}\`** recorded an iteration:`,
-        '',
-        entry
-    ].join('\n');
-}
-function summaryOf(program, outcome, request) {
+function record_summaryOf(program, outcome, bytes, maxBytes) {
     const lines = [`## autoloop-ci-gate: record ${program}`, ''];
     if (!outcome.recorded) {
-        lines.push(`Run ${request.runKey} had already recorded this program's iteration; nothing changed (status \`${outcome.status}\`).`);
+        lines.push(`Run ${outcome.runKey} had already recorded this program's iteration; nothing changed (status \`${outcome.status}\`).`);
         return lines.join('\n') + '\n';
     }
-    lines.push(`**Iteration ${outcome.iteration}: ${request.outcome}** — status \`${outcome.status}\``, '');
+    lines.push(`**Iteration ${outcome.iteration}** — status \`${outcome.status}\``, '');
     if (outcome.metric !== null)
         lines.push(`- Metric: ${outcome.metric}` +
             (outcome.previousBest === null
@@ -44354,10 +46410,9 @@ function summaryOf(program, outcome, request) {
         lines.push(`- Paused: ${outcome.pauseReason}`);
     if (outcome.completedReason)
         lines.push(`- Completed: ${outcome.completedReason}`);
-    if (outcome.collapsed > 0)
-        lines.push(`- ${outcome.collapsed} older history entr${outcome.collapsed === 1 ? 'y was' : 'ies were'} collapsed to keep the file at ${outcome.bytes} bytes`);
-    if (!outcome.fits)
-        lines.push(`- ⚠️ The state file is ${outcome.bytes} bytes, over \`state-max-bytes\` even with its whole history collapsed: shorten the human sections.`);
+    lines.push(bytes > maxBytes
+        ? `- ⚠️ The state file is ${bytes} bytes, over \`state-max-bytes\` (${maxBytes}) even with its whole history collapsed: shorten the human sections.`
+        : `- The state file is ${bytes} bytes (budget ${maxBytes}; older history entries are collapsed to stay under it).`);
     return lines.join('\n') + '\n';
 }
 async function runRecordCommand(config, deps) {
@@ -44366,65 +46421,65 @@ async function runRecordCommand(config, deps) {
     const outcomeWord = config.outcome;
     if (!outcomeWord)
         throw new RangeError('record needs `outcome`');
-    const request = {
-        program,
+    const request = (now) => ({
         outcome: outcomeWord,
         metric: config.metric,
         change: config.change,
         reason: config.reason,
         commit: config.sha,
-        runKey: runKeyOf(environment.runId, environment.runAttempt),
-        runUrl: (0,src_environment/* runUrl */.V)(environment) ?? null,
-        now: clock.now(),
-        maxBytes: config.stateMaxBytes,
+        runId: environment.runId ?? null,
+        runUrl: (0,src_environment/* runUrl */.Vp)(environment),
+        now,
         maskedValues: deps.maskedValues
-    };
-    const written = await updateProgramState(deps, program, (text) => {
-        const applied = applyRecord(text, { ...request, now: clock.now() });
-        return { text: applied.text, value: applied.outcome };
+    });
+    const written = await updateProgram(deps, program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const recorded = recordIteration(current, request(clock.now()));
+        return { ledger: recorded.ledger, value: recorded.outcome };
     });
     const result = written.value;
+    const bytes = Buffer.byteLength(written.files.text, 'utf8');
     if (result.recorded && result.improved === false)
         log.warning(`The accepted metric ${result.metric} is not better than the previous best ${result.previousBest}; it is the Best Metric now, as accepted iterations set it`);
-    if (!result.fits)
-        log.warning(`${program}.md is ${result.bytes} bytes, over state-max-bytes (${config.stateMaxBytes}) even with its history collapsed`);
-    const machine = markdown_readMachineState(written.text);
-    const issue = issueOf(config, machine);
-    if (issue === undefined) {
-        log.info('No program issue (input `issue` or the Issue row): recorded in the state file only');
-    }
-    else {
-        try {
-            await announceStatus(deps, program, machine, issue);
-            if (result.entry) {
-                const marker = commentMarker('iteration', request.runKey ?? `${program} ${result.iteration}`);
-                const body = renderIterationComment(program, marker, result.entry);
-                await upsertMarkedComment(deps.issues, issue, marker, body);
+    if (bytes > config.stateMaxBytes)
+        log.warning(`${program}.md is ${bytes} bytes, over state-max-bytes (${config.stateMaxBytes}) even with its history collapsed`);
+    const machine = written.files.machine;
+    const marker = commentMarker('iteration', result.runKey);
+    const issue = await announce(deps, {
+        program,
+        machine,
+        issue: config.issue,
+        ...(result.entry
+            ? {
+                comment: {
+                    marker,
+                    body: renderIterationComment({ program, marker, entry: result.entry })
+                }
             }
-            if (machine.completed)
-                await swapCompletedLabel(deps, issue);
+            : {})
+    });
+    if (issue !== undefined && machine.completed) {
+        try {
+            await swapCompletedLabel(deps, issue);
         }
         catch (error) {
-            log.warning(`Could not update issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+            log.warning(`Could not update the labels of issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
         }
     }
     const message = result.recorded
         ? `Recorded iteration ${result.iteration} of ${program}: ${outcomeWord} (status ${result.status}) in ${stateFileLabel(deps, program)}`
-        : `Run ${request.runKey} already recorded ${program}; nothing changed`;
+        : `Run ${result.runKey} already recorded ${program}; nothing changed`;
     return {
         outputs: {
             status: result.status,
             'pause-reason': machine.paused ? (machine.pauseReason ?? '') : ''
         },
-        summary: summaryOf(program, result, request),
+        summary: record_summaryOf(program, result, bytes, config.stateMaxBytes),
         message
     };
 }
 /** On a reached target: `autoloop-program` → `autoloop-completed`, when the issue has it. */
 async function swapCompletedLabel(deps, issue) {
     const { issues, log } = deps;
-    if (!issues.issueLabels || !issues.addLabel || !issues.removeLabel)
-        return;
     const labels = await issues.issueLabels(issue);
     if (!labels.includes(PROGRAM_LABEL))
         return;
@@ -44440,27 +46495,39 @@ async function swapCompletedLabel(deps, issue) {
 
 
 
-
-
-
-/** The state file after a reset (pure). A program that is not paused is returned unchanged. */
-function applyReset(text) {
-    const machine = markdown_readMachineState(text);
-    readLedger(text);
-    if (!machine.paused)
-        return { text, outcome: { status: 'skipped', clearedReason: null, clearedLedger: false } };
-    const unpaused = markdown_updateMachineState(text, {
-        paused: false,
-        pauseReason: null,
-        consecutiveErrors: 0
-    });
-    const cleared = clearLedger(unpaused);
+/** The ledger after a reset (pure; see the module comment). */
+function applyReset(current, request) {
+    const { machine, ledger } = current;
+    const forgotten = request.forgetFailures ? ledger.pausedSignatures.length : 0;
+    const at = new Date(request.now).toISOString();
+    const kept = request.forgetFailures
+        ? []
+        : ledger.pausedSignatures.map((paused) => paused.resetAt === null ? { ...paused, resetAt: at, resetBy: request.actor } : paused);
+    if (!machine.paused) {
+        const next = forgotten > 0 ? { ...ledger, pausedSignatures: [] } : ledger;
+        return {
+            ledger: next,
+            outcome: {
+                status: 'skipped',
+                clearedReason: null,
+                remembered: next.pausedSignatures,
+                forgotten
+            }
+        };
+    }
+    let next = { ...ledger, pausedSignatures: kept };
+    if (next.iteration && next.iteration.finishedAt === null)
+        next = finishIteration(next, 'reset', request.now);
+    else if (next.iteration)
+        next = { ...next, iteration: { ...next.iteration, outcome: 'reset' } };
+    next = withStateWrite(next, { machineState: { paused: false, pauseReason: null, consecutiveErrors: 0 } }, request.now);
     return {
-        text: cleared,
+        ledger: next,
         outcome: {
             status: 'reset',
             clearedReason: machine.pauseReason ?? 'no reason given',
-            clearedLedger: cleared !== unpaused
+            remembered: kept,
+            forgotten
         }
     };
 }
@@ -44471,7 +46538,7 @@ function renderResetComment(view) {
             : (0,untrusted/* oneLine */.TN)(view.actor, 60)
         : 'a maintainer';
     const options = { maskedValues: view.maskedValues };
-    return [
+    const lines = [
         view.marker,
         `### ▶️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100, options)} reset`,
         '',
@@ -44479,13 +46546,20 @@ function renderResetComment(view) {
         `**Why:** ${view.reason ? (0,untrusted/* oneLine */.TN)(view.reason, 500, options) : '_no reason given_'}`,
         `**It was paused for:** ${(0,untrusted/* inlineCode */.ti)(view.clearedReason, 300, options)}`,
         '',
-        'Paused and Pause Reason are cleared, Consecutive Errors is 0 and the CI fix-loop ledger is gone: the next scheduled iteration starts fresh.'
-    ].join('\n');
+        'Paused and Pause Reason are cleared and Consecutive Errors is 0; the paused iteration is over, so the next one starts with a fresh fix budget.'
+    ];
+    if (view.remembered.length > 0) {
+        lines.push('', '**Still remembered:** the loop paused on these failures. If the next iteration fails the same way, the program pauses again at once instead of spending a new budget on it:', '', ...view.remembered.map((paused) => `- ${(0,untrusted/* inlineCode */.ti)(paused.short, 160, options)} (paused at ${paused.pausedAt})`), '', 'Fixed the cause by hand? Run `reset` again with `forget-failures: true` to make the loop forget them.');
+    }
+    else if (view.forgotten > 0) {
+        lines.push('', `The ${view.forgotten} failure(s) the loop had paused on are forgotten (\`forget-failures: true\`).`);
+    }
+    return lines.join('\n');
 }
 async function runResetCommand(config, deps) {
-    const { store, clock, log, environment } = deps;
+    const { store, clock, environment } = deps;
     const program = config.program;
-    const stored = await store.read(program);
+    const stored = await store.read(`${program}.md`);
     if (!stored) {
         const message = `Program ${program} has no state file in ${store.description}: there is nothing to reset`;
         return {
@@ -44494,47 +46568,52 @@ async function runResetCommand(config, deps) {
             message
         };
     }
-    const written = await updateProgramState(deps, program, (text) => {
-        const applied = applyReset(text ?? stored.text);
-        return { text: applied.text, value: applied.outcome };
+    const actor = environment.actor ?? null;
+    const written = await updateProgram(deps, program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const applied = applyReset(current, {
+            now: clock.now(),
+            actor,
+            forgetFailures: config.forgetFailures
+        });
+        return { ledger: applied.ledger, value: applied.outcome };
     });
     const result = written.value;
-    const machine = markdown_readMachineState(written.text);
+    const machine = written.files.machine;
     if (result.status === 'skipped') {
         const why = machine.completed ? ' (it is completed; reset only unpauses)' : '';
-        const message = `Program ${program} is not paused${why}: reset changed nothing`;
+        const forgot = result.forgotten > 0 ? `; forgot ${result.forgotten} remembered failure(s)` : '';
+        const message = `Program ${program} is not paused${why}: reset changed nothing${forgot}`;
         return {
             outputs: { status: 'skipped' },
             summary: `## autoloop-ci-gate: reset ${program}\n\n${message}.\n`,
             message
         };
     }
-    const actor = environment.actor ?? null;
-    const issue = issueOf(config, machine);
-    if (issue === undefined) {
-        log.info('No program issue (input `issue` or the Issue row): the reset is in the state file only');
-    }
-    else {
-        try {
-            await announceStatus(deps, program, machine, issue);
-            const key = runKeyOf(environment.runId, environment.runAttempt) ?? String(clock.now());
-            const marker = commentMarker('reset', key);
-            await upsertMarkedComment(deps.issues, issue, marker, renderResetComment({
+    const marker = commentMarker('reset', environment.runId ? String(environment.runId) : String(clock.now()));
+    await announce(deps, {
+        program,
+        machine,
+        issue: config.issue,
+        comment: {
+            marker,
+            body: renderResetComment({
                 program,
                 marker,
                 actor,
                 actorUrl: actor ? `${environment.serverUrl}/${encodeURIComponent(actor)}` : null,
                 reason: config.reason ?? null,
                 clearedReason: result.clearedReason ?? 'no reason given',
-                runUrl: runLink(deps, environment.runId ?? null),
+                runUrl: (0,src_environment/* runUrl */.Vp)(environment),
+                remembered: result.remembered,
+                forgotten: result.forgotten,
                 maskedValues: deps.maskedValues
-            }));
+            })
         }
-        catch (error) {
-            log.warning(`Could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
-        }
-    }
-    const message = `Reset ${program}${actor ? ` (by ${actor})` : ''}: unpaused (was: ${result.clearedReason})${result.clearedLedger ? ', ledger cleared' : ''} in ${stateFileLabel(deps, program)}`;
+    });
+    const remembered = result.remembered.length > 0
+        ? `; ${result.remembered.length} failure(s) the loop paused on are still remembered`
+        : '';
+    const message = `Reset ${program}${actor ? ` (by ${actor})` : ''}: unpaused (was: ${result.clearedReason})${remembered} in ${stateFileLabel(deps, program)}`;
     return {
         outputs: { status: 'reset' },
         summary: [
@@ -44542,56 +46621,281 @@ async function runResetCommand(config, deps) {
             '',
             `Unpaused${actor ? ` by ${(0,untrusted/* oneLine */.TN)(actor, 60)}` : ''}. It was paused for: ${(0,untrusted/* inlineCode */.ti)(result.clearedReason ?? '', 300)}.`,
             `Why: ${config.reason ? (0,untrusted/* oneLine */.TN)(config.reason, 500, { maskedValues: deps.maskedValues }) : '_no reason given_'}`,
+            ...(result.remembered.length > 0
+                ? [
+                    '',
+                    `Still remembered (the same failure pauses again at once; \`forget-failures: true\` forgets): ${result.remembered.map((p) => (0,untrusted/* inlineCode */.ti)(p.short, 160)).join(', ')}`
+                ]
+                : []),
             ''
         ].join('\n'),
         message
     };
 }
 
-;// CONCATENATED MODULE: ./src/commands/reconcile.ts
-/**
- * The `reconcile` command (SPEC §2), for a schedule: goes over every program in the state
- * store and
- * (a) resolves attempts left `in-flight` by a workflow run that is no longer running: they are
- *     marked `abandoned`, and the program is paused with `ci-timeout` when its iteration's wall
- *     clock is spent, so nothing ever waits on a run that will never report;
- * (b) resumes a program paused by the CI gate (`ci-fix-exhausted`, `stuck in CI fix loop`,
- *     `ci-timeout`, no-checks) once the head of its branch is green on every check: the
- *     hand-off to a human or a PR-health workflow that pushed the fix. A `manual` or
- *     `consecutive errors` pause is never lifted here.
- *
- * Cost: one read of the state file per program (plus the folder listing); only programs with
- * an in-flight attempt read their run, and only CI-paused ones read their branch head and
- * checks. One program's error never stops the others: it is listed in `errors`.
- *
- * The decisions (`staleAttempts`, `isCiPause`, `resumeVerdict`, `markAbandoned`, `resumeText`)
- * are pure; `runReconcileCommand` is the shell.
- */
+;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
+/*
+How it works:
+`this.#head` is an instance of `Node` which keeps track of its current value and nests another instance of `Node` that keeps the value that comes after it. When a value is provided to `.enqueue()`, the code needs to iterate through `this.#head`, going deeper and deeper to find the last value. However, iterating through every single item is slow. This problem is solved by saving a reference to the last value as `this.#tail` so that it can reference it to add a new value.
+*/
 
+class Node {
+	value;
+	next;
 
-
-
-
-
-
-
-
-
-
-
-/** Programs handled at once (reads only; writes are serialised by the client). */
-const RECONCILE_CONCURRENCY = 8;
-/** Pause reasons written by the CI gate, which `reconcile` may lift once the head is green. */
-const CI_PAUSE_PREFIXES = [
-    'ci-fix-exhausted',
-    'stuck in CI fix loop',
-    'ci-timeout',
-    'no-checks'
-];
-function isCiPause(reason) {
-    const text = (reason ?? '').trim();
-    return CI_PAUSE_PREFIXES.some((prefix) => text.startsWith(prefix));
+	constructor(value) {
+		this.value = value;
+	}
 }
+
+class Queue {
+	#head;
+	#tail;
+	#size;
+
+	constructor() {
+		this.clear();
+	}
+
+	enqueue(value) {
+		const node = new Node(value);
+
+		if (this.#head) {
+			this.#tail.next = node;
+			this.#tail = node;
+		} else {
+			this.#head = node;
+			this.#tail = node;
+		}
+
+		this.#size++;
+	}
+
+	dequeue() {
+		const current = this.#head;
+		if (!current) {
+			return;
+		}
+
+		this.#head = this.#head.next;
+		this.#size--;
+
+		// Clean up tail reference when queue becomes empty
+		if (!this.#head) {
+			this.#tail = undefined;
+		}
+
+		return current.value;
+	}
+
+	peek() {
+		if (!this.#head) {
+			return;
+		}
+
+		return this.#head.value;
+
+		// TODO: Node.js 18.
+		// return this.#head?.value;
+	}
+
+	clear() {
+		this.#head = undefined;
+		this.#tail = undefined;
+		this.#size = 0;
+	}
+
+	get size() {
+		return this.#size;
+	}
+
+	* [Symbol.iterator]() {
+		let current = this.#head;
+
+		while (current) {
+			yield current.value;
+			current = current.next;
+		}
+	}
+
+	* drain() {
+		while (this.#head) {
+			yield this.dequeue();
+		}
+	}
+}
+
+;// CONCATENATED MODULE: ./node_modules/p-limit/index.js
+
+
+function pLimit(concurrency) {
+	let rejectOnClear = false;
+
+	if (typeof concurrency === 'object') {
+		({concurrency, rejectOnClear = false} = concurrency);
+	}
+
+	validateConcurrency(concurrency);
+
+	if (typeof rejectOnClear !== 'boolean') {
+		throw new TypeError('Expected `rejectOnClear` to be a boolean');
+	}
+
+	const queue = new Queue();
+	let activeCount = 0;
+
+	const resumeNext = () => {
+		// Process the next queued function if we're under the concurrency limit
+		if (activeCount < concurrency && queue.size > 0) {
+			activeCount++;
+			queue.dequeue().run();
+		}
+	};
+
+	const next = () => {
+		activeCount--;
+		resumeNext();
+	};
+
+	const run = async (function_, resolve, arguments_) => {
+		// Execute the function and capture the result promise
+		const result = (async () => function_(...arguments_))();
+
+		// Resolve immediately with the promise (don't wait for completion)
+		resolve(result);
+
+		// Wait for the function to complete (success or failure)
+		// We catch errors here to prevent unhandled rejections,
+		// but the original promise rejection is preserved for the caller
+		try {
+			await result;
+		} catch {}
+
+		// Decrement active count and process next queued function
+		next();
+	};
+
+	const enqueue = (function_, resolve, reject, arguments_) => {
+		const queueItem = {reject};
+
+		// Queue the internal resolve function instead of the run function
+		// to preserve the asynchronous execution context.
+		new Promise(internalResolve => { // eslint-disable-line promise/param-names
+			queueItem.run = internalResolve;
+			queue.enqueue(queueItem);
+		}).then(run.bind(undefined, function_, resolve, arguments_)); // eslint-disable-line promise/prefer-await-to-then
+
+		// Start processing immediately if we haven't reached the concurrency limit
+		if (activeCount < concurrency) {
+			resumeNext();
+		}
+	};
+
+	const generator = (function_, ...arguments_) => new Promise((resolve, reject) => {
+		enqueue(function_, resolve, reject, arguments_);
+	});
+
+	Object.defineProperties(generator, {
+		activeCount: {
+			get: () => activeCount,
+		},
+		pendingCount: {
+			get: () => queue.size,
+		},
+		clearQueue: {
+			value() {
+				if (!rejectOnClear) {
+					queue.clear();
+					return;
+				}
+
+				const abortError = AbortSignal.abort().reason;
+
+				while (queue.size > 0) {
+					queue.dequeue().reject(abortError);
+				}
+			},
+		},
+		concurrency: {
+			get: () => concurrency,
+
+			set(newConcurrency) {
+				validateConcurrency(newConcurrency);
+				concurrency = newConcurrency;
+
+				queueMicrotask(() => {
+					// eslint-disable-next-line no-unmodified-loop-condition
+					while (activeCount < concurrency && queue.size > 0) {
+						resumeNext();
+					}
+				});
+			},
+		},
+		map: {
+			async value(iterable, function_) {
+				const promises = [];
+
+				try {
+					Array.from(iterable, (value, index) => {
+						const promise = generator(function_, value, index);
+						promises.push(promise);
+						return promise;
+					});
+				} catch (error) {
+					// The iterable threw, so `Promise.all` never observes the already scheduled promises. Observe them here to avoid unhandled rejections.
+					for (const promise of promises) {
+						promise.catch(() => {}); // eslint-disable-line promise/prefer-await-to-then
+					}
+
+					throw error;
+				}
+
+				return Promise.all(promises);
+			},
+		},
+	});
+
+	return generator;
+}
+
+function limitFunction(function_, options) {
+	const limit = pLimit(options);
+
+	const limitedFunction = (...arguments_) => limit(() => function_(...arguments_));
+	Object.defineProperty(limitedFunction, 'clearQueue', {
+		value: limit.clearQueue,
+	});
+
+	return limitedFunction;
+}
+
+function validateConcurrency(concurrency) {
+	if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
+		throw new TypeError('Expected `concurrency` to be a number from 1 and up');
+	}
+}
+
+;// CONCATENATED MODULE: ./src/loop/pause.ts
+
+
+function pauseInLedger(ledger, machine, pause) {
+    let next = completeAttempt(ledger, pause.index, pause.verdict);
+    next = finishIteration(next, 'paused', pause.now);
+    if (pause.remember)
+        next = rememberPausedSignature(next, {
+            signature: pause.remember,
+            reason: pause.reason,
+            now: pause.now
+        });
+    return withStateWrite(next, {
+        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now })
+    }, pause.now);
+}
+
+;// CONCATENATED MODULE: ./src/loop/reconcile-rules.ts
+
+
+
 function livenessOf(state, attempt) {
     if (state.kind === 'not-found')
         return 'finished';
@@ -44606,72 +46910,93 @@ function livenessOf(state, attempt) {
     }
     return 'finished';
 }
+/** What must be looked at (see the module comment); nothing at all for an idle program. */
+function planReconcile(files, now) {
+    const { ledger, machine } = files;
+    const open = isIterationOpen(ledger);
+    const latest = latestAttempt(ledger);
+    const redAndWaiting = open &&
+        !machine.paused &&
+        latest !== undefined &&
+        (latest.state === 'red' || latest.state === 'no-checks');
+    const spent = open && now > deadlineOf(ledger.iteration);
+    const kind = machine.paused ? pauseKindOf(machine.pauseReason) : null;
+    return {
+        inFlight: open ? inFlightAttempts(ledger) : [],
+        fixer: redAndWaiting && latest?.dispatch?.runId ? latest : null,
+        expired: redAndWaiting && spent,
+        resume: machine.paused && isCiPause(machine.pauseReason)
+            ? kind === 'blocked'
+                ? 'verdict'
+                : kind === 'base-red'
+                    ? 'base-green'
+                    : 'green'
+            : null,
+        reproject: files.stale
+    };
+}
+function isIdle(plan) {
+    return (plan.inFlight.length === 0 &&
+        plan.fixer === null &&
+        !plan.expired &&
+        plan.resume === null &&
+        !plan.reproject);
+}
 /**
- * The in-flight attempts of an unfinished iteration that nothing is waiting on any more: their
+ * The in-flight attempts of an open iteration that nothing is waiting on any more: their
  * run has finished (or is gone), or, when the run cannot be told (no run id, no permission),
  * the iteration's wall clock is spent.
  */
-function staleAttempts(ledger, liveness, input) {
-    if (isIterationFinished(ledger))
+function staleAttempts(ledger, liveness, now) {
+    if (!isIterationOpen(ledger))
         return [];
-    const spent = input.now > deadlineOf(ledger, input.timeoutMinutes);
+    const spent = now > deadlineOf(ledger.iteration);
     return inFlightAttempts(ledger).filter((attempt) => {
         const state = liveness.get(attempt.index) ?? 'unknown';
         return state === 'finished' || (state === 'unknown' && spent);
     });
 }
+
+;// CONCATENATED MODULE: ./src/commands/reconcile.ts
 /**
- * Marks the given attempts abandoned (those still in flight on the same SHA) and, when the
- * iteration's wall clock is spent and the program is not paused yet, pauses it with
- * `ci-timeout`. Pure: re-reads everything from `text`.
+ * The `reconcile` command (README: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
+ * job before the agent. For every program in the state store:
+ * - attempts left in flight by a run that is no longer running are marked abandoned (and the
+ *   program paused `ci-timeout` when its wall clock is spent): nothing waits on a run that
+ *   will never report;
+ * - a red attempt whose fixer run ended without gating (it pushed nothing) is a fix attempt
+ *   with an unchanged signature: the program pauses as stuck; a red attempt nobody fixed by
+ *   the end of the wall clock pauses `ci-timeout`;
+ * - a program paused by the CI gate resumes once the head of its branch is green (a `blocked`
+ *   one once the head has any verdict; a `ci-base-red` one once the base branch is green); a
+ *   `manual` or `consecutive errors` pause is never lifted here;
+ * - `<program>.md` is projected from the ledger again when another run's memory push
+ *   reverted it.
+ *
+ * Cost: the state branch is read with one shallow git fetch (no REST rate limit), so an idle
+ * program costs nothing; a program that needs action costs what it needs. One program's error
+ * never stops the others: it is listed in `errors` and its files are left untouched.
  */
-function markAbandoned(text, attempts, input) {
-    let ledger = readLedger(text);
-    if (!ledger || isIterationFinished(ledger))
-        return { text, abandoned: [], paused: false };
-    const abandoned = [];
-    for (const wanted of attempts) {
-        const current = ledger.attempts.find((attempt) => attempt.index === wanted.index);
-        if (current?.state !== 'in-flight' || current.sha !== wanted.sha)
-            continue;
-        ledger = completeAttempt(ledger, wanted.index, { state: 'abandoned', now: input.now });
-        abandoned.push(wanted.index);
-    }
-    if (abandoned.length === 0)
-        return { text, abandoned, paused: false };
-    const machine = markdown_readMachineState(text);
-    const spent = input.now > deadlineOf(ledger, input.timeoutMinutes);
-    const pause = spent && !machine.paused && inFlightAttempts(ledger).length === 0;
-    let next = text;
-    if (pause) {
-        ledger = finishIteration(ledger, 'paused', input.now);
-        next = markdown_updateMachineState(next, pausePatch(machine, { reason: 'ci-timeout', now: input.now }));
-    }
-    return { text: writeLedger(next, ledger), abandoned, paused: pause };
-}
-/** "Green on every check": the gate's reduction with no grace period and no own-run exclusion. */
-function resumeVerdict(snapshot, config) {
-    const ignored = config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
-    return reduceChecks(snapshot, {
-        requiredChecks: config.requiredChecks,
-        isIgnored: (name) => ignored(name),
-        ownWorkflowRunId: undefined,
-        ownCheckSuiteId: undefined,
-        failFast: false,
-        allowNoChecks: false,
-        graceMs: 0
-    }, 0);
-}
-/** Lifts a CI pause (Paused, Pause Reason, the ledger); unchanged when no CI pause is left. */
-function resumeText(text) {
-    const machine = markdown_readMachineState(text);
-    if (!machine.paused || !isCiPause(machine.pauseReason))
-        return { text, resumed: false };
-    return {
-        text: clearLedger(markdown_updateMachineState(text, { paused: false, pauseReason: null })),
-        resumed: true
-    };
-}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Programs handled at once. */
+const RECONCILE_CONCURRENCY = 8;
 function stateWord(machine) {
     if (machine.completed)
         return 'completed';
@@ -44691,100 +47016,250 @@ function verdictWords(verdict) {
             return `red (${verdict.reasons.slice(0, 3).join('; ')})`;
     }
 }
-async function mapPool(items, limit, work) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next;
-            next += 1;
-            results[index] = await work(items[index]);
-        }
+/** "Green on every check": the gate's reduction with no grace period and no own-run exclusion. */
+function resumePolicy(config) {
+    return {
+        requiredChecks: config.requiredChecks,
+        isIgnored: ignoreMatcher(config),
+        ownWorkflowRunId: undefined,
+        ownCheckSuiteId: undefined,
+        failFast: false,
+        allowNoChecks: false,
+        graceMs: 0
     };
-    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-    return results;
 }
-async function livenessOfAttempts(ledger, { deps }) {
+/**
+ * The store seen through the snapshot git fetched: reads are answered from the snapshot (a
+ * file absent there reads as none), writes go to the store and update the snapshot. After a
+ * write conflict the file is read from the store itself from then on.
+ */
+function throughSnapshot(store, snapshot) {
+    const files = new Map(snapshot.files);
+    const live = new Set();
+    return {
+        description: store.description,
+        async read(path) {
+            return live.has(path) ? store.read(path) : (files.get(path) ?? null);
+        },
+        async write(path, text, expected) {
+            try {
+                const written = await store.write(path, text, expected);
+                files.set(path, { text, version: written.version });
+                return written;
+            }
+            catch (error) {
+                if (error instanceof state_errors/* StateConflictError */.K$)
+                    live.add(path);
+                throw error;
+            }
+        },
+        list: () => store.list()
+    };
+}
+async function readFiles(program, store, context) {
+    const [stored, storedLedger] = await Promise.all([
+        store.read((0,state_store/* stateFilePath */.n0)(program)),
+        store.read(ledgerPath(program))
+    ]);
+    if (!stored)
+        return null;
+    return programFilesOf(program, stored, storedLedger, store.description, {
+        maxBytes: context.config.stateMaxBytes,
+        now: context.deps.clock.now()
+    });
+}
+async function livenessOfAttempts(attempts, { deps }) {
     const liveness = new Map();
-    for (const attempt of inFlightAttempts(ledger)) {
-        if (attempt.runId === null || !deps.github.workflowRunStatus) {
+    for (const attempt of attempts) {
+        if (attempt.runId === null)
             liveness.set(attempt.index, 'unknown');
-        }
-        else if (attempt.runId === deps.environment.runId) {
+        else if (attempt.runId === deps.environment.runId)
             liveness.set(attempt.index, 'running');
-        }
-        else {
+        else
             liveness.set(attempt.index, livenessOf(await deps.github.workflowRunStatus(attempt.runId), attempt));
-        }
     }
     return liveness;
 }
-function update(program, apply, { deps }) {
-    return updateProgramState(deps, program, (text) => {
-        if (text === null)
-            throw new Error('the state file was deleted while reconcile ran');
-        return { text: apply(text), value: null };
-    });
+function pauseComment(context, program, files, reason) {
+    const ledger = files.ledger;
+    const iterationId = ledger.iteration?.id ?? program;
+    const marker = commentMarker('pause', iterationId);
+    const latest = latestAttempt(ledger);
+    return {
+        marker,
+        body: renderPauseComment({
+            program,
+            iterationId,
+            reason,
+            signature: latest?.signature && latest.signature.full
+                ? { full: latest.signature.full, short: latest.signature.short }
+                : null,
+            attempts: ledger.attempts,
+            runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(context.deps.environment, runId),
+            maskedValues: context.deps.maskedValues,
+            branch: files.machine.branch ?? `autoloop/${program}`
+        })
+    };
 }
-async function sayOnIssue(context, program, machine, comment) {
-    const issue = issueOf({ issue: undefined }, machine);
-    if (issue === undefined)
-        return;
-    try {
-        await announceStatus(context.deps, program, machine, issue);
-        if (comment)
-            await upsertMarkedComment(context.deps.issues, issue, comment.marker, comment.body);
-    }
-    catch (error) {
-        context.deps.log.warning(`${program}: could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
-    }
-}
-async function resolveAbandoned(program, ledger, context) {
+/** In-flight attempts of runs that are gone: abandoned; paused `ci-timeout` when the wall clock is spent. */
+async function resolveAbandoned(program, store, plan, context) {
     const { deps, config } = context;
-    if (isIterationFinished(ledger) || inFlightAttempts(ledger).length === 0)
+    if (plan.inFlight.length === 0)
         return null;
-    const liveness = await livenessOfAttempts(ledger, context);
-    const now = deps.clock.now();
-    const stale = staleAttempts(ledger, liveness, { now, timeoutMinutes: config.timeoutMinutes });
-    if (stale.length === 0)
+    const liveness = await livenessOfAttempts(plan.inFlight, context);
+    let marked = { abandoned: [], paused: false };
+    const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const now = deps.clock.now();
+        const stale = staleAttempts(current.ledger, liveness, now);
+        if (stale.length === 0)
+            return { ledger: current.ledger, value: null };
+        let ledger = current.ledger;
+        for (const attempt of stale)
+            ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now });
+        const spent = isIterationOpen(ledger) &&
+            now > Date.parse(ledger.iteration.startedAt) + ledger.iteration.timeoutMinutes * 60_000;
+        const latest = latestAttempt(ledger);
+        const pause = spent && !current.machine.paused && ledger.attempts.every((a) => a.state !== 'in-flight');
+        if (pause)
+            ledger = pauseInLedger(ledger, current.machine, {
+                index: latest.index,
+                verdict: { state: 'abandoned', now },
+                kind: 'timeout',
+                reason: pauseReason('timeout'),
+                remember: null,
+                now
+            });
+        marked = { abandoned: stale.map((a) => a.index), paused: pause };
+        return { ledger, value: null };
+    });
+    if (marked.abandoned.length === 0)
         return null;
-    let marked;
-    const written = await update(program, (text) => {
-        marked = markAbandoned(text, stale, {
-            now: deps.clock.now(),
-            timeoutMinutes: config.timeoutMinutes
-        });
-        return marked.text;
-    }, context);
-    const result = marked;
-    if (result.abandoned.length === 0)
-        return null;
-    const runs = stale
-        .filter((attempt) => result.abandoned.includes(attempt.index))
+    const runs = plan.inFlight
+        .filter((attempt) => marked.abandoned.includes(attempt.index))
         .map((attempt) => `attempt ${attempt.index} on ${attempt.sha.slice(0, 7)}${attempt.runId ? ` (run ${attempt.runId})` : ''}`);
     deps.log.info(`${program}: marked abandoned: ${runs.join(', ')}`);
-    if (result.paused) {
-        const machine = markdown_readMachineState(written.text);
-        const after = readLedger(written.text);
-        const marker = commentMarker('pause', after.iteration.id);
-        await sayOnIssue(context, program, machine, {
-            marker,
-            body: renderPauseComment({
-                program,
-                iterationId: after.iteration.id,
-                reason: 'ci-timeout',
-                signature: null,
-                attempts: after.attempts,
-                runUrlOf: (runId) => runLink(deps, runId),
-                maskedValues: deps.maskedValues,
-                branch: machine.branch ?? `autoloop/${program}`
-            })
+    if (marked.paused)
+        await announce(deps, {
+            program,
+            machine: written.files.machine,
+            issue: undefined,
+            comment: pauseComment(context, program, written.files, pauseReason('timeout'))
         });
-    }
     return {
-        action: `marked ${runs.join(', ')} abandoned${result.paused ? '; paused: ci-timeout (wall clock spent)' : ''}`,
-        paused: result.paused
+        action: `marked ${runs.join(', ')} abandoned${marked.paused ? '; paused: ci-timeout (wall clock spent)' : ''}`,
+        abandoned: true,
+        paused: marked.paused
     };
+}
+/**
+ * A red attempt nobody fixed: its fixer run ended without gating (a fix attempt with an
+ * unchanged signature: stuck), or the wall clock ran out (`ci-timeout`).
+ */
+async function resolveUnfixed(program, store, plan, context) {
+    const { deps, config } = context;
+    let fixerEnded = false;
+    if (plan.fixer?.dispatch?.runId) {
+        const state = await deps.github.workflowRunStatus(plan.fixer.dispatch.runId);
+        fixerEnded =
+            state.kind === 'not-found' || (state.kind === 'found' && state.status === 'completed');
+    }
+    if (!fixerEnded && !plan.expired)
+        return null;
+    let paused = null;
+    const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const latest = latestAttempt(current.ledger);
+        if (!latest ||
+            current.machine.paused ||
+            !isIterationOpen(current.ledger) ||
+            latest.index !== (plan.fixer ?? latest).index)
+            return { ledger: current.ledger, value: null };
+        if (latest.state !== 'red' && latest.state !== 'no-checks')
+            return { ledger: current.ledger, value: null };
+        const now = deps.clock.now();
+        if (fixerEnded) {
+            const began = appendNoNewCommit(current.ledger, {
+                sha: latest.sha,
+                agentSha: latest.agentSha ?? null,
+                runId: latest.dispatch?.runId ?? null,
+                now,
+                maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
+                timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
+            });
+            const signature = latest.signature ?? {
+                hash: `no-new-commit-${latest.sha}`,
+                short: 'no new commit'
+            };
+            const decision = decideAfterRed(began.ledger, {
+                index: began.attempt.index,
+                signature,
+                now
+            });
+            const kind = decision.kind === 'pause' ? decision.pauseKind : 'stuck';
+            const reason = decision.kind === 'pause' ? decision.reason : pauseReason('stuck', signature.short);
+            paused = { kind, reason };
+            const ledger = pauseInLedger(began.ledger, current.machine, {
+                index: began.attempt.index,
+                verdict: {
+                    state: 'red',
+                    now,
+                    signature: latest.signature
+                        ? {
+                            hash: latest.signature.hash,
+                            short: latest.signature.short,
+                            ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
+                            ...(latest.signature.full ? { full: latest.signature.full } : {})
+                        }
+                        : null,
+                    failingChecks: latest.failingChecks ?? [],
+                    errorLines: latest.errorLines ?? [],
+                    note: `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
+                },
+                kind,
+                reason,
+                remember: kind === 'timeout' ? null : signature,
+                now
+            });
+            return { ledger, value: null };
+        }
+        paused = { kind: 'timeout', reason: pauseReason('timeout') };
+        const ledger = pauseInLedger({ ...current.ledger, attempts: current.ledger.attempts }, current.machine, {
+            index: latest.index,
+            verdict: {
+                state: latest.state,
+                now,
+                signature: latest.signature
+                    ? {
+                        hash: latest.signature.hash,
+                        short: latest.signature.short,
+                        ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
+                        ...(latest.signature.full ? { full: latest.signature.full } : {})
+                    }
+                    : null,
+                failingChecks: latest.failingChecks ?? [],
+                errorLines: latest.errorLines ?? [],
+                note: 'no fix was gated before the wall clock ran out'
+            },
+            kind: 'timeout',
+            reason: pauseReason('timeout'),
+            remember: null,
+            now
+        });
+        return { ledger, value: null };
+    });
+    const done = paused;
+    if (!done)
+        return null;
+    await announce(deps, {
+        program,
+        machine: written.files.machine,
+        issue: undefined,
+        comment: pauseComment(context, program, written.files, done.reason)
+    });
+    const why = fixerEnded
+        ? `the fixer run ${plan.fixer?.dispatch?.runId} ended without gating a new commit`
+        : 'no fix was gated before the wall clock ran out';
+    deps.log.info(`${program}: ${why}: paused (${done.reason})`);
+    return { action: `paused: ${done.reason} (${why})`, paused: true };
 }
 function renderResumeComment(view) {
     const options = { maskedValues: view.maskedValues };
@@ -44792,88 +47267,116 @@ function renderResumeComment(view) {
         view.marker,
         `### ▶️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100, options)} resumed`,
         '',
-        `Every check on ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)} (the head of ${(0,untrusted/* inlineCode */.ti)(view.branch, 200, options)}) is green (${view.checks} counted), so the pause is lifted:`,
+        `${view.why}, so the pause is lifted:`,
         '',
         `- **It was paused for:** ${(0,untrusted/* inlineCode */.ti)(view.previousReason, 300, options)}`,
-        `- **Green at:** ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)}`,
+        `- **Head of ${(0,untrusted/* inlineCode */.ti)(view.branch, 200, options)}:** ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)}`,
         '',
-        'Paused and Pause Reason are cleared and the CI fix-loop ledger is gone: the next scheduled iteration starts from this commit.'
+        'Paused and Pause Reason are cleared: the next scheduled iteration starts from this commit.'
     ].join('\n');
 }
-async function tryResume(program, machine, context) {
+async function tryResume(program, store, files, plan, context) {
     const { deps, config } = context;
-    const branch = machine.branch ?? `autoloop/${program}`;
-    const head = await deps.github.branchHead(branch);
+    const branch = files.machine.branch ?? `autoloop/${program}`;
+    const watched = plan.resume === 'base-green'
+        ? (files.ledger.baseFailures?.branch ?? (await deps.github.defaultBranch()))
+        : branch;
+    const head = await deps.github.branchHead(watched);
     if (!head)
-        return { action: `left paused: branch ${branch} does not exist`, resumed: false };
-    const verdict = resumeVerdict(await deps.github.readChecks(head), config);
-    if (verdict.kind !== 'green')
-        return {
-            action: `left paused: ${head.slice(0, 7)} is ${verdictWords(verdict)}`,
-            resumed: false
-        };
+        return { action: `left paused: branch ${watched} does not exist` };
+    const verdict = reduceChecks(await deps.github.readChecks(head), resumePolicy(config), 0);
+    const ready = plan.resume === 'verdict'
+        ? verdict.kind === 'green' || verdict.kind === 'red'
+        : verdict.kind === 'green';
+    if (!ready)
+        return { action: `left paused: ${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}` };
     let resumed = false;
-    const written = await update(program, (text) => {
-        const next = resumeText(text);
-        resumed = next.resumed;
-        return next.text;
-    }, context);
-    if (!resumed)
-        return { action: 'none: the pause changed meanwhile', resumed: false };
-    const marker = commentMarker('resume', `${head}`);
-    const counted = verdict.checks.filter((check) => check.excluded === undefined).length;
-    await sayOnIssue(context, program, markdown_readMachineState(written.text), {
-        marker,
-        body: renderResumeComment({
-            program,
-            marker,
-            sha: head,
-            branch,
-            previousReason: machine.pauseReason ?? '',
-            checks: counted,
-            maskedValues: deps.maskedValues
-        })
+    const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
+        if (!current.machine.paused || current.machine.pauseReason !== files.machine.pauseReason)
+            return { ledger: current.ledger, value: null };
+        resumed = true;
+        return {
+            ledger: withStateWrite(current.ledger, { machineState: { paused: false, pauseReason: null } }, deps.clock.now()),
+            value: null
+        };
     });
-    deps.log.info(`${program}: resumed, every check on ${head} is green`);
-    return { action: `resumed: every check on ${head.slice(0, 7)} is green`, resumed: true };
+    if (!resumed)
+        return { action: 'none: the pause changed meanwhile' };
+    const counted = verdict.checks.filter((check) => check.excluded === undefined).length;
+    const why = plan.resume === 'verdict'
+        ? `CI on ${head.slice(0, 12)} has a verdict now (${verdict.kind}, ${counted} checks)`
+        : plan.resume === 'base-green'
+            ? `The base branch ${watched} is green at ${head.slice(0, 12)} (${counted} checks)`
+            : `Every check on ${head.slice(0, 12)} is green (${counted} counted)`;
+    const marker = commentMarker('resume', head);
+    await announce(deps, {
+        program,
+        machine: written.files.machine,
+        issue: undefined,
+        comment: {
+            marker,
+            body: renderResumeComment({
+                program,
+                marker,
+                sha: head,
+                branch: watched,
+                previousReason: files.machine.pauseReason ?? '',
+                why,
+                maskedValues: deps.maskedValues
+            })
+        }
+    });
+    deps.log.info(`${program}: resumed: ${why}`);
+    return { action: `resumed: ${why}`, resumed: true };
 }
-async function reconcileProgram(program, context) {
+async function reconcileProgram(program, store, context) {
     const report = {
         program,
         state: 'unreadable',
         action: 'none',
         abandoned: false,
         resumed: false,
+        reprojected: false,
         error: null
     };
     try {
-        const stored = await context.deps.store.read(program);
-        if (!stored)
+        const files = await readFiles(program, store, context);
+        if (!files)
             return { ...report, state: 'deleted', action: 'none: the file is gone' };
-        const machine = markdown_readMachineState(stored.text);
-        const ledger = readLedger(stored.text);
-        report.state = stateWord(machine);
-        const actions = [];
-        let pausedNow = false;
-        if (ledger) {
-            const abandoned = await resolveAbandoned(program, ledger, context);
-            if (abandoned) {
-                report.abandoned = true;
-                pausedNow = abandoned.paused;
-                actions.push(abandoned.action);
-            }
+        report.state = stateWord(files.machine);
+        const plan = planReconcile(files, context.deps.clock.now());
+        if (isIdle(plan))
+            return report;
+        const steps = [];
+        const abandoned = await resolveAbandoned(program, store, plan, context);
+        if (abandoned)
+            steps.push(abandoned);
+        if (!abandoned?.paused) {
+            const unfixed = await resolveUnfixed(program, store, plan, context);
+            if (unfixed)
+                steps.push(unfixed);
         }
-        if (!pausedNow && machine.paused) {
-            if (isCiPause(machine.pauseReason)) {
-                const resume = await tryResume(program, machine, context);
-                report.resumed = resume.resumed;
-                actions.push(resume.action);
-            }
-            else {
-                actions.push('left paused: not a CI pause (only reset lifts it)');
-            }
+        if (plan.resume && !steps.some((step) => step.paused)) {
+            steps.push(await tryResume(program, store, files, plan, context));
         }
-        report.action = actions.length > 0 ? actions.join('; ') : 'none';
+        else if (files.machine.paused && !plan.resume && steps.length === 0) {
+            steps.push({ action: 'left paused: not a CI pause (only reset lifts it)' });
+        }
+        if (plan.reproject && steps.every((step) => !step.resumed && !step.paused && !step.abandoned)) {
+            await updateProgram({ ...context.deps, store }, program, { maxBytes: context.config.stateMaxBytes }, (current) => ({
+                ledger: current.ledger,
+                value: null
+            }));
+            steps.push({
+                action: `projected the ledger into ${program}.md again (another writer had reverted it)`
+            });
+            report.reprojected = true;
+        }
+        else if (plan.reproject)
+            report.reprojected = true;
+        report.abandoned = steps.some((step) => step.abandoned);
+        report.resumed = steps.some((step) => step.resumed);
+        report.action = steps.length > 0 ? steps.map((step) => step.action).join('; ') : 'none';
         return report;
     }
     catch (error) {
@@ -44882,17 +47385,22 @@ async function reconcileProgram(program, context) {
         return { ...report, action: 'left untouched', error: reason };
     }
 }
-function reconcile_summaryOf(reports, resumed, abandoned, errors) {
+function reconcile_summaryOf(reports, source) {
+    const resumed = reports.filter((r) => r.resumed).length;
+    const abandoned = reports.filter((r) => r.abandoned).length;
+    const reprojected = reports.filter((r) => r.reprojected).length;
+    const errors = reports.filter((r) => r.error !== null).length;
+    const acted = reports.filter((r) => r.action !== 'none' || r.error !== null);
     const lines = [
         '## autoloop-ci-gate: reconcile',
         '',
-        `${reports.length} program${reports.length === 1 ? '' : 's'}: ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors} error${errors === 1 ? '' : 's'}.`,
+        `${reports.length} program${reports.length === 1 ? '' : 's'} (read ${source}): ${resumed} resumed, ${abandoned} with abandoned attempts, ${reprojected} projected again, ${errors} error${errors === 1 ? '' : 's'}, ${reports.length - acted.length} idle.`,
         ''
     ];
-    if (reports.length > 0)
+    if (acted.length > 0)
         lines.push(markdownTable([
             ['Program', 'State', 'Action'],
-            ...reports.map((report) => [
+            ...acted.map((report) => [
                 (0,untrusted/* tableCell */.xR)(report.program, 100),
                 (0,untrusted/* tableCell */.xR)(report.state, 200),
                 report.error ? `⚠️ error: ${(0,untrusted/* tableCell */.xR)(report.error, 400)}` : (0,untrusted/* tableCell */.xR)(report.action, 400)
@@ -44900,11 +47408,50 @@ function reconcile_summaryOf(reports, resumed, abandoned, errors) {
         ]));
     return lines.join('\n') + '\n';
 }
+/** The programs and a store to read them from: the git snapshot when there is one. */
+async function source(context) {
+    const { deps, config } = context;
+    if (deps.memoryBranch) {
+        try {
+            const snapshot = await deps.memoryBranch.read(config.stateBranch);
+            const programs = snapshot
+                ? [...snapshot.files.keys()]
+                    .filter((path) => /^[^/]+\.md$/.test(path))
+                    .map((path) => path.slice(0, -3))
+                    .filter((name) => {
+                    try {
+                        return (0,state_store/* stateFilePath */.n0)(name) === `${name}.md`;
+                    }
+                    catch {
+                        return false;
+                    }
+                })
+                    .sort()
+                : [];
+            return {
+                programs,
+                store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
+                label: snapshot
+                    ? `with git at ${snapshot.commit.slice(0, 12)}`
+                    : 'with git: the branch does not exist'
+            };
+        }
+        catch (error) {
+            deps.log.warning(`Reading ${config.stateBranch} with git failed (${(0,errors/* errorMessage */.gJ)(error)}); reading it through the contents API instead`);
+        }
+    }
+    return {
+        programs: await deps.store.list(),
+        store: deps.store,
+        label: `from ${deps.store.description}`
+    };
+}
 async function runReconcileCommand(config, deps) {
-    const programs = await deps.store.list();
-    deps.log.info(`Reconciling ${programs.length} program(s) in ${deps.store.description}`);
     const context = { config, deps };
-    const reports = await mapPool(programs, RECONCILE_CONCURRENCY, (program) => reconcileProgram(program, context));
+    const { programs, store, label } = await source(context);
+    deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`);
+    const limit = pLimit(RECONCILE_CONCURRENCY);
+    const reports = await Promise.all(programs.map((program) => limit(() => reconcileProgram(program, store, context))));
     const resumed = reports.filter((r) => r.resumed).map((r) => r.program);
     const abandoned = reports.filter((r) => r.abandoned).map((r) => r.program);
     const errors = reports
@@ -44917,7 +47464,7 @@ async function runReconcileCommand(config, deps) {
             abandoned: JSON.stringify(abandoned),
             errors: JSON.stringify(errors)
         },
-        summary: reconcile_summaryOf(reports, resumed, abandoned, errors.length),
+        summary: reconcile_summaryOf(reports, label),
         message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
     };
 }
@@ -44925,7 +47472,8 @@ async function runReconcileCommand(config, deps) {
 ;// CONCATENATED MODULE: ./src/main.ts
 /**
  * The imperative shell: inputs → command → outputs, job summary, and the one error sink.
- * Everything it talks to arrives in `MainDeps`, so tests and the CLI reuse it unchanged.
+ * Everything it talks to arrives in `MainDeps`, so the action, the CLI and the tests run it
+ * unchanged.
  */
 
 
@@ -44938,59 +47486,26 @@ async function runReconcileCommand(config, deps) {
 function maskedValuesOf(config) {
     return [config.githubToken, config.pushToken].filter((value) => Boolean(value));
 }
-async function gate(config, commandDeps) {
-    const result = await runGateCommand(config, commandDeps);
-    const { gate: verdict } = result;
-    const outputs = {
-        status: result.status,
-        verdict: verdict?.verdict ?? '',
-        sha: verdict?.sha ?? '',
-        'pr-number': verdict?.pull ? String(verdict.pull.number) : '',
-        attempt: result.attempt === null ? '' : String(result.attempt),
-        'attempts-remaining': result.attemptsRemaining === null ? '' : String(result.attemptsRemaining),
-        signature: result.signature?.full ?? '',
-        'pause-reason': result.pauseReason ?? '',
-        'failure-summary': result.failureMarkdown ?? '',
-        'failure-summary-path': result.failureJsonPath ?? '',
-        checks: verdict ? JSON.stringify(checksOutput(verdict.checks)) : '[]'
-    };
-    const summary = verdict
-        ? gateSummaryMarkdown(config.program, verdict, {
-            status: result.status,
-            pauseReason: result.pauseReason ?? undefined,
-            failureMarkdown: result.failureMarkdown ?? undefined,
-            steps: result.steps
-        })
-        : `## autoloop-ci-gate: ${config.program}\n\n${result.message}\n`;
-    const red = result.status === 'failure' || result.status === 'paused';
-    return {
-        outputs,
-        summary,
-        message: result.message,
-        ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
-    };
-}
 async function dispatch(config, deps) {
-    if (config.command !== 'reconcile' && !isProgramConfig(config))
-        throw new errors/* ActionError */.lZ(`The \`${config.command}\` command needs \`program\``);
     const adapters = await deps.connect(config);
     const maskedValues = maskedValuesOf(config);
     // Check names, keys, error lines and fix-command output reach the log from many places:
-    // every line is cleaned here, once, for every command.
+    // this logger cleans every line of every command, so no call site has to.
     const commandDeps = {
         ...adapters,
         log: untrustedTextLogger(deps.log, maskedValues),
         maskedValues
     };
-    if (config.command === 'reconcile')
-        return runReconcileCommand(config, commandDeps);
-    if (!isProgramConfig(config))
-        throw new errors/* ActionError */.lZ('unreachable: checked above');
-    if (config.command === 'gate')
-        return gate(config, commandDeps);
-    return config.command === 'record'
-        ? runRecordCommand(config, commandDeps)
-        : runResetCommand(config, commandDeps);
+    switch (config.command) {
+        case 'gate':
+            return runGateCommand(config, commandDeps);
+        case 'reconcile':
+            return runReconcileCommand(config, commandDeps);
+        case 'record':
+            return runRecordCommand(forProgram(config, config.program), commandDeps);
+        case 'reset':
+            return runResetCommand(forProgram(config, config.program), commandDeps);
+    }
 }
 async function run(deps) {
     const outputs = {};
@@ -45094,13 +47609,14 @@ class ContentsConflictError extends Error {
 /* harmony export */   a2: () => (/* binding */ MACHINE_STATE_FIELD_NAMES),
 /* harmony export */   bQ: () => (/* binding */ EMPTY_CELL),
 /* harmony export */   e0: () => (/* binding */ MachineStateSchema),
+/* harmony export */   iq: () => (/* binding */ MachineStatePatchSchema),
 /* harmony export */   vz: () => (/* binding */ sanitizeCellText),
 /* harmony export */   yW: () => (/* binding */ MACHINE_STATE_FIELDS)
 /* harmony export */ });
 /* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS, isoUtc */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
 /**
- * The Machine State table of a program's state file (SPEC §6): its rows, how each value
+ * The Machine State table of a program's state file (README: "The state file"): its rows, how each value
  * cell is read into a typed view (validated with zod) and how a patch value is written
  * back as a cell the autoloop scheduler reads exactly as meant.
  */
@@ -45194,6 +47710,32 @@ const MachineStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     /** Rows this action does not know, by scheduler key, kept untouched in the file. */
     extra: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable())
 });
+/**
+ * The rows a command changes. A field that is absent (or `undefined`) is left as it is;
+ * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
+ * patches it wrote (JSON), so the schema is zod's.
+ */
+const MachineStatePatchSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
+    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()]).nullable(),
+    iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    /** A number, or its decimal text when the exact digits matter (`0.8730`). */
+    bestMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()]).nullable(),
+    targetMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()]).nullable(),
+    metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
+    branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    issue: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    paused: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY().nullable(),
+    pauseReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    completed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY().nullable(),
+    completedReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    consecutiveErrors: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    /** The whole list, oldest first; only the last 10 are written. */
+    recentStatuses: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()).nullable()
+})
+    .partial()
+    .strict();
 /** Turns epoch milliseconds into the ISO UTC form used in the table (no milliseconds). */
 function isoUtc(ms) {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -45290,9 +47832,11 @@ function renderCell(field, value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $j: () => (/* binding */ updateState),
+/* harmony export */   Io: () => (/* binding */ updateFile),
 /* harmony export */   YP: () => (/* binding */ LocalDirStore),
-/* harmony export */   gm: () => (/* binding */ ContentsApiStore)
+/* harmony export */   gm: () => (/* binding */ ContentsApiStore),
+/* harmony export */   jy: () => (/* binding */ waitBeforeRetry),
+/* harmony export */   n0: () => (/* binding */ stateFilePath)
 /* harmony export */ });
 /* unused harmony exports UPDATE_BACKOFF, backoffMs, STALE_LOCK_MS */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
@@ -45304,10 +47848,12 @@ function renderCell(field, value) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3406);
 /* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6858);
 /**
- * Where state files live (SPEC §6), and compare-and-swap updates over them.
+ * Where a program's files live (README: "State stores"): `<program>.md` and its ledger
+ * `ci-gate/<program>.json`, in a local folder or on a branch through the contents API, and
+ * compare-and-swap updates over them.
  *
- * A store reads a program's file with a version and writes only if the version is still the
- * one read (`StateConflictError` otherwise). `updateState` is the one way to change a file:
+ * A store reads a file by its path with a version and writes only if the version is still the
+ * one read (`StateConflictError` otherwise). `updateFile` is the one way to change a file:
  * read, apply, write with the version read; on a conflict re-read, re-apply and retry after
  * a backoff. Nothing is ever written blind.
  */
@@ -45316,10 +47862,19 @@ function renderCell(field, value) {
 
 
 
-function checkProgram(program) {
+/** The state file of a program. */
+function stateFilePath(program) {
     if (!_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .PROGRAM_NAME_PATTERN */ .UK.test(program)) {
         throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .PROGRAM_NAME_PATTERN */ .UK}`);
     }
+    return `${program}.md`;
+}
+const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Paths a store accepts: a file name, or one folder and a file name; no `..`, no absolute path. */
+function checkPath(path) {
+    if (!STORE_PATH.test(path) || path.includes('..'))
+        throw new RangeError(`invalid state store path ${JSON.stringify(path)}`);
+    return path;
 }
 function programsOf(fileNames) {
     return fileNames
@@ -45335,42 +47890,44 @@ function backoffMs(attempt, random) {
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 /**
- * Changes a program's state file by compare-and-swap. `apply` gets the current text (null
- * when there is no file) and returns the new text; it runs again on every retry, so it must
+ * Changes one file of a store by compare-and-swap. `apply` gets the current text (null when
+ * there is no file) and returns the new text; it runs again on every retry, so it must
  * compute from the text it is given. Text equal to the stored one is not written.
  * A StateFileError thrown by `apply` (a malformed file) stops the update with nothing written.
  */
-async function updateState(store, program, apply, options) {
+async function updateFile(store, path, apply, options) {
     const maxAttempts = options.maxAttempts ?? 5;
     const random = options.random ?? Math.random;
     for (let attempt = 1;; attempt += 1) {
-        const current = await store.read(program);
+        const current = await store.read(path);
         let next;
         try {
             next = apply(current?.text ?? null);
         }
         catch (error) {
-            throw error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateFileError */ .ci
-                ? error.inFile(`${program}.md (${store.description})`)
-                : error;
+            throw error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateFileError */ .ci ? error.inFile(`${path} (${store.description})`) : error;
         }
         if (current && next === current.text)
             return { text: next, version: current.version, attempts: attempt };
         try {
-            const { version } = await store.write(program, next, current?.version ?? null);
+            const { version } = await store.write(path, next, current?.version ?? null);
             return { text: next, version, attempts: attempt };
         }
         catch (error) {
             if (!(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$))
                 throw error;
-            if (attempt >= maxAttempts) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${program}.md (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`, { cause: error });
-            }
-            const wait = backoffMs(attempt, random);
-            options.log?.info(`${program}.md changed while it was written (attempt ${attempt}); retrying in ${wait} ms`);
-            await options.clock.sleep(wait);
+            await waitBeforeRetry(path, store, attempt, error, { ...options, maxAttempts, random });
         }
     }
+}
+/** After a conflict: gives up after `maxAttempts` (a clear error), else waits a backoff. */
+async function waitBeforeRetry(path, store, attempt, conflict, options) {
+    if (attempt >= options.maxAttempts) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${path} (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`, { cause: conflict });
+    }
+    const wait = backoffMs(attempt, options.random);
+    options.log?.info(`${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms`);
+    await options.clock.sleep(wait);
 }
 // ---------------------------------------------------------------------------------------
 // A local folder (gh-aw repo-memory checks it out and commits it after the job)
@@ -45413,7 +47970,8 @@ const LOCK_WAIT_MS = { step: 5, total: 20_000 };
 /**
  * Runs `critical` holding `.<name>.lock` next to the file, created exclusively, so that writers in other
  * processes (two jobs sharing one folder) take turns too. A lock left by a killed process is
- * broken once it is older than STALE_LOCK_MS.
+ * broken once it is older than STALE_LOCK_MS. This waits on real time, not the injected clock:
+ * the lock is held by other processes, whose time is real.
  */
 async function withLockFile(path, critical) {
     const lock = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path), `.${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.basename)(path)}.lock`);
@@ -45445,8 +48003,8 @@ async function withLockFile(path, critical) {
     }
 }
 /**
- * State files as `<dir>/<program>.md`. The version is the SHA-256 of the bytes. A write puts
- * the text in a temp file in the same folder, then, one writer at a time per path (within
+ * Files under a folder (`<dir>/<program>.md`, `<dir>/ci-gate/<program>.json`). The version is
+ * the SHA-256 of the bytes. A write puts the text in a temp file in the same folder, then, one writer at a time per path (within
  * the process by a promise chain, across processes by a lock file), re-reads the file,
  * compares versions and renames the temp file over it (atomic on one file system). A change
  * made since the read is detected, also by a job running in another process on the folder.
@@ -45458,18 +48016,18 @@ class LocalDirStore {
         this.dir = dir;
         this.description = `folder ${dir}`;
     }
-    pathOf(program) {
-        checkProgram(program);
-        return (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(this.dir, `${program}.md`);
+    pathOf(path) {
+        return (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(this.dir, checkPath(path));
     }
-    async read(program) {
-        const bytes = await readIfExists(this.pathOf(program));
+    async read(path) {
+        const bytes = await readIfExists(this.pathOf(path));
         return bytes === null ? null : { text: bytes.toString('utf8'), version: contentVersion(bytes) };
     }
-    async write(program, text, expectedVersion) {
-        const path = this.pathOf(program);
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(this.dir, { recursive: true });
-        const temp = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(this.dir, `.${program}.md.${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomBytes)(6).toString('hex')}.tmp`);
+    async write(relativePath, text, expectedVersion) {
+        const path = this.pathOf(relativePath);
+        const folder = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path);
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(folder, { recursive: true });
+        const temp = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(folder, `.${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.basename)(path)}.${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomBytes)(6).toString('hex')}.tmp`);
         const bytes = Buffer.from(text, 'utf8');
         await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(temp, bytes);
         try {
@@ -45511,16 +48069,16 @@ class ContentsApiStore {
         this.dir = (options.dir ?? '').replace(/^\/+|\/+$/g, '');
         this.description = `branch ${options.branch}${this.dir === '' ? '' : `, folder ${this.dir}`}`;
     }
-    pathOf(program) {
-        checkProgram(program);
-        return this.dir === '' ? `${program}.md` : `${this.dir}/${program}.md`;
+    pathOf(path) {
+        checkPath(path);
+        return this.dir === '' ? path : `${this.dir}/${path}`;
     }
-    async read(program) {
-        const file = await this.api.getFile(this.options.branch, this.pathOf(program));
+    async read(path) {
+        const file = await this.api.getFile(this.options.branch, this.pathOf(path));
         return file === null ? null : { text: file.text, version: file.sha };
     }
-    async write(program, text, expectedVersion) {
-        const path = this.pathOf(program);
+    async write(relativePath, text, expectedVersion) {
+        const path = this.pathOf(relativePath);
         this.branchReady ??= this.api.ensureBranch(this.options.branch);
         try {
             await this.branchReady;
@@ -45529,7 +48087,7 @@ class ContentsApiStore {
             this.branchReady = null;
             throw error;
         }
-        const message = this.options.message?.(program) ?? `autoloop-ci-gate: update ${program} state`;
+        const message = this.options.message?.(relativePath) ?? `autoloop-ci-gate: update ${relativePath}`;
         try {
             const { sha } = await this.api.putFile(this.options.branch, path, text, expectedVersion, message);
             return { version: sha };
@@ -45564,7 +48122,7 @@ class ContentsApiStore {
 /* harmony export */ });
 /* unused harmony exports REDACTED, MIN_MASKED_VALUE_LENGTH, DEFAULT_FENCE_MAX_LINES, DEFAULT_FENCE_MAX_CHARS, removeHtmlComments, neutralise, PIPE_SUBSTITUTE */
 /**
- * Text taken from CI is untrusted (SPEC §7): logs, annotations, check-run output, status
+ * Text taken from CI is untrusted (README: "Security"): logs, annotations, check-run output, status
  * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
  * it ends up in issue comments, job summaries, action outputs and logs. Every function here is
  * pure and runs in time linear in the input: each regular expression either starts at a fixed
@@ -49153,10 +51711,11 @@ __nccwpck_require__.d(__webpack_exports__, {
   aig: () => (/* binding */ number),
   Ikc: () => (/* binding */ object),
   g1P: () => (/* binding */ record),
-  YjP: () => (/* binding */ string)
+  YjP: () => (/* binding */ string),
+  KCZ: () => (/* binding */ union)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, union, unknown, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, unknown, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);

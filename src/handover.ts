@@ -6,7 +6,9 @@
  * - The selection: the autoloop scheduler's `/tmp/gh-aw/autoloop.json`, copied into the agent
  *   artifact by a post-step. `selected` names the program the agent worked on (null: none).
  * - The iteration file: what the agent measured, `{"metric": 0.87, "improved": true,
- *   "change": "one line"}` (and optionally `"program"`), written by the agent.
+ *   "change": "one line"}` (and optionally `"program"`, and `"error"` when the evaluation
+ *   itself failed), written by the agent. Both files pass through a folder the agent can
+ *   write, so they are untrusted: names are checked, text is made safe where it is shown.
  */
 import { z } from 'zod'
 import { ActionError } from './errors.js'
@@ -15,10 +17,12 @@ import { PROGRAM_NAME_PATTERN } from './state/schema.js'
 const positiveNumber = z.number().int().positive()
 
 const SelectionSchema = z.object({
+  // The scheduler leaves the key out when it found no programs at all.
   selected: z
     .string()
     .regex(PROGRAM_NAME_PATTERN, 'must be a program name such as my-program')
-    .nullable(),
+    .nullable()
+    .optional(),
   selected_issue: positiveNumber.nullable().optional(),
   existing_pr: positiveNumber.nullable().optional(),
   head_branch: z.string().nullable().optional()
@@ -41,7 +45,9 @@ const IterationFileSchema = z
       .string()
       .trim()
       .min(1, 'must describe the change in one line')
-      .max(500, 'must be one line of at most 500 characters')
+      .max(500, 'must be one line of at most 500 characters'),
+    /** The evaluation itself failed: the iteration is recorded as an error. */
+    error: z.string().trim().min(1).max(500).optional()
   })
   .strict()
   .refine((file) => !file.improved || file.metric !== null, {
@@ -87,8 +93,14 @@ export function parseSelection(text: string, path: string): Selection {
       }
     )
   const selection = parsed.data
+  const program = selection.selected ?? null
+  if (program !== null && selection.head_branch && selection.head_branch !== `autoloop/${program}`)
+    throw new ActionError(
+      `The selection file ${path} is not valid: field \`head_branch\` is "${selection.head_branch}", not autoloop/${program}`,
+      { fix }
+    )
   return {
-    program: selection.selected,
+    program,
     issue: selection.selected_issue ?? undefined,
     pr: selection.existing_pr ?? undefined,
     branch: selection.head_branch ?? undefined

@@ -1,7 +1,7 @@
 /**
- * One fake GitHub API + one run of the bundled action against it, with the fake's virtual
- * clock, and the check that every request the action sent is valid against GitHub's
- * OpenAPI description.
+ * One fake GitHub API + one in-process run of the action against it, on the fake's virtual
+ * clock, and the check that every request the action sent is valid against GitHub's OpenAPI
+ * description.
  */
 import { expect } from '@jest/globals'
 import {
@@ -9,7 +9,7 @@ import {
   type FakeGitHub,
   type Scenario
 } from '../../__fixtures__/fake-github/index.js'
-import { runAction, type ActionRun } from './run-action.js'
+import { runInProcess, type InProcessRun } from './in-process.js'
 
 export const SHA = 'c0ffee'.padEnd(40, '0')
 export const PROGRAM = 'perf'
@@ -18,21 +18,7 @@ export const OWN_RUN_ID = 9000
 
 export interface FakeRun {
   fake: FakeGitHub
-  run: ActionRun
-}
-
-export function actionEnv(
-  fake: FakeGitHub,
-  extra: Record<string, string | undefined> = {}
-): Record<string, string | undefined> {
-  return {
-    GITHUB_API_URL: fake.apiUrl,
-    GITHUB_SERVER_URL: fake.serverUrl,
-    GITHUB_REPOSITORY: `${fake.state.owner}/${fake.state.repo}`,
-    GITHUB_RUN_ID: String(OWN_RUN_ID),
-    AUTOLOOP_CLOCK_URL: fake.clockUrl,
-    ...extra
-  }
+  run: InProcessRun
 }
 
 /** Every request valid against the OpenAPI description, and none to an unknown route. */
@@ -68,9 +54,9 @@ export async function gateOnce(
   return withFake(
     { branches: { [BRANCH]: SHA }, ...scenario },
     async (fake) => {
-      const run = await runAction({
+      const run = await runInProcess(fake, {
         inputs: { program: PROGRAM, push: 'false', ...inputs },
-        env: actionEnv(fake, options.env)
+        ...(options.env ? { env: options.env } : {})
       })
       return { fake, run }
     },

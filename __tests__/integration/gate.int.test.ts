@@ -40,7 +40,7 @@ function checksOutput(
   return JSON.parse(outputs.checks ?? '[]') as Array<{ name: string; conclusion: string | null }>
 }
 
-describe('gate through dist/index.js against the fake API', () => {
+describe('gate, in-process against the fake API', () => {
   it('all green: success with every check in the outputs and the job summary', async () => {
     const { run } = await gateOnce({
       checkRuns: [check('build', 240), check('test', 600)],
@@ -92,10 +92,12 @@ describe('gate through dist/index.js against the fake API', () => {
     expect(run.summary).toContain('ci/jenkins: error')
   })
 
-  it('no checks at all (no push): never green', async () => {
+  it('no checks at all (no push): never green; blocked, since no fix can help', async () => {
     const { run, fake } = await gateOnce({}, { 'checks-grace-seconds': '120' })
-    expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'no-checks' })
+    expect(run.outputs).toMatchObject({ status: 'paused', verdict: 'no-checks' })
+    expect(run.outputs['pause-reason']).toMatch(/^ci-blocked: no CI ran on c0ffee000000 within 120 s$/)
     expect(run.summary).toContain('silence is never read as green')
+    expect(run.summary).toContain('GH_AW_CI_TRIGGER_TOKEN')
     // It waited the whole grace period of virtual time, and no longer than one poll past it.
     const polls = fake.requests.filter((r) => r.route?.endsWith('/check-runs'))
     expect(polls.length).toBeGreaterThanOrEqual(120 / 15)
@@ -105,7 +107,7 @@ describe('gate through dist/index.js against the fake API', () => {
   it('only skipped checks: no-checks, and allow-no-checks turns it into success', async () => {
     const skipped = { checkRuns: [check('deploy', 30, 'skipped'), check('docs', 30, 'neutral')] }
     const strict = await gateOnce(skipped)
-    expect(strict.run.outputs).toMatchObject({ status: 'failure', verdict: 'no-checks' })
+    expect(strict.run.outputs).toMatchObject({ status: 'paused', verdict: 'no-checks' })
     expect(strict.run.summary).toContain('every check was skipped or neutral')
     const allowed = await gateOnce(skipped, { 'allow-no-checks': 'true' })
     expect(allowed.run.outputs).toMatchObject({ status: 'success', verdict: 'green' })

@@ -25,9 +25,8 @@ import {
   beginAttempt,
   appendNoNewCommit,
   completeAttempt,
-  finishIteration,
   latestAttempt,
-  rememberPausedSignature,
+  pausedSignatureOf,
   updateAttempt,
   withStateWrite,
   type Attempt,
@@ -39,7 +38,8 @@ import {
   type Rerun
 } from '../loop/ledger.js'
 import { blockedCause, type Blocked } from '../loop/classify.js'
-import { deadlineOf, decideAfterRed, pausePatch, type RedDecision } from '../loop/guard.js'
+import { deadlineOf, decideAfterRed, type RedDecision } from '../loop/guard.js'
+import { pauseInLedger } from '../loop/pause.js'
 import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
 import { recordIteration, type RecordOutcome } from '../loop/record-outcome.js'
 import { readProgram, updateProgram, type ProgramFiles } from '../state/program-state.js'
@@ -196,6 +196,7 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
       deps.log.info(
         `${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`
       )
+    requireReportForNewCommit(run, initial, head)
     const pull = await findOrOpenPull(config, deps, knownPull)
     if (pull) knownPull = pull.number
     const began = await begin(run, head, agentSha, pull)
@@ -204,14 +205,7 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
         'skipped',
         `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`
       )
-    if (began.kind === 'already-gated')
-      return {
-        ...emptyResult(
-          'skipped',
-          `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate.`
-        ),
-        attempt: began.attempt
-      }
+    if (began.kind === 'already-gated') return recordWithoutCommit(run, began, head)
     const result =
       began.kind === 'no-new-commit'
         ? await settleNoNewCommit(run, began)
@@ -226,6 +220,91 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
     const after = await runFixCommand(run, result)
     if (after === head.sha) return { ...(await fixCommittedNothing(run, head, agentSha)), steps }
     head = await resolveHead({ ...config, sha: after }, deps)
+  }
+}
+
+/**
+ * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
+ * an error, before anything is written, when the agent did not write it.
+ */
+function requireReportForNewCommit(run: GateRun, files: ProgramFiles, head: GatedHead): void {
+  if (run.report !== null) return
+  const kind = beginAttempt(files.ledger, {
+    sha: head.sha,
+    runId: run.deps.environment.runId ?? null,
+    now: run.deps.clock.now(),
+    maxFixAttempts: run.config.maxFixAttempts,
+    timeoutMinutes: run.config.timeoutMinutes
+  }).kind
+  if (kind === 'first' || kind === 'fix')
+    throw new ActionError(
+      `The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`,
+      {
+        fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (README: "gh-aw autoloop"); nothing was written'
+      }
+    )
+}
+
+/**
+ * No new commit since the last gate, whose iteration ended: the agent's iteration, if it
+ * handed one over, is recorded as it reported it (`rejected`, or `error`; an improvement
+ * without a commit is an error too).
+ */
+async function recordWithoutCommit(
+  run: GateRun,
+  began: BeganAttempt & { files: ProgramFiles },
+  head: GatedHead
+): Promise<GateResult> {
+  const { config, deps } = run
+  const nothingNew = `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate`
+  const report = run.report
+  if (!report) return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt }
+  const outcome = report.error || report.improved ? 'error' : 'rejected'
+  const reason =
+    report.error ??
+    (report.improved
+      ? `the agent reported an improved metric, but no new commit reached ${config.branch}`
+      : undefined)
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes },
+    (current) => {
+      const recorded = recordIteration(current, {
+        outcome,
+        metric: report.metric ?? undefined,
+        change: report.change,
+        reason,
+        commit: undefined,
+        runId: deps.environment.runId ?? null,
+        runUrl: runUrl(deps.environment),
+        now: deps.clock.now(),
+        maskedValues: deps.maskedValues
+      })
+      return { ledger: recorded.ledger, value: recorded.outcome }
+    }
+  )
+  const recorded = written.value
+  if (recorded.entry) {
+    const marker = commentMarker('iteration', recorded.runKey)
+    await announce(deps, {
+      program: config.program,
+      machine: written.files.machine,
+      issue: config.issue,
+      comment: {
+        marker,
+        body: renderIterationComment({ program: config.program, marker, entry: recorded.entry })
+      }
+    })
+  }
+  return {
+    ...emptyResult(
+      'skipped',
+      `${nothingNew}; ${recorded.recorded ? `recorded iteration ${recorded.iteration} as ${outcome}` : `run ${recorded.runKey} had recorded it already`}.`
+    ),
+    attempt: began.attempt,
+    pauseReason: recorded.pauseReason,
+    recorded
   }
 }
 
@@ -332,14 +411,24 @@ async function observeAndSettle(
   const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null)
   if (blocked) {
     deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`)
-    return pause(run, index, observation, {
-      kind: 'blocked',
-      reason: pauseReason('blocked', blocked.cause),
-      verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
-      record: { state: 'blocked', now: deps.clock.now(), note: blocked.advice },
-      signature: null,
-      blocked
-    })
+    const now = deps.clock.now()
+    const signature = signatureOf([buildKey('blocked', blocked.cause)])
+    const summary = await writeFailureSummary(
+      run,
+      blockedSummary(run, index, observation, blocked, signature, now)
+    )
+    return {
+      ...(await pause(run, index, observation, {
+        kind: 'blocked',
+        reason: pauseReason('blocked', blocked.cause),
+        verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
+        record: { state: 'blocked', now, note: blocked.advice },
+        signature: null,
+        blocked
+      })),
+      failureMarkdown: summary.markdown,
+      failureJsonPath: summary.jsonPath
+    }
   }
   const findings = await findRedFindings(
     {
@@ -487,7 +576,7 @@ async function settleGreen(
       : `CI is green on ${observation.sha}`) +
     (flaky.length > 0 ? `; flaky (passed on re-run): ${flaky.join(', ')}` : '') +
     (recorded?.recorded
-      ? `; recorded iteration ${recorded.iteration} as ${report?.improved ? 'accepted' : 'rejected'}`
+      ? `; recorded iteration ${recorded.iteration} (status ${recorded.status})`
       : '')
   return {
     ...emptyResult('success', message),
@@ -561,6 +650,61 @@ function summaryOf(
   }
 }
 
+/** The failure summary as the fixer reads it: JSON and markdown files, and the markdown. */
+async function writeFailureSummary(
+  run: GateRun,
+  summary: FailureSummary
+): Promise<{ markdown: string; jsonPath: string; markdownPath: string }> {
+  const { config, deps } = run
+  const markdown = renderFailureSummaryMarkdown(summary, { maskedValues: deps.maskedValues })
+  const dir = `${deps.environment.tempDir}/autoloop-ci-gate`
+  const jsonPath = `${dir}/${config.program}-attempt-${summary.attempt}.json`
+  const markdownPath = `${dir}/${config.program}-attempt-${summary.attempt}.md`
+  await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }))
+  await deps.writeFile(markdownPath, markdown)
+  return { markdown, jsonPath, markdownPath }
+}
+
+/** The failure summary of a blocked commit: no fix can help, and it says what a maintainer must do. */
+function blockedSummary(
+  run: GateRun,
+  index: number,
+  observation: GateObservation,
+  blocked: Blocked,
+  signature: Signature,
+  now: number
+): FailureSummary {
+  const waiting = observation.checks.filter(
+    (check) => check.excluded === undefined && check.conclusion === 'action_required'
+  )
+  return {
+    version: 2,
+    program: run.config.program,
+    sha: observation.sha,
+    attempt: index,
+    generatedAt: new Date(now).toISOString(),
+    signature: { keys: signature.keys, full: signature.full, short: signature.short },
+    checks: waiting.map((check) => ({
+      name: check.name,
+      conclusion: check.conclusion ?? check.status,
+      url: check.url ?? '',
+      source: 'none' as const,
+      keys: [],
+      firstErrorLines: []
+    })),
+    classification: {
+      preExisting: [],
+      baseBranch: null,
+      baseSha: null,
+      baseNote: null,
+      flaky: [],
+      infrastructure: [],
+      reruns: [],
+      blocked: { cause: blocked.cause, advice: blocked.advice }
+    }
+  }
+}
+
 function errorLinesOf(findings: RedFindings, masked: readonly string[]): string[] {
   return findings.failing
     .flatMap((failure) =>
@@ -600,13 +744,10 @@ async function settleRed(run: GateRun, index: number, findings: RedFindings): Pr
   const ledger = current.ledger
   const attempt = attemptAt(ledger, index)
   const decision: RedDecision = decideAfterRed(ledger, { index, signature, now })
-  const summary = summaryOf(run, attempt, findings, signature, ledger, now)
-  const markdown = renderFailureSummaryMarkdown(summary, { maskedValues: deps.maskedValues })
-  const dir = `${deps.environment.tempDir}/autoloop-ci-gate`
-  const jsonPath = `${dir}/${config.program}-attempt-${index}.json`
-  const markdownPath = `${dir}/${config.program}-attempt-${index}.md`
-  await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }))
-  await deps.writeFile(markdownPath, markdown)
+  const { markdown, jsonPath, markdownPath } = await writeFailureSummary(
+    run,
+    summaryOf(run, attempt, findings, signature, ledger, now)
+  )
   for (const failure of findings.failing)
     deps.log.info(
       `${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`
@@ -761,26 +902,21 @@ async function pause(
     config.program,
     { maxBytes: config.stateMaxBytes },
     (current) => {
-      let ledger = completeAttempt(current.ledger, index, request.record)
-      if (request.findings?.baseFailures)
-        ledger = { ...ledger, baseFailures: request.findings.baseFailures }
-      ledger = finishIteration(ledger, 'paused', now)
-      if (request.remember && request.signature)
-        ledger = rememberPausedSignature(ledger, {
-          signature: request.record.signature ?? request.signature,
-          reason: request.reason,
-          now
-        })
-      ledger = withStateWrite(
-        ledger,
+      const base = request.findings?.baseFailures
+      const ledger = pauseInLedger(
+        base ? { ...current.ledger, baseFailures: base } : current.ledger,
+        current.machine,
         {
-          machineState: pausePatch(current.machine, {
-            kind: request.kind,
-            reason: request.reason,
-            now
-          })
-        },
-        now
+          index,
+          verdict: request.record,
+          kind: request.kind,
+          reason: request.reason,
+          remember:
+            request.remember && request.signature
+              ? (request.record.signature ?? request.signature)
+              : null,
+          now
+        }
       )
       return { ledger, value: null }
     }
@@ -803,17 +939,7 @@ async function pause(
         maskedValues: deps.maskedValues,
         branch: config.branch,
         ...(request.blocked ? { blocked: request.blocked } : {}),
-        remembered: request.signature
-          ? (ledger.pausedSignatures.find(
-              (paused) =>
-                paused.iterationId !== ledger.iteration?.id &&
-                paused.hash ===
-                  (request.record.signature?.hash ?? request.signature?.hash ?? '').slice(
-                    0,
-                    paused.hash.length
-                  )
-            ) ?? null)
-          : null
+        remembered: rememberedBefore(ledger, request.record.signature ?? request.signature)
       })
     }
   })
@@ -829,6 +955,13 @@ async function pause(
     classification: request.findings?.classification ?? null,
     blocked: request.blocked ?? null
   }
+}
+
+/** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
+function rememberedBefore(ledger: Ledger, signature: { hash: string } | null | undefined) {
+  if (!signature) return null
+  const remembered = pausedSignatureOf(ledger, signature.hash)
+  return remembered && remembered.iterationId !== ledger.iteration?.id ? remembered : null
 }
 
 // ---------------------------------------------------------------------------------------

@@ -61,6 +61,24 @@ function clockSpacedGroup(clock: Clock, spacingMs: number) {
   return { key: () => limiter }
 }
 
+/**
+ * For the plugin's `global`, `auth` and `search` groups: no spacing. The action never has more
+ * than a few requests in flight (reconcile's pool is 8), and the plugin's own Bottleneck
+ * group adds several milliseconds to every request.
+ */
+function immediateGroup() {
+  const limiter = {
+    schedule<A extends unknown[], R>(
+      _options: unknown,
+      job: (...args: A) => Promise<R>,
+      ...args: A
+    ): Promise<R> {
+      return Promise.resolve().then(() => job(...args))
+    }
+  }
+  return { key: () => limiter }
+}
+
 export function createGitHubClient(options: ClientOptions): GitHubClient {
   const { clock, log } = options
   const rateLimitRetries = options.rateLimitRetries ?? 4
@@ -98,6 +116,9 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       // retries at once.
       retryAfterBaseValue: 0,
       // The plugin's types name Bottleneck groups; it only ever calls key().schedule().
+      global: immediateGroup() as never,
+      auth: immediateGroup() as never,
+      search: immediateGroup() as never,
       write: clockSpacedGroup(clock, WRITE_SPACING_MS) as never,
       notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS) as never,
       onRateLimit: (

@@ -109,7 +109,7 @@ export function blockedCause(input: BlockedInput): Blocked | null {
     )
   if (!input.pushed && !input.ciTriggerCommit)
     causes.push(
-      'In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw skips that commit when a push holds more than one commit: push one commit per iteration. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).'
+      'In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw skips that commit when a push holds more than one commit (push one commit per iteration) and when 30 of the last 60 commits on the branch are empty already. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).'
     )
   causes.push(
     'Runs waiting for approval (`action_required`) report nothing until a maintainer approves them.',
