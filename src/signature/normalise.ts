@@ -174,10 +174,11 @@ export function stripErrorMarker(line: string): string {
  * An exception or error type at the start of a failure's first error line: `TypeError: …`,
  * `AssertionError [ERR_ASSERTION]: …`, `java.lang.NullPointerException`, `System.Foo.BarException
  * : …` (.NET puts a blank before the colon), `App\Errors\LimitError: …`, Ruby's `ZeroDivisionError:`
- * on a line of its own. Group 1 is the type without its package or namespace.
+ * on a line of its own, Gradle's `java.lang.AssertionError at FooTest.java:12`. Group 1 is the
+ * type without its package or namespace.
  */
 const ERROR_TYPE =
-  /^(?:Uncaught |Caused by: |Unhandled exception\. )?(?:[A-Za-z_$][\w$]*[.\\])*((?:[A-Z][\w$]*?)?(?:Error|Exception|Failure|Fault|Exit|Interrupt)\w*)(?:\s\[[\w-]{1,60}\])?(?=\s?:|\s*$)/
+  /^(?:Uncaught |Caused by: |Unhandled exception\. )?(?:[A-Za-z_$][\w$]*[.\\])*((?:[A-Z][\w$]*?)?(?:Error|Exception|Failure|Fault|Exit|Interrupt)\w*)(?:\s\[[\w-]{1,60}\])?(?=\s?:|\s*$|\s+at\s)/
 /** Types that report a failed assertion of the test itself, in the test frameworks we parse. */
 const ASSERTION_TYPE =
   /^(?:Assert|Assertion|Expectation|ComparisonFailure$|EqualException$|Xunit|MultipleFailures|ExpectationFailed)/
