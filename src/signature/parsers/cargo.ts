@@ -25,7 +25,7 @@ const NEXTEST_FAIL =
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/
 const PANIC =
-  /^thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/
+  /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/
 
 export const cargoGrepPatterns = [
   '^test .* \\.\\.\\. FAILED',
@@ -90,6 +90,11 @@ export function createCargoParser(): ToolParser {
         }
         endList()
       }
+      // A panic, also indented (old releases indented the captured output with a tab).
+      if (line.indexOf("thread '") !== -1 && line.trimStart().startsWith("thread '")) {
+        readPanic(line)
+        return block !== undefined || panicking !== undefined
+      }
       const first = line.charCodeAt(0)
       if (first === 45 && line.startsWith('---- ')) {
         // -: a block of one test's captured output
@@ -102,10 +107,6 @@ export function createCargoParser(): ToolParser {
       }
       if (first === 116) {
         // t
-        if (line.startsWith('thread ')) {
-          readPanic(line)
-          return block !== undefined || panicking !== undefined
-        }
         if (line.startsWith('test result:')) {
           block = undefined
           return false

@@ -28,7 +28,7 @@ import { FindingSet } from './common.js'
 const TEST_NAME = String.raw`([A-Za-z_][\w\`+<>$]*(?:\.[\w\`+<>$]+)*(?:\s?\(.{0,1000}\))?)`
 const DURATION = String.raw`(?:\[\s*<?\s*[\d.]+\s*(?:ms|s|m|min|h)(?:\s+[\d.]+\s*(?:ms|s|m))*\s*\]|\((?:\d+(?:\.\d+)?\s?(?:h|m|s|ms)\s?){1,4}\))`
 const VSTEST_FAILED = new RegExp(String.raw`^\s*(?:Failed|X)\s+${TEST_NAME}\s+${DURATION}\s*$`)
-const VSTEST_FAILED_OLD = new RegExp(String.raw`^Failed\s+${TEST_NAME}\s*$`)
+const VSTEST_FAILED_OLD = new RegExp(String.raw`^\s*Failed\s+${TEST_NAME}\s*$`)
 const XUNIT_PREFIX = /^\[xUnit\.net [\d:.]+\]\s*/
 const XUNIT_FAILED = /^\[xUnit\.net [\d:.]+\]\s+(\S.{0,1000}?)\s+\[FAIL\]\s*$/
 const MTP_FAILED = new RegExp(String.raw`^\s*failed\s+(\S.{0,1000}?)\s+${DURATION}\s*$`)

@@ -7,7 +7,8 @@
  *   A test that panicked (`panic: …` right after its `--- FAIL`) gets the kind `panic`.
  * - A test binary that timed out (`panic: test timed out after 2s`) names the tests that were
  *   running: in the `running tests:` list (Go 1.20 and later, tab-indented) or, in older
- *   releases, as `pkg.TestX(…)` frames of the goroutine dump. They get the kind `timeout`.
+ *   releases, as `pkg.TestX(…)` frames of the goroutine dump (`TestMain` is not a test), or
+ *   else, in verbose output, as the last `=== RUN` test. They get the kind `timeout`.
  *   Key: `go:<pkg>:<TestX/sub>` (or `go:<TestX/sub>` when no package line was seen), plus
  *   `:panic` or `:timeout`.
  * - Compile and vet diagnostics at column 0: `./main.go:7:2: undefined: Store`.
@@ -28,7 +29,8 @@ const JSON_PACKAGE = /"Package":"([^"]{1,500})"/
 const JSON_TEST = /"Test":"((?:[^"\\]|\\.){1,1000})"/
 const RUNNING_TEST = /^\s+(Test\w*(?:\/\S+)?) \(/
 /** A test function's frame in a goroutine dump: `example.com/shop/pricing.TestSlow(0x0?)`. */
-const TEST_FRAME = /^[\w./~-]{1,500}\.(Test[A-Z0-9_]\w*)(?:\.func\d+)*\(/
+const TEST_FRAME = /^[\w./~-]{1,500}\.(Test(?!Main\()[A-Z0-9_]\w*)(?:\.func\d+)*\(/
+const RUN_LINE = /^=== RUN\s+(\S+)/
 /** The GOMAXPROCS suffix Go appends to a benchmark's name, and to a test's under -cpu. */
 const PROCS_SUFFIX = /-\d+$/
 
@@ -65,6 +67,10 @@ export function createGoParser(): ToolParser {
   let timedOut = false
   /** The count of recorded tests when the last `--- FAIL` line was read. */
   let lastFailed = -1
+  /** The test of the last `=== RUN` line (verbose output). */
+  let lastRun: string | undefined
+  /** Tests recorded when the current timeout panic began. */
+  let beforeTimeout = 0
   return {
     tool: 'go',
     push(line) {
@@ -115,6 +121,7 @@ export function createGoParser(): ToolParser {
       if (first === 112 && line.startsWith('panic: ')) {
         if (line.startsWith('panic: test timed out')) {
           timedOut = true
+          beforeTimeout = tests.length + pending.length
           return true
         }
         // A panic right after a test's `--- FAIL` line is that test's.
@@ -123,7 +130,12 @@ export function createGoParser(): ToolParser {
           last.kind ??= 'panic'
         return timedOut
       }
-      if (line.indexOf('.go:') === -1) return
+      if (first === 61 && line.startsWith('=== RUN')) {
+        // =: in verbose output the last test started is the one a timeout interrupts
+        lastRun = RUN_LINE.exec(line)?.[1]
+        return timedOut
+      }
+      if (line.indexOf('.go:') === -1) return timedOut
       const diagnostic = DIAGNOSTIC.exec(line)
       if (diagnostic !== null) {
         const message = (diagnostic[2] ?? '').replace(/^vet: /, '')
@@ -136,6 +148,7 @@ export function createGoParser(): ToolParser {
       return timedOut
     },
     finish(): Finding[] {
+      endTimeout('')
       assignPending(undefined)
       return [...testFindings(), ...diagnostics.list(), ...packageFindings()]
     }
@@ -148,10 +161,18 @@ export function createGoParser(): ToolParser {
     else pending.push(test)
   }
 
+  /** A timeout whose running tests were named nowhere: the last test started is the one. */
+  function endTimeout(line: string): void {
+    if (timedOut && tests.length + pending.length === beforeTimeout && lastRun !== undefined) {
+      record({ name: lastRun, line, kind: 'timeout' })
+    }
+    timedOut = false
+  }
+
   function packageFailed(pkg: string, reason: string | undefined, line: string): void {
+    endTimeout(line)
     const before = tests.length
     assignPending(pkg)
-    timedOut = false
     if (tests.length > before) return
     if (tests.some((test) => test.pkg === pkg)) return
     packages.add(

@@ -128,7 +128,10 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'go',
     create: createGoParser,
-    triggers: { anywhere: ['FAIL', '"fail"'], lineStart: [pathWith('go'), 'panic: '] },
+    triggers: {
+      anywhere: ['FAIL', '"fail"'],
+      lineStart: [pathWith('go'), 'panic: ', '=== RUN']
+    },
     grepPatterns: goGrepPatterns
   },
   {

@@ -15,7 +15,8 @@ import { buildKey, failureKind } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
-const PREFIX = String.raw`^(?:\[ERROR\]|Error:)\s+`
+/** `[ERROR] `, `Error: ` on GitHub, or nothing (Surefire before 2.13 printed no level). */
+const PREFIX = String.raw`^(?:(?:\[ERROR\]|Error:)\s+)?`
 const TEST_LINE = new RegExp(
   `${PREFIX}(\\S.{0,1000}?)\\s+(?:-+\\s+)?Time elapsed:.*<<< (FAILURE|ERROR)!`
 )
@@ -23,7 +24,7 @@ const OLD_ID = /^(.{1,1000})\(([\w.$]{1,500})\)$/
 const CLASS_LINE = new RegExp(
   `${PREFIX}Tests run:.*<<< (?:FAILURE|ERROR)!.*?\\s(?:in\\s+)?([\\w.$]{1,500})\\s*$`
 )
-const SUMMARY_HEADER = new RegExp(`${PREFIX}(Failures|Errors):\\s*$`)
+const SUMMARY_HEADER = /^(?:\[ERROR\]|Error:)\s+(Failures|Errors):\s*$/
 /** `FooTest.method:42 message`, `FooTest.method:42->helper:7 » Type message`, `FooTest » Type`. */
 const SUMMARY_ENTRY =
   /^(?:\[ERROR\]|Error:) {2,}(?!Run \d+:)([\w$]{1,500}(?:\.[\w$]{1,500})?)(?:[:\d]*(?:->[\w$.]+:\d+)*)(?: (?:» (\w{1,200}))?.*)?$/
