@@ -131,6 +131,42 @@ const EXPECTED: Record<string, string[]> = {
   'javac/cannot-find-symbol': [
     'javac:cannot find symbol:method totalWithTax(int[]):src/main/java/shop/Receipt.java'
   ],
+  // RSpec: "Cart#total adds the shipping to the prices expects eq(949)" (an expectation, no kind)
+  'rspec/expectation': ['rspec:spec/total_spec.rb>Cart#total adds the shipping to the prices'],
+  // "… raises ZeroDivisionError inside lib/cart.rb (spec/average_spec.rb)"
+  'rspec/zero-division': [
+    'rspec:spec/average_spec.rb>Cart#average is zero for an empty cart:ZeroDivisionError'
+  ],
+  // "… calls Cart#discount, which does not exist: NoMethodError (spec/discount_spec.rb)"
+  'rspec/no-method': [
+    'rspec:spec/discount_spec.rb>Cart#discount takes ten percent off:NoMethodError'
+  ],
+  // PHPUnit: "Shop\Tests\TotalTest::testAddsShipping fails assertSame"
+  'phpunit/assertion': ['phpunit:Shop\\Tests\\TotalTest::testAddsShipping'],
+  // "Shop\Tests\AverageTest::testEmptyCartAverage errors: DivisionByZeroError"
+  'phpunit/error': ['phpunit:Shop\\Tests\\AverageTest::testEmptyCartAverage:DivisionByZeroError'],
+  // 'Shop\Tests\TaxTest::testWithTax with data set "reduced" fails' (its values are not in the key)
+  'phpunit/data-set': ['phpunit:Shop\\Tests\\TaxTest::testWithTax with data set "reduced"'],
+  // JUnit 4's runner: "shop.CartTest.addsShipping fails assertEquals"
+  'junit/assertion': ['junit:shop.CartTest.addsShipping'],
+  // "shop.CustomerTest.labelsACustomerWithoutCity throws a NullPointerException"
+  'junit/exception': ['junit:shop.CustomerTest.labelsACustomerWithoutCity:NullPointerException'],
+  // webpack: "TS2339: src/report.ts calls stats.fromPairs" — the tsc key, whichever loader printed it
+  'webpack/missing-property': ['tsc:TS2339:fromPairs:src/report.ts'],
+  // "TS2345: src/report.ts passes the string … to stats.round's number parameter"
+  'webpack/wrong-argument': ['tsc:TS2345:string:src/report.ts'],
+  // mocha: "two failures in test/totals.spec.js: assert.deepStrictEqual … then a TypeError"
+  'mocha/deep-equal': [
+    'mocha:Totals > sums the stock of every item',
+    'mocha:Totals > reports an unknown item as missing:TypeError'
+  ],
+  // go: "TestRefreshRates in ./pricing … panics with 'test timed out'"
+  'go-test/timeout': ['go:example.com/shop/pricing:TestRefreshRates:timeout'],
+  // "BenchmarkTotal in ./pricing fails its b.Fatalf check"
+  'go-test/benchmark': ['go:example.com/shop/pricing:BenchmarkTotal'],
+  // pytest: "… runs flake8 …, prints its report … and fails its assert": flake8's report is the
+  // test's captured output, not this run's failure
+  'pytest/nested-tool': ['pytest:tests/test_generated.py::test_generated_code_is_clean'],
   // Surefire: CartTest.addsShipping fails its assertion; CustomerTest throws a
   // NullPointerException (named as Maven's summary shortens it); the class without its package,
   // as the summary prints it
