@@ -36,6 +36,27 @@ type Manifest = z.infer<typeof manifestSchema>
 const manifest: Manifest = manifestSchema.parse(
   JSON.parse(readFileSync(join(corpusDir, 'manifest.json'), 'utf8'))
 )
+
+/** Quoted real output: where each file was quoted from, and the keys a person named for it. */
+const quotedSchema = z.object({
+  about: z.string().min(20),
+  classes: z
+    .array(
+      z.object({
+        id: z.string().regex(/^[a-z0-9-]+\/[a-z0-9-]+$/),
+        tool: z.string().min(1),
+        set: z.enum(['tuning', 'held-out']),
+        source: z.url().startsWith('https://github.com/'),
+        description: z.string().min(20),
+        expected: z.array(z.string().min(3)).min(1),
+        file: z.string().regex(/^quoted\/[a-z0-9-]+\/[a-z0-9-]+\/[a-z0-9-]+\.txt$/)
+      })
+    )
+    .min(1)
+})
+const quoted = quotedSchema.parse(
+  JSON.parse(readFileSync(join(corpusDir, 'quoted', 'manifest.json'), 'utf8'))
+)
 const listedFiles = manifest.classes.flatMap((entry) => entry.files)
 const read = (file: string): string => readFileSync(join(corpusDir, file), 'utf8')
 
@@ -89,10 +110,22 @@ describe('corpus manifest', () => {
   })
 
   test('every fixture file under the corpus folder is listed', () => {
+    const quotedFiles = quoted.classes.map((entry) => entry.file)
     const onDisk = filesUnder(corpusDir).filter((file) => /\.(txt|log)$/.test(file))
-    expect(onDisk.sort()).toEqual([...listedFiles].sort())
+    expect(onDisk.sort()).toEqual([...listedFiles, ...quotedFiles].sort())
     const others = filesUnder(corpusDir).filter((file) => !/\.(txt|log)$/.test(file))
-    expect(others.sort()).toEqual(['.gitignore', 'manifest.json'])
+    expect(others.sort()).toEqual(['.gitignore', 'manifest.json', 'quoted/manifest.json'])
+  })
+
+  test('quoted fixtures have unique ids, a held-out part, and a file under their id', () => {
+    const ids = quoted.classes.map((entry) => entry.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const entry of quoted.classes) {
+      expect(entry.id.startsWith(`${entry.tool}/`)).toBe(true)
+      expect(entry.file).toBe(`quoted/${entry.id}/ci-log.txt`)
+      expect(statSync(join(corpusDir, entry.file)).size).toBeGreaterThan(0)
+    }
+    expect(quoted.classes.some((entry) => entry.set === 'held-out')).toBe(true)
   })
 
   test('the corpus stays small', () => {

@@ -8,6 +8,7 @@ import {
   type FailureSources
 } from '../../src/failures/gather.js'
 import type { CheckView } from '../../src/checks/reduce.js'
+import { extractFailuresFromString } from '../../src/signature/extract.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
@@ -89,9 +90,35 @@ describe('gatherFailure: the cheapest source that explains the failure', () => {
     })
     const found = await gatherFailure(failed(), src, { log: memoryLogger() })
     expect(found.source).toBe('annotations')
-    // The annotation's title names the failure; the generic exit-code annotation is no key.
-    expect(found.keys).toEqual(['annotation:src/cart.ts:TS2339'])
+    // The annotation reads as tsc's line would; the generic exit-code annotation is no key.
+    expect(found.keys).toEqual(['tsc:TS2339:fromArrays:src/cart.ts'])
     expect(src.calls.log).toBe(0)
+  })
+
+  it('gives an annotation the key of the log line it came from, so two errors stay two', async () => {
+    const logLine = readFileSync(join(CORPUS, 'tsc/missing-property/plain.txt'), 'utf8')
+    const fromLog = extractFailuresFromString(logLine).findings.map((finding) => finding.key)
+    const src = sources({
+      annotations: [
+        {
+          path: 'src/report.ts',
+          level: 'failure',
+          title: 'TS2339',
+          message:
+            "Property 'fromArrays' does not exist on type '{ mean(values: number[]): number; }'."
+        },
+        {
+          path: 'src/report.ts',
+          level: 'failure',
+          title: 'TS2339',
+          message:
+            "Property 'toArrays' does not exist on type '{ mean(values: number[]): number; }'."
+        }
+      ]
+    })
+    const found = await gatherFailure(failed(), src, { log: memoryLogger() })
+    expect(fromLog).toEqual(['tsc:TS2339:fromArrays:src/report.ts'])
+    expect(found.keys).toEqual([...fromLog, 'tsc:TS2339:toArrays:src/report.ts'])
   })
 
   it('skips generic annotations and reads the job log, streamed', async () => {

@@ -25,16 +25,18 @@ const EXPECTED: Record<string, string[]> = {
   ],
   // "TypeError … thrown in one test of __tests__/customer.test.js"
   'jest/type-error': [
-    'jest:__tests__/customer.test.js>displayName > works for a guest without a profile'
+    'jest:__tests__/customer.test.js>displayName > works for a guest without a profile:TypeError'
   ],
   // "(Inventory #add() adds to an existing item)"
   'mocha/assertion': ['mocha:Inventory > #add() > adds to an existing item'],
-  // "the beforeEach hook of test/store.spec.js throws"
-  'mocha/hook-failure': ['mocha:Store > "before each" hook for "has a database"'],
-  // "test/reload.spec.js awaits a promise that never settles"
-  'mocha/timeout': ['mocha:Inventory > reloads from disk'],
+  // "the beforeEach hook of test/store.spec.js throws" (an Error)
+  'mocha/hook-failure': ['mocha:Store > "before each" hook for "has a database":Error'],
+  // "test/reload.spec.js awaits a promise that never settles: timeout of 200ms exceeded"
+  'mocha/timeout': ['mocha:Inventory > reloads from disk:timeout'],
   // "TypeError … thrown in one test of test/label.spec.js"
-  'mocha/type-error': ['mocha:Inventory > #label() > labels an item that is out of stock'],
+  'mocha/type-error': [
+    'mocha:Inventory > #label() > labels an item that is out of stock:TypeError'
+  ],
   // "assert.deepEqual(splitBill(10, 3), …) fails in test/split.test.js"
   'node-test/assertion': [
     'node-test:test/split.test.js>gives the remainder cent to the first person'
@@ -43,7 +45,7 @@ const EXPECTED: Record<string, string[]> = {
   'node-test/subtest-failure': ['node-test:test/bill.test.js>reads a thousands separator'],
   // "TypeError … thrown in one test of test/currency.test.js"
   'node-test/thrown-error': [
-    'node-test:test/currency.test.js>unknown currency falls back to the code'
+    'node-test:test/currency.test.js>unknown currency falls back to the code:TypeError'
   ],
   // "(slugify > joins words with underscores)"
   'vitest/assertion': ['vitest:test/slug.test.js>slugify > joins words with underscores'],
@@ -53,10 +55,10 @@ const EXPECTED: Record<string, string[]> = {
   ],
   // "RangeError … in one test of test/order.test.js"
   'vitest/thrown-error': [
-    'vitest:test/order.test.js>order form > treats an empty quantity as one item'
+    'vitest:test/order.test.js>order form > treats an empty quantity as one item:RangeError'
   ],
-  // "test/stock.test.js awaits a promise that never settles"
-  'vitest/timeout': ['vitest:test/stock.test.js>stock > loads the stock level'],
+  // "test/stock.test.js awaits a promise that never settles: the test times out"
+  'vitest/timeout': ['vitest:test/stock.test.js>stock > loads the stock level:timeout'],
   // tsc: the class descriptions name the code, the symbol and src/report.ts
   'tsc/missing-property': ['tsc:TS2339:fromArrays:src/report.ts'],
   'tsc/unknown-name': ['tsc:TS2552:formatMean:src/report.ts'],
@@ -65,11 +67,12 @@ const EXPECTED: Record<string, string[]> = {
   'eslint/unused-var': ['eslint:@typescript-eslint/no-unused-vars:discount:src/orders.ts'],
   'eslint/explicit-any': ['eslint:@typescript-eslint/no-explicit-any:src/orders.ts'],
   // pytest: "tests/test_invoices.py imports shop.invoices, which does not exist … during collection"
-  'pytest/collection-error': ['pytest:error:tests/test_invoices.py'],
+  'pytest/collection-error': ['pytest:error:tests/test_invoices.py:ModuleNotFoundError'],
   // "tests/test_rates.py::test_luxury_rate raises KeyError 'luxury'"
-  'pytest/exception': ['pytest:tests/test_rates.py::test_luxury_rate'],
-  // "the database fixture of tests/test_orders.py raises …: test_order_count errors at setup"
-  'pytest/fixture-error': ['pytest:error:tests/test_orders.py::test_order_count'],
+  'pytest/exception': ['pytest:tests/test_rates.py::test_luxury_rate:KeyError'],
+  // "the database fixture of tests/test_orders.py raises ConnectionError: test_order_count
+  // errors at setup"
+  'pytest/fixture-error': ['pytest:error:tests/test_orders.py::test_order_count:ConnectionError'],
   // "parametrised test tests/test_vat.py::test_price_with_vat[19.99-standard-23.98] expects …"
   'pytest/param-assertion': ['pytest:tests/test_vat.py::test_price_with_vat[19.99-standard-23.98]'],
   // mypy: "[arg-type]: app/service.py passes age_text (str) as the int field age of Customer"
@@ -99,7 +102,7 @@ const EXPECTED: Record<string, string[]> = {
   // "parse/store_test.go calls NewStore, which is undefined: the ./parse test binary does not build"
   'go-test/build-failed': ['go:parse/store_test.go:undefined: NewStore'],
   // "TestPriceCache in ./pricing panics"
-  'go-test/panic': ['go:example.com/shop/pricing:TestPriceCache'],
+  'go-test/panic': ['go:example.com/shop/pricing:TestPriceCache:panic'],
   // "subtest TestCents/negative in ./parse fails" (its parent TestCents is left out)
   'go-test/subtest': ['go:example.com/shop/parse:TestCents/negative'],
   // "printf check: pricing/report.go passes the string name to a %d verb of fmt.Printf"
@@ -119,17 +122,62 @@ const EXPECTED: Record<string, string[]> = {
   'clippy/needless-return': ['rustc:unneeded `return` statement:src/extra.rs'],
   // cargo test: "extra::tests::shipping_is_added_once in the shop library fails its assert_eq!"
   'cargo-test/assertion': ['cargo:shop:extra::tests::shipping_is_added_once'],
-  // "receipt_total_matches in tests/receipt.rs (an integration-test binary) fails"
-  'cargo-test/integration': ['cargo:receipt:receipt_total_matches'],
+  // "receipt_total_matches in tests/receipt.rs (an integration-test binary) fails its assert!"
+  // (an assert! with a message panics with the message alone, which reads as any other panic)
+  'cargo-test/integration': ['cargo:receipt:receipt_total_matches:panic'],
   // "extra::tests::cake_has_a_price calls unwrap() on None"
-  'cargo-test/unwrap-none': ['cargo:shop:extra::tests::cake_has_a_price'],
+  'cargo-test/unwrap-none': ['cargo:shop:extra::tests::cake_has_a_price:unwrap on None'],
   // javac (plain and through Maven): Receipt.java calls totalWithTax(int[]), which does not exist
   'javac/cannot-find-symbol': [
     'javac:cannot find symbol:method totalWithTax(int[]):src/main/java/shop/Receipt.java'
   ],
-  // Surefire: CartTest.addsShipping fails its assertion; CustomerTest throws
-  'maven-surefire/assertion': ['surefire:shop.CartTest.addsShipping'],
-  'maven-surefire/exception': ['surefire:shop.CustomerTest.labelsACustomerWithoutCity'],
+  // RSpec: "Cart#total adds the shipping to the prices expects eq(949)" (an expectation, no kind)
+  'rspec/expectation': ['rspec:spec/total_spec.rb>Cart#total adds the shipping to the prices'],
+  // "… raises ZeroDivisionError inside lib/cart.rb (spec/average_spec.rb)"
+  'rspec/zero-division': [
+    'rspec:spec/average_spec.rb>Cart#average is zero for an empty cart:ZeroDivisionError'
+  ],
+  // "… calls Cart#discount, which does not exist: NoMethodError (spec/discount_spec.rb)"
+  'rspec/no-method': [
+    'rspec:spec/discount_spec.rb>Cart#discount takes ten percent off:NoMethodError'
+  ],
+  // PHPUnit: "Shop\Tests\TotalTest::testAddsShipping fails assertSame"
+  'phpunit/assertion': ['phpunit:Shop\\Tests\\TotalTest::testAddsShipping'],
+  // "Shop\Tests\AverageTest::testEmptyCartAverage errors: DivisionByZeroError"
+  'phpunit/error': ['phpunit:Shop\\Tests\\AverageTest::testEmptyCartAverage:DivisionByZeroError'],
+  // 'Shop\Tests\TaxTest::testWithTax with data set "reduced" fails' (its values are not in the key)
+  'phpunit/data-set': ['phpunit:Shop\\Tests\\TaxTest::testWithTax with data set "reduced"'],
+  // JUnit 4's runner: "shop.CartTest.addsShipping fails assertEquals"
+  'junit/assertion': ['junit:shop.CartTest.addsShipping'],
+  // "shop.CustomerTest.labelsACustomerWithoutCity throws a NullPointerException"
+  'junit/exception': ['junit:shop.CustomerTest.labelsACustomerWithoutCity:NullPointerException'],
+  // webpack: "TS2339: src/report.ts calls stats.fromPairs" — the tsc key, whichever loader printed it
+  'webpack/missing-property': ['tsc:TS2339:fromPairs:src/report.ts'],
+  // "TS2345: src/report.ts passes the string … to stats.round's number parameter"
+  'webpack/wrong-argument': ['tsc:TS2345:string:src/report.ts'],
+  // mocha: "two failures in test/totals.spec.js: assert.deepStrictEqual … then a TypeError"
+  'mocha/deep-equal': [
+    'mocha:Totals > sums the stock of every item',
+    'mocha:Totals > reports an unknown item as missing:TypeError'
+  ],
+  // go: "TestRefreshRates in ./pricing … panics with 'test timed out'"
+  'go-test/timeout': ['go:example.com/shop/pricing:TestRefreshRates:timeout'],
+  // "BenchmarkTotal in ./pricing fails its b.Fatalf check"
+  'go-test/benchmark': ['go:example.com/shop/pricing:BenchmarkTotal'],
+  // pytest: "… runs flake8 …, prints its report … and fails its assert": flake8's report is the
+  // test's captured output, not this run's failure
+  'pytest/nested-tool': ['pytest:tests/test_generated.py::test_generated_code_is_clean'],
+  // Surefire: CartTest.addsShipping fails its assertion; CustomerTest throws a
+  // NullPointerException (named as Maven's summary shortens it); the class without its package,
+  // as the summary prints it
+  'maven-surefire/assertion': ['surefire:CartTest.addsShipping'],
+  'maven-surefire/exception': ['surefire:CustomerTest.labelsACustomerWithoutCity:NullPointer'],
+  // "JUnit 4 Parameterized case shop.DiscountTableTest.discount[1: discount(99, 50) = 50] fails"
+  'maven-surefire/parameterized': ['surefire:DiscountTableTest.discount[1: discount(99, 50) = 50]'],
+  // Gradle: "shop.CartTest > addsShipping fails with java.lang.AssertionError"
+  'gradle/assertion': ['gradle:shop.CartTest.addsShipping'],
+  // "shop.CustomerTest > labelsACustomerWithoutCity fails with a NullPointerException"
+  'gradle/exception': ['gradle:shop.CustomerTest.labelsACustomerWithoutCity:NullPointerException'],
   // Receipt.java assigns a String to an int
   'javac/incompatible-types': [
     'javac:incompatible types: String cannot be converted to int:src/main/java/shop/Receipt.java'

@@ -10,7 +10,22 @@ NODE_PACKAGES=(
   ts-jest@29.4.15
   vitest@4.1.12
   mocha@12.0.3
+  webpack@5.112.2
+  webpack-cli@7.3.1
+  ts-loader@9.6.2
+  fork-ts-checker-webpack-plugin@9.1.0
 )
+
+# awesome-typescript-loader (unmaintained since 2018) needs an older TypeScript and webpack-cli 3, so
+# it gets a folder of its own; webpack-cli 3 then runs the project's webpack. get-intrinsic is held
+# at 1.2.4: later releases load an ES module that webpack-cli 3's compile cache cannot require.
+ATL_PACKAGES=(
+  webpack@4.47.0
+  webpack-cli@3.3.12
+  awesome-typescript-loader@5.2.1
+  typescript@3.9.10
+)
+ATL_OVERRIDES='{"get-intrinsic":"1.2.4"}'
 
 install_node_tools() {
   local stamp="$NODE_TOOLS/.installed"
@@ -23,6 +38,20 @@ install_node_tools() {
   printf '{ "name": "corpus-tools", "private": true }\n' >"$NODE_TOOLS/package.json"
   (cd "$NODE_TOOLS" && npm install --no-audit --no-fund --loglevel=error "${NODE_PACKAGES[@]}") >&2
   printf '%s' "${NODE_PACKAGES[*]}" >"$stamp"
+}
+
+install_atl_tools() {
+  local stamp="$ATL_TOOLS/.installed"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${ATL_PACKAGES[*]} $ATL_OVERRIDES" ]; then
+    return
+  fi
+  log "installing awesome-typescript-loader into $ATL_TOOLS"
+  rm -rf "$ATL_TOOLS"
+  mkdir -p "$ATL_TOOLS"
+  printf '{ "name": "corpus-atl-tools", "private": true, "overrides": %s }\n' "$ATL_OVERRIDES" \
+    >"$ATL_TOOLS/package.json"
+  (cd "$ATL_TOOLS" && npm install --no-audit --no-fund --loglevel=error "${ATL_PACKAGES[@]}") >&2
+  printf '%s' "${ATL_PACKAGES[*]} $ATL_OVERRIDES" >"$stamp"
 }
 
 APT_UPDATED=''

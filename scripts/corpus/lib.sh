@@ -13,6 +13,10 @@
 #                            (repeatable)
 #   --env K=V                extra environment for the tool (repeatable)
 #   --job-log "<shown cmd>"  wrap the output in the Actions job-log form (file <name>.log)
+#   --cut-at <pattern>       keep the output only up to the last line matching <pattern> (a
+#                            JavaScript regular expression; that line and the blank lines before
+#                            it go): a log that ended there, as a cancelled, timed-out or
+#                            size-capped job's log does
 #
 # Project templates live in scripts/corpus/projects/<project>/common and .../<class>; every file is
 # stored with a `.tmpl` suffix so that the repository's own tsc, eslint and prettier never read them.
@@ -23,6 +27,7 @@ OUT_ROOT="$REPO_ROOT/__fixtures__/corpus"
 WORK="${CORPUS_WORK:-$REPO_ROOT/.corpus-work}"
 META_DIR="$WORK/meta"
 NODE_TOOLS="$WORK/node-tools"
+ATL_TOOLS="$WORK/atl-tools"
 
 # Where the project copies live. Paths printed by the tools include them: that is real noise.
 RUNNER_HOME="${CORPUS_RUNNER_HOME:-/home/runner}"
@@ -145,18 +150,21 @@ return_node_modules() {
 }
 trap return_node_modules EXIT
 
-# Move every line of a file down: blank lines and a comment in the file's own syntax at the top.
+# Move every line of a file down: blank lines and a comment in the file's own syntax at the top
+# (in PHP, right after the opening `<?php` line, which must stay first).
 shift_file() {
-  local file=$1 comment='//'
+  local file=$1 comment='//' keep=0
   case "$file" in
-    *.py | *.toml | *.cfg) comment='#' ;;
+    *.py | *.toml | *.cfg | *.rb) comment='#' ;;
+    *.php) keep=1 ;;
   esac
   [ -f "$file" ] || die "cannot shift missing file $file"
   {
+    head -n "$keep" "$file"
     # Python's line-length lints (E501, 79 characters) must not see a new failure here.
     printf '\n\n%s Lines inserted above the failure: its line numbers move,\n' "$comment"
     printf '%s the failure does not (a noise variant of the failure corpus).\n\n' "$comment"
-    cat "$file"
+    tail -n "+$((keep + 1))" "$file"
   } >"$file.shifted"
   mv "$file.shifted" "$file"
 }
@@ -164,13 +172,14 @@ shift_file() {
 variant() {
   local name=$1 noise=$2
   shift 2
-  local dir_kind=runner shift_targets=() job_log='' extra_env=()
+  local dir_kind=runner shift_targets=() job_log='' extra_env=() cut_at=''
   while [ $# -gt 0 ]; do
     case "$1" in
       --dir) dir_kind=$2; shift 2 ;;
       --shift) shift_targets+=("$2"); shift 2 ;;
       --env) extra_env+=("$2"); shift 2 ;;
       --job-log) job_log=$2; shift 2 ;;
+      --cut-at) cut_at=$2; shift 2 ;;
       --) shift; break ;;
       *) die "variant $name: unknown option $1" ;;
     esac
@@ -203,6 +212,10 @@ variant() {
   if [ "$rc" = 0 ]; then
     cat "$raw" >&2
     die "$rel: the tool passed, but this class must fail"
+  fi
+  if [ -n "$cut_at" ]; then
+    node "$CORPUS_ROOT/cut-log.mjs" "$cut_at" <"$raw" >"$raw.cut" || die "$rel: no line matches --cut-at $cut_at"
+    mv "$raw.cut" "$raw"
   fi
   if [ -n "$job_log" ]; then
     node "$CORPUS_ROOT/wrap-job-log.mjs" --command "$job_log" --exit-code "$rc" --seed "$rel" <"$raw" >"$out"

@@ -1,5 +1,6 @@
 /**
- * Gathering (README: "Failure signatures"): for each red check, the cheapest source that explains the failure —
+ * Gathering (README: "Failure signatures"): for each red check, the cheapest source that
+ * explains the failure —
  * check-run annotations, then the check run's output, then (GitHub Actions jobs only) the
  * job log, streamed with a byte cap; for commit statuses their context and description.
  * A missing or expired log is reported in the result, never fatal.
@@ -81,12 +82,41 @@ function fromExtraction(
   }
 }
 
+/** A diagnostic code as problem matchers and tools put it in an annotation's title. */
+const ANNOTATION_CODE = /^(?:TS|CS|BC|FS|NU|MSB)?[A-Z]{0,3}\d{2,5}$/
+const PYTHON_FILE = /\.pyi?$/
+
+/**
+ * An annotation as the lines its tool prints in a log, so that the same tool parsers read both
+ * and an annotation gives the key of the log line it came from: the message as it is (a tool's
+ * own `::error::` text), and with its path (and its code, when the title is one) in the shapes
+ * compilers and linters print: `path(1,1): error CODE: msg` (tsc, MSBuild), `path:1:1: CODE msg`
+ * (flake8, ruff), `path:1: error: msg` (mypy), `path:1:1: msg` (go). Line numbers are never in
+ * keys, so the annotation's own do not matter.
+ */
+function annotationAsLogLines(annotation: AnnotationInfo): string[] {
+  const message = annotation.message.split('\n')
+  const first = (message[0] ?? '').trim()
+  const lines = [...message]
+  const path = annotation.path
+  if (!path || first === '') return lines
+  const title = (annotation.title ?? '').trim()
+  const code = ANNOTATION_CODE.test(title) ? title : undefined
+  if (code !== undefined) {
+    const text = first.startsWith(`${code}: `) ? first.slice(code.length + 2) : first
+    lines.push(`${path}(1,1): error ${code}: ${text}`, `${path}:1:1: ${code} ${text}`)
+  }
+  if (PYTHON_FILE.test(path)) lines.push(`${path}:1: error: ${first}`)
+  else lines.push(`${path}:1:1: ${first}`)
+  return lines
+}
+
 function annotationKeys(annotations: readonly AnnotationInfo[], maxLines: number) {
   const telling = annotations.filter(
     (a) => a.level === 'failure' && !GENERIC_ANNOTATION.test(a.message.trim())
   )
   const fromText = fromExtraction(
-    extractFailuresFromString(telling.map((a) => a.message).join('\n')),
+    extractFailuresFromString(`${telling.flatMap(annotationAsLogLines).join('\n')}\n`),
     maxLines
   )
   if (specific(fromText.keys)) return fromText

@@ -1,9 +1,9 @@
 /**
- * Failure extraction (SPEC §4): one pass over a log's lines through every parser, then the
- * findings by precedence:
+ * Failure extraction (see the README, Failure signatures): one pass over a log's lines through
+ * every parser, then the findings by precedence:
  * 1. what the tool parsers found (test ids, diagnostic codes, lint rules);
  * 2. else the wrappers: the runner's own `##[error]` lines, failed Gradle tasks, MSBuild errors;
- * 3. else the first line that reads as an error, masked: `error:<text>`;
+ * 3. else the first line that reads as an error in the step that failed, masked: `error:<text>`;
  * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
  */
 import {
@@ -11,6 +11,7 @@ import {
   byteStringPattern,
   cleanLine,
   DEFAULT_MAX_LINE_LENGTH,
+  foreignPrefixLength,
   LineBlockSplitter,
   runnerMarker,
   type LineReaderOptions
@@ -38,7 +39,18 @@ const ERROR_LINE =
   /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/
 /** Lines of the error family that only wrap another failure. */
 const WRAPPER_LINE =
-  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|$))/
+  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/
+/**
+ * Words that make a line an error without saying what failed; a candidate for the fallback that
+ * has fewer than MIN_SUBSTANCE letters besides them is a banner (`====== ERRORS ======`, `*** Error
+ * ***`, `FAILED!`), not a failure.
+ */
+const BANNER_WORDS = /\b(?:errors?|fatal|fail(?:ed|ures?)?|build|npm|err)\b/gi
+const MIN_SUBSTANCE = 4
+/** The lines of the runner's step header (the script, `shell:`, `env:` and the variables). */
+const STEP_HEADER_LINE = /^(?:shell: |env:$| {2}[A-Za-z_][\w]*: )/
+/** The runner echoes a step's script in its header in this colour (ESC[36;1m). */
+const STEP_SCRIPT_COLOUR = '\u001b[36;1m'
 
 /**
  * What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`,
@@ -80,12 +92,22 @@ class Extraction {
   private readonly parsers: ToolParser[] = PARSERS.map((entry) => entry.create())
   /** Parsers inside a multi-line block: they get every line. */
   private active: ToolParser[] = []
+  /** An active parser reads a test's captured output: no other parser may read those lines. */
+  private capturing = false
   /** The previous line: its block and range (cut out only when a parser needs it). */
   private previousBlock = ''
   private previousStart = 0
   private previousEnd = 0
-  private fallback: Finding | undefined
+  /** The unknown-tool fallback: the first error line of the log, and of the current step. */
+  private firstErrorLine: Finding | undefined
+  private stepErrorLine: Finding | undefined
+  /** The first error line of a step that failed (its exit-code trailer came after it). */
+  private failedStepErrorLine: Finding | undefined
   private exitCode: string | undefined
+  /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
+  private inStepHeader = false
+  /** The line being fed is the last one and no newline ended it: it may be cut. */
+  private unterminated = false
   private readonly anywhere = new RegExp(ANYWHERE_SOURCE, 'g')
   private readonly lineStart = new RegExp(`(?:${LINE_START_SOURCE})`, 'y')
   private readonly maxLineLength: number
@@ -98,10 +120,11 @@ class Extraction {
   }
 
   /** Takes a block of whole lines as a byte string, each line ending with `\n`. */
-  readonly pushBlock = (block: string): void => {
+  readonly pushBlock = (block: string, unterminated = false): void => {
     const length = block.length
     const anywhere = this.anywhere
     const lineStart = this.lineStart
+    this.unterminated = unterminated
     let nextAnywhere = -1
     let pos = 0
     while (pos < length) {
@@ -134,10 +157,19 @@ class Extraction {
   /** Feeds the line `block[start, end)`, to every parser when `triggered`, else to the active ones. */
   private pushLine(block: string, start: number, end: number, triggered: boolean): void {
     const cut = Math.min(end, start + this.maxLineLength)
-    const line = cleanLine(bytesToText(block.slice(start, cut)))
+    const raw = bytesToText(block.slice(start, cut))
+    const line = cleanLine(raw)
     const marker = runnerMarker(line)
     if (marker !== undefined) {
-      if (marker.step !== undefined) this.step = marker.step
+      if (marker.step !== undefined) {
+        this.step = marker.step
+        this.inStepHeader = line.startsWith('##[group]Run ')
+        if (this.inStepHeader) this.stepErrorLine = undefined
+      } else if (line.startsWith('##[endgroup]')) this.inStepHeader = false
+      return
+    }
+    // The step's script as the runner echoes it, and its shell and variables: not output.
+    if (this.inStepHeader && (raw.includes(STEP_SCRIPT_COLOUR) || STEP_HEADER_LINE.test(line))) {
       return
     }
     const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength)
@@ -145,7 +177,7 @@ class Extraction {
       this.previousBlock === ''
         ? undefined
         : cleanLine(bytesToText(this.previousBlock.slice(this.previousStart, previousEnd)))
-    if (triggered) this.pushToAll(line, previous)
+    if (triggered && !this.capturing) this.pushToAll(line, previous)
     else this.pushToActive(line, previous)
   }
 
@@ -156,21 +188,35 @@ class Extraction {
       const parser = parsers[i]!
       if (parser.push(line, previous) === true) (active ??= []).push(parser)
     }
-    this.active = active ?? []
-    if (this.fallback === undefined && ERROR_LINE.test(line) && !WRAPPER_LINE.test(line)) {
-      const masked = maskMessage(normalisePathsIn(line.trim()))
-      if (masked !== '') this.fallback = { key: buildKey('error', masked), line }
+    this.setActive(active ?? [])
+    if (this.capturing) return
+    if (this.stepErrorLine === undefined && !this.unterminated) {
+      const candidate = fallbackCandidate(line)
+      if (candidate !== undefined) {
+        this.stepErrorLine = candidate
+        this.firstErrorLine ??= candidate
+      }
     }
     if (line.charCodeAt(0) === 35 && line.startsWith('##[error]Process completed')) {
       const trailer = EXIT_CODE_TRAILER.exec(line)
-      if (trailer !== null) this.exitCode = trailer[1]
+      if (trailer !== null) {
+        this.exitCode ??= trailer[1]
+        this.failedStepErrorLine ??= this.stepErrorLine
+      }
     }
   }
 
   private pushToActive(line: string, previous: string | undefined): void {
     const still: ToolParser[] = []
     for (const parser of this.active) if (parser.push(line, previous) === true) still.push(parser)
-    this.active = still
+    this.setActive(still)
+  }
+
+  private setActive(active: ToolParser[]): void {
+    this.active = active
+    let capturing = false
+    for (const parser of active) if (parser.capturing?.() === true) capturing = true
+    this.capturing = capturing
   }
 
   findings(): Finding[] {
@@ -184,7 +230,9 @@ class Extraction {
     }
     if (primary.size > 0) return [...primary.values()]
     if (secondary.size > 0) return [...secondary.values()]
-    if (this.fallback !== undefined) return [this.fallback]
+    // In a job log, the error line must come from a step that failed; in raw output, the first.
+    const fallback = this.exitCode === undefined ? this.firstErrorLine : this.failedStepErrorLine
+    if (fallback !== undefined) return [fallback]
     if (this.exitCode !== undefined) {
       const key = buildKey('gha', `exit code ${this.exitCode}`)
       return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }]
@@ -194,8 +242,21 @@ class Extraction {
 }
 
 /**
+ * The unknown-tool fallback's reading of a line: an error line that is neither a wrapper around
+ * another failure (`npm error code 1`, Maven's `Failed to execute goal`, make's `***`) nor a
+ * banner, as `error:<line with paths normalised, masked>`.
+ */
+function fallbackCandidate(line: string): Finding | undefined {
+  if (!ERROR_LINE.test(line) || WRAPPER_LINE.test(line)) return undefined
+  const substance = line.replace(BANNER_WORDS, '').replace(/[^A-Za-z]/g, '')
+  if (substance.length < MIN_SUBSTANCE) return undefined
+  const masked = maskMessage(normalisePathsIn(line.trim()))
+  return masked === '' ? undefined : { key: buildKey('error', masked), line }
+}
+
+/**
  * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a runner timestamp
- * (`2026-07-28T23:19:32.4965943Z `) and blanks; -1 when the text begins with an escape
+ * (`2026-07-28T23:19:32.4965943Z `), another CI system's prefix and blanks; -1 when the text begins with an escape
  * sequence (colour), which the caller must clean first.
  */
 function textStart(block: string, start: number, end: number): number {
@@ -211,6 +272,7 @@ function textStart(block: string, start: number, end: number): number {
     while (z < limit && block.charCodeAt(z) !== 90) z++
     if (z < limit) i = block.charCodeAt(z + 1) === 32 ? z + 2 : z + 1
   }
+  i += foreignPrefixLength(block, i)
   for (;;) {
     const code = block.charCodeAt(i)
     if (code === 32 || code === 9) i++

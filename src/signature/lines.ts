@@ -38,7 +38,8 @@ export class LineBlockSplitter {
   truncated = false
 
   constructor(
-    private readonly onBlock: (block: string) => void,
+    /** Gets each block; `unterminated` marks the last line of the stream when no newline ended it. */
+    private readonly onBlock: (block: string, unterminated?: boolean) => void,
     options: LineReaderOptions = {}
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
@@ -79,7 +80,9 @@ export class LineBlockSplitter {
   end(): void {
     if (this.ended) return
     this.ended = true
-    if (!this.truncated && (this.carry.length > 0 || this.cutting)) this.onBlock(`${this.carry}\n`)
+    if (!this.truncated && (this.carry.length > 0 || this.cutting)) {
+      this.onBlock(`${this.carry}\n`, true)
+    }
     this.carry = ''
   }
 
@@ -120,18 +123,48 @@ const CONTROL_SEQUENCES =
 
 /**
  * Removes the runner's timestamp prefix, a BOM, CR overwrites (only what was written after the
- * last lone CR stays, as on a terminal) and terminal control sequences from one line.
+ * last lone CR stays, as on a terminal), terminal control sequences and the line prefixes other
+ * CI systems and builders add (see `foreignPrefixLength`) from one line.
  */
 export function cleanLine(raw: string): string {
   let line = raw
   if (line.charCodeAt(0) === 0xfeff) line = line.slice(1)
   line = stripTimestamp(line)
-  if (!NEEDS_CLEANING.test(line)) return line
-  if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1)
-  const cr = line.lastIndexOf('\r')
-  if (cr !== -1) line = line.slice(cr + 1)
-  if (line.indexOf('\ufeff') !== -1) line = line.replaceAll('\ufeff', '')
-  return line.replace(CONTROL_SEQUENCES, '')
+  if (NEEDS_CLEANING.test(line)) {
+    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1)
+    const cr = line.lastIndexOf('\r')
+    if (cr !== -1) line = line.slice(cr + 1)
+    if (line.indexOf('\ufeff') !== -1) line = line.replaceAll('\ufeff', '')
+    line = line.replace(CONTROL_SEQUENCES, '')
+  }
+  const prefix = foreignPrefixLength(line, 0)
+  return prefix === 0 ? line : line.slice(prefix)
+}
+
+/**
+ * Prefixes that other CI systems and builders put before every line of a tool's output, tried
+ * where a line begins (after the runner's own timestamp): Docker BuildKit's plain progress
+ * (`#12 16.69 `: step number and seconds), a clock (`13:10:32 `, `[13:10:32.123] `, Jenkins'
+ * timestamper), and a date and time in other forms than the runner's (`2026-07-28 13:10:32 `,
+ * `[2026-07-28T13:10:32.123Z] `, GitLab's `2026-07-28T13:10:32.123456Z 00O `, whose time has the
+ * runner's shape and goes first, leaving its stream mark `00O `). Exactly one
+ * blank after the prefix goes, so the tool's own indentation stays. Also matches byte strings.
+ */
+const FOREIGN_PREFIX =
+  /#\d{1,5} \d{1,6}\.\d{1,3} |\d\d[OE]\+? |\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?/y
+
+/** Length of the foreign prefixes (see FOREIGN_PREFIX) at `start` of `text`; 0 when there is none. */
+export function foreignPrefixLength(text: string, start: number): number {
+  let at = start
+  for (let round = 0; round < 2; round++) {
+    // Cheap first test: every such prefix starts with `#`, `[` or a digit.
+    const code = text.charCodeAt(at)
+    if (code !== 35 && code !== 91 && (code < 48 || code > 57)) break
+    FOREIGN_PREFIX.lastIndex = at
+    if (!FOREIGN_PREFIX.test(text)) break
+    at = FOREIGN_PREFIX.lastIndex
+  }
+  return at - start
 }
 
 /** Removes a runner timestamp, `2026-07-28T23:19:32.4965943Z ` (0 to 9 fraction digits). */

@@ -17,7 +17,20 @@ const CHECKOUT_ROOTS: readonly RegExp[] = [
   /^\/Users\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
   /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
   /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
-  /^\/github\/workspace\//
+  /^\/github\/workspace\//,
+  // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
+  // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
+  /^\/builds\/[^/]+\/[^/]+\//,
+  /^(?:\/var\/lib\/jenkins|\/home\/jenkins(?:\/agent)?|[A-Za-z]:\/[Jj]enkins)\/workspace\/[^/]+\//,
+  /^\/home\/travis\/build\/[^/]+\/[^/]+\//,
+  /^\/var\/lib\/buildkite-agent\/builds\/[^/]+\/[^/]+\/[^/]+\//,
+  /^\/home\/vsts\/work\/\d+\/s\//,
+  // A container's working directory (Docker builds, Cloud Build, dev containers).
+  /^\/(?:workspace|workspaces\/[^/]+|app|code|src|usr\/src\/app|opt\/app)\//,
+  // A checkout in a home directory: ~/<repo>/, or ~/<folder of checkouts>/<repo>/ for the usual
+  // folder names (~/src/, ~/code/, ~/source/repos/, ~/go/src/<host>/<owner>/, …). Dot folders
+  // (caches, toolchains) and the runner's _temp are not checkouts.
+  /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/)?(?![._])[^/]+\//
 ]
 
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
@@ -33,11 +46,13 @@ const TEMP_ROOTS: readonly RegExp[] = [
 const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates)\//
 
 /**
- * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, the
- * runner's checkout roots go (`/home/runner/work/<r>/<r>/`, `C:\a\<r>\<r>\`, `/__w/<r>/<r>/`);
- * any other absolute path (a temp dir, a local checkout) is cut before its first project
- * folder (`src/`, `tests/`, `__tests__/`, `lib/`, …), or else loses its temp root
- * (`/tmp/<dir>/`); leading `./` or `../` go.
+ * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, and so
+ * do the checkout roots of GitHub's runners (`/home/runner/work/<r>/<r>/`, `D:\a\<r>\<r>\`,
+ * `/__w/<r>/<r>/`), of other CI systems (GitLab, Jenkins, Travis CI, Buildkite, Azure), of
+ * containers (`/app/`, `/workspace/`) and of a checkout in a home directory (`/Users/dev/src/<r>/`,
+ * `C:\Users\dev\source\repos\<r>\`). Any other absolute path (a temp dir, an unknown
+ * layout) is cut before its first project folder (`src/`, `tests/`, `__tests__/`, `lib/`, …),
+ * or else loses its temp root (`/tmp/<dir>/`); leading `./` or `../` go.
  */
 export function normalisePath(path: string): string {
   let p = path.trim()
@@ -45,35 +60,26 @@ export function normalisePath(path: string): string {
   if (p.indexOf('\\') !== -1) p = p.replaceAll('\\', '/')
   if (/^\/[A-Za-z]:\//.test(p)) p = p.slice(1)
   const absolute = p.startsWith('/') || /^[A-Za-z]:\//.test(p)
-  if (absolute) {
-    let stripped = false
-    for (const root of CHECKOUT_ROOTS) {
-      const match = root.exec(p)
-      if (match !== null) {
-        p = p.slice(match[0].length)
-        stripped = true
-        break
-      }
-    }
-    if (!stripped) {
-      const folder = PROJECT_FOLDERS.exec(p)
-      if (folder !== null) p = p.slice(folder.index + 1)
-      else {
-        for (const root of TEMP_ROOTS) {
-          const match = root.exec(p)
-          if (match !== null) {
-            p = p.slice(match[0].length)
-            break
-          }
-        }
-      }
-    }
-  }
+  if (absolute) p = relativeToCheckout(p)
   while (p.startsWith('./') || p.startsWith('../')) p = p.slice(p.indexOf('/') + 1)
   p = p.replace(/\/{2,}/g, '/')
   // pnpm's store layout: node_modules/.pnpm/<pkg>@<ver>/node_modules/<pkg> → node_modules/<pkg>
   p = p.replace(/node_modules\/\.pnpm\/[^/]+\/node_modules\//g, 'node_modules/')
   return p
+}
+
+function relativeToCheckout(path: string): string {
+  for (const root of CHECKOUT_ROOTS) {
+    const match = root.exec(path)
+    if (match !== null) return path.slice(match[0].length)
+  }
+  const folder = PROJECT_FOLDERS.exec(path)
+  if (folder !== null) return path.slice(folder.index + 1)
+  for (const root of TEMP_ROOTS) {
+    const match = root.exec(path)
+    if (match !== null) return path.slice(match[0].length)
+  }
+  return path
 }
 
 /** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
@@ -162,4 +168,41 @@ export function buildKey(tool: string, ...parts: (string | undefined)[]): string
 export function stripErrorMarker(line: string): string {
   if (line.startsWith('##[error]')) return line.slice(9)
   return line
+}
+
+/**
+ * An exception or error type at the start of a failure's first error line: `TypeError: …`,
+ * `AssertionError [ERR_ASSERTION]: …`, `java.lang.NullPointerException`, `System.Foo.BarException
+ * : …` (.NET puts a blank before the colon), `App\Errors\LimitError: …`, Ruby's `ZeroDivisionError:`
+ * on a line of its own, Gradle's `java.lang.AssertionError at FooTest.java:12`. Group 1 is the
+ * type without its package or namespace.
+ */
+const ERROR_TYPE =
+  /^(?:Uncaught |Caused by: |Unhandled exception\. )?(?:[A-Za-z_$][\w$]*[.\\])*((?:[A-Z][\w$]*?)?(?:Error|Exception|Failure|Fault|Exit|Interrupt)\w*)(?:\s\[[\w-]{1,60}\])?(?=\s?:|\s*$|\s+at\s)/
+/** Types that report a failed assertion of the test itself, in the test frameworks we parse. */
+const ASSERTION_TYPE =
+  /^(?:Assert|Assertion|Expectation|ComparisonFailure$|EqualException$|Xunit|MultipleFailures|ExpectationFailed)/
+/** A first error line that reads as a timeout of the test (jest, vitest, mocha, node, Go). */
+const TIMEOUT =
+  /\b(?:[Tt]imed? ?out\b|[Tt]imeout of \d|[Ee]xceeded timeout|[Tt]imeout exceeded|deadline exceeded)/
+
+/**
+ * The kind of a test failure, from the first line of its error, for the end of a test key: the
+ * type of what was thrown without its package (`TypeError`, `NullPointerException`,
+ * `ZeroDivisionError`), or `timeout`. A failed assertion of the test itself (`AssertionError`,
+ * `expect(received).toBe(expected)`, `assert x == y`, `Failed asserting that …`) is the usual
+ * case and has no kind: its key stays the plain test id. Never a value from the message, so
+ * two runs of the same failure agree while a different failure of the same test does not.
+ */
+export function failureKind(firstErrorLine: string): string | undefined {
+  const text = firstErrorLine.trim()
+  if (text === '') return undefined
+  const type = ERROR_TYPE.exec(text)
+  if (type !== null) {
+    const name = type[1] ?? ''
+    if (ASSERTION_TYPE.test(name)) return undefined
+    if (name === 'Error' && TIMEOUT.test(text)) return 'timeout'
+    return name
+  }
+  return TIMEOUT.test(text) ? 'timeout' : undefined
 }

@@ -1,5 +1,5 @@
 /**
- * Contract between the log reader and the per-tool parsers (SPEC §4).
+ * Contract between the log reader and the per-tool parsers (see the README, Failure signatures).
  *
  * A parser sees one log line at a time, already cleaned by the reader: the runner's
  * timestamp prefix, ANSI escapes and the trailing `\r` are gone, and `##[group]` /
@@ -32,6 +32,14 @@ export interface ToolParser {
   push(line: string, previous?: string): boolean | void
   /** The findings for the whole log, called once after the last line. */
   finish(): Finding[]
+  /**
+   * True while the parser reads a test's captured output (what the test printed: pytest's
+   * `Captured stdout` sections, cargo's `---- name stdout ----` blocks). Those lines may hold
+   * another tool's failure output from a run inside the test, which is not this run's failure:
+   * while any parser captures, lines reach only the parsers inside a block, never the others
+   * or the unknown-tool fallback. A capturing parser keeps returning `true` from `push`.
+   */
+  capturing?(): boolean
 }
 
 export type ParserFactory = () => ToolParser

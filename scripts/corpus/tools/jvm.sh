@@ -18,6 +18,7 @@ XML
   corpus_javac
   corpus_maven_surefire
   corpus_gradle
+  corpus_junit
   corpus_dotnet_test
 }
 
@@ -124,6 +125,43 @@ corpus_gradle() {
     variant tmp-dir 'another working directory under /tmp' --dir tmp --env "$gradle_env" -- "${gradle[@]}" test
     variant job-log 'GitHub Actions job log of gradle test' --env "$gradle_env" --job-log 'gradle test' \
       -- "${gradle[@]}" test
+  done
+}
+
+# JUnit 4's own text runner, JUnitCore, on classes compiled with javac: the form Ant's plain
+# formatter, many Makefiles and IDE consoles show.
+corpus_junit() {
+  want_tool junit || return 0
+  tools_begin junit
+  TOOLS_RUN+=(junit)
+  tool_version junit "JUnit 4.13.2 (org.junit.runner.JUnitCore) on $(jvm_version java -version)"
+  local cp=build/classes:/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
+  local compile="mkdir -p build/classes && javac -d build/classes -cp $cp src/main/java/shop/*.java src/test/java/shop/*.java"
+  local class description shift_file test_class
+  for class in assertion exception; do
+    case $class in
+      assertion)
+        description="shop.CartTest.addsShipping fails assertEquals: total with shipping expected:<949> but was:<449>"
+        shift_file=src/test/java/shop/CartTest.java test_class=shop.CartTest ;;
+      exception)
+        description="shop.CustomerTest.labelsACustomerWithoutCity throws a NullPointerException in Customer.label"
+        shift_file=src/test/java/shop/CustomerTest.java test_class=shop.CustomerTest ;;
+    esac
+    class_begin junit "$class" jvm "$description"
+    variant default 'baseline: java org.junit.runner.JUnitCore on the failing class and DiscountTest' \
+      -- bash -c "$compile && java -cp $cp org.junit.runner.JUnitCore $test_class shop.DiscountTest"
+    variant rerun 'another run of the baseline command (timings differ)' \
+      -- bash -c "$compile && java -cp $cp org.junit.runner.JUnitCore $test_class shop.DiscountTest"
+    variant reversed-order 'the test classes given in the other order' \
+      -- bash -c "$compile && java -cp $cp org.junit.runner.JUnitCore shop.DiscountTest $test_class"
+    variant shifted 'line shift: blank lines and a comment inserted at the top of the failing test class' \
+      --shift "$shift_file" \
+      -- bash -c "$compile && java -cp $cp org.junit.runner.JUnitCore $test_class shop.DiscountTest"
+    variant tmp-dir 'another working directory under /tmp' --dir tmp \
+      -- bash -c "$compile && java -cp $cp org.junit.runner.JUnitCore $test_class shop.DiscountTest"
+    variant job-log 'GitHub Actions job log of the JUnitCore run' \
+      --job-log "java -cp $cp org.junit.runner.JUnitCore $test_class shop.DiscountTest" \
+      -- bash -c "$compile && java -cp $cp org.junit.runner.JUnitCore $test_class shop.DiscountTest"
   done
 }
 

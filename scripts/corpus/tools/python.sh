@@ -16,8 +16,11 @@ corpus_pytest() {
   tool_version pytest "$(/usr/bin/python3 -m pytest --version 2>&1 | head -n 1)"
   local pytest=(/usr/bin/python3 -m pytest -p no:cacheprovider)
   local class description shift_file reversed
-  for class in param-assertion fixture-error collection-error exception; do
+  for class in param-assertion fixture-error collection-error exception nested-tool; do
     case $class in
+      nested-tool)
+        description="tests/test_generated.py::test_generated_code_is_clean runs flake8 on generated code, prints its report (F401 'os' imported but unused) and fails its assert on the exit code"
+        shift_file=tests/test_generated.py ;;
       param-assertion)
         description="parametrised test tests/test_vat.py::test_price_with_vat[19.99-standard-23.98] expects 23.98, price_with_vat returns 23.99"
         shift_file=tests/test_vat.py ;;

@@ -41,6 +41,8 @@ corpus_cargo_test() {
     variant tmp-dir 'another working directory under /tmp' --dir tmp -- cargo test
     variant job-log 'GitHub Actions job log of cargo test with CARGO_TERM_COLOR=always' \
       --env CARGO_TERM_COLOR=always --job-log 'cargo test' -- cargo test
+    variant summary-cut 'the log ends inside the ---- <test> stdout ---- blocks: the failures list and the test result line are cut off' \
+      --cut-at '^failures:$' -- cargo test
   done
 }
 
@@ -67,6 +69,8 @@ corpus_rustc() {
       --shift src/extra.rs -- cargo build
     variant tmp-dir 'another working directory under /tmp' --dir tmp -- cargo build
     variant job-log 'GitHub Actions job log of cargo build' --job-log 'cargo build' -- cargo build
+    variant ends-at-diagnostic 'the log ends on the diagnostic'"'"'s last line (no blank line, no closing error: lines after it)' \
+      --cut-at '^For more information about' -- cargo build
   done
 }
 

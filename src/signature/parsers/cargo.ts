@@ -2,13 +2,19 @@
  * cargo test (libtest) and cargo-nextest.
  * - libtest: `test tests::bad_add ... FAILED`, attributed to the test binary announced by
  *   `Running unittests src/lib.rs (target/debug/deps/mycrate-0123abcd)` (the hash goes) or
- *   `Doc-tests mycrate`; with the terse format only the `failures:` list names the tests.
- *   Doc-test names lose their ` (line N)`.
+ *   `Doc-tests mycrate`; the `failures:` list names the tests again (the only place with the
+ *   terse format), and so does each `---- tests::bad_add stdout ----` block of captured output,
+ *   which is all a log cut before the summary has. Doc-test names lose their ` (line N)`.
  * - nextest: `FAIL [   0.005s] mycrate parser::tests::parses_negative`.
- * Key: `cargo:<binary>:<test path>`.
+ * - The kind comes from the test thread's panic, `thread 'tests::bad_add' panicked at
+ *   src/lib.rs:9:5:` and the message on the next line (before Rust 1.73, quoted on the same
+ *   line): none for an assertion, else `unwrap on None`, `unwrap on Err`, `index out of
+ *   bounds`, `divide by zero`, `overflow`, `todo`, `unimplemented`, `unreachable`, or `panic`.
+ * Key: `cargo:<binary>:<test path>`, plus `:<kind>` when the test panicked other than by an
+ * assertion.
  */
 import { buildKey } from '../normalise.js'
-import type { ToolParser } from '../types.js'
+import type { Finding, ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
 const RUNNING = /^\s*Running (?:unittests |tests |benches )?\S+ \((.{1,1000})\)\s*$/
@@ -17,64 +23,160 @@ const TEST_FAILED = /^test (.{1,1000}?) \.\.\. FAILED\s*$/
 const NEXTEST_FAIL =
   /^\s*(?:TRY \d+ )?FAIL \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+\/\d+\)\s+)?(\S+)\s+(\S.*?)\s*$/
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/
+const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/
+const PANIC =
+  /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/
 
-export const cargoGrepPatterns = ['^test .* \\.\\.\\. FAILED', '^\\s*(TRY [0-9]+ )?FAIL \\[']
+export const cargoGrepPatterns = [
+  '^test .* \\.\\.\\. FAILED',
+  '^\\s*(TRY [0-9]+ )?FAIL \\[',
+  '^---- .* std(out|err) ----$'
+]
+
+/** Kinds of a Rust panic by its message; an assertion has none, anything else is `panic`. */
+const PANIC_KINDS: ReadonlyArray<readonly [RegExp, string | undefined]> = [
+  [/^assertion (?:`left [!=]= right` )?failed/, undefined],
+  [/^called `Option::unwrap\(\)` on a `None` value/, 'unwrap on None'],
+  [/^called `Result::unwrap\(\)` on an `Err` value/, 'unwrap on Err'],
+  [/^called `Result::unwrap_err\(\)` on an `Ok` value/, 'unwrap_err on Ok'],
+  [/^index out of bounds/, 'index out of bounds'],
+  [
+    /^attempt to (?:divide|calculate the remainder) (?:by|with a divisor of) zero/,
+    'divide by zero'
+  ],
+  [/^attempt to \w+(?: \w+)? with overflow/, 'overflow'],
+  [/^not yet implemented/, 'todo'],
+  [/^not implemented/, 'unimplemented'],
+  [/^internal error: entered unreachable code/, 'unreachable']
+]
+
+export function panicKind(message: string): string | undefined {
+  const text = message.trim()
+  for (const [pattern, kind] of PANIC_KINDS) if (pattern.test(text)) return kind
+  return 'panic'
+}
+
+interface FailedTest {
+  binary?: string
+  name: string
+  line: string
+}
 
 export function createCargoParser(): ToolParser {
-  const findings = new FindingSet()
+  const failed: FailedTest[] = []
+  const nextest = new FindingSet()
+  /** Panic kinds by test name (the test thread's name); `null` for an assertion. */
+  const kinds = new Map<string, string | null>()
   let binary: string | undefined
-  /** Inside a `failures:` section: its entries, kept only if it is the plain list of names. */
-  let list: { names: string[]; lines: string[] } | undefined
+  /** Inside a `failures:` section: the names listed so far. */
+  let list: FailedTest[] | undefined
+  /** Inside a `---- name stdout ----` block: the test's captured output. */
+  let block: string | undefined
+  /** A panic line whose message is on the next line. */
+  let panicking: string | undefined
   return {
     tool: 'cargo',
     push(line) {
+      if (panicking !== undefined) {
+        if (!kinds.has(panicking)) kinds.set(panicking, panicKind(line) ?? null)
+        panicking = undefined
+      }
       if (list !== undefined) {
         if (line === '') return true
-        if (line.startsWith('test result:')) {
-          list.names.forEach((name, i) => add(name, list?.lines[i] ?? name))
-          list = undefined
-          return false
-        }
         const entry = LIST_ENTRY.exec(line)
-        if (entry !== null && list.names.length < 1000) {
-          list.names.push(entry[1] ?? '')
-          list.lines.push(line)
+        if (entry !== null) {
+          if (list.length < 1000) list.push({ binary, name: entry[1] ?? '', line })
           return true
         }
-        list = undefined // `---- name stdout ----` blocks: not the list
+        endList()
+      }
+      // A panic, also indented (old releases indented the captured output with a tab).
+      if (line.indexOf("thread '") !== -1 && line.trimStart().startsWith("thread '")) {
+        readPanic(line)
+        return block !== undefined || panicking !== undefined
       }
       const first = line.charCodeAt(0)
-      if (first === 116 && line.startsWith('test ')) {
-        if (!line.endsWith('FAILED') && !line.endsWith('FAILED ')) return
-        const failed = TEST_FAILED.exec(line)
-        if (failed !== null) add(failed[1] ?? '', line)
-        return
+      if (first === 45 && line.startsWith('---- ')) {
+        // -: a block of one test's captured output
+        const header = CAPTURED_BLOCK.exec(line)
+        if (header !== null) {
+          block = header[1] ?? ''
+          record(block, line)
+          return true
+        }
+      }
+      if (first === 116) {
+        // t
+        if (line.startsWith('test result:')) {
+          block = undefined
+          return false
+        }
+        if (line.startsWith('test ') && (line.endsWith('FAILED') || line.endsWith('FAILED '))) {
+          const test = TEST_FAILED.exec(line)
+          if (test !== null) record(test[1] ?? '', line)
+          return block !== undefined
+        }
       }
       if (first === 102 && line === 'failures:') {
-        list = { names: [], lines: [] }
+        block = undefined
+        list = []
         return true
       }
-      if (first !== 32 && first !== 70 && first !== 84) return // ' ', 'F', 'T'
+      if (block !== undefined) return true
+      if (first !== 32 && first !== 70 && first !== 84 && first !== 68) return false // ' ', F, T, D
       if (line.indexOf('Running ') !== -1) {
         const running = RUNNING.exec(line)
         if (running !== null) binary = binaryName(running[1] ?? '')
-        return
+        return false
       }
       if (line.indexOf('Doc-tests ') !== -1) {
         const doc = DOC_TESTS.exec(line)
         if (doc !== null) binary = `${doc[1]} doc`
-        return
+        return false
       }
       if (line.indexOf('FAIL [') !== -1) {
-        const nextest = NEXTEST_FAIL.exec(line)
-        if (nextest !== null) findings.add(buildKey('cargo', nextest[1], nextest[2]), line)
+        const found = NEXTEST_FAIL.exec(line)
+        if (found !== null) nextest.add(`${found[1]}\u0000${found[2]}`, line)
       }
+      return false
     },
-    finish: () => findings.list()
+    finish(): Finding[] {
+      endList()
+      const findings = new FindingSet()
+      for (const test of failed) {
+        findings.add(buildKey('cargo', test.binary, test.name, kindOf(test.name)), test.line)
+      }
+      for (const { key, line } of nextest.list()) {
+        const [crate, name] = key.split('\u0000')
+        findings.add(buildKey('cargo', crate, name, kindOf(name ?? '')), line)
+      }
+      return findings.list()
+    },
+    capturing: () => block !== undefined
   }
 
-  function add(name: string, line: string): void {
-    findings.add(buildKey('cargo', binary, name.replace(/ \(line \d+\)$/, '')), line)
+  function record(name: string, line: string): void {
+    if (failed.length < 1000)
+      failed.push({ binary, name: name.replace(/ \(line \d+\)$/, ''), line })
+  }
+
+  function endList(): void {
+    if (list !== undefined) for (const entry of list) record(entry.name, entry.line)
+    list = undefined
+  }
+
+  function readPanic(line: string): void {
+    const panic = PANIC.exec(line)
+    if (panic === null) return
+    const name = panic[1] ?? ''
+    const message = panic[2] ?? panic[3]
+    if (message !== undefined && message !== '') {
+      if (!kinds.has(name)) kinds.set(name, panicKind(message) ?? null)
+    } else panicking = name
+  }
+
+  function kindOf(name: string): string | undefined {
+    return kinds.get(name.replace(/ \(line \d+\)$/, '')) ?? undefined
   }
 }
 

@@ -2,9 +2,15 @@
  * go test, go build and go vet.
  * - Tests: `--- FAIL: TestX/sub (0.00s)` (indented for subtests; the parents fail too and are
  *   left out), attributed to the package of the `FAIL\t<pkg>\t0.5s` line that closes the
- *   package's output; `go test -json` lines with `"Action":"fail"` and a `"Test"`. A test that
- *   timed out is named in the `running tests:` list after `panic: test timed out`.
- *   Key: `go:<pkg>:<TestX/sub>` (or `go:<TestX/sub>` when no package line was seen).
+ *   package's output; `go test -json` lines with `"Action":"fail"` and a `"Test"`. A benchmark's
+ *   name loses the `-N` GOMAXPROCS suffix (`BenchmarkTotal-8`), which changes with the machine.
+ *   A test that panicked (`panic: …` right after its `--- FAIL`) gets the kind `panic`.
+ * - A test binary that timed out (`panic: test timed out after 2s`) names the tests that were
+ *   running: in the `running tests:` list (Go 1.20 and later, tab-indented) or, in older
+ *   releases, as `pkg.TestX(…)` frames of the goroutine dump (`TestMain` is not a test), or
+ *   else, in verbose output, as the last `=== RUN` test. They get the kind `timeout`.
+ *   Key: `go:<pkg>:<TestX/sub>` (or `go:<TestX/sub>` when no package line was seen), plus
+ *   `:panic` or `:timeout`.
  * - Compile and vet diagnostics at column 0: `./main.go:7:2: undefined: Store`.
  *   Key: `go:<path>:<masked message>` (identifiers kept, numbers masked).
  * - A package that failed with neither: `FAIL\t<pkg> [build failed]` or a bare `FAIL\t<pkg>`.
@@ -22,6 +28,11 @@ const JSON_FAIL = /"Action":"fail"/
 const JSON_PACKAGE = /"Package":"([^"]{1,500})"/
 const JSON_TEST = /"Test":"((?:[^"\\]|\\.){1,1000})"/
 const RUNNING_TEST = /^\s+(Test\w*(?:\/\S+)?) \(/
+/** A test function's frame in a goroutine dump: `example.com/shop/pricing.TestSlow(0x0?)`. */
+const TEST_FRAME = /^[\w./~-]{1,500}\.(Test(?!Main\()[A-Z0-9_]\w*)(?:\.func\d+)*\(/
+const RUN_LINE = /^=== RUN\s+(\S+)/
+/** The GOMAXPROCS suffix Go appends to a benchmark's name, and to a test's under -cpu. */
+const PROCS_SUFFIX = /-\d+$/
 
 export const goGrepPatterns = [
   '^\\s*--- FAIL: ',
@@ -45,6 +56,7 @@ interface FailedTest {
   name: string
   line: string
   pkg?: string
+  kind?: string
 }
 
 export function createGoParser(): ToolParser {
@@ -53,6 +65,12 @@ export function createGoParser(): ToolParser {
   const diagnostics = new FindingSet()
   const packages = new FindingSet()
   let timedOut = false
+  /** The count of recorded tests when the last `--- FAIL` line was read. */
+  let lastFailed = -1
+  /** The test of the last `=== RUN` line (verbose output). */
+  let lastRun: string | undefined
+  /** Tests recorded when the current timeout panic began. */
+  let beforeTimeout = 0
   return {
     tool: 'go',
     push(line) {
@@ -66,19 +84,29 @@ export function createGoParser(): ToolParser {
         else if (pkg !== undefined) packageFailed(pkg, undefined, line)
         return
       }
-      if (timedOut && first === 32) {
+      if (timedOut && (first === 32 || first === 9)) {
         const running = RUNNING_TEST.exec(line)
         if (running !== null) {
-          record({ name: `${running[1]} (timeout)`, line })
+          record({ name: running[1] ?? '', line, kind: 'timeout' })
+          return true
+        }
+      }
+      if (timedOut && first !== 9 && first !== 32) {
+        const frame = TEST_FRAME.exec(line)
+        if (frame !== null) {
+          record({ name: frame[1] ?? '', line, kind: 'timeout' })
           return true
         }
       }
       if (first === 32 || first === 45 || first === 9) {
         // ' ', '-', tab
-        if (line.indexOf('--- FAIL: ') === -1) return
+        if (line.indexOf('--- FAIL: ') === -1) return timedOut
         const test = TEST_FAIL.exec(line)
-        if (test !== null) record({ name: test[1] ?? '', line })
-        return
+        if (test !== null) {
+          record({ name: test[1] ?? '', line })
+          lastFailed = tests.length + pending.length
+        }
+        return timedOut
       }
       if (first === 70 && line.startsWith('FAIL')) {
         const pkg = PACKAGE_FAIL.exec(line)
@@ -90,11 +118,24 @@ export function createGoParser(): ToolParser {
         if (pkg !== null) assignPending(pkg[1])
         return
       }
-      if (first === 112 && line.startsWith('panic: test timed out')) {
-        timedOut = true
-        return true
+      if (first === 112 && line.startsWith('panic: ')) {
+        if (line.startsWith('panic: test timed out')) {
+          timedOut = true
+          beforeTimeout = tests.length + pending.length
+          return true
+        }
+        // A panic right after a test's `--- FAIL` line is that test's.
+        const last = pending.at(-1) ?? tests.at(-1)
+        if (last !== undefined && lastFailed === tests.length + pending.length)
+          last.kind ??= 'panic'
+        return timedOut
       }
-      if (line.indexOf('.go:') === -1) return
+      if (first === 61 && line.startsWith('=== RUN')) {
+        // =: in verbose output the last test started is the one a timeout interrupts
+        lastRun = RUN_LINE.exec(line)?.[1]
+        return timedOut
+      }
+      if (line.indexOf('.go:') === -1) return timedOut
       const diagnostic = DIAGNOSTIC.exec(line)
       if (diagnostic !== null) {
         const message = (diagnostic[2] ?? '').replace(/^vet: /, '')
@@ -107,21 +148,31 @@ export function createGoParser(): ToolParser {
       return timedOut
     },
     finish(): Finding[] {
+      endTimeout('')
       assignPending(undefined)
       return [...testFindings(), ...diagnostics.list(), ...packageFindings()]
     }
   }
 
-  function record(test: FailedTest): void {
+  function record(found: FailedTest): void {
     if (tests.length + pending.length >= MAX_TESTS) return
+    const test = { ...found, name: withoutProcsSuffix(found.name) }
     if (test.pkg !== undefined) tests.push(test)
     else pending.push(test)
   }
 
+  /** A timeout whose running tests were named nowhere: the last test started is the one. */
+  function endTimeout(line: string): void {
+    if (timedOut && tests.length + pending.length === beforeTimeout && lastRun !== undefined) {
+      record({ name: lastRun, line, kind: 'timeout' })
+    }
+    timedOut = false
+  }
+
   function packageFailed(pkg: string, reason: string | undefined, line: string): void {
+    endTimeout(line)
     const before = tests.length
     assignPending(pkg)
-    timedOut = false
     if (tests.length > before) return
     if (tests.some((test) => test.pkg === pkg)) return
     packages.add(
@@ -148,7 +199,7 @@ export function createGoParser(): ToolParser {
           break
         }
       }
-      if (!parent) set.add(buildKey('go', test.pkg, test.name), test.line)
+      if (!parent) set.add(buildKey('go', test.pkg, test.name, test.kind), test.line)
     }
     return set.list()
   }
@@ -158,4 +209,17 @@ export function createGoParser(): ToolParser {
     if (tests.length > 0 || diagnostics.size > 0) return []
     return packages.list()
   }
+}
+
+/**
+ * `BenchmarkTotal-8` → `BenchmarkTotal`, `BenchmarkParse/size=10-8` → `BenchmarkParse/size=10`,
+ * `TestTotal-4` → `TestTotal`. A Go function name has no `-`, so on a test only the top-level
+ * name can carry the suffix; a benchmark's comes after its full name.
+ */
+function withoutProcsSuffix(name: string): string {
+  if (name.startsWith('Benchmark')) return name.replace(PROCS_SUFFIX, '')
+  const slash = name.indexOf('/')
+  const top = slash === -1 ? name : name.slice(0, slash)
+  const stripped = top.replace(PROCS_SUFFIX, '')
+  return stripped === top ? name : stripped + (slash === -1 ? '' : name.slice(slash))
 }

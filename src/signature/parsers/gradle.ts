@@ -1,10 +1,12 @@
 /**
  * Gradle's test logging, `com.example.FooTest > testBar() FAILED` (nested and parameterised
  * tests add more ` > ` parts; JUnit 5's `()` goes). A failed task (`> Task :compileJava FAILED`)
- * is a wrapper, kept only when nothing more specific was found.
- * Key: `gradle:<class>.<test>`; wrapper `gradle:task:<task path>`.
+ * is a wrapper, kept only when nothing more specific was found. The line after a failed test is
+ * its exception (`    java.lang.NullPointerException at Customer.java:9`).
+ * Key: `gradle:<class>.<test>`, plus `:<kind>` when the test threw rather than failed an
+ * assertion; wrapper `gradle:task:<task path>`.
  */
-import { buildKey } from '../normalise.js'
+import { buildKey, failureKind } from '../normalise.js'
 import type { ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
@@ -15,19 +17,31 @@ export const gradleGrepPatterns = ['^[A-Za-z0-9_.$]+ > .* FAILED$', '^> Task :[^
 
 export function createGradleParser(): ToolParser {
   const findings = new FindingSet()
+  /** A failed test whose exception line comes next. */
+  let failed: { id: string; line: string } | undefined
   return {
     tool: 'gradle',
     push(line) {
-      if (!line.endsWith('FAILED') && !line.endsWith('FAILED ')) return
+      if (failed !== undefined) {
+        if (line.trim() === '') return true
+        findings.add(buildKey('gradle', failed.id, failureKind(line)), failed.line)
+        failed = undefined
+      }
+      if (!line.endsWith('FAILED') && !line.endsWith('FAILED ')) return false
       const test = TEST_FAILED.exec(line)
       if (test !== null) {
         const parts = (test[2] ?? '').split(' > ').map((part) => part.replace(/\(\)$/, ''))
-        findings.add(buildKey('gradle', `${test[1]}.${parts.join(' > ')}`), line)
-        return
+        failed = { id: `${test[1]}.${parts.join(' > ')}`, line }
+        return true
       }
       const task = TASK_FAILED.exec(line)
       if (task !== null) findings.add(buildKey('gradle', 'task', task[1]), line, true)
+      return false
     },
-    finish: () => findings.list()
+    finish() {
+      if (failed !== undefined) findings.add(buildKey('gradle', failed.id), failed.line)
+      failed = undefined
+      return findings.list()
+    }
   }
 }

@@ -17,11 +17,14 @@ import { createGoParser, goGrepPatterns } from './go.js'
 import { createGradleParser, gradleGrepPatterns } from './gradle.js'
 import { createJavacParser, javacGrepPatterns } from './javac.js'
 import { createJestParser, jestGrepPatterns } from './jest.js'
+import { createJunitParser, junitGrepPatterns } from './junit.js'
 import { createMochaParser, mochaGrepPatterns } from './mocha.js'
 import { createMypyParser, mypyGrepPatterns } from './mypy.js'
 import { createNodeTestParser, nodeTestGrepPatterns } from './node-test.js'
+import { createPhpunitParser, phpunitGrepPatterns } from './phpunit.js'
 import { createPytestParser, pytestGrepPatterns } from './pytest.js'
 import { createFlake8Parser, createRuffParser, pythonLintGrepPatterns } from './python-lint.js'
+import { createRspecParser, rspecGrepPatterns } from './rspec.js'
 import { createRunnerParser, runnerGrepPatterns } from './runner.js'
 import { createRustcParser, rustGrepPatterns } from './rust.js'
 import { createSurefireParser, surefireGrepPatterns } from './surefire.js'
@@ -51,6 +54,8 @@ const ERROR_WORD = 'error'
 const ERROR_TITLE = 'Error[:/]'
 /** A path at the start of a line followed by `.<ext>:<digit>`. */
 const pathWith = (extension: string): string => `(?:[A-Za-z]:)?[^\\s:]{1,300}\\.${extension}:\\d`
+/** The list header JUnit 4's runner and PHPUnit share: `There were 2 failures:`. */
+const THERE_WERE = 'There w'
 const PY_LINT: Triggers = {
   lineStart: [
     pathWith('pyi?'),
@@ -66,7 +71,8 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'tsc',
     create: createTscParser,
-    triggers: { anywhere: [ERROR_WORD] },
+    // `RROR`: webpack's `ERROR in <file>` lines of the TypeScript loaders.
+    triggers: { anywhere: [ERROR_WORD, 'RROR'] },
     grepPatterns: tscGrepPatterns
   },
   {
@@ -102,7 +108,8 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'pytest',
     create: createPytestParser,
-    triggers: { anywhere: ['FAIL', 'RROR'] },
+    // `___ test_x ___`: a report section, which says what the test raised.
+    triggers: { anywhere: ['FAIL', 'RROR'], lineStart: ['_{3,} '] },
     grepPatterns: pytestGrepPatterns
   },
   {
@@ -121,13 +128,19 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'go',
     create: createGoParser,
-    triggers: { anywhere: ['FAIL', '"fail"'], lineStart: [pathWith('go'), 'panic: '] },
+    triggers: {
+      anywhere: ['FAIL', '"fail"'],
+      lineStart: [pathWith('go'), 'panic: ', '=== RUN']
+    },
     grepPatterns: goGrepPatterns
   },
   {
     tool: 'cargo',
     create: createCargoParser,
-    triggers: { anywhere: ['FAIL'], lineStart: ['Running ', 'Doc-tests ', 'failures:'] },
+    triggers: {
+      anywhere: ['FAIL'],
+      lineStart: ['Running ', 'Doc-tests ', 'failures:', '---- ', "thread '"]
+    },
     grepPatterns: cargoGrepPatterns
   },
   {
@@ -157,8 +170,26 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'dotnet',
     create: createDotnetParser,
-    triggers: { anywhere: [ERROR_WORD], lineStart: ['[Ff]ailed '] },
+    triggers: { anywhere: [ERROR_WORD, '\\[FAIL\\]'], lineStart: ['[Ff]ailed ', 'X '] },
     grepPatterns: dotnetGrepPatterns
+  },
+  {
+    tool: 'rspec',
+    create: createRspecParser,
+    triggers: { lineStart: ['Failures:', 'rspec '] },
+    grepPatterns: rspecGrepPatterns
+  },
+  {
+    tool: 'phpunit',
+    create: createPhpunitParser,
+    triggers: { lineStart: [THERE_WERE] },
+    grepPatterns: phpunitGrepPatterns
+  },
+  {
+    tool: 'junit',
+    create: createJunitParser,
+    triggers: { lineStart: [THERE_WERE] },
+    grepPatterns: junitGrepPatterns
   },
   {
     tool: 'gha',

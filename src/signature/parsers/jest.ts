@@ -1,12 +1,15 @@
 /**
  * Jest. A failing file opens with `FAIL path (8.5 s)` (multi-project runs put a display name
  * before the path); each failing test is a `● describe › test` title under it, repeated in
- * the "Summary of all failing tests". Key: `jest:<path>><describe > test>`. A file that
- * could not run (`● Test suite failed to run`) adds what stopped it: `jest:<path>>(suite):<TS code>`
- * for ts-jest type errors (tsc's parser adds the full tsc key), else the masked first error line.
+ * the "Summary of all failing tests", and the first line after the title says what failed.
+ * Key: `jest:<path>><describe > test>`, plus `:<kind>` when the test threw rather than failed
+ * an assertion (`:TypeError`, `:timeout`). A file that could not run (`● Test suite failed to
+ * run`) adds what stopped it: `jest:<path>>(suite):<TS code>` for ts-jest type errors (tsc's
+ * parser adds the full tsc key), else the masked first error line.
  */
 import {
   buildKey,
+  failureKind,
   maskMessage,
   normalisePath,
   normalisePathsIn,
@@ -23,41 +26,51 @@ export const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● ']
 export function createJestParser(): ToolParser {
   const findings = new FindingSet()
   let suite: string | undefined
-  /** Set after `● Test suite failed to run`: the next non-empty line says why. */
-  let suiteFailureLine: string | undefined
+  /** A `●` title waiting for its first error line: the test's id, or the suite's. */
+  let waiting: { id: string; line: string; suiteFailed: boolean } | undefined
   return {
     tool: 'jest',
     push(line) {
-      if (suiteFailureLine !== undefined) {
+      if (waiting !== undefined) {
         const text = line.trim()
-        if (text === '' || suite === undefined) return true
-        const ts = TS_CODE.exec(text)
-        const reason = ts !== null ? ts[1] : maskMessage(normalisePathsIn(text), 60)
-        findings.add(buildKey('jest', `${suite}>(suite)`, reason), suiteFailureLine)
-        suiteFailureLine = undefined
-        return false
+        if (text === '') return true
+        const { id, line: titleLine, suiteFailed } = waiting
+        waiting = undefined
+        if (suiteFailed) {
+          const ts = TS_CODE.exec(text)
+          const reason = ts !== null ? ts[1] : maskMessage(normalisePathsIn(text), 60)
+          findings.add(buildKey('jest', id, reason), titleLine)
+        } else findings.add(buildKey('jest', id, failureKind(text)), titleLine)
+        // The line may itself open the next block (a title with nothing under it).
       }
       const first = line.charCodeAt(0)
-      if (first !== 32 && first !== 70 && first !== 80) return // ' ', 'F', 'P'
+      if (first !== 32 && first !== 70 && first !== 80) return false // ' ', 'F', 'P'
       const text = line.trimStart()
       if (text.startsWith('FAIL ')) {
         suite = suitePath(text.slice(5))
-        return
+        return false
       }
       if (text.startsWith('PASS ')) {
         suite = undefined
-        return
+        return false
       }
-      if (suite === undefined || !text.startsWith('● ')) return
+      if (suite === undefined || !text.startsWith('● ')) return false
       const title = text.slice(2).trim()
       if (title === SUITE_FAILED) {
-        suiteFailureLine = line
-        return true
+        waiting = { id: `${suite}>(suite)`, line, suiteFailed: true }
+      } else {
+        const testPath = title.split(' › ').map((part) => part.trim())
+        waiting = { id: `${suite}>${testPath.join(' > ')}`, line, suiteFailed: false }
       }
-      const testPath = title.split(' › ').map((part) => part.trim())
-      findings.add(buildKey('jest', `${suite}>${testPath.join(' > ')}`), line)
+      return true
     },
-    finish: () => findings.list()
+    finish() {
+      if (waiting !== undefined && !waiting.suiteFailed) {
+        findings.add(buildKey('jest', waiting.id), waiting.line)
+      }
+      waiting = undefined
+      return findings.list()
+    }
   }
 }
 

@@ -3,10 +3,12 @@
  * `test at <path>:<line>:<col>` then `✖ <name> (<duration>)`. TAP reporter (the default when
  * output is not a terminal on Node 20): `not ok N - <name>` then a YAML block whose
  * `location:` gives the file; suites that failed only because of a subtest
- * (`failureType: 'subtestsFailed'`) are left out. Key: `node-test:<path>><name>`.
+ * (`failureType: 'subtestsFailed'`) are left out. Key: `node-test:<path>><name>`, plus `:<kind>`
+ * when the test threw rather than failed an assertion (the error's type, or `timeout`): the line
+ * after the name in the spec form, `name:` or `failureType: 'testTimeoutFailure'` in the TAP form.
  * Inline `✖` lines are used only when neither form is present (a cut log).
  */
-import { buildKey, normalisePath, stripTrailingDuration } from '../normalise.js'
+import { buildKey, failureKind, normalisePath, stripTrailingDuration } from '../normalise.js'
 import type { ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
@@ -17,6 +19,7 @@ const NOT_OK = /^\s*not ok \d+ - /
 const TAP_DIRECTIVE = /\s# (?:SKIP|TODO)\b/
 const LOCATION = /^\s*location: '(.+?)(?::\d+:\d+)?'$/
 const FAILURE_TYPE = /^\s*failureType: '([^']*)'$/
+const ERROR_NAME = /^\s*name: '([\w$]{1,200})'$/
 const DURATION_END = /\(\d+(?:\.\d+)?m?s\)$/
 const SUITE_TYPE = /^\s*type: 'suite'$/
 
@@ -42,11 +45,19 @@ export function createNodeTestParser(): ToolParser {
   const suites = new Set<string>()
   let inFailingSection = false
   let failingAt: string | undefined
-  let tap: { name: string; line: string; path?: string; suite: boolean } | undefined
+  /** A failing test of the spec form's section, waiting for its error line. */
+  let failing: { id: string; line: string } | undefined
+  let tap: { name: string; line: string; path?: string; suite: boolean; kind?: string } | undefined
   return {
     tool: 'node-test',
     push(line) {
       if (tap !== undefined && readTapDetail(line)) return tap !== undefined
+      if (failing !== undefined) {
+        const text = line.trim()
+        if (text === '') return true
+        findings.add(buildKey('node-test', failing.id, failureKind(text)), failing.line)
+        failing = undefined
+      }
       const first = line.trimStart().charCodeAt(0)
       if (first === 0x2716) {
         // ✖
@@ -61,8 +72,9 @@ export function createNodeTestParser(): ToolParser {
         if (!DURATION_END.test(text)) return
         const name = stripTrailingDuration(text)
         if (inFailingSection && failingAt !== undefined) {
-          findings.add(buildKey('node-test', `${failingAt}>${name}`), line)
+          failing = { id: `${failingAt}>${name}`, line }
           failingAt = undefined
+          return true
         } else if (!inFailingSection) inline.add(buildKey('node-test', name), line)
         return
       }
@@ -87,6 +99,8 @@ export function createNodeTestParser(): ToolParser {
     },
     finish() {
       flushTap()
+      if (failing !== undefined) findings.add(buildKey('node-test', failing.id), failing.line)
+      failing = undefined
       if (findings.size > 0) return findings.list()
       return inline.list().filter((finding) => !suites.has(finding.key))
     }
@@ -109,6 +123,12 @@ export function createNodeTestParser(): ToolParser {
     if (text.startsWith('failureType:')) {
       const type = FAILURE_TYPE.exec(line)
       if (type !== null && type[1] === 'subtestsFailed') tap.suite = true
+      if (type !== null && type[1] === 'testTimeoutFailure') tap.kind = 'timeout'
+      return true
+    }
+    if (text.startsWith('name:')) {
+      const name = ERROR_NAME.exec(line)
+      if (name !== null) tap.kind ??= failureKind(name[1] ?? '')
       return true
     }
     if (SUITE_TYPE.test(line)) {
@@ -125,7 +145,7 @@ export function createNodeTestParser(): ToolParser {
   function flushTap(): void {
     if (tap !== undefined && !tap.suite) {
       const id = tap.path === undefined ? tap.name : `${tap.path}>${tap.name}`
-      findings.add(buildKey('node-test', id), tap.line)
+      findings.add(buildKey('node-test', id, tap.kind), tap.line)
     }
     tap = undefined
   }

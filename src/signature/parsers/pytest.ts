@@ -4,10 +4,15 @@
  * `[gw1] [ 50%] FAILED tests/t.py::test_x`) give the node id; the message after ` - ` is cut
  * to the terminal width, so it never enters the key. A collection error has no test:
  * `ERROR tests/t.py - ImportError` or `___ ERROR collecting tests/t.py ___`.
- * Key: `pytest:<node id>`, or `pytest:error:<node id or path>` for errors outside a test body.
+ * The kind comes from the test's section of the FAILURES or ERRORS report (`____ test_x ____`):
+ * the exception type of its last `tests/t.py:9: KeyError` line, else of its first `E   …` line.
+ * A `Captured stdout call` (or stderr, log) part of a section is what the test printed: another
+ * tool's failures there are not this run's.
+ * Key: `pytest:<node id>`, or `pytest:error:<node id or path>` for errors outside a test body,
+ * plus `:<kind>` when the test raised rather than failed an assertion.
  */
-import { buildKey, normalisePath } from '../normalise.js'
-import type { ToolParser } from '../types.js'
+import { buildKey, failureKind, normalisePath } from '../normalise.js'
+import type { Finding, ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
 /** A node id: runs of characters other than space and `[`, or a bracketed parameter id. */
@@ -19,6 +24,14 @@ const SUMMARY = new RegExp(
 )
 const VERBOSE = new RegExp(`^${NODE_ID}\\s+(FAILED|ERROR)(?:\\s+\\[\\s*\\d+%\\])?\\s*$`)
 const COLLECTING = /^_{2,}\s+ERROR collecting (\S+)\s+_{2,}$/
+/** The header of a report section: `____ test_x[p] ____`, `____ ERROR at setup of test_y ____`. */
+const SECTION = /^_{3,} (.{1,1000}?) _{3,}$/
+/** Where a section's exception was raised, with its type: `shop/pricing.py:5: KeyError`. */
+const RAISED_AT = /^\S{1,1000}\.py:\d+: ([A-Za-z_][\w.]{0,200})$/
+const E_LINE = /^E\s+(.*)$/
+/** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
+const BANNER = /^={3,} /
+const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /
 
 export const pytestGrepPatterns = [
   '^(\\[gw[0-9]+\\] +)?(\\[ *[0-9]+%\\] +)?(FAILED|ERROR) ',
@@ -26,37 +39,119 @@ export const pytestGrepPatterns = [
   'ERROR collecting '
 ]
 
+interface Result {
+  id: string
+  isError: boolean
+  line: string
+}
+
+interface Section {
+  title: string
+  kindAt?: string
+  firstE?: string
+  captured: boolean
+}
+
 export function createPytestParser(): ToolParser {
-  const findings = new FindingSet()
+  const results: Result[] = []
+  const kinds = new Map<string, string | undefined>()
+  let section: Section | undefined
   return {
     tool: 'pytest',
     push(line) {
+      if (section !== undefined && readSection(line)) return true
       const failed = line.indexOf('FAILED')
       const error = failed === -1 ? line.indexOf('ERROR') : -1
-      if (failed === -1 && error === -1) return
+      if (failed === -1 && error === -1) {
+        if (line.charCodeAt(0) === 95) return openSection(line) // _
+        return false
+      }
       const summary = SUMMARY.exec(line)
       if (summary !== null) {
         add(summary[2] ?? '', summary[1] === 'ERROR', line)
-        return
+        return false
       }
       const verbose = VERBOSE.exec(line)
       if (verbose !== null) {
         add(verbose[1] ?? '', verbose[2] === 'ERROR', line)
-        return
+        return false
       }
       const collecting = COLLECTING.exec(line)
       if (collecting !== null) add(collecting[1] ?? '', true, line)
+      return openSection(line)
     },
-    finish: () => findings.list()
+    finish(): Finding[] {
+      closeSection()
+      const findings = new FindingSet()
+      for (const { id, isError, line } of results) {
+        const kind = kinds.get(sectionTitle(id, isError))
+        findings.add(
+          isError ? buildKey('pytest', 'error', id, kind) : buildKey('pytest', id, kind),
+          line
+        )
+      }
+      return findings.list()
+    },
+    capturing: () => section?.captured === true
   }
 
   function add(rawId: string, isError: boolean, line: string): void {
     if (!rawId.includes('::') && !/\.py$/.test(rawId)) return // not a pytest node id (Gradle, Maven…)
+    if (results.length >= 1000) return
     const separator = rawId.indexOf('::')
     const id =
       separator === -1
         ? normalisePath(rawId)
         : normalisePath(rawId.slice(0, separator)) + rawId.slice(separator)
-    findings.add(isError ? buildKey('pytest', 'error', id) : buildKey('pytest', id), line)
+    results.push({ id, isError, line })
   }
+
+  function openSection(line: string): boolean {
+    const header = SECTION.exec(line)
+    if (header === null) return false
+    closeSection()
+    section = { title: (header[1] ?? '').trim(), captured: false }
+    return true
+  }
+
+  /** Reads a line inside a section; false when the line ends it (it is then read afresh). */
+  function readSection(line: string): boolean {
+    if (section === undefined) return false
+    if (BANNER.test(line) || SECTION.test(line)) {
+      closeSection()
+      return false
+    }
+    if (CAPTURED.test(line)) {
+      section.captured = true
+      return true
+    }
+    if (section.captured) return true
+    const raised = RAISED_AT.exec(line)
+    if (raised !== null) section.kindAt = raised[1]
+    else if (section.firstE === undefined) {
+      const e = E_LINE.exec(line)
+      if (e !== null) section.firstE = e[1]
+    }
+    return true
+  }
+
+  function closeSection(): void {
+    if (section === undefined) return
+    if (kinds.size < 1000) {
+      const type = section.kindAt ?? section.firstE
+      kinds.set(section.title, type === undefined ? undefined : failureKind(type))
+    }
+    section = undefined
+  }
+}
+
+/**
+ * The section title pytest gives a result: the node id after its file, `::` read as `.`
+ * (`TestCart.test_total[a-1]`); errors are `ERROR at setup of …` or `ERROR collecting <path>`.
+ */
+function sectionTitle(id: string, isError: boolean): string {
+  const separator = id.indexOf('::')
+  if (separator === -1) return `ERROR collecting ${id}`
+  const name = id.slice(separator + 2).replaceAll('::', '.')
+  return isError ? `ERROR at setup of ${name}` : name
 }

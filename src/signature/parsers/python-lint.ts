@@ -9,8 +9,9 @@ import { buildKey, firstQuotedSymbol, normalisePath, stripErrorMarker } from '..
 import type { Finding, ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
+/** A path has no blanks here, so a report quoted inside another line is not read as one. */
 const CONCISE =
-  /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.(?:pyi?|ipynb)):\d+:\d+: ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$/
+  /^((?:[A-Za-z]:)?[^:\s][^:\s]{0,1000}\.(?:pyi?|ipynb)):\d+:\d+: ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$/
 const FULL_HEADER = /^([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$/
 const FULL_LOCATION = /^\s*--> ((?:[A-Za-z]:)?[^:]{1,1000}\.(?:pyi?|ipynb)):\d+:\d+\s*$/
 const RUFF_MARK =

@@ -2,7 +2,8 @@
  * rustc diagnostics, which also carry clippy's lints. A block starts at column 0 with
  * `error[E0599]: msg` or `error: msg`, names its place on ` --> src/main.rs:4:18` and ends at a
  * blank line; the short format (`--message-format=short`) is one line,
- * `src/main.rs:10:13: error[E0308]: mismatched types: <labels>`. Warnings are not failures,
+ * `src/main.rs:10:13: error[E0308]: mismatched types: <labels>`. A block at the very end of a
+ * log, with no blank line after it, counts too. Warnings are not failures,
  * and blocks with neither a code nor a place (`error: could not compile …`) are wrappers.
  * Keys: `rustc:<code>:<first backticked name>:<path>`; without a code (clippy's lints, rustc's
  * lints denied by -D warnings) `rustc:<masked message>:<path>`. The lint name is not in the
@@ -25,8 +26,13 @@ interface Diagnostic {
   line: string
 }
 
-/** Returns a line reader that reports true while it is inside an error block. */
-function createRustReader(emit: (diagnostic: Diagnostic) => void): (line: string) => boolean {
+/**
+ * Returns a line reader that reports true while it is inside an error block, and a function
+ * that ends the log: a block that the log's end cut off (no blank line after it) still counts.
+ */
+function createRustReader(
+  emit: (diagnostic: Diagnostic) => void
+): [read: (line: string) => boolean, end: () => void] {
   let block: Diagnostic | undefined
   let ignoring = false // inside a warning block
   const close = (): void => {
@@ -34,7 +40,7 @@ function createRustReader(emit: (diagnostic: Diagnostic) => void): (line: string
     block = undefined
     ignoring = false
   }
-  return (line) => {
+  const read = (line: string): boolean => {
     const first = line.charCodeAt(0)
     if (first === 101 || first === 119) {
       // 'e', 'w'
@@ -71,16 +77,24 @@ function createRustReader(emit: (diagnostic: Diagnostic) => void): (line: string
     }
     return true
   }
+  return [read, close]
 }
 
 export function createRustcParser(): ToolParser {
   const findings = new FindingSet()
-  const read = createRustReader((d) => {
+  const [read, end] = createRustReader((d) => {
     if (d.code !== undefined) {
       findings.add(buildKey('rustc', d.code, firstQuotedSymbol(d.message), d.path), d.line)
     } else if (d.path !== undefined) {
       findings.add(buildKey('rustc', maskMessage(d.message, 80), d.path), d.line)
     }
   })
-  return { tool: 'rustc', push: read, finish: () => findings.list() }
+  return {
+    tool: 'rustc',
+    push: read,
+    finish() {
+      end()
+      return findings.list()
+    }
+  }
 }

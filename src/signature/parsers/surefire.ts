@@ -1,57 +1,138 @@
 /**
- * Maven Surefire (and Failsafe). Surefire 3 prints `[ERROR] com.x.FooTest.method -- Time
- * elapsed: 0.171 s <<< FAILURE!`, older releases `[ERROR] method(com.x.FooTest)  Time elapsed:
- * 0.01 s  <<< ERROR!`; the class line `Tests run: …, Failures: 1 … <<< FAILURE! -- in
- * com.x.FooTest` counts only when no method of that class is named (a class that failed to
- * initialise). On GitHub `[ERROR]` can read `Error:`. Key: `surefire:<class>.<method>`.
+ * Maven Surefire (and Failsafe). A failed test's line is `[ERROR] com.x.FooTest.method -- Time
+ * elapsed: 0.171 s <<< FAILURE!` (Surefire 3.1 and later), `[ERROR] com.x.FooTest.method  Time
+ * elapsed: 0.01 s  <<< ERROR!` (3.0) or `[ERROR] method(com.x.FooTest)  Time elapsed: …` (2.x),
+ * and the line after it is the exception. Maven's end-of-run summary names the tests again under
+ * `[ERROR] Failures:` and `[ERROR] Errors:` as `[ERROR]   FooTest.method:42 message` or
+ * `[ERROR]   FooTest.method:42 » NullPointer message` (no package, no parameters); it counts for
+ * the tests the per-test lines did not name (a log cut at the start). The class line `Tests run:
+ * …, Failures: 1 … <<< FAILURE! -- in com.x.FooTest` counts only when no test of that class is
+ * named (a class that failed to initialise). On GitHub `[ERROR]` can read `Error:`.
+ * Key: `surefire:<class without package>.<method>`, plus `:<kind>` for a test in error: the
+ * exception's type as the summary shortens it (`NullPointer` for `java.lang.NullPointerException`).
  */
-import { buildKey } from '../normalise.js'
+import { buildKey, failureKind } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
-const PREFIX = String.raw`^(?:\[ERROR\]|Error:)\s+`
-const METHOD_NEW = new RegExp(
-  `${PREFIX}(\\S.{0,1000}?)\\s+-+\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`
+/** `[ERROR] `, `Error: ` on GitHub, or nothing (Surefire before 2.13 printed no level). */
+const PREFIX = String.raw`^(?:(?:\[ERROR\]|Error:)\s+)?`
+const TEST_LINE = new RegExp(
+  `${PREFIX}(\\S.{0,1000}?)\\s+(?:-+\\s+)?Time elapsed:.*<<< (FAILURE|ERROR)!`
 )
-const METHOD_OLD = new RegExp(
-  `${PREFIX}([^\\s(]{1,500})\\(([\\w.$]{1,500})\\)\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`
-)
+const OLD_ID = /^(.{1,1000})\(([\w.$]{1,500})\)$/
 const CLASS_LINE = new RegExp(
   `${PREFIX}Tests run:.*<<< (?:FAILURE|ERROR)!.*?\\s(?:in\\s+)?([\\w.$]{1,500})\\s*$`
 )
+const SUMMARY_HEADER = /^(?:\[ERROR\]|Error:)\s+(Failures|Errors):\s*$/
+/** `FooTest.method:42 message`, `FooTest.method:42->helper:7 » Type message`, `FooTest » Type`. */
+const SUMMARY_ENTRY =
+  /^(?:\[ERROR\]|Error:) {2,}(?!Run \d+:)([\w$]{1,500}(?:\.[\w$]{1,500})?)(?:[:\d]*(?:->[\w$.]+:\d+)*)(?: (?:» (\w{1,200}))?.*)?$/
 
-export const surefireGrepPatterns = ['<<< (FAILURE|ERROR)!']
+export const surefireGrepPatterns = [
+  '<<< (FAILURE|ERROR)!',
+  '^(\\[ERROR\\]|Error:) +(Failures|Errors): *$'
+]
+
+interface Named {
+  cls: string
+  method: string
+  line: string
+  kind?: string
+}
 
 export function createSurefireParser(): ToolParser {
-  const methods = new FindingSet()
+  const tests: Named[] = []
+  const summary: Named[] = []
   const classes = new FindingSet()
-  const classesWithMethods = new Set<string>()
+  /** A test in error whose exception line comes next. */
+  let awaitingException: Named | undefined
+  /** Inside the end-of-run summary: which list. */
+  let section: 'Failures' | 'Errors' | undefined
   return {
     tool: 'surefire',
     push(line) {
-      if (line.indexOf('<<< ') === -1) return
+      if (awaitingException !== undefined) {
+        const kind = failureKind(line)
+        if (kind !== undefined) awaitingException.kind = shortTypeName(kind)
+        awaitingException = undefined
+      }
+      if (section !== undefined) {
+        const entry = SUMMARY_ENTRY.exec(line)
+        if (entry !== null) {
+          const [cls, method] = splitId(entry[1] ?? '')
+          const kind = section === 'Errors' && entry[2] !== undefined ? entry[2] : undefined
+          if (summary.length < 1000) summary.push({ cls, method, line, kind })
+          return true
+        }
+        section = undefined
+      }
+      const header = SUMMARY_HEADER.exec(line)
+      if (header !== null) {
+        section = header[1] === 'Errors' ? 'Errors' : 'Failures'
+        return true
+      }
+      if (line.indexOf('<<< ') === -1) return false
       if (line.indexOf('Tests run:') !== -1) {
         const cls = CLASS_LINE.exec(line)
-        if (cls !== null) classes.add(buildKey('surefire', cls[1]), line)
-        return
+        if (cls !== null) classes.add(buildKey('surefire', simpleName(cls[1] ?? '')), line)
+        return false
       }
-      const modern = METHOD_NEW.exec(line)
-      if (modern !== null) {
-        const id = modern[1] ?? ''
-        const dot = id.replace(/\(.*$/, '').lastIndexOf('.')
-        classesWithMethods.add(dot === -1 ? id : id.slice(0, dot))
-        methods.add(buildKey('surefire', id), line)
-        return
-      }
-      const old = METHOD_OLD.exec(line)
-      if (old !== null) {
-        classesWithMethods.add(old[2] ?? '')
-        methods.add(buildKey('surefire', `${old[2]}.${old[1]}`), line)
-      }
+      const test = TEST_LINE.exec(line)
+      if (test === null) return false
+      const id = test[1] ?? ''
+      const old = OLD_ID.exec(id)
+      const [cls, method] = old !== null ? [old[2] ?? '', old[1] ?? ''] : splitId(id)
+      const named: Named = { cls: simpleName(cls), method, line }
+      if (tests.length < 1000) tests.push(named)
+      awaitingException = named
+      return true
     },
     finish(): Finding[] {
-      const named = new Set([...classesWithMethods].map((cls) => buildKey('surefire', cls)))
-      return [...methods.list(), ...classes.list().filter((finding) => !named.has(finding.key))]
+      const findings = new FindingSet()
+      const namedClasses = new Set<string>()
+      const namedTests = new Set<string>()
+      for (const test of tests) {
+        findings.add(buildKey('surefire', `${test.cls}.${test.method}`, test.kind), test.line)
+        namedClasses.add(test.cls)
+        namedTests.add(`${test.cls}.${withoutParameters(test.method)}`)
+      }
+      for (const entry of summary) {
+        const cls = simpleName(entry.cls)
+        if (namedTests.has(`${cls}.${entry.method}`)) continue
+        const id = entry.method === '' ? cls : `${cls}.${entry.method}`
+        findings.add(buildKey('surefire', id, entry.kind), entry.line)
+        namedClasses.add(cls)
+      }
+      const named = new Set([...namedClasses].map((cls) => buildKey('surefire', cls)))
+      return [...findings.list(), ...classes.list().filter((finding) => !named.has(finding.key))]
     }
   }
+}
+
+/** `com.x.FooTest.method(params)` → [`com.x.FooTest`, `method(params)`]; `FooTest` → [`FooTest`, ``]. */
+function splitId(id: string): [string, string] {
+  const paren = id.search(/[([]/)
+  const head = paren === -1 ? id : id.slice(0, paren)
+  const dot = head.lastIndexOf('.')
+  if (dot === -1) return [id, '']
+  return [id.slice(0, dot), id.slice(dot + 1)]
+}
+
+/** `com.x.FooTest` → `FooTest` (the summary never prints the package). */
+function simpleName(cls: string): string {
+  const dot = cls.lastIndexOf('.')
+  return dot === -1 ? cls : cls.slice(dot + 1)
+}
+
+/** `discount[1: discount(99, 50) = 50]` → `discount`, `addsTax(int)` → `addsTax`. */
+function withoutParameters(method: string): string {
+  const cut = method.search(/[([]/)
+  return cut === -1 ? method : method.slice(0, cut)
+}
+
+/** The type as Surefire's summary shortens it: `NullPointerException` → `NullPointer`. */
+function shortTypeName(type: string): string {
+  const short = type.replace(/(?:Exception|Error)$/, '')
+  return short === '' ? type : short
 }

@@ -2,10 +2,13 @@
  * Vitest. Each failure is detailed under `⎯⎯ Failed Tests N ⎯⎯` as ` FAIL  src/a.test.ts > suite
  * > test` (workspace projects add `|name| ` first); a file that could not run is listed under
  * `Failed Suites` as ` FAIL  src/a.test.ts [ src/a.test.ts ]` followed by its error.
- * Key: `vitest:<path>><suite > test>`, or `vitest:<path>>(suite):<masked first error line>`.
+ * The line after a test's ` FAIL ` line is its error. Key: `vitest:<path>><suite > test>`, plus
+ * `:<kind>` when the test threw rather than failed an assertion; a file that could not run:
+ * `vitest:<path>>(suite):<masked first error line>`.
  */
 import {
   buildKey,
+  failureKind,
   maskMessage,
   normalisePath,
   normalisePathsIn,
@@ -22,9 +25,17 @@ export const vitestGrepPatterns = ['^\\s*FAIL\\s+.* > ', '^\\s*FAIL\\s+.*\\[ .* 
 export function createVitestParser(): ToolParser {
   const findings = new FindingSet()
   let failedSuite: { path: string; line: string } | undefined
+  /** A failed test whose error line comes next. */
+  let failedTest: { id: string; line: string } | undefined
   return {
     tool: 'vitest',
     push(line) {
+      if (failedTest !== undefined) {
+        const text = line.trim()
+        if (text === '') return true
+        findings.add(buildKey('vitest', failedTest.id, failureKind(text)), failedTest.line)
+        failedTest = undefined
+      }
       if (failedSuite !== undefined) {
         const text = line.trim()
         if (text === '') return true
@@ -48,14 +59,18 @@ export function createVitestParser(): ToolParser {
       if (separator !== -1) {
         const path = normalisePath(rest.slice(0, separator))
         const title = stripTrailingDuration(rest.slice(separator + 3))
-        findings.add(buildKey('vitest', `${project}${path}>${title}`), line)
-        return
+        failedTest = { id: `${project}${path}>${title}`, line }
+        return true
       }
       const suite = SUITE_LINE.exec(rest)
       if (suite === null) return false
       failedSuite = { path: `${project}${normalisePath(suite[1] ?? '')}`, line }
       return true
     },
-    finish: () => findings.list()
+    finish() {
+      if (failedTest !== undefined) findings.add(buildKey('vitest', failedTest.id), failedTest.line)
+      failedTest = undefined
+      return findings.list()
+    }
   }
 }

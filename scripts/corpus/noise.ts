@@ -1,0 +1,141 @@
+/**
+ * Noisy variants of a corpus fixture: the same tool output as other CI systems, machines and
+ * terminals would show it, made by rewriting the file. None of them may change a failure's
+ * signature. Used by the corpus tests for every fixture, and runnable to look at the variants:
+ *
+ *   npx tsx scripts/corpus/noise.ts <fixture file> [variant]
+ *
+ * Each variant is deterministic (no clock, no randomness): the same file always gives the same
+ * text. In a GitHub Actions job log (`.log`) the prefixes go after the runner's own timestamp.
+ */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+export interface NoiseVariant {
+  name: string
+  /** What the variant imitates. */
+  noise: string
+  apply(text: string): string
+}
+
+const RUNNER_TIMESTAMP = /^(\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}Z )/
+/**
+ * Puts `prefix(n)` before every line `n` of the tool's output: after the runner's timestamp in a
+ * job log, and never before the runner's own `##[…]` lines, which no other system prefixes.
+ */
+function prefixLines(text: string, prefix: (index: number) => string): string {
+  const lines = text.split('\n')
+  const last = lines.at(-1) === '' ? lines.length - 1 : lines.length
+  return lines
+    .map((line, index) => {
+      if (index >= last) return line
+      const stamp = RUNNER_TIMESTAMP.exec(line)?.[1] ?? ''
+      const bom = stamp === '' && line.startsWith('\ufeff') ? '\ufeff' : ''
+      if (line.startsWith('##[', stamp.length)) return line
+      return `${stamp || bom}${prefix(index)}${line.slice(stamp.length || bom.length)}`
+    })
+    .join('\n')
+}
+
+function two(n: number): string {
+  return String(n).padStart(2, '0')
+}
+
+/** A clock that starts at 13:10:32 and moves one second every 7 lines. */
+function clock(index: number): string {
+  const seconds = 13 * 3600 + 10 * 60 + 32 + Math.floor(index / 7)
+  return `${two(Math.floor(seconds / 3600) % 24)}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`
+}
+
+/** Replaces the generator's checkout (/home/runner/work/app/app, see lib.sh) with another root. */
+function moveCheckout(text: string, root: string, separator: '/' | '\\'): string {
+  return text.replace(
+    /\/home\/runner\/work\/app\/app((?:\/[^\s'"`:()[\]]*)?)/g,
+    (_match, rest: string) => `${root}${separator === '/' ? rest : rest.replaceAll('/', '\\')}`
+  )
+}
+
+export const NOISE_VARIANTS: readonly NoiseVariant[] = [
+  {
+    name: 'jenkins-clock',
+    noise: "a clock before every line, as Jenkins' timestamper prints it (13:10:32 )",
+    apply: (text) => prefixLines(text, (index) => `${clock(index)} `)
+  },
+  {
+    name: 'jenkins-iso',
+    noise: 'a bracketed date and time before every line ([2026-07-28T13:10:32.123Z] )',
+    apply: (text) =>
+      prefixLines(
+        text,
+        (index) => `[2026-07-28T${clock(index)}.${String(index % 1000).padStart(3, '0')}Z] `
+      )
+  },
+  {
+    name: 'gitlab',
+    noise: "GitLab's timestamp and stream before every line (2026-07-28T13:10:32.123456Z 00O )",
+    apply: (text) =>
+      prefixLines(
+        text,
+        (index) => `2026-07-28T${clock(index)}.${String(index).padStart(6, '0')}Z 00O `
+      )
+  },
+  {
+    name: 'buildkit',
+    noise: "Docker BuildKit's plain progress prefix (#12 16.69 ): the tool ran in a RUN step",
+    apply: (text) => prefixLines(text, (index) => `#12 ${(16.69 + index / 100).toFixed(2)} `)
+  },
+  {
+    name: 'gitlab-checkout',
+    noise: 'another CI checkout root on Linux (/builds/shop/app)',
+    apply: (text) => moveCheckout(text, '/builds/shop/app', '/')
+  },
+  {
+    name: 'macos-checkout',
+    noise: "a developer's checkout on macOS (/Users/dev/src/app)",
+    apply: (text) => moveCheckout(text, '/Users/dev/src/app', '/')
+  },
+  {
+    name: 'windows-checkout',
+    noise: 'the Windows runner checkout with backslashes (D:\\a\\app\\app\\src\\…)',
+    apply: (text) => moveCheckout(text, 'D:\\a\\app\\app', '\\')
+  },
+  {
+    name: 'windows-checkout-slashes',
+    noise:
+      "a developer's checkout on Windows with forward slashes (C:/Users/dev/source/repos/app/…)",
+    apply: (text) => moveCheckout(text, 'C:/Users/dev/source/repos/app', '/')
+  },
+  {
+    name: 'shifted-lines',
+    noise:
+      'every line number after a file name moved down by 7 (file.ts:12:5, File.cs(12,5), :line 12)',
+    apply: (text) =>
+      text
+        .replace(
+          /(\.[A-Za-z]{1,5})([:(])(\d{1,6})(?=[:,)\s]|$)/gm,
+          (_m, ext: string, sep: string, n: string) => `${ext}${sep}${Number(n) + 7}`
+        )
+        .replace(/(:line )(\d{1,6})/g, (_m, word: string, n: string) => `${word}${Number(n) + 7}`)
+  },
+  {
+    name: 'colour',
+    noise: 'ANSI colour around the words failures are found by (FAIL, error, Error, ●, ✖, ---- )',
+    apply: (text) =>
+      text.replace(
+        /\b(FAILED|FAIL|ERROR|error|Error)\b|[●✖]/g,
+        (word) => `\u001b[1;31m${word}\u001b[22;39m`
+      )
+  }
+]
+
+const invokedDirectly =
+  process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]
+if (invokedDirectly) {
+  const [file, only] = process.argv.slice(2)
+  if (file === undefined) throw new Error('usage: noise.ts <fixture file> [variant]')
+  const text = readFileSync(file, 'utf8')
+  for (const variant of NOISE_VARIANTS) {
+    if (only !== undefined && variant.name !== only) continue
+    process.stdout.write(`==> ${variant.name}: ${variant.noise}\n${variant.apply(text)}\n`)
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * RSpec. Under `Failures:` each failure is `  1) Cart#total adds the prices`, then
+ * `     Failure/Error: <source line>`, then either the exception's class on a line of its own
+ * (`     ZeroDivisionError:`) or the expectation's message, and the backtrace (`     #
+ * ./spec/cart_spec.rb:10:in …`). The closing `Failed examples:` list repeats each one with its
+ * file, `rspec ./spec/cart_spec.rb:4 # Cart#total adds the prices` (or the `[1:2:1]` id form);
+ * a log cut before that list takes the file from the failure's backtrace.
+ * Key: `rspec:<spec file>><description>` (never the line number), plus `:<kind>` when the
+ * example raised rather than failed an expectation (`:ZeroDivisionError`, `:NoMethodError`).
+ */
+import { buildKey, failureKind, normalisePath } from '../normalise.js'
+import type { Finding, ToolParser } from '../types.js'
+import { FindingSet } from './common.js'
+
+const FAILURES = /^Failures:\s*$/
+const ENTRY = /^ {2}(\d+)\) (\S.{0,1000}?)\s*$/
+const FAILURE_ERROR = /^\s+Failure\/Error:/
+/** The exception's class alone on its line, e.g. `     ZeroDivisionError:` or `NoMethodError:`. */
+const EXCEPTION_CLASS = /^\s{3,}((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/
+const BACKTRACE_SPEC = /^\s+# (\S{1,1000}?_spec\.rb):\d+/
+const FAILED_EXAMPLE = /^rspec (\S{1,1000}?\.rb)(?::\d+|\[[\d:]+\])? # (.{1,1000}?)\s*$/
+const END_OF_FAILURES = /^(?:Finished in |Failed examples:|\d+ examples?, )/
+/** Lines read for one failure before the list is given up as cut or malformed. */
+const MAX_LINES_PER_FAILURE = 2000
+
+export const rspecGrepPatterns = ['^Failures:', '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # ']
+
+interface Example {
+  description: string
+  line: string
+  file?: string
+  kind?: string
+  /** The Failure/Error line was read: the class line, if any, comes next. */
+  afterFailureLine: boolean
+}
+
+export function createRspecParser(): ToolParser {
+  const examples: Example[] = []
+  const listed: { file: string; description: string; line: string }[] = []
+  let inFailures = false
+  let current: Example | undefined
+  let budget = 0
+  return {
+    tool: 'rspec',
+    push(line) {
+      if (line.charCodeAt(0) === 114 && line.startsWith('rspec ')) {
+        const example = FAILED_EXAMPLE.exec(line)
+        if (example !== null && listed.length < 1000) {
+          listed.push({
+            file: normalisePath(example[1] ?? ''),
+            description: example[2] ?? '',
+            line
+          })
+        }
+        return false
+      }
+      if (!inFailures) {
+        inFailures = FAILURES.test(line)
+        budget = MAX_LINES_PER_FAILURE
+        return inFailures
+      }
+      if (END_OF_FAILURES.test(line) || --budget < 0) {
+        inFailures = false
+        current = undefined
+        return false
+      }
+      const entry = ENTRY.exec(line)
+      if (entry !== null) {
+        current = { description: entry[2] ?? '', line, afterFailureLine: false }
+        if (examples.length < 1000) examples.push(current)
+        budget = MAX_LINES_PER_FAILURE
+        return true
+      }
+      if (current === undefined) return true
+      if (FAILURE_ERROR.test(line)) {
+        current.afterFailureLine = true
+        return true
+      }
+      if (current.afterFailureLine && line.trim() !== '') {
+        current.afterFailureLine = false
+        const type = EXCEPTION_CLASS.exec(line)
+        if (type !== null) current.kind = failureKind(lastSegment(type[1] ?? ''))
+      }
+      if (current.file === undefined) {
+        const frame = BACKTRACE_SPEC.exec(line)
+        if (frame !== null) current.file = normalisePath(frame[1] ?? '')
+      }
+      return true
+    },
+    finish(): Finding[] {
+      const findings = new FindingSet()
+      const kinds = new Map(examples.map((example) => [example.description, example.kind]))
+      const listedDescriptions = new Set<string>()
+      for (const { file, description, line } of listed) {
+        findings.add(buildKey('rspec', `${file}>${description}`, kinds.get(description)), line)
+        listedDescriptions.add(description)
+      }
+      for (const example of examples) {
+        if (listedDescriptions.has(example.description)) continue
+        const id =
+          example.file === undefined
+            ? example.description
+            : `${example.file}>${example.description}`
+        findings.add(buildKey('rspec', id, example.kind), example.line)
+      }
+      return findings.list()
+    }
+  }
+}
+
+/** `RSpec::Expectations::ExpectationNotMetError` → `ExpectationNotMetError`. */
+function lastSegment(name: string): string {
+  const cut = name.lastIndexOf('::')
+  return cut === -1 ? name : name.slice(cut + 2)
+}
