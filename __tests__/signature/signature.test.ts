@@ -17,9 +17,11 @@ describe('signatureOf', () => {
     expect(signature.short).toBe(signature.full)
   })
 
-  test('the hash is SHA-256 of the sorted keys, one per line', () => {
+  test('the hash is SHA-256 of the scheme version and the sorted keys, one per line', () => {
     const keys = ['go:pkg:TestB', 'go:pkg:TestA']
-    const expected = createHash('sha256').update('go:pkg:TestA\ngo:pkg:TestB').digest('hex')
+    const expected = createHash('sha256')
+      .update(`autoloop-ci-gate signature v${SIGNATURE_SCHEME_VERSION}\ngo:pkg:TestA\ngo:pkg:TestB`)
+      .digest('hex')
     expect(signatureOf(keys).hash).toBe(expected)
   })
 
@@ -75,7 +77,10 @@ describe('signatureOf', () => {
     expect(a.short).not.toBe(b.short)
   })
 
-  test('the scheme is versioned', () => {
-    expect(SIGNATURE_SCHEME_VERSION).toBe(1)
+  test('the scheme is versioned, and a new version never matches an old hash', () => {
+    expect(SIGNATURE_SCHEME_VERSION).toBe(2)
+    const keys = ['jest:tests/a.test.ts>sum adds']
+    const unversioned = createHash('sha256').update(keys.join('\n')).digest('hex')
+    expect(signatureOf(keys).hash).not.toBe(unversioned)
   })
 })

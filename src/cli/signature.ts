@@ -40,7 +40,12 @@ export function parseSignatureArgs(args: readonly string[]): SignatureArgs | str
       allowPositionals: false
     }).values
   } catch (error) {
-    return `${error instanceof Error ? error.message : String(error)}: the signature command takes only --log FILE (repeatable) and --json`
+    const message = error instanceof Error ? error.message : String(error)
+    const code = (error as { code?: string }).code
+    const option = /'(-[^' ]+)/.exec(message)?.[1] ?? message
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option.startsWith('--log'))
+      return '--log needs a file name: pass --log path/to/job.log (or pipe the log into standard input)'
+    return `unknown argument '${option}': the signature command takes only --log FILE (repeatable) and --json`
   }
   const logs = values.log ?? []
   if (logs.some((file) => file === '' || file.startsWith('--')))

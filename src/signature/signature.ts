@@ -1,15 +1,17 @@
 /**
- * The failure signature (SPEC §4): the sorted, de-duplicated set of failure keys, in full and
- * in a one-line form of at most 160 characters.
+ * The failure signature (README: "Failure signatures"): the sorted, de-duplicated set of
+ * failure keys, in full and in a one-line form of at most 160 characters.
  */
 import { createHash } from 'node:crypto'
 
 /**
- * Version of the key and signature scheme. Raise it whenever a parser or the normalisation
- * changes the keys it produces, so stored signatures from an older scheme are not compared
- * as if they were equal (LUCI Analysis and Sentry version their grouping the same way).
+ * Version of the key and signature scheme, part of every signature hash. Raise it whenever a
+ * parser or the normalisation changes the keys it produces: a hash stored under an older
+ * scheme then never equals a new one, so an upgrade can never make two different failures
+ * look like "no progress" (LUCI Analysis and Sentry version their grouping the same way).
+ * Version 2: failure kinds in test keys, tool-parsed annotations.
  */
-export const SIGNATURE_SCHEME_VERSION = 1
+export const SIGNATURE_SCHEME_VERSION = 2
 /** The one-line form never exceeds this many characters. */
 export const SHORT_SIGNATURE_MAX_LENGTH = 160
 const SEPARATOR = '; '
@@ -21,14 +23,16 @@ export interface Signature {
   full: string
   /** At most 160 characters: whole leading keys, then ` +N more (hash <8 hex>)` if any were left out. */
   short: string
-  /** SHA-256 (hex) of the sorted keys joined by newlines: equal sets, equal hashes. */
+  /** SHA-256 (hex) of the scheme version and the sorted keys: equal sets, equal hashes. */
   hash: string
 }
 
 export function signatureOf(keys: readonly string[]): Signature {
   const sorted = [...new Set(keys)].sort(compareCodeUnits)
   const full = sorted.join(SEPARATOR)
-  const hash = createHash('sha256').update(sorted.join('\n')).digest('hex')
+  const hash = createHash('sha256')
+    .update(`autoloop-ci-gate signature v${SIGNATURE_SCHEME_VERSION}\n${sorted.join('\n')}`)
+    .digest('hex')
   return { keys: sorted, full, short: shortForm(sorted, full, hash), hash }
 }
 
