@@ -9,30 +9,20 @@
 import type { BaseFailures } from './ledger.js'
 
 /**
- * Key prefixes of test runners: a failure made only of these may be re-run once to tell a
- * flaky test (PyTorch's retry bot re-runs test steps, never build or lint steps).
+ * Keys of failed tests, by test runner (README: "Failure signatures" lists the key forms): a
+ * failure made only of these may be re-run once to tell a flaky test (PyTorch's retry bot
+ * re-runs test steps, never build or lint steps). Build errors of the same tools (`go` build
+ * and vet paths, `dotnet` compiler codes, pytest collection errors) are not tests.
  */
-export const TEST_RUNNER_KEY_PREFIXES = [
-  'jest:',
-  'vitest:',
-  'mocha:',
-  'node-test:',
-  'pytest:',
-  'go:Test',
-  'cargo:',
-  'surefire:',
-  'junit:',
-  'gradle:test',
-  'dotnet:',
-  'rspec:',
-  'phpunit:'
-] as const
+export const TEST_FAILURE_KEYS: readonly RegExp[] = [
+  /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
+  /^pytest:(?!error:)/,
+  /^go:[^:]+:(?:Test|Example|Fuzz)/,
+  /^dotnet:(?!CS\d{4}:)/
+]
 
 export function isTestFailure(keys: readonly string[]): boolean {
-  return (
-    keys.length > 0 &&
-    keys.every((key) => TEST_RUNNER_KEY_PREFIXES.some((prefix) => key.startsWith(prefix)))
-  )
+  return keys.length > 0 && keys.every((key) => TEST_FAILURE_KEYS.some((test) => test.test(key)))
 }
 
 /** Keys the runner adds around any failure (the step's exit code): not the project's own. */
