@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { expect } from '@jest/globals'
+import { StateFileError } from '../../src/state/errors.js'
 import { readLikeScheduler, type SchedulerReading } from '../helpers/scheduler-rule.js'
 
 export const FIXTURE_PATH = new URL('../../__fixtures__/state/coverage.md', import.meta.url)
@@ -44,4 +45,26 @@ export function expectSchedulerReads(
     expect({ key, value: reading.fields[key] }).toEqual({ key, value })
   }
   return reading
+}
+
+/** Runs `act` and returns the StateFileError it throws (failing the test if it throws none). */
+export function stateFileErrorOf(act: () => unknown): StateFileError {
+  try {
+    act()
+  } catch (error) {
+    expect(error).toBeInstanceOf(StateFileError)
+    return error as StateFileError
+  }
+  throw new Error('expected a StateFileError, nothing was thrown')
+}
+
+/** The same, for a promise. */
+export async function rejectedStateFileError(act: Promise<unknown>): Promise<StateFileError> {
+  try {
+    await act
+  } catch (error) {
+    expect(error).toBeInstanceOf(StateFileError)
+    return error as StateFileError
+  }
+  throw new Error('expected a StateFileError, nothing was thrown')
 }
