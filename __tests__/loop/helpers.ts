@@ -34,7 +34,13 @@ export function sig(
   return signatureOf(keys)
 }
 
-export const LIMITS = { maxFixAttempts: 5, timeoutMinutes: 60 } as const
+export interface Limits {
+  maxFixAttempts: number
+  timeoutMinutes: number
+}
+
+/** The inputs' defaults. */
+export const LIMITS: Limits = { maxFixAttempts: 5, timeoutMinutes: 60 }
 
 /** `beginAttempt` with this file's defaults: run 1, attempt 1, the default budget and clock. */
 export function begin(
@@ -81,7 +87,7 @@ export function redAttempts(
     start?: number
     spacing?: number
     ledger?: Ledger
-    limits?: Partial<typeof LIMITS>
+    limits?: Partial<Limits>
   } = {}
 ): Ledger {
   const start = options.start ?? START
