@@ -2,6 +2,7 @@
  * Ledgers for unit tests, built through the ledger's own operations (never written by hand),
  * with real failure signatures (`signatureOf`).
  */
+import { createHash } from 'node:crypto'
 import {
   beginAttempt,
   completeAttempt,
@@ -17,13 +18,9 @@ export const MINUTE = 60_000
 export const START = Date.parse('2026-03-01T12:00:00Z')
 export const PROGRAM = 'perf'
 
-/** A distinct 40-digit commit SHA for each number or word. */
+/** A distinct 40-digit commit SHA for each number or word (distinct in its first 12 digits too). */
 export function sha(seed: number | string): string {
-  const hex =
-    typeof seed === 'number'
-      ? seed.toString(16)
-      : Buffer.from(seed, 'utf8').toString('hex').slice(0, 40)
-  return hex.padStart(40, '0')
+  return createHash('sha1').update(String(seed)).digest('hex')
 }
 
 /** The signature of one failing test (or the given keys). */

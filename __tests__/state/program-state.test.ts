@@ -121,7 +121,9 @@ describe('updateProgram', () => {
     expect(result.files.ledger).toEqual(ledger)
     expect(result.files.text).toBe(store.text(MD))
     expect(readLedgerPointer(store.text(MD) as string)).toEqual({ path: JSON_PATH, revision: 1 })
-    expect(store.text(MD)).toContain('⏳ **The CI gate is waiting for CI on `000000000000`**')
+    expect(store.text(MD)).toContain(
+      `⏳ **The CI gate is waiting for CI on \`${sha(0).slice(0, 12)}\`**`
+    )
     expect(result.files.stale).toBe(false)
   })
 
