@@ -15,10 +15,12 @@ import { PROGRAM_NAME_PATTERN } from './state/schema.js'
 const positiveNumber = z.number().int().positive()
 
 const SelectionSchema = z.object({
+  // Absent when the scheduler found no program at all (it then writes `no_programs: true`).
   selected: z
     .string()
     .regex(PROGRAM_NAME_PATTERN, 'must be a program name such as my-program')
-    .nullable(),
+    .nullable()
+    .optional(),
   selected_issue: positiveNumber.nullable().optional(),
   existing_pr: positiveNumber.nullable().optional(),
   head_branch: z.string().nullable().optional()
@@ -88,7 +90,7 @@ export function parseSelection(text: string, path: string): Selection {
     )
   const selection = parsed.data
   return {
-    program: selection.selected,
+    program: selection.selected ?? null,
     issue: selection.selected_issue ?? undefined,
     pr: selection.existing_pr ?? undefined,
     branch: selection.head_branch ?? undefined
