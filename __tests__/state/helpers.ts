@@ -68,3 +68,42 @@ export async function rejectedStateFileError(act: Promise<unknown>): Promise<Sta
   }
   throw new Error('expected a StateFileError, nothing was thrown')
 }
+
+/** Machine State rows the gate writes (scheduler keys). */
+export const GATE_OWNED_KEYS = [
+  'branch',
+  'pr',
+  'issue',
+  'paused',
+  'pause_reason',
+  'recent_statuses',
+  'last_run'
+] as const
+
+/**
+ * The text without what the gate owns: the `## 🚦 CI Gate` section (up to the next `## ` line,
+ * as the scheduler cuts) and the Machine State rows keyed by `GATE_OWNED_KEYS` (the gate may
+ * add a missing one). Written here without the writer's code, so tests can compare a file
+ * before and after the gate's writes byte for byte.
+ */
+export function withoutOwnedParts(text: string): string {
+  const kept: string[] = []
+  let section: 'machine' | 'gate' | 'other' = 'other'
+  for (const line of text.split(/(?<=\n)/)) {
+    const bare = line.replace(/\r?\n$/, '').replace(/^\uFEFF/, '')
+    if (bare.startsWith('## '))
+      section =
+        bare === '## 🚦 CI Gate'
+          ? 'gate'
+          : bare.startsWith('## ⚙️ Machine State')
+            ? 'machine'
+            : 'other'
+    if (section === 'gate') continue
+    const key = section === 'machine' ? /^[^|]*\|([^|]*)\|/.exec(bare)?.[1] : undefined
+    const owned =
+      key !== undefined &&
+      (GATE_OWNED_KEYS as readonly string[]).includes(key.trim().toLowerCase().split(' ').join('_'))
+    if (!owned) kept.push(line)
+  }
+  return kept.join('')
+}
