@@ -524,6 +524,16 @@ describe('linkTarget', () => {
     ['an http URL', 'http://ci.example/job?id=1', 'http://ci.example/job?id=1'],
     ['a space, percent-encoded', 'https://example.com/a b', 'https://example.com/a%20b'],
     ['parentheses, percent-encoded', 'https://example.com/(x)', 'https://example.com/%28x%29'],
+    [
+      'a pipe, percent-encoded (it would end a table cell)',
+      'https://example.com/a|b',
+      'https://example.com/a%7Cb'
+    ],
+    [
+      'a line break, dropped by the URL parser',
+      'https://example.com/a\nb',
+      'https://example.com/ab'
+    ],
     ['a javascript: URL', 'javascript:alert(1)', null],
     ['a data: URL', 'data:text/html,hi', null],
     ['an ftp: URL', 'ftp://example.com/x', null],
