@@ -515,8 +515,9 @@ export function linkTarget(url: string, options: UntrustedTextOptions = {}): str
   if (parsed.username !== '' || parsed.password !== '') return null
   const href = parsed.href
   if (redactSecrets(href, options.maskedValues ?? []) !== href) return null
-  // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
-  return href.replaceAll('(', '%28').replaceAll(')', '%29')
+  // `href` has no spaces, quotes or angle brackets; parentheses would end the destination,
+  // and a `|` would end a table cell (the URL parser drops line breaks, not pipes).
+  return href.replaceAll('(', '%28').replaceAll(')', '%29').replaceAll('|', '%7C')
 }
 
 function cutNote(maxChars: number, withoutDetails: number, left: number): string {
