@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { ActionError } from '../src/errors.js'
 import { parseIterationFile, parseSelection } from '../src/handover.js'
+import { thrownBy } from './state/helpers.js'
 
 const SELECTION_PATH = '/tmp/gh-aw/agent/autoloop.json'
 const ITERATION_PATH = '/tmp/gh-aw/agent/autoloop-iteration.json'
@@ -10,16 +11,7 @@ const ITERATION_PATH = '/tmp/gh-aw/agent/autoloop-iteration.json'
 const scheduled = (name: string): string =>
   readFileSync(new URL(`../__fixtures__/handover/${name}.json`, import.meta.url), 'utf8')
 
-/** Runs `act` and returns the ActionError it throws (failing the test if it throws none). */
-function actionErrorOf(act: () => unknown): ActionError {
-  try {
-    act()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ActionError)
-    return error as ActionError
-  }
-  throw new Error('expected an ActionError, nothing was thrown')
-}
+const actionErrorOf = (act: () => unknown): ActionError => thrownBy(ActionError, act)
 
 describe('parseSelection (the scheduler’s autoloop.json)', () => {
   it('a selected program: its name and branch', () => {

@@ -47,15 +47,23 @@ export function expectSchedulerReads(
   return reading
 }
 
-/** Runs `act` and returns the StateFileError it throws (failing the test if it throws none). */
-export function stateFileErrorOf(act: () => unknown): StateFileError {
+/** Runs `act` and returns the error of `type` it throws (failing the test if it throws none). */
+export function thrownBy<E extends Error>(
+  type: abstract new (...args: never[]) => E,
+  act: () => unknown
+): E {
   try {
     act()
   } catch (error) {
-    expect(error).toBeInstanceOf(StateFileError)
-    return error as StateFileError
+    expect(error).toBeInstanceOf(type)
+    return error as E
   }
-  throw new Error('expected a StateFileError, nothing was thrown')
+  throw new Error(`expected a ${type.name}, nothing was thrown`)
+}
+
+/** Runs `act` and returns the StateFileError it throws (failing the test if it throws none). */
+export function stateFileErrorOf(act: () => unknown): StateFileError {
+  return thrownBy(StateFileError, act)
 }
 
 /** The same, for a promise. */
