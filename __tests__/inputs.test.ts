@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
-import { parseInputs, InputError, branchNameProblem } from '../src/inputs.js'
+import {
+  INPUT_NAMES,
+  InputError,
+  branchNameProblem,
+  forProgram,
+  parseInputs
+} from '../src/inputs.js'
 
 const reader = (values: Record<string, string>) => (name: string) => values[name] ?? ''
 const base = { 'github-token': 't', program: 'perf' }
@@ -15,7 +21,7 @@ function problems(values: Record<string, string>): string[] {
 }
 
 describe('parseInputs', () => {
-  it('applies the SPEC §2 defaults', () => {
+  it('applies the documented defaults', () => {
     const config = parseInputs(reader(base))
     expect(config).toMatchObject({
       command: 'gate',
@@ -33,7 +39,15 @@ describe('parseInputs', () => {
       allowNoChecks: false,
       stateBranch: 'memory/autoloop',
       stateMaxBytes: 30720,
-      failOnRed: false
+      failOnRed: false,
+      dispatchWorkflow: undefined,
+      dispatchRef: undefined,
+      dispatchInputs: {},
+      preExistingFailures: 'allow',
+      rerunFailed: 1,
+      selectionFile: undefined,
+      iterationFile: undefined,
+      forgetFailures: false
     })
   })
 
@@ -84,11 +98,25 @@ describe('parseInputs', () => {
     expect(config.issue).toBe(7)
   })
 
-  it('requires program except for reconcile', () => {
+  it('requires program except for reconcile, and for gate unless a selection file names it', () => {
     expect(problems({ 'github-token': 't' })).toEqual([
-      'input `program`: required for the `gate` command'
+      "input `program`: required for the `gate` command unless `selection-file` names the scheduler's selection"
     ])
+    expect(
+      problems({ 'github-token': 't', 'selection-file': '/tmp/gh-aw/agent/autoloop.json' })
+    ).toEqual([])
     expect(problems({ 'github-token': 't', command: 'reconcile' })).toEqual([])
+    for (const command of ['record', 'reset'])
+      expect(problems({ 'github-token': 't', command, outcome: 'rejected' })).toContain(
+        `input \`program\`: required for the \`${command}\` command`
+      )
+  })
+
+  it('fix-command needs push: the fixes it commits must reach the branch', () => {
+    expect(problems({ ...base, 'fix-command': 'npm run fix', push: 'false' })[0]).toMatch(
+      /^input `fix-command`: needs `push: true`/
+    )
+    expect(problems({ ...base, 'fix-command': 'npm run fix' })).toEqual([])
   })
 
   it('refuses a metric that is not a finite number, naming the input', () => {
@@ -114,6 +142,112 @@ describe('parseInputs', () => {
       'command',
       'github-token'
     ])
+  })
+})
+
+describe('the gh-aw and classification inputs', () => {
+  it.each(['autoloop.lock.yml', 'ci.yaml', '12345'])(
+    'dispatch-workflow %j is a workflow file or id',
+    (name) => {
+      expect(parseInputs(reader({ ...base, 'dispatch-workflow': name })).dispatchWorkflow).toBe(
+        name
+      )
+    }
+  )
+
+  it.each(['.github/workflows/autoloop.lock.yml', 'autoloop', '0', 'a b.yml'])(
+    'dispatch-workflow %j is refused, naming the input',
+    (name) => {
+      expect(problems({ ...base, 'dispatch-workflow': name })[0]).toMatch(
+        /^input `dispatch-workflow`: .* is not a workflow file name such as autoloop\.lock\.yml/
+      )
+    }
+  )
+
+  it('dispatch-ref is a branch name', () => {
+    expect(parseInputs(reader({ ...base, 'dispatch-ref': 'main' })).dispatchRef).toBe('main')
+    expect(problems({ ...base, 'dispatch-ref': 'a..b' })[0]).toMatch(/^input `dispatch-ref`: /)
+  })
+
+  it('dispatch-inputs is a JSON object of strings, numbers and booleans, passed on as strings', () => {
+    expect(
+      parseInputs(
+        reader({ ...base, 'dispatch-inputs': '{"mode": "fix", "depth": 2, "dry": false}' })
+      ).dispatchInputs
+    ).toEqual({ mode: 'fix', depth: '2', dry: 'false' })
+  })
+
+  it.each([
+    ['not JSON', '{mode: fix}', /is not JSON/],
+    ['an array', '["fix"]', /must be a JSON object/],
+    ['a nested object', '{"a": {"b": 1}}', /must be a JSON object of strings, numbers or booleans/],
+    ['an empty key', '{"": "x"}', /must be a JSON object/],
+    [
+      'more than 24 keys',
+      JSON.stringify(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i]))),
+      /more than 24 keys \(GitHub takes 25, with program\)/
+    ]
+  ])('dispatch-inputs: %s is refused, naming the input', (_name, raw, rule) => {
+    const found = problems({ ...base, 'dispatch-inputs': raw })
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatch(/^input `dispatch-inputs`: /)
+    expect(found[0]).toMatch(rule)
+  })
+
+  it('pre-existing-failures is allow or block', () => {
+    expect(
+      parseInputs(reader({ ...base, 'pre-existing-failures': 'block' })).preExistingFailures
+    ).toBe('block')
+    expect(problems({ ...base, 'pre-existing-failures': 'ignore' })).toEqual([
+      'input `pre-existing-failures`: "ignore" is not one of allow, block'
+    ])
+  })
+
+  it('rerun-failed is 0 (off) to 5', () => {
+    expect(parseInputs(reader({ ...base, 'rerun-failed': '0' })).rerunFailed).toBe(0)
+    expect(parseInputs(reader({ ...base, 'rerun-failed': '5' })).rerunFailed).toBe(5)
+    expect(problems({ ...base, 'rerun-failed': '6' })).toEqual([
+      'input `rerun-failed`: 6 is outside 0..5'
+    ])
+  })
+
+  it('selection-file, iteration-file and forget-failures', () => {
+    const config = parseInputs(
+      reader({
+        ...base,
+        'selection-file': '/tmp/gh-aw/agent/autoloop.json',
+        'iteration-file': '/tmp/gh-aw/agent/iteration.json',
+        'forget-failures': 'true'
+      })
+    )
+    expect(config).toMatchObject({
+      selectionFile: '/tmp/gh-aw/agent/autoloop.json',
+      iterationFile: '/tmp/gh-aw/agent/iteration.json',
+      forgetFailures: true
+    })
+    expect(problems({ ...base, 'forget-failures': 'yes' })[0]).toMatch(/^input `forget-failures`: /)
+  })
+
+  it('lists every input it reads, the new ones included', () => {
+    expect(INPUT_NAMES).toEqual(
+      expect.arrayContaining([
+        'dispatch-workflow',
+        'dispatch-ref',
+        'dispatch-inputs',
+        'pre-existing-failures',
+        'rerun-failed',
+        'selection-file',
+        'iteration-file',
+        'forget-failures'
+      ])
+    )
+  })
+
+  it('forProgram: the program a selection names, its branch by default', () => {
+    const config = parseInputs(reader({ 'github-token': 't', 'selection-file': 'x.json' }))
+    expect(forProgram(config, 'perf')).toMatchObject({ program: 'perf', branch: 'autoloop/perf' })
+    const branched = parseInputs(reader({ ...base, branch: 'feature/x' }))
+    expect(forProgram(branched, 'perf').branch).toBe('feature/x')
   })
 })
 

@@ -17,7 +17,7 @@ import { PROGRAM_NAME_PATTERN } from './state/schema.js'
 const positiveNumber = z.number().int().positive()
 
 const SelectionSchema = z.object({
-  // The scheduler leaves the key out when it found no programs at all.
+  // Absent when the scheduler found no program at all (it then writes `no_programs: true`).
   selected: z
     .string()
     .regex(PROGRAM_NAME_PATTERN, 'must be a program name such as my-program')

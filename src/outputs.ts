@@ -9,6 +9,7 @@ import type { Blocked } from './loop/classify.js'
 import type { Attempt, Classification } from './loop/ledger.js'
 import type { RecordOutcome } from './loop/record-outcome.js'
 import type { Signature } from './signature/signature.js'
+import { linkTarget } from './summary/failure-summary.js'
 import {
   inlineCode,
   normaliseText,
@@ -77,10 +78,10 @@ const EXCLUSION: Record<NonNullable<CheckView['excluded']>, string> = {
   superseded: 'an earlier run of a re-run check'
 }
 
+/** CI sets check URLs: linked only when they are a plain http(s) URL (`linkTarget`). */
 function link(url: string | null, text: string): string {
-  return url && /^https?:\/\//.test(url)
-    ? `[${text}](${url.replace(/[()\s]/g, encodeURIComponent)})`
-    : text
+  const target = url ? linkTarget(url) : null
+  return target ? `[${text}](${target})` : text
 }
 
 export function checksTable(checks: readonly CheckView[]): string {

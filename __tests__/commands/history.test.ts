@@ -11,11 +11,11 @@ import {
   recordedRuns,
   renderHistoryEntry,
   renderRangeLine,
-  runKeyOf,
   summariseEntry,
   type HistoryEntry
 } from '../../src/state/history.js'
-import { createStateFile, readMachineState } from '../../src/state/markdown.js'
+import { readMachineState } from '../../src/state/machine-state.js'
+import { createStateFile } from '../../src/state/template.js'
 import { fixtureText, toCrlf } from '../state/helpers.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 
@@ -32,7 +32,7 @@ function entry(iteration: number, extra: Partial<HistoryEntry> = {}): HistoryEnt
     reason: null,
     commit: 'abcdef0123456789abcdef0123456789abcdef01',
     runUrl: `https://github.example/o/r/actions/runs/${1000 + iteration}`,
-    runKey: `${1000 + iteration}.1`,
+    runKey: String(1000 + iteration),
     fixAttempts: 0,
     ...extra
   }
@@ -63,10 +63,18 @@ describe('formatDelta', () => {
 })
 
 describe('run keys', () => {
-  it('are <run id>.<run attempt>, attempt 1 by default, none outside Actions', () => {
-    expect(runKeyOf(9000, 2)).toBe('9000.2')
-    expect(runKeyOf(9000, undefined)).toBe('9000.1')
-    expect(runKeyOf(undefined, 1)).toBeNull()
+  it('a run recorded by an earlier version as <run id>.<run attempt> is the same run', () => {
+    // The earlier form, as the previous version wrote it: run 1001, attempt 2.
+    const text = prependHistoryEntry(createStateFile('perf'), {
+      lines: renderHistoryEntry(entry(1, { runKey: '1001.2' })),
+      runKey: '1001.2'
+    })
+    expect(isRecorded(text, '1001')).toBe(true)
+    expect(isRecorded(text, '100')).toBe(false)
+    expect(findHistoryEntry(text, '1001')).toContain('### Iteration 1 ')
+    // Recording the same run again replaces its key instead of listing it twice.
+    const again = prependHistoryEntry(text, { lines: renderHistoryEntry(entry(2)), runKey: '1001' })
+    expect(recordedRuns(again)).toEqual(['1001'])
   })
 })
 
@@ -78,7 +86,7 @@ describe('renderHistoryEntry', () => {
     expect(lines[0]).toBe(
       '### Iteration 18 — 2026-03-06 06:00 UTC — [Run](https://github.example/o/r/actions/runs/1018)'
     )
-    expect(lines).toContain('<!-- autoloop-ci-gate:iteration 1018.1 -->')
+    expect(lines).toContain('<!-- autoloop-ci-gate:iteration 1018 -->')
     expect(lines).toContain('- **Status**: ✅ Accepted')
     expect(lines).toContain('- **Metric**: 0.74 (previous best: 0.86, delta: -0.12)')
     expect(lines).toContain('- **Commit**: abcdef012345')
@@ -99,10 +107,10 @@ describe('prependHistoryEntry', () => {
     const history = text.slice(text.indexOf(HISTORY_HEADING))
     expect(history).not.toContain('No iterations yet')
     expect(history.indexOf('### Iteration 2 ')).toBeLessThan(history.indexOf('### Iteration 1 '))
-    expect(recordedRuns(text)).toEqual(['1002.1', '1001.1'])
-    expect(isRecorded(text, '1001.1')).toBe(true)
-    expect(isRecorded(text, '1003.1')).toBe(false)
-    expect(findHistoryEntry(text, '1001.1')).toMatch(
+    expect(recordedRuns(text)).toEqual(['1002', '1001'])
+    expect(isRecorded(text, '1001')).toBe(true)
+    expect(isRecorded(text, '1003')).toBe(false)
+    expect(findHistoryEntry(text, '1001')).toMatch(
       /^### Iteration 1 [^]*\*\*Status\*\*: ✅ Accepted/
     )
   })
@@ -128,13 +136,13 @@ describe('prependHistoryEntry', () => {
     const text = withEntries(noHistory, 1, 5)
     expect(text.startsWith(noHistory)).toBe(true)
     expect(text.slice(noHistory.length)).toMatch(/^## 📊 Iteration History\n/)
-    expect(findHistoryEntry(text, '1005.1')).toContain('### Iteration 5')
+    expect(findHistoryEntry(text, '1005')).toContain('### Iteration 5')
   })
 
   it('keeps the last 30 recorded runs', () => {
     const text = withEntries(createStateFile('perf'), 35)
     expect(recordedRuns(text)).toHaveLength(30)
-    expect(recordedRuns(text)[0]).toBe('1035.1')
+    expect(recordedRuns(text)[0]).toBe('1035')
   })
 })
 
@@ -223,8 +231,8 @@ describe('compactHistory', () => {
     // Recorded runs survive collapsing (idempotency), and so does a second compaction.
     const newestCollapsed = Math.max(...ranges.map((r) => r.to ?? 0))
     expect(137 - newestCollapsed).toBeLessThan(30)
-    expect(isRecorded(result.text, `${1000 + newestCollapsed}.1`)).toBe(true)
-    expect(findHistoryEntry(result.text, `${1000 + newestCollapsed}.1`)).toBeNull()
+    expect(isRecorded(result.text, `${1000 + newestCollapsed}`)).toBe(true)
+    expect(findHistoryEntry(result.text, `${1000 + newestCollapsed}`)).toBeNull()
     const again = compactHistory(withEntries(result.text, 5, 138), budget, 'higher')
     expect(again.fits).toBe(true)
     const rangesAgain = again.text

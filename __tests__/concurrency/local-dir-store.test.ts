@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { tempDir } from '../helpers/temp-dir.js'
 
 const CHILD = resolve(import.meta.dirname, 'children/increment.ts')
 const PROCESSES = 6
@@ -31,8 +31,9 @@ function increment(dir: string, times: number): Promise<number> {
 }
 
 describe('LocalDirStore across processes', () => {
+  const dir = tempDir('autoloop-cas-')
+
   it(`${PROCESSES} processes × ${INCREMENTS} compare-and-swap updates lose none`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'autoloop-cas-'))
     await Promise.all(Array.from({ length: PROCESSES }, () => increment(dir, INCREMENTS)))
     expect(readFileSync(join(dir, 'counter.md'), 'utf8')).toBe(`count: ${PROCESSES * INCREMENTS}\n`)
     // No lock or temp file is left behind for repo-memory to commit.

@@ -1,23 +1,26 @@
 /**
- * Fuzzing the state-file writer with random edits of a real-looking file (SPEC §6): rows
- * reordered, duplicated, dropped, padded or split by stray pipes, unknown rows, unicode and
- * invisible characters, a BOM, CRLF, a giant human section. After the gate's two writes (the
- * attempt in the CI Gate section, a pause in Machine State) the file is either refused with
- * a StateFileError, or:
+ * Fuzzing the state-file writer with random edits of a real-looking file (README: "The state
+ * file"): rows reordered, duplicated, dropped, padded or split by stray pipes, unknown rows,
+ * unicode and invisible characters, a BOM, CRLF, a giant human section. After the gate's two
+ * writes projected onto it (the attempt with the Branch and PR rows, then a pause) the file is
+ * either refused with a StateFileError, or:
  * - every byte outside the owned rows and the CI Gate section is as it was;
  * - the scheduler rule reads the pause as meant and every other field as before;
- * - the line endings and the BOM are kept, and the ledger reads back.
+ * - the line endings and the BOM are kept, and the section points at the ledger's revision.
  */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { beginAttempt, emptyLedger, withStateWrite, type Ledger } from '../../src/loop/ledger.js'
+import { pauseInLedger } from '../../src/loop/pause.js'
+import { readLedgerPointer } from '../../src/state/ci-gate-section.js'
 import { StateFileError } from '../../src/state/errors.js'
-import { updateMachineState } from '../../src/state/markdown.js'
-import { beginAttempt, readLedger, writeLedger } from '../../src/loop/ledger.js'
-import { pauseStateText } from '../../src/loop/guard.js'
+import { readMachineState } from '../../src/state/machine-state.js'
+import { projectStateFile } from '../../src/state/projection.js'
+import { signatureOf } from '../../src/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
-import { withoutOwnedParts, OWNED_KEYS } from '../../scripts/chaos/harness.js'
+import { GATE_OWNED_KEYS, withoutOwnedParts } from '../state/helpers.js'
 
 const FIXTURE = readFileSync(
   resolve(import.meta.dirname, '../../__fixtures__/state/coverage.md'),
@@ -141,19 +144,39 @@ function mutate(text: string, mutations: readonly Mutation[]): string {
 }
 
 const NOW = Date.UTC(2026, 2, 1, 12)
-const REASON = 'ci-fix-exhausted: tsc:TS2339:fromArrays:src/x.ts'
+const SIGNATURE = signatureOf(['tsc:TS2339:fromArrays:src/x.ts'])
+const REASON = `ci-fix-exhausted: ${SIGNATURE.short}`
+/** Large enough that no history is collapsed: compaction is tested with the projection. */
+const OPTIONS = { program: 'coverage', maxBytes: 1 << 20 }
 
-/** The gate's writes: the attempt in flight, then the pause. */
-function gateWrites(text: string): string {
-  const began = beginAttempt(readLedger(text), {
+/** A ledger write, as updateProgram makes it: the next revision. */
+const written = (ledger: Ledger): Ledger => ({ ...ledger, revision: ledger.revision + 1 })
+
+/** The gate's writes projected onto the file: the attempt (Branch and PR rows), then the pause. */
+function gateWrites(text: string): { text: string; ledger: Ledger } {
+  const began = beginAttempt(emptyLedger('coverage', NOW), {
     sha: 'a'.repeat(40),
     runId: 1,
     runAttempt: 1,
-    now: NOW
+    now: NOW,
+    maxFixAttempts: 0,
+    timeoutMinutes: 60
   })
-  const withMachine = updateMachineState(text, { branch: 'autoloop/coverage', pr: 214 })
-  const withLedger = writeLedger(withMachine, began.ledger)
-  return pauseStateText(withLedger, { reason: REASON, now: NOW })
+  let ledger = written(
+    withStateWrite(began.ledger, { machineState: { branch: 'autoloop/coverage', pr: 214 } }, NOW)
+  )
+  const attempted = projectStateFile(text, ledger, OPTIONS)
+  ledger = written(
+    pauseInLedger(ledger, readMachineState(attempted), {
+      index: 0,
+      verdict: { state: 'red', now: NOW, signature: SIGNATURE },
+      kind: 'exhausted',
+      reason: REASON,
+      remember: SIGNATURE,
+      now: NOW
+    })
+  )
+  return { text: projectStateFile(attempted, ledger, OPTIONS), ledger }
 }
 
 describe('state file writer under random edits', () => {
@@ -164,8 +187,9 @@ describe('state file writer under random edits', () => {
       fc.property(fc.array(mutation, { minLength: 1, maxLength: 8 }), (mutations) => {
         const input = mutate(FIXTURE, mutations)
         let output: string
+        let ledger: Ledger
         try {
-          output = gateWrites(input)
+          ;({ text: output, ledger } = gateWrites(input))
         } catch (error) {
           // Refusing a malformed file is allowed; any other failure is a bug.
           if (!(error instanceof StateFileError)) throw error
@@ -183,9 +207,14 @@ describe('state file writer under random edits', () => {
         expect(after.fields.recent_statuses?.split(',').at(-1)?.trim()).toBe('ci-fix-exhausted')
         expect(after.skipped).toBe(true)
         for (const [key, value] of Object.entries(before.fields))
-          if (!OWNED_KEYS.includes(key))
+          if (!(GATE_OWNED_KEYS as readonly string[]).includes(key))
             expect({ key, value: after.fields[key] }).toEqual({ key, value })
-        expect(readLedger(output)?.attempts.map((a) => a.state)).toEqual(['in-flight'])
+        expect(readLedgerPointer(output)).toEqual({
+          path: 'ci-gate/coverage.json',
+          revision: ledger.revision
+        })
+        // Projecting again changes nothing.
+        expect(projectStateFile(output, ledger, OPTIONS)).toBe(output)
       }),
       { numRuns: FUZZ_RUNS }
     )

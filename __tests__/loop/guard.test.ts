@@ -2,94 +2,85 @@ import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { manualClock, type ManualClock } from '../../__fixtures__/clock.js'
 import {
-  CI_PAUSE_STATUS,
   deadlineOf,
   decideAfterRed,
-  isPastDeadline,
   pausePatch,
-  pauseStateText,
+  repeatsEarlierSignature,
   type RedDecision
 } from '../../src/loop/guard.js'
 import {
-  beginAttempt,
   completeAttempt,
+  finishIteration,
   latestAttempt,
-  readLedger,
-  writeLedger,
-  type Ledger,
-  type SignatureLike
+  parseLedgerFile,
+  rememberPausedSignature,
+  serializeLedger,
+  type Ledger
 } from '../../src/loop/ledger.js'
-import { createStateFile, readMachineState, updateMachineState } from '../../src/state/markdown.js'
+import { CI_PAUSE_STATUS, type PauseKind } from '../../src/loop/pause-reasons.js'
+import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
+import { createStateFile } from '../../src/state/template.js'
+import type { Signature } from '../../src/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
-
-const MINUTE = 60_000
-
-function sig(name: string): SignatureLike {
-  const keys = [`jest:tests/${name}.test.ts>fails`]
-  return {
-    hash: `${name}-hash`.padEnd(64, '0'),
-    short: keys.join('; '),
-    keys,
-    full: keys.join('; ')
-  }
-}
+import { MINUTE, begin, fresh, redVerdict, sha, sig, type Limits } from './helpers.js'
 
 /**
- * Drives the gate the way `main` will: begin an attempt on a SHA, wait (the clock moves),
- * record the red verdict, then ask the guards. Optionally round-trips the ledger through
- * the state file text between attempts, as a new workflow run would.
+ * Drives the gate the way it runs: begin an attempt on a SHA (written in flight), wait (the
+ * clock moves), record the red verdict, then ask the guards. With `restart`, every step reads
+ * the ledger back from its file, as a new workflow run does.
  */
 class Loop {
-  ledger: Ledger | null = null
-  text = createStateFile('coverage')
+  private file: string
+  ledger: Ledger
+  runId = 100
+
   constructor(
     readonly clock: ManualClock,
-    readonly limits: { maxFixAttempts: number; timeoutMinutes: number },
-    readonly restartBetweenAttempts = false
-  ) {}
+    readonly limits: Limits,
+    readonly restart: boolean,
+    ledger: Ledger = fresh(clock.now())
+  ) {
+    this.file = serializeLedger(ledger)
+    this.ledger = ledger
+  }
 
-  red(sha: string, signature: SignatureLike, waitMinutes = 5): RedDecision {
-    const { ledger, attempt } = beginAttempt(this.ledger, { sha, runId: 1, now: this.clock.now() })
-    this.save(ledger)
-    this.clock.advance(waitMinutes * MINUTE)
-    const completed = completeAttempt(this.load(), attempt.index, {
-      state: 'red',
-      now: this.clock.now(),
-      signature
-    })
-    this.save(completed)
-    return decideAfterRed(this.load(), {
-      index: attempt.index,
-      signature,
+  red(commit: string, signature: Signature, waitMinutes = 5, runId = this.runId++): RedDecision {
+    const { ledger, attempt } = begin(this.load(), {
+      sha: commit,
+      runId,
       now: this.clock.now(),
       ...this.limits
     })
+    this.save(ledger)
+    this.clock.advance(waitMinutes * MINUTE)
+    const now = this.clock.now()
+    this.save(completeAttempt(this.load(), attempt.index, redVerdict(signature, now)))
+    return decideAfterRed(this.load(), { index: attempt.index, signature, now })
+  }
+
+  /** The iteration ends paused, remembering the signature (as the gate's pause does). */
+  pauseOn(signature: Signature, reason: string): void {
+    const now = this.clock.now()
+    let ledger = finishIteration(this.load(), 'paused', now)
+    ledger = rememberPausedSignature(ledger, { signature, reason, now })
+    this.save(ledger)
   }
 
   private save(ledger: Ledger): void {
     this.ledger = ledger
-    if (!this.restartBetweenAttempts) return
-    this.text = writeLedger(this.text, ledger)
-    expect(readLikeScheduler(this.text).fields).toEqual(
-      readLikeScheduler(createStateFile('coverage')).fields
-    )
+    if (this.restart) this.file = serializeLedger(ledger)
   }
 
   private load(): Ledger {
-    if (!this.restartBetweenAttempts) return this.ledger as Ledger
-    const read = readLedger(this.text)
-    if (!read) throw new Error('the state file lost its ledger')
-    return read
+    return this.restart ? parseLedgerFile(this.file, 'ci-gate/perf.json') : this.ledger
   }
 }
 
-const pauseKindOf = (decision: RedDecision): string | null =>
-  decision.kind === 'pause' ? decision.pauseKind : null
-
-const sha = (n: number): string => n.toString(16).padStart(40, '0')
+const kindOf = (decision: RedDecision): string =>
+  decision.kind === 'pause' ? decision.pauseKind : 'fix'
 
 describe.each([false, true])(
-  'the guards (ledger re-read from the state file between attempts: %s)',
+  'the guards (ledger read back from its file between steps: %s)',
   (restart) => {
     const loop = (maxFixAttempts = 5, timeoutMinutes = 60): Loop =>
       new Loop(manualClock(), { maxFixAttempts, timeoutMinutes }, restart)
@@ -114,8 +105,19 @@ describe.each([false, true])(
     it('no progress: oscillating A→B→A is stuck too', () => {
       const l = loop()
       l.red(sha(0), sig('a'))
-      expect(l.red(sha(1), sig('b')).kind).toBe('fix')
+      expect(kindOf(l.red(sha(1), sig('b')))).toBe('fix')
       expect(l.red(sha(2), sig('a'))).toMatchObject({ kind: 'pause', pauseKind: 'stuck' })
+    })
+
+    it('no progress: a fixer that pushed nothing (the same SHA, another run) is stuck', () => {
+      const l = loop()
+      l.red(sha(0), sig('a'), 5, 100)
+      // The fixer run 200 gates the same head: a new attempt, the previous signature again.
+      expect(l.red(sha(0), sig('a'), 5, 200)).toMatchObject({ kind: 'pause', pauseKind: 'stuck' })
+      expect(l.ledger.attempts.map((a) => [a.index, a.noNewCommit ?? false])).toEqual([
+        [0, false],
+        [1, true]
+      ])
     })
 
     it('budget: fix attempt max-fix-attempts coming back red pauses', () => {
@@ -133,10 +135,10 @@ describe.each([false, true])(
       expect(loop(0).red(sha(0), sig('a'))).toMatchObject({ kind: 'pause', pauseKind: 'exhausted' })
     })
 
-    it('wall clock: counts the time between attempts, not only the waits', () => {
+    it('wall clock: counts the time between attempts (another workflow run), not only the waits', () => {
       const l = loop(5, 60)
-      expect(l.red(sha(0), sig('a'), 10).kind).toBe('fix')
-      l.clock.advance(45 * MINUTE) // the fixer works, a workflow run starts later: 10 + 45 + 10 > 60
+      expect(kindOf(l.red(sha(0), sig('a'), 10))).toBe('fix')
+      l.clock.advance(45 * MINUTE) // the fixer works; its run starts later: 10 + 45 + 10 > 60
       expect(l.red(sha(1), sig('b'), 10)).toEqual({
         kind: 'pause',
         pauseKind: 'timeout',
@@ -144,86 +146,130 @@ describe.each([false, true])(
       })
     })
 
-    it('wall clock: exactly at the cap is not past it', () => {
+    it('wall clock: exactly at the deadline is not past it', () => {
       const l = loop(5, 60)
       l.red(sha(0), sig('a'), 30)
-      expect(l.red(sha(1), sig('b'), 30).kind).toBe('fix')
-      l.clock.advance(1)
-      expect(isPastDeadline(l.ledger as Ledger, 60, l.clock.now())).toBe(true)
+      expect(kindOf(l.red(sha(1), sig('b'), 30))).toBe('fix')
+      const iteration = l.ledger.iteration as NonNullable<Ledger['iteration']>
+      expect(deadlineOf(iteration)).toBe(l.clock.now())
+      const red = { index: 1, signature: sig('b') }
+      expect(kindOf(decideAfterRed(l.ledger, { ...red, now: l.clock.now() + 1 }))).toBe('timeout')
     })
 
     it('checks the guards in order: no progress, then budget, then wall clock', () => {
-      const stuckAndExhaustedAndLate = loop(1, 10)
-      stuckAndExhaustedAndLate.red(sha(0), sig('a'), 20)
-      expect(pauseKindOf(stuckAndExhaustedAndLate.red(sha(1), sig('a'), 20))).toBe('stuck')
-      const exhaustedAndLate = loop(1, 10)
-      exhaustedAndLate.red(sha(0), sig('a'), 5)
-      expect(pauseKindOf(exhaustedAndLate.red(sha(1), sig('b'), 20))).toBe('exhausted')
+      const stuckExhaustedLate = loop(1, 10)
+      stuckExhaustedLate.red(sha(0), sig('a'), 20)
+      expect(kindOf(stuckExhaustedLate.red(sha(1), sig('a'), 20))).toBe('stuck')
+      const exhaustedLate = loop(1, 10)
+      exhaustedLate.red(sha(0), sig('a'), 5)
+      expect(kindOf(exhaustedLate.red(sha(1), sig('b'), 20))).toBe('exhausted')
+      const late = loop(5, 10)
+      late.red(sha(0), sig('a'), 5)
+      expect(kindOf(late.red(sha(1), sig('b'), 20))).toBe('timeout')
     })
 
-    it('the same SHA gated twice (a re-run) is one attempt: the budget is not spent twice', () => {
+    it('the same SHA gated again by the same run (a re-run) is one attempt: the budget is spent once', () => {
       const l = loop(1)
-      expect(l.red(sha(0), sig('a'))).toEqual({ kind: 'fix', attemptsRemaining: 1 })
-      expect(l.red(sha(0), sig('a'))).toEqual({ kind: 'fix', attemptsRemaining: 1 })
-      expect(l.ledger?.attempts).toHaveLength(1)
-      expect(pauseKindOf(l.red(sha(1), sig('b')))).toBe('exhausted')
+      expect(l.red(sha(0), sig('a'), 5, 100)).toEqual({ kind: 'fix', attemptsRemaining: 1 })
+      expect(l.red(sha(0), sig('a'), 5, 100)).toEqual({ kind: 'fix', attemptsRemaining: 1 })
+      expect(l.ledger.attempts).toHaveLength(1)
+      expect(kindOf(l.red(sha(1), sig('b')))).toBe('exhausted')
+    })
+
+    describe('after a reset (the paused signatures are remembered)', () => {
+      /** Stuck on `a` in a first iteration, then reset: the iteration ended, `a` remembered. */
+      function stuckThenReset(): Loop {
+        const l = loop(5, 60)
+        l.red(sha(0), sig('a'))
+        const stuck = l.red(sha(1), sig('a'))
+        expect(kindOf(stuck)).toBe('stuck')
+        l.pauseOn(sig('a'), stuck.kind === 'pause' ? stuck.reason : '')
+        l.clock.advance(24 * 60 * MINUTE)
+        return l
+      }
+
+      it('the same failure on the first attempt pauses at once, spending no fix attempt', () => {
+        const l = stuckThenReset()
+        const decision = l.red(sha(2), sig('a'))
+        expect(decision).toMatchObject({
+          kind: 'pause',
+          pauseKind: 'stuck',
+          reason: 'stuck in CI fix loop: jest:tests/a.test.ts>fails',
+          remembered: {
+            short: sig('a').short,
+            reason: 'stuck in CI fix loop: jest:tests/a.test.ts>fails',
+            pausedAt: new Date(l.clock.now() - 24 * 60 * MINUTE - 5 * MINUTE).toISOString()
+          }
+        })
+        expect(latestAttempt(l.ledger)?.index).toBe(0)
+      })
+
+      it('a different failure gets the fresh budget; the remembered one coming back later is stuck at once', () => {
+        const l = stuckThenReset()
+        expect(l.red(sha(2), sig('b'))).toEqual({ kind: 'fix', attemptsRemaining: 5 })
+        expect(l.red(sha(3), sig('c'))).toEqual({ kind: 'fix', attemptsRemaining: 4 })
+        expect(l.red(sha(4), sig('a'))).toMatchObject({
+          kind: 'pause',
+          pauseKind: 'stuck',
+          remembered: { hash: sig('a').hash.slice(0, 16) }
+        })
+      })
+
+      it('a remembered failure is stuck before the budget and the wall clock are looked at', () => {
+        const l = stuckThenReset()
+        // No budget at all, and the wall clock long spent: still `stuck`, naming the old pause.
+        const began = begin(l.ledger, { sha: sha(9), now: l.clock.now(), maxFixAttempts: 0 })
+        const late = l.clock.now() + 10 * 60 * MINUTE
+        const decision = decideAfterRed(began.ledger, { index: 0, signature: sig('a'), now: late })
+        expect(decision).toMatchObject({
+          pauseKind: 'stuck',
+          remembered: { short: sig('a').short }
+        })
+        expect(
+          kindOf(decideAfterRed(began.ledger, { index: 0, signature: sig('b'), now: late }))
+        ).toBe('exhausted')
+      })
     })
   }
 )
 
 describe('restarts', () => {
-  it('a new run continues the count and the wall clock from the state file alone', () => {
+  it('a new run continues the count and the wall clock from the ledger file alone', () => {
     const clock = manualClock()
-    let text = createStateFile('coverage')
+    const start = clock.now()
+    let file = serializeLedger(fresh(start))
+    const read = (): Ledger => parseLedgerFile(file, 'ci-gate/perf.json')
     // Run 1: attempt 0 red, then the run ends.
-    const first = beginAttempt(readLedger(text), { sha: sha(0), runId: 100, now: clock.now() })
-    let ledger = completeAttempt(first.ledger, first.attempt.index, {
-      state: 'red',
-      now: clock.now() + 5 * MINUTE,
-      signature: sig('a')
-    })
-    text = writeLedger(text, ledger)
+    const first = begin(read(), { sha: sha(0), runId: 100, now: clock.now() })
+    file = serializeLedger(
+      completeAttempt(first.ledger, 0, redVerdict(sig('a'), start + 5 * MINUTE))
+    )
     // Run 2, 50 minutes later, crashes while waiting on attempt 1.
     clock.advance(50 * MINUTE)
-    ;({ ledger } = beginAttempt(readLedger(text), { sha: sha(1), runId: 101, now: clock.now() }))
-    text = writeLedger(text, ledger)
-    // Run 3 re-runs the same SHA: the attempt is re-used and the clock still counts from run 1.
+    file = serializeLedger(begin(read(), { sha: sha(1), runId: 101, now: clock.now() }).ledger)
+    // Its re-run gates the same SHA: the attempt is re-used, the clock counts from run 1.
     clock.advance(15 * MINUTE)
-    const rerun = beginAttempt(readLedger(text), { sha: sha(1), runId: 102, now: clock.now() })
-    expect(rerun).toMatchObject({ reused: true, attempt: { index: 1, runId: 102 } })
-    const done = completeAttempt(rerun.ledger, 1, {
-      state: 'red',
-      now: clock.now(),
-      signature: sig('b')
-    })
-    text = writeLedger(text, done)
-    expect(readLikeScheduler(text).fields).toEqual(
-      readLikeScheduler(createStateFile('coverage')).fields
+    const rerun = begin(read(), { sha: sha(1), runId: 101, runAttempt: 2, now: clock.now() })
+    expect(rerun).toMatchObject({ kind: 'rerun', attempt: { index: 1, runAttempt: 2 } })
+    file = serializeLedger(completeAttempt(rerun.ledger, 1, redVerdict(sig('b'), clock.now())))
+    const stored = read()
+    expect(deadlineOf(stored.iteration as NonNullable<Ledger['iteration']>)).toBe(
+      start + 60 * MINUTE
     )
-    const stored = readLedger(text) as Ledger
-    expect(deadlineOf(stored, 60)).toBe(manualClock().now() + 60 * MINUTE)
-    expect(
-      decideAfterRed(stored, {
-        index: 1,
-        signature: sig('b'),
-        now: clock.now(),
-        maxFixAttempts: 5,
-        timeoutMinutes: 60
-      })
-    ).toEqual({
+    expect(decideAfterRed(stored, { index: 1, signature: sig('b'), now: clock.now() })).toEqual({
       kind: 'pause',
       pauseKind: 'timeout',
       reason: 'ci-timeout'
     })
     expect(
-      decideAfterRed(stored, {
-        index: 1,
-        signature: sig('a'),
-        now: clock.now(),
-        maxFixAttempts: 5,
-        timeoutMinutes: 60
-      }).kind
-    ).toBe('pause')
+      kindOf(decideAfterRed(stored, { index: 1, signature: sig('a'), now: clock.now() }))
+    ).toBe('stuck')
+  })
+
+  it('needs an iteration to judge a red verdict', () => {
+    expect(() => decideAfterRed(fresh(), { index: 0, signature: sig('a'), now: 0 })).toThrow(
+      /needs an iteration/
+    )
   })
 })
 
@@ -233,115 +279,117 @@ describe('no progress survives compaction', () => {
       fc.property(
         fc.array(fc.integer({ min: 0, max: 40 }).map(String), { minLength: 1, maxLength: 80 }),
         (names) => {
-          const clock = manualClock()
-          let ledger: Ledger | null = null
+          let ledger = fresh()
+          let now = ledger.updatedAt ? Date.parse(ledger.updatedAt) : 0
           const seen = new Set<string>()
           names.forEach((name, i) => {
-            const begun = beginAttempt(ledger, { sha: sha(i), runId: i, now: clock.now() })
-            clock.advance(MINUTE)
-            ledger = completeAttempt(begun.ledger, begun.attempt.index, {
-              state: 'red',
-              now: clock.now(),
-              signature: sig(name)
-            })
-            const decision = decideAfterRed(ledger, {
-              index: begun.attempt.index,
-              signature: sig(name),
-              now: clock.now(),
+            const began = begin(ledger, {
+              sha: sha(i),
+              runId: i,
+              now,
               maxFixAttempts: 1000,
-              timeoutMinutes: 10_000
+              timeoutMinutes: 100_000
             })
-            expect(decision.kind === 'pause' && decision.pauseKind === 'stuck').toBe(seen.has(name))
+            now += MINUTE
+            ledger = completeAttempt(began.ledger, began.attempt.index, redVerdict(sig(name), now))
+            const decision = decideAfterRed(ledger, {
+              index: began.attempt.index,
+              signature: sig(name),
+              now
+            })
+            expect(kindOf(decision) === 'stuck').toBe(seen.has(name))
+            expect(repeatsEarlierSignature(ledger, began.attempt.index, sig(name).hash)).toBe(
+              seen.has(name)
+            )
             seen.add(name)
           })
-          expect(latestAttempt(ledger as unknown as Ledger).index).toBe(names.length - 1)
+          expect(latestAttempt(ledger)?.index).toBe(names.length - 1)
         }
       ),
       { numRuns: 100 }
     )
   })
 
-  it('a signature from an attempt whose record was dropped is still stuck', () => {
-    const clock = manualClock()
-    let ledger: Ledger | null = null
+  it('a signature of an attempt whose record was dropped is still stuck', () => {
+    let ledger = fresh()
+    const now = Date.parse(ledger.updatedAt)
+    const limits = { maxFixAttempts: 100, timeoutMinutes: 600 }
     for (let i = 0; i < 40; i += 1) {
-      const begun = beginAttempt(ledger, { sha: sha(i), runId: i, now: clock.now() })
-      ledger = completeAttempt(begun.ledger, i, {
-        state: 'red',
-        now: clock.now(),
-        signature: sig(`s${i}`)
-      })
+      const began = begin(ledger, { sha: sha(i), runId: i, now, ...limits })
+      ledger = completeAttempt(began.ledger, i, redVerdict(sig(`s${i}`), now))
     }
-    const begun = beginAttempt(ledger, { sha: sha(40), runId: 40, now: clock.now() })
-    expect(
-      begun.ledger.attempts.some((attempt) => attempt.signature?.hash === sig('s0').hash)
-    ).toBe(false)
-    const last = completeAttempt(begun.ledger, 40, {
-      state: 'red',
-      now: clock.now(),
-      signature: sig('s0')
-    })
-    const limits = { now: clock.now(), maxFixAttempts: 100, timeoutMinutes: 60 }
-    expect(decideAfterRed(last, { index: 40, signature: sig('s0'), ...limits }).kind).toBe('pause')
-    expect(decideAfterRed(last, { index: 40, signature: sig('new'), ...limits }).kind).toBe('fix')
+    const began = begin(ledger, { sha: sha(40), runId: 40, now, ...limits })
+    expect(began.ledger.attempts.some((a) => a.signature?.hash === sig('s0').hash)).toBe(false)
+    const last = completeAttempt(began.ledger, 40, redVerdict(sig('s0'), now))
+    expect(kindOf(decideAfterRed(last, { index: 40, signature: sig('s0'), now }))).toBe('stuck')
+    expect(kindOf(decideAfterRed(last, { index: 40, signature: sig('new'), now }))).toBe('fix')
   })
 })
 
 describe('pause reasons and the pause patch', () => {
   it('puts the one-line short signature in the reason, with no pipe or line break', () => {
-    const clock = manualClock()
-    const { ledger } = beginAttempt(null, { sha: sha(0), runId: 1, now: clock.now() })
+    let ledger = begin(fresh(), { sha: sha(0), now: 0, maxFixAttempts: 0 }).ledger
     const nasty = { hash: 'h'.repeat(64), short: 'eslint:no-bitwise:src/a.ts>a | b\nsecond line' }
-    const decision = decideAfterRed(
-      completeAttempt(ledger, 0, { state: 'red', now: clock.now(), signature: nasty }),
-      {
-        index: 0,
-        signature: nasty,
-        now: clock.now(),
-        maxFixAttempts: 0,
-        timeoutMinutes: 60
-      }
-    )
-    expect(decision).toEqual({
+    ledger = completeAttempt(ledger, 0, { state: 'red', now: 0, signature: nasty })
+    expect(decideAfterRed(ledger, { index: 0, signature: nasty, now: 0 })).toEqual({
       kind: 'pause',
       pauseKind: 'exhausted',
       reason: 'ci-fix-exhausted: eslint:no-bitwise:src/a.ts>a ¦ b second line'
     })
   })
 
-  it('sets Paused, Pause Reason, Recent Statuses (+ ci-fix-exhausted, last 10) and Last Run', () => {
-    const statuses = [
-      'accepted',
-      'rejected',
-      'error',
-      'accepted',
-      'rejected',
-      'accepted',
-      'accepted',
-      'rejected',
-      'error',
-      'accepted'
-    ]
-    const now = Date.UTC(2026, 2, 5, 12, 30, 0)
-    expect(pausePatch({ recentStatuses: statuses }, { reason: 'ci-timeout', now })).toEqual({
-      paused: true,
-      pauseReason: 'ci-timeout',
-      recentStatuses: [...statuses.slice(1), CI_PAUSE_STATUS],
-      lastRun: now
-    })
+  const statuses = [
+    'accepted',
+    'rejected',
+    'error',
+    'accepted',
+    'rejected',
+    'accepted',
+    'accepted',
+    'rejected',
+    'error',
+    'accepted'
+  ]
+  const now = Date.UTC(2026, 2, 5, 12, 30, 0)
+
+  it.each(['stuck', 'exhausted', 'timeout'] as const)(
+    'a %s pause ends the fix loop: Paused, Pause Reason, Recent Statuses + ci-fix-exhausted (last 10), Last Run',
+    (kind) => {
+      expect(pausePatch({ recentStatuses: statuses }, { kind, reason: 'r', now })).toEqual({
+        paused: true,
+        pauseReason: 'r',
+        recentStatuses: [...statuses.slice(1), CI_PAUSE_STATUS],
+        lastRun: '2026-03-05T12:30:00.000Z'
+      })
+    }
+  )
+
+  it.each(['blocked', 'base-red', 'consecutive-errors'] as PauseKind[])(
+    'a %s pause appends no status: it is not the fix loop giving up',
+    (kind) => {
+      expect(pausePatch({ recentStatuses: statuses }, { kind, reason: 'r', now })).toEqual({
+        paused: true,
+        pauseReason: 'r',
+        lastRun: '2026-03-05T12:30:00.000Z'
+      })
+    }
+  )
+
+  it('reads as a pause to the scheduler once written to Machine State', () => {
     const before = updateMachineState(createStateFile('coverage'), {
       recentStatuses: statuses,
       iterationCount: 9
     })
-    const after = pauseStateText(before, { reason: 'stuck in CI fix loop: go:TestParse', now })
+    const reason = 'stuck in CI fix loop: go:TestParse'
+    const after = updateMachineState(
+      before,
+      pausePatch(readMachineState(before), { kind: 'stuck', reason, now })
+    )
     const reading = readLikeScheduler(after)
-    expect(reading).toMatchObject({
-      skipped: true,
-      why: 'paused: stuck in CI fix loop: go:TestParse'
-    })
+    expect(reading).toMatchObject({ skipped: true, why: `paused: ${reason}` })
     expect(reading.fields).toMatchObject({
       paused: 'true',
-      pause_reason: 'stuck in CI fix loop: go:TestParse',
+      pause_reason: reason,
       recent_statuses: [...statuses.slice(1), 'ci-fix-exhausted'].join(', '),
       last_run: '2026-03-05T12:30:00Z',
       iteration_count: '9'

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { expect } from '@jest/globals'
+import { StateFileError } from '../../src/state/errors.js'
 import { readLikeScheduler, type SchedulerReading } from '../helpers/scheduler-rule.js'
 
 export const FIXTURE_PATH = new URL('../../__fixtures__/state/coverage.md', import.meta.url)
@@ -44,4 +45,73 @@ export function expectSchedulerReads(
     expect({ key, value: reading.fields[key] }).toEqual({ key, value })
   }
   return reading
+}
+
+/** Runs `act` and returns the error of `type` it throws (failing the test if it throws none). */
+export function thrownBy<E extends Error>(
+  type: abstract new (...args: never[]) => E,
+  act: () => unknown
+): E {
+  try {
+    act()
+  } catch (error) {
+    expect(error).toBeInstanceOf(type)
+    return error as E
+  }
+  throw new Error(`expected a ${type.name}, nothing was thrown`)
+}
+
+/** Runs `act` and returns the StateFileError it throws (failing the test if it throws none). */
+export function stateFileErrorOf(act: () => unknown): StateFileError {
+  return thrownBy(StateFileError, act)
+}
+
+/** The same, for a promise. */
+export async function rejectedStateFileError(act: Promise<unknown>): Promise<StateFileError> {
+  try {
+    await act
+  } catch (error) {
+    expect(error).toBeInstanceOf(StateFileError)
+    return error as StateFileError
+  }
+  throw new Error('expected a StateFileError, nothing was thrown')
+}
+
+/** Machine State rows the gate writes (scheduler keys). */
+export const GATE_OWNED_KEYS = [
+  'branch',
+  'pr',
+  'issue',
+  'paused',
+  'pause_reason',
+  'recent_statuses',
+  'last_run'
+] as const
+
+/**
+ * The text without what the gate owns: the `## 🚦 CI Gate` section (up to the next `## ` line,
+ * as the scheduler cuts) and the Machine State rows keyed by `GATE_OWNED_KEYS` (the gate may
+ * add a missing one). Written here without the writer's code, so tests can compare a file
+ * before and after the gate's writes byte for byte.
+ */
+export function withoutOwnedParts(text: string): string {
+  const kept: string[] = []
+  let section: 'machine' | 'gate' | 'other' = 'other'
+  for (const line of text.split(/(?<=\n)/)) {
+    const bare = line.replace(/\r?\n$/, '').replace(/^\uFEFF/, '')
+    if (bare.startsWith('## '))
+      section =
+        bare === '## 🚦 CI Gate'
+          ? 'gate'
+          : bare.startsWith('## ⚙️ Machine State')
+            ? 'machine'
+            : 'other'
+    if (section === 'gate') continue
+    const key = section === 'machine' ? /^[^|]*\|([^|]*)\|/.exec(bare)?.[1] : undefined
+    const owned =
+      key !== undefined &&
+      (GATE_OWNED_KEYS as readonly string[]).includes(key.trim().toLowerCase().split(' ').join('_'))
+    if (!owned) kept.push(line)
+  }
+  return kept.join('')
 }

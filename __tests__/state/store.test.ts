@@ -1,21 +1,27 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
+import { beforeEach, describe, expect, it } from '@jest/globals'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtempSync } from 'node:fs'
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { StateConflictError, StateFileError } from '../../src/state/errors.js'
-import { createStateFile, readMachineState, updateMachineState } from '../../src/state/markdown.js'
+import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
 import {
   ContentsApiStore,
   LocalDirStore,
-  updateState,
+  backoffMs,
+  stateFilePath,
+  updateFile,
   type StateStore,
   type StoredState
 } from '../../src/state/store.js'
+import { createStateFile } from '../../src/state/template.js'
 import { MemoryContentsApi, gitBlobSha } from '../../__fixtures__/state/memory-contents-api.js'
+import { tempDir } from '../helpers/temp-dir.js'
 import { expectSchedulerReads, fixtureText, toCrlf } from './helpers.js'
+
+const FILE = 'coverage.md'
 
 /** Adds one to Iteration Count (creating the file when missing): a read-modify-write. */
 function incrementIterations(text: string | null): string {
@@ -33,10 +39,10 @@ function flakyStore(
     description: 'memory',
     writes: 0,
     stored: { text: fixtureText(), version: 'v0' },
-    async read() {
-      return this.stored
+    async read(path) {
+      return path === FILE ? this.stored : null
     },
-    async write(_program, text, expected) {
+    async write(_path, text, expected) {
       this.writes += 1
       if (this.writes <= conflicts) throw new StateConflictError('moved')
       if (expected !== this.stored?.version) throw new Error('wrong version')
@@ -49,13 +55,13 @@ function flakyStore(
   }
 }
 
-describe('updateState', () => {
+describe('updateFile', () => {
   it('retries a conflict after a backoff on the injected clock, with jitter from the injected random', async () => {
     const store = flakyStore(2)
     const clock = manualClock()
     const start = clock.now()
     const log: string[] = []
-    const result = await updateState(store, 'coverage', incrementIterations, {
+    const result = await updateFile(store, FILE, incrementIterations, {
       clock,
       random: () => 0.5,
       log: { info: (line) => log.push(line) }
@@ -72,7 +78,7 @@ describe('updateState', () => {
 
   it('gives up after maxAttempts with a message that says what to do', async () => {
     const store = flakyStore(99)
-    const update = updateState(store, 'coverage', incrementIterations, {
+    const update = updateFile(store, FILE, incrementIterations, {
       clock: manualClock(),
       maxAttempts: 3
     })
@@ -87,7 +93,7 @@ describe('updateState', () => {
       text: fixtureText().replace(/\| Paused( +)\| false/, '| Paused$1| maybe'),
       version: 'v0'
     }
-    const update = updateState(store, 'coverage', incrementIterations, { clock: manualClock() })
+    const update = updateFile(store, FILE, incrementIterations, { clock: manualClock() })
     await expect(update).rejects.toThrow(StateFileError)
     await expect(update).rejects.toThrow(
       /^state file coverage\.md \(memory\) line \d+ .*Paused must be true or false/
@@ -97,7 +103,7 @@ describe('updateState', () => {
 
   it('does not write text that did not change', async () => {
     const store = flakyStore(0)
-    const result = await updateState(store, 'coverage', (text) => text ?? '', {
+    const result = await updateFile(store, FILE, (text) => text ?? '', {
       clock: manualClock()
     })
     expect(store.writes).toBe(0)
@@ -105,60 +111,89 @@ describe('updateState', () => {
   })
 })
 
-describe('LocalDirStore', () => {
-  let dir: string
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'state-store-'))
+describe('backoffMs', () => {
+  it('waits between half and all of a ceiling that doubles from 250 ms up to 8 s', () => {
+    expect([1, 2, 3].map((attempt) => backoffMs(attempt, () => 0))).toEqual([125, 250, 500])
+    expect([1, 2, 3].map((attempt) => backoffMs(attempt, () => 0.999999))).toEqual([250, 500, 1000])
+    expect(backoffMs(20, () => 1)).toBe(8000)
   })
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true })
+})
+
+describe('stateFilePath', () => {
+  it('is <program>.md, for a valid program name only', () => {
+    expect(stateFilePath('perf.v2')).toBe('perf.v2.md')
+    expect(() => stateFilePath('../x')).toThrow(/invalid program name/)
+  })
+})
+
+describe('LocalDirStore', () => {
+  // tempDir registers its clean-up with afterAll, so it is called here, not inside a test.
+  const root = tempDir('state-store-')
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(root, 'case-'))
   })
 
   it('creates, reads and lists files; the version is the SHA-256 of the bytes', async () => {
     const store = new LocalDirStore(join(dir, 'nested'))
-    expect(await store.read('coverage')).toBeNull()
+    expect(store.description).toBe(`folder ${join(dir, 'nested')}`)
+    expect(await store.read(FILE)).toBeNull()
     expect(await store.list()).toEqual([])
     const text = `\uFEFF${toCrlf(fixtureText())}`
-    const { version } = await store.write('coverage', text, null)
-    const bytes = await readFile(join(dir, 'nested', 'coverage.md'))
+    const { version } = await store.write(FILE, text, null)
+    const bytes = await readFile(join(dir, 'nested', FILE))
     expect(version).toBe(createHash('sha256').update(bytes).digest('hex'))
     expect(bytes.toString('utf8')).toBe(text)
-    expect(await store.read('coverage')).toEqual({ text, version })
+    expect(await store.read(FILE)).toEqual({ text, version })
     await writeFile(join(dir, 'nested', 'notes.txt'), 'x')
     await writeFile(join(dir, 'nested', '-bad name.md'), 'x')
-    await store.write('a.b-c', 'x', null)
+    await store.write('a.b-c.md', 'x', null)
     expect(await store.list()).toEqual(['a.b-c', 'coverage'])
     expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
 
-  it('refuses a write when the file changed since it was read, or exists when it should not', async () => {
+  it('keeps the ledger in its folder, creating it, and lists only root state files as programs', async () => {
     const store = new LocalDirStore(dir)
-    const first = await store.write('coverage', 'one', null)
-    await writeFile(join(dir, 'coverage.md'), 'changed by someone else')
-    await expect(store.write('coverage', 'two', first.version)).rejects.toThrow(StateConflictError)
-    await expect(store.write('coverage', 'two', null)).rejects.toThrow(
-      /changed since it was read \(expected no file/
-    )
-    expect(await readFile(join(dir, 'coverage.md'), 'utf8')).toBe('changed by someone else')
-    expect((await readdir(dir)).sort()).toEqual(['coverage.md'])
+    await store.write('ci-gate/coverage.json', '{}\n', null)
+    expect(await readFile(join(dir, 'ci-gate', 'coverage.json'), 'utf8')).toBe('{}\n')
+    expect(await store.read('ci-gate/coverage.json')).toMatchObject({ text: '{}\n' })
+    expect(await store.list()).toEqual([])
+    await mkdir(join(dir, 'ci-gate', 'deeper.md'))
+    expect(await store.list()).toEqual([])
   })
 
-  it('rejects a program name that would leave the folder', async () => {
+  it('refuses a write when the file changed since it was read, or exists when it should not', async () => {
     const store = new LocalDirStore(dir)
-    await expect(store.read('../etc/passwd')).rejects.toThrow(/invalid program name/)
-    await expect(store.write('a/b', 'x', null)).rejects.toThrow(/invalid program name/)
+    const first = await store.write(FILE, 'one', null)
+    await writeFile(join(dir, FILE), 'changed by someone else')
+    await expect(store.write(FILE, 'two', first.version)).rejects.toThrow(StateConflictError)
+    await expect(store.write(FILE, 'two', null)).rejects.toThrow(
+      /changed since it was read \(expected no file/
+    )
+    expect(await readFile(join(dir, FILE), 'utf8')).toBe('changed by someone else')
+    expect((await readdir(dir)).sort()).toEqual([FILE])
   })
+
+  it.each(['../etc/passwd', '/etc/passwd', 'a/b/c.md', 'a/../b.md', '.hidden/x.json', ''])(
+    'rejects the path %j, which would leave the folder or is not a store path',
+    async (path) => {
+      const store = new LocalDirStore(dir)
+      await expect(store.read(path)).rejects.toThrow(/invalid state store path/)
+      await expect(store.write(path, 'x', null)).rejects.toThrow(/invalid state store path/)
+      expect(await readdir(dir)).toEqual([])
+    }
+  )
 
   it('loses no update when writers in one process race', async () => {
     const store = new LocalDirStore(dir)
-    await store.write('coverage', fixtureText(), null)
+    await store.write(FILE, fixtureText(), null)
     const clock = manualClock()
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
-        updateState(store, 'coverage', incrementIterations, { clock, maxAttempts: 10 })
+        updateFile(store, FILE, incrementIterations, { clock, maxAttempts: 10 })
       )
     )
-    const final = await readFile(join(dir, 'coverage.md'), 'utf8')
+    const final = await readFile(join(dir, FILE), 'utf8')
     expectSchedulerReads(final, { iteration_count: String(17 + 6), paused: 'false' })
     expect(results.some((result) => result.attempts > 1)).toBe(true)
   })
@@ -168,24 +203,25 @@ describe('ContentsApiStore', () => {
   it('reads and writes through the contents API with the blob SHA as version', async () => {
     const api = new MemoryContentsApi()
     const store = new ContentsApiStore(api, { branch: 'memory/autoloop', dir: '/programs/' })
-    expect(await store.read('coverage')).toBeNull()
-    const created = await store.write('coverage', 'first', null)
+    expect(await store.read(FILE)).toBeNull()
+    const created = await store.write(FILE, 'first', null)
     expect(created.version).toBe(gitBlobSha('first'))
     expect(api.text('memory/autoloop', 'programs/coverage.md')).toBe('first')
-    expect(await store.read('coverage')).toEqual({ text: 'first', version: gitBlobSha('first') })
-    await store.write('coverage', 'second', created.version)
-    await expect(store.write('coverage', 'third', created.version)).rejects.toThrow(
-      StateConflictError
-    )
+    expect(await store.read(FILE)).toEqual({ text: 'first', version: gitBlobSha('first') })
+    await store.write(FILE, 'second', created.version)
+    await expect(store.write(FILE, 'third', created.version)).rejects.toThrow(StateConflictError)
     expect(api.text('memory/autoloop', 'programs/coverage.md')).toBe('second')
     expect(api.calls.filter((call) => call.method === 'ensureBranch')).toHaveLength(1)
     expect(api.calls.find((call) => call.method === 'putFile')?.message).toBe(
-      'autoloop-ci-gate: update coverage state'
+      'autoloop-ci-gate: update coverage.md'
     )
     api.seed('memory/autoloop', 'programs/readme.txt', 'x')
     api.seed('memory/autoloop', 'programs/deeper/x.md', 'x')
     expect(await store.list()).toEqual(['coverage'])
     expect(store.description).toBe('branch memory/autoloop, folder programs')
+    await store.write('ci-gate/coverage.json', '{}', null)
+    expect(api.text('memory/autoloop', 'programs/ci-gate/coverage.json')).toBe('{}')
+    await expect(store.read('../coverage.md')).rejects.toThrow(/invalid state store path/)
   })
 
   it('two concurrent writers against a store answering 409 on a stale SHA: no lost update', async () => {
@@ -205,13 +241,13 @@ describe('ContentsApiStore', () => {
       await barrier
     }
     const clock = manualClock()
-    const pause = updateState(
+    const pause = updateFile(
       store,
-      'coverage',
+      FILE,
       (text) => updateMachineState(text ?? '', { paused: true, pauseReason: 'manual' }),
       { clock }
     )
-    const count = updateState(store, 'coverage', incrementIterations, { clock })
+    const count = updateFile(store, FILE, incrementIterations, { clock })
     const [paused, counted] = await Promise.all([pause, count])
     expect([paused.attempts, counted.attempts].sort()).toEqual([1, 2])
     expect(api.calls.filter((call) => call.conflict)).toHaveLength(1)
@@ -227,7 +263,7 @@ describe('ContentsApiStore', () => {
         api.hook = (call) => s.schedule(Promise.resolve(), call.method)
         const clock = manualClock()
         const runs = Array.from({ length: writers }, () =>
-          updateState(store, 'coverage', incrementIterations, {
+          updateFile(store, FILE, incrementIterations, {
             clock,
             random: () => 0,
             maxAttempts: writers
@@ -251,10 +287,10 @@ describe('ContentsApiStore', () => {
     }
     const store = new ContentsApiStore(api, {
       branch: 'memory/autoloop',
-      message: (program) => `state: ${program}`
+      message: (path) => `state: ${path}`
     })
-    await expect(store.write('coverage', 'x', null)).rejects.toThrow('500: try again')
-    await store.write('coverage', 'x', null)
-    expect(api.calls.find((call) => call.method === 'putFile')?.message).toBe('state: coverage')
+    await expect(store.write(FILE, 'x', null)).rejects.toThrow('500: try again')
+    await store.write(FILE, 'x', null)
+    expect(api.calls.find((call) => call.method === 'putFile')?.message).toBe('state: coverage.md')
   })
 })

@@ -9,7 +9,8 @@ import {
   FailureSummarySchema,
   linkTarget,
   parseFailureSummary,
-  renderFailureSummaryMarkdown
+  renderFailureSummaryMarkdown,
+  type SummaryClassification
 } from '../../src/summary/failure-summary.js'
 import { looseView, MENTION, parseFence, proseOf, REFERENCE } from '../text/markdown-checks.js'
 
@@ -31,7 +32,7 @@ function check(overrides: Partial<FailingCheck> = {}): FailingCheck {
 
 function summary(overrides: Partial<FailureSummary> = {}): FailureSummary {
   return {
-    version: 1,
+    version: 2,
     program: 'perf',
     sha: SHA,
     attempt: 2,
@@ -67,7 +68,7 @@ describe('failure summary schema', () => {
     const full = summary()
     expect(parseFailureSummary(JSON.parse(failureSummaryJson(full)))).toEqual(full)
     const minimal: FailureSummary = {
-      version: 1,
+      version: 2,
       sha: SHA,
       attempt: 0,
       generatedAt: '2026-01-01T00:00:00Z',
@@ -80,7 +81,7 @@ describe('failure summary schema', () => {
   it('writes pretty JSON with a final newline', () => {
     const json = failureSummaryJson(summary())
     expect(json.endsWith('}\n')).toBe(true)
-    expect(json).toContain('\n  "version": 1,\n')
+    expect(json).toContain('\n  "version": 2,\n')
   })
 
   it('redacts secrets and masked values in the JSON file', () => {
@@ -104,8 +105,11 @@ describe('failure summary schema', () => {
   })
 
   it('names an unsupported version and how to fix it', () => {
-    expect(() => parseFailureSummary({ ...summary(), version: 2 })).toThrow(
-      'Unsupported failure summary version 2: this build reads version 1'
+    expect(() => parseFailureSummary({ ...summary(), version: 1 })).toThrow(
+      'Unsupported failure summary version 1: this build reads version 2. Regenerate the summary with the same version of autoloop-ci-gate.'
+    )
+    expect(() => parseFailureSummary({ ...summary(), version: 3 })).toThrow(
+      'Unsupported failure summary version 3'
     )
     expect(() => parseFailureSummary('nope')).toThrow(FailureSummaryError)
   })
@@ -130,6 +134,199 @@ describe('failure summary schema', () => {
 
   it('is a zod schema other modules can compose', () => {
     expect(FailureSummarySchema.safeParse(summary()).success).toBe(true)
+  })
+})
+
+/** Whose failure it is, with every list filled. */
+function classification(overrides: Partial<SummaryClassification> = {}): SummaryClassification {
+  return {
+    preExisting: ['eslint:no-console:src/legacy.ts'],
+    baseBranch: 'main',
+    baseSha: PREVIOUS_SHA,
+    baseNote: null,
+    flaky: [{ check: 'e2e (chrome)', url: 'https://github.com/o/r/actions/runs/3/job/4' }],
+    infrastructure: [
+      {
+        check: 'build',
+        cause: 'the runner lost communication with GitHub',
+        url: 'https://github.com/o/r/actions/runs/3/job/5'
+      }
+    ],
+    reruns: [
+      {
+        checks: ['build', 'e2e (chrome)'],
+        why: 'infrastructure',
+        outcome: 'passed',
+        url: 'https://github.com/o/r/actions/runs/3/attempts/2'
+      }
+    ],
+    blocked: null,
+    ...overrides
+  }
+}
+
+describe('whose failure it is (version 2)', () => {
+  it('round-trips through the JSON file', () => {
+    const full = summary({ classification: classification() })
+    expect(parseFailureSummary(JSON.parse(failureSummaryJson(full)))).toEqual(full)
+  })
+
+  it('rejects an unknown re-run outcome, naming the field', () => {
+    const bad = summary({
+      classification: classification({
+        reruns: [{ checks: [], why: 'infrastructure', outcome: 'maybe' as 'passed', url: '' }]
+      })
+    })
+    expect(() => parseFailureSummary(bad)).toThrow('classification.reruns[0].outcome')
+  })
+
+  it('redacts the CI text in it, keeping the base SHA and the blocked advice (our words)', () => {
+    const json = failureSummaryJson(
+      summary({
+        classification: classification({
+          preExisting: [`jest:a ${TOKEN}`],
+          baseNote: 'base note hunter2hunter2',
+          flaky: [{ check: 'job hunter2hunter2', url: 'https://user:pw@example.com/x' }],
+          infrastructure: [{ check: 'build', cause: 'disk hunter2hunter2', url: '' }],
+          blocked: { cause: 'runs wait', advice: 'Approve the runs.' }
+        })
+      }),
+      { maskedValues: ['hunter2hunter2'] }
+    )
+    expect(json).not.toContain(TOKEN)
+    expect(json).not.toContain('hunter2hunter2')
+    expect(json).not.toContain('user:pw')
+    const read = parseFailureSummary(JSON.parse(json)).classification
+    expect(read?.baseSha).toBe(PREVIOUS_SHA)
+    expect(read?.blocked).toEqual({ cause: 'runs wait', advice: 'Approve the runs.' })
+    expect(read?.flaky[0]?.check).toBe('job ***')
+  })
+
+  it('is said in the markdown, each with its evidence', () => {
+    const markdown = renderFailureSummaryMarkdown(summary({ classification: classification() }))
+    expect(markdown).toContain('**Whose failure it is**')
+    expect(markdown).toContain(
+      `- 🧱 **Pre-existing** (fail on \`main\` at \`${PREVIOUS_SHA.slice(0, 12)}\` too; not in the signature, not this iteration's to fix): \`eslint:no-console:src/legacy.ts\``
+    )
+    expect(markdown).toContain(
+      '- 🎲 **Flaky** (failed, then passed on re-run): [e2e (chrome)](https://github.com/o/r/actions/runs/3/job/4)'
+    )
+    expect(markdown).toContain(
+      "- 🏗️ **Infrastructure** (outside the project's build and tests): [build](https://github.com/o/r/actions/runs/3/job/5) (the runner lost communication with GitHub)"
+    )
+    expect(markdown).toContain(
+      '- 🔁 Re-run of build, e2e (chrome) (infrastructure): passed ([run](https://github.com/o/r/actions/runs/3/attempts/2))'
+    )
+    expect(markdown.indexOf('**Whose failure it is**')).toBeLessThan(
+      markdown.indexOf('**Since attempt')
+    )
+  })
+
+  it('says when no fix can help, and when there was nothing on the base branch to compare with', () => {
+    const markdown = renderFailureSummaryMarkdown(
+      summary({
+        classification: classification({
+          preExisting: [],
+          flaky: [],
+          infrastructure: [],
+          reruns: [],
+          baseNote: 'CI never ran on the base branch head',
+          blocked: { cause: 'no CI', advice: 'Set `allow-no-checks: true` if there is no CI.' }
+        })
+      })
+    )
+    expect(markdown).toContain(
+      '- 🚧 **Blocked**, no fix can help: Set `allow-no-checks: true` if there is no CI.'
+    )
+    expect(markdown).toContain('- ℹ️ Base branch: CI never ran on the base branch head')
+    expect(markdown).not.toContain('Pre-existing')
+    expect(
+      renderFailureSummaryMarkdown(
+        summary({
+          classification: classification({
+            preExisting: [],
+            flaky: [],
+            infrastructure: [],
+            reruns: []
+          })
+        })
+      )
+    ).not.toContain('**Whose failure it is**')
+  })
+
+  it('keeps hostile text in it inert, and within the bound', () => {
+    const hostile = '@octocat #5 <!-- AUTOLOOP:STATUS --> [x](https://evil) | `'
+    const markdown = renderFailureSummaryMarkdown(
+      summary({
+        classification: classification({
+          preExisting: [hostile],
+          baseBranch: hostile,
+          baseNote: hostile,
+          flaky: [{ check: hostile, url: 'javascript:alert(1)' }],
+          infrastructure: [{ check: hostile, cause: hostile, url: hostile }],
+          reruns: [{ checks: [hostile], why: 'flaky-test', outcome: 'failed', url: hostile }]
+        })
+      }),
+      { maxChars: 2_000 }
+    )
+    expect(markdown.length).toBeLessThanOrEqual(2_000)
+    const prose = proseOf(markdown)
+    expect(prose).not.toMatch(MENTION)
+    expect(prose).not.toMatch(REFERENCE)
+    expect(prose).not.toContain('javascript:')
+    expect(looseView(markdown)).not.toContain('<!--')
+  })
+})
+
+describe('whose failure it is, in the bound', () => {
+  const linked = (i: number) => ({
+    check: `test shard ${i} of 40 (ubuntu-latest, node 20)`,
+    url: `https://github.com/o/r/actions/runs/3/job/${i}`
+  })
+  const long = (count: number) =>
+    classification({
+      preExisting: Array.from({ length: count }, (_, i) => `eslint:rule-${i}:src/legacy/${i}.ts`),
+      flaky: Array.from({ length: count }, (_, i) => linked(i)),
+      infrastructure: Array.from({ length: count }, (_, i) => ({
+        ...linked(i),
+        cause: 'the runner lost communication with GitHub'
+      })),
+      reruns: Array.from({ length: count }, (_, i) => ({
+        checks: [linked(i).check],
+        why: 'infrastructure' as const,
+        outcome: 'passed' as const,
+        url: linked(i).url
+      }))
+    })
+
+  it('a sharded matrix whose every job lost its runner still fits, and says how much there was', () => {
+    for (const maxChars of [1_000, 5_000]) {
+      const markdown = renderFailureSummaryMarkdown(summary({ classification: long(40) }), {
+        maxChars
+      })
+      expect(markdown.length).toBeLessThanOrEqual(maxChars)
+      expect(markdown).toContain('_Summary cut to fit')
+      expect(markdown).toContain(
+        '**Whose failure it is:** 40 pre-existing, 40 flaky, 40 infrastructure, 40 re-runs (details in the JSON failure summary).'
+      )
+    }
+    // With room, every entry.
+    const roomy = renderFailureSummaryMarkdown(summary({ classification: long(40) }), {
+      maxChars: 50_000
+    })
+    expect(roomy).toContain('[test shard 39 of 40 (ubuntu-latest, node 20)]')
+  })
+
+  it('any length of lists stays within any bound', () => {
+    fc.assert(
+      fc.property(fc.nat(60), fc.integer({ min: 1_000, max: 30_000 }), (count, maxChars) => {
+        const markdown = renderFailureSummaryMarkdown(summary({ classification: long(count) }), {
+          maxChars
+        })
+        expect(markdown.length).toBeLessThanOrEqual(maxChars)
+      }),
+      { numRuns: 60 }
+    )
   })
 })
 
@@ -327,6 +524,16 @@ describe('linkTarget', () => {
     ['an http URL', 'http://ci.example/job?id=1', 'http://ci.example/job?id=1'],
     ['a space, percent-encoded', 'https://example.com/a b', 'https://example.com/a%20b'],
     ['parentheses, percent-encoded', 'https://example.com/(x)', 'https://example.com/%28x%29'],
+    [
+      'a pipe, percent-encoded (it would end a table cell)',
+      'https://example.com/a|b',
+      'https://example.com/a%7Cb'
+    ],
+    [
+      'a line break, dropped by the URL parser',
+      'https://example.com/a\nb',
+      'https://example.com/ab'
+    ],
     ['a javascript: URL', 'javascript:alert(1)', null],
     ['a data: URL', 'data:text/html,hi', null],
     ['an ftp: URL', 'ftp://example.com/x', null],

@@ -8,6 +8,7 @@ import type { MachineState } from '../state/schema.js'
 import type { Attempt, PausedSignature } from '../loop/ledger.js'
 import type { Blocked } from '../loop/classify.js'
 import { pauseKindOf } from '../loop/pause-reasons.js'
+import { linkTarget } from '../summary/failure-summary.js'
 import { fence, inlineCode, oneLine, tableCell } from '../text/untrusted.js'
 
 /** The autoloop status comment: the earliest comment holding it is the status comment. */
@@ -95,11 +96,11 @@ export interface PauseView {
 function attemptBlock(attempt: Attempt, view: PauseView): string {
   const run = view.runUrlOf(attempt.runId)
   const checks = (attempt.failingChecks ?? [])
-    .map((check) =>
-      check.url && /^https?:\/\//.test(check.url)
-        ? `[${tableCell(check.name, 80)}](${check.url})`
-        : tableCell(check.name, 80)
-    )
+    .map((check) => {
+      // CI sets check URLs: linked only when they are a plain http(s) URL (no `)`, no line break).
+      const target = check.url ? linkTarget(check.url, { maskedValues: view.maskedValues }) : null
+      return target ? `[${tableCell(check.name, 80)}](${target})` : tableCell(check.name, 80)
+    })
     .join(', ')
   const lines = [
     `**Attempt ${attempt.index}** — ${inlineCode(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +

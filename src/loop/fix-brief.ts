@@ -9,11 +9,12 @@
  * infrastructure), the first error lines (fenced, sanitised), and what to do. Its size is
  * bounded (`maxBytes`): details are dropped, most expendable first, until it fits.
  */
-import { diffKeys } from '../summary/failure-summary.js'
+import { diffKeys, linkTarget } from '../summary/failure-summary.js'
 import { fence, inlineCode, oneLine } from '../text/untrusted.js'
 import { deadlineOf } from './guard.js'
 import { pauseKindOf } from './pause-reasons.js'
 import {
+  LEDGER_LIMITS,
   latestAttempt,
   pausedSignatureOf,
   type Attempt,
@@ -98,7 +99,9 @@ function checkLines(attempt: Attempt, max: number): string[] {
   const checks = attempt.failingChecks ?? []
   const lines = checks.slice(0, max).map((check) => {
     const name = oneLine(check.name, 100)
-    const link = check.url && /^https?:\/\//.test(check.url) ? `[${name}](${check.url})` : name
+    // CI sets check URLs: linked only when they are a plain http(s) URL (no line break, no `)`).
+    const target = check.url ? linkTarget(check.url) : null
+    const link = target ? `[${name}](${target})` : name
     return `  - ${link}: ${oneLine(check.conclusion, 20)}`
   })
   if (checks.length > max) lines.push(`  - … ${checks.length - max} more`)
@@ -129,8 +132,13 @@ function findingLines(ledger: Ledger, attempt: Attempt, detail: Detail): string[
   const previous = previousOf(ledger, attempt)
   if (previous?.signature?.keys && signature?.keys && detail.keys > 0) {
     const changes = diffKeys(previous.signature.keys, signature.keys)
+    // The ledger keeps the first keys of each attempt only: say so rather than undercount.
+    const partial =
+      previous.signature.cut || signature.cut
+        ? ` (compared on the first ${LEDGER_LIMITS.maxKeys} keys the ledger keeps of each: attempt ${previous.index} had ${previous.signature.keyCount}, this one ${signature.keyCount})`
+        : ''
     lines.push(
-      `- **Since attempt ${previous.index}:** fixed ${keyList(changes.fixed, detail.keys)}; new ${keyList(changes.new, detail.keys)}; still failing ${keyList(changes.persisting, detail.keys)}.`
+      `- **Since attempt ${previous.index}:** fixed ${keyList(changes.fixed, detail.keys)}; new ${keyList(changes.new, detail.keys)}; still failing ${keyList(changes.persisting, detail.keys)}${partial}.`
     )
   }
   const classification = attempt.classification

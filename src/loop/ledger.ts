@@ -418,9 +418,10 @@ export function beginAttempt(ledger: Ledger, input: BeginAttemptInput): BeganAtt
 
   if (latest && ledger.iteration && latest.sha === sha) {
     const open = ledger.iteration.finishedAt === null
-    if (isSameRun(latest, input.runId)) return reuse('rerun', true)
-    if (!open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome))
-      return { kind: 'already-gated', ledger, attempt: latest }
+    const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome)
+    // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
+    if (isSameRun(latest, input.runId) && (open || accepted)) return reuse('rerun', true)
+    if (accepted) return { kind: 'already-gated', ledger, attempt: latest }
     if (open && RED_STATES.has(latest.state)) return appendNoNewCommit(ledger, input)
     if (open) return reuse('resumed', false)
   }
@@ -742,35 +743,39 @@ export function serializeLedger(ledger: Ledger): string {
 const LEDGER_FIX =
   'restore the file from the branch history, or delete it (the CI fix loop of the current iteration starts over; run the reset command to say so on the program issue)'
 
-/** The line of `text` where the value at `path` starts, best effort (for error messages). */
+/** The offset of element `index` (an object or array) of the first array at or after `from`; -1 when not found. */
+function elementOffset(text: string, from: number, index: number): number {
+  let depth = 0
+  let seen = -1
+  const open = text.indexOf('[', from)
+  if (open === -1) return -1
+  for (let i = open + 1; i < text.length; i += 1) {
+    const char = text[i]
+    if (char === '"') {
+      i = text.indexOf('"', i + 1)
+      while (i > 0 && text[i - 1] === '\\') i = text.indexOf('"', i + 1)
+      if (i === -1) return -1
+      continue
+    }
+    if (char === '{' || char === '[') {
+      if (depth === 0 && ++seen === index) return i
+      depth += 1
+    } else if (char === '}' || char === ']') {
+      if (depth === 0) return -1
+      depth -= 1
+    }
+  }
+  return -1
+}
+
+/** The offset in `text` where the value at `path` starts, best effort (for error messages). */
 function offsetOfPath(text: string, path: readonly PropertyKey[]): number {
   let at = 0
   for (const segment of path) {
-    if (typeof segment === 'number') {
-      // Skip to the segment-th element of the array that starts at or after `at`.
-      let depth = 0
-      let seen = -1
-      const open = text.indexOf('[', at)
-      if (open === -1) return at
-      for (let i = open + 1; i < text.length; i += 1) {
-        const char = text[i]
-        if (char === '"') {
-          i = text.indexOf('"', i + 1)
-          while (i > 0 && text[i - 1] === '\\') i = text.indexOf('"', i + 1)
-          if (i === -1) return at
-          continue
-        }
-        if (char === '{' || char === '[') {
-          if (depth === 0 && ++seen === segment) return i
-          depth += 1
-        } else if (char === '}' || char === ']') {
-          if (depth === 0) return at
-          depth -= 1
-        }
-      }
-      return at
-    }
-    const found = text.indexOf(`"${String(segment)}"`, at)
+    const found =
+      typeof segment === 'number'
+        ? elementOffset(text, at, segment)
+        : text.indexOf(`"${String(segment)}"`, at)
     if (found === -1) return at
     at = found
   }

@@ -312,7 +312,7 @@ export function renderFailureSummaryMarkdown(
 
   const everything = [
     header,
-    ...(whose ? [whose] : []),
+    ...(whose ? [whose.full] : []),
     ...(changes ? [changes.full] : []),
     ...checks.map((c) => c.full)
   ]
@@ -324,14 +324,14 @@ export function renderFailureSummaryMarkdown(
   const limit = maxChars - CUT_NOTE_RESERVE
   const blocks = [header]
   let used = header.length
-  if (whose) {
-    blocks.push(whose)
-    used += BLOCK_SEPARATOR.length + whose.length
-  }
   const fits = (block: string): boolean => used + BLOCK_SEPARATOR.length + block.length <= limit
   const add = (block: string): void => {
     blocks.push(block)
     used += BLOCK_SEPARATOR.length + block.length
+  }
+  if (whose) {
+    if (fits(whose.full)) add(whose.full)
+    else if (fits(whose.compact)) add(whose.compact)
   }
   if (changes) {
     if (fits(changes.full)) add(changes.full)
@@ -375,7 +375,10 @@ function renderHeader(summary: FailureSummary, text: UntrustedTextOptions): stri
   return lines.join('\n')
 }
 
-function renderClassification(summary: FailureSummary, text: UntrustedTextOptions): string | null {
+function renderClassification(
+  summary: FailureSummary,
+  text: UntrustedTextOptions
+): { full: string; compact: string } | null {
   const c = summary.classification
   if (!c) return null
   const lines: string[] = []
@@ -407,7 +410,19 @@ function renderClassification(summary: FailureSummary, text: UntrustedTextOption
     lines.push(
       `- 🔁 Re-run of ${rerun.checks.map((check) => oneLine(check, 80, text)).join(', ')} (${rerun.why}): ${rerun.outcome}${linkTarget(rerun.url, text) ? ` ([run](${linkTarget(rerun.url, text)}))` : ''}`
     )
-  return lines.length > 0 ? ['**Whose failure it is**', '', ...lines].join('\n') : null
+  if (lines.length === 0) return null
+  // When the lists do not fit (a matrix whose every job lost its runner): how many of each.
+  const counts = [
+    ...(c.blocked ? ['blocked: no fix can help'] : []),
+    ...(c.preExisting.length > 0 ? [`${c.preExisting.length} pre-existing`] : []),
+    ...(c.flaky.length > 0 ? [`${c.flaky.length} flaky`] : []),
+    ...(c.infrastructure.length > 0 ? [`${c.infrastructure.length} infrastructure`] : []),
+    ...(c.reruns.length > 0 ? [`${c.reruns.length} re-run${c.reruns.length === 1 ? '' : 's'}`] : [])
+  ]
+  return {
+    full: ['**Whose failure it is**', '', ...lines].join('\n'),
+    compact: `**Whose failure it is:** ${counts.join(', ') || 'see the base branch note'} (details in the JSON failure summary).`
+  }
 }
 
 function renderChanges(
@@ -500,8 +515,9 @@ export function linkTarget(url: string, options: UntrustedTextOptions = {}): str
   if (parsed.username !== '' || parsed.password !== '') return null
   const href = parsed.href
   if (redactSecrets(href, options.maskedValues ?? []) !== href) return null
-  // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
-  return href.replaceAll('(', '%28').replaceAll(')', '%29')
+  // `href` has no spaces, quotes or angle brackets; parentheses would end the destination,
+  // and a `|` would end a table cell (the URL parser drops line breaks, not pipes).
+  return href.replaceAll('(', '%28').replaceAll(')', '%29').replaceAll('|', '%7C')
 }
 
 function cutNote(maxChars: number, withoutDetails: number, left: number): string {

@@ -1,34 +1,15 @@
 import { describe, expect, it } from '@jest/globals'
+import { writeCiGateSection } from '../../src/state/ci-gate-section.js'
 import { StateFileError } from '../../src/state/errors.js'
-import {
-  CI_GATE_HEADING,
-  createStateFile,
-  readLedgerBlock,
-  readMachineState,
-  removeLedgerBlock,
-  splitSections,
-  updateMachineState,
-  writeLedgerBlock
-} from '../../src/state/markdown.js'
-import { readLikeScheduler } from '../helpers/scheduler-rule.js'
+import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
 import {
   compactTables,
   expectSchedulerReads,
   fixtureText,
   linesWithEol,
+  stateFileErrorOf,
   toCrlf
 } from './helpers.js'
-
-/** Runs `act` and returns the StateFileError it throws (failing the test if it does not). */
-function stateFileErrorOf(act: () => unknown): StateFileError {
-  try {
-    act()
-  } catch (error) {
-    expect(error).toBeInstanceOf(StateFileError)
-    return error as StateFileError
-  }
-  throw new Error('expected a StateFileError, nothing was thrown')
-}
 
 const variants: Array<[string, (text: string) => string]> = [
   ['aligned tables, LF', (text) => text],
@@ -72,27 +53,6 @@ describe('reading the realistic fixture', () => {
       steering_issue: '#198',
       pause_reason: null
     })
-  })
-
-  it.each(variants)('splits into sections keeping every byte (%s)', (_name, variant) => {
-    const text = variant(fixtureText())
-    const layout = splitSections(text)
-    expect(
-      layout.bom + layout.preamble + layout.sections.map((s) => s.content + s.trailer).join('')
-    ).toBe(text)
-    expect(layout.title).toBe('Autoloop: coverage')
-    expect(layout.eol).toBe(text.includes('\r\n') ? '\r\n' : '\n')
-    expect(layout.sections.map((s) => s.name).slice(0, 7)).toEqual([
-      'Machine State',
-      'Program Info',
-      'Current Priorities',
-      'Lessons Learned',
-      'Foreclosed Avenues',
-      'Future Directions',
-      'Iteration History'
-    ])
-    expect(layout.sections[0]?.heading).toBe('## ⚙️ Machine State')
-    expect(layout.sections[0]?.trailer.replace(/\r/g, '')).toBe('\n---\n\n')
   })
 })
 
@@ -294,7 +254,7 @@ describe('malformed files are refused with the line quoted', () => {
     expect(error.message).toContain(`line ${expectedLine} ${JSON.stringify(error.lineText)}`)
     expect(error.message).toMatch(/Fix: \S/)
     expect(() => updateMachineState(text, { paused: true })).toThrow(StateFileError)
-    expect(() => writeLedgerBlock(text, { note: 'n', json: '{}' })).toThrow(StateFileError)
+    expect(() => writeCiGateSection(text, ['brief'])).toThrow(StateFileError)
   })
 
   it('a Machine State heading without a table', () => {
@@ -317,160 +277,5 @@ describe('malformed files are refused with the line quoted', () => {
     expect(error.inFile('coverage.md').message).toMatch(
       /^state file coverage\.md line 20 "\| Paused \| maybe \|": /
     )
-  })
-})
-
-describe('the CI Gate section', () => {
-  const ledger = { note: '🤖 *ledger*', json: '{"version":1,\n"attempts":[]}' }
-
-  it('is created right after Machine State, with the same separator', () => {
-    const before = fixtureText()
-    const after = writeLedgerBlock(before, ledger)
-    const sections = splitSections(after).sections
-    expect(sections.map((s) => s.name).slice(0, 3)).toEqual([
-      'Machine State',
-      'CI Gate',
-      'Program Info'
-    ])
-    expect(sections[1]?.content).toBe(
-      `${CI_GATE_HEADING}\n\n🤖 *ledger*\n\n\`\`\`json\n{"version":1,\n"attempts":[]}\n\`\`\`\n`
-    )
-    expect(sections[1]?.trailer).toBe('\n---\n\n')
-    expect(readLedgerBlock(after)).toEqual({
-      json: { version: 1, attempts: [] },
-      line: lineOfJson(after)
-    })
-    expect(readLikeScheduler(after).fields).toEqual(readLikeScheduler(before).fields)
-    expect(removeLedgerBlock(after)).toBe(before)
-  })
-
-  it('is rewritten whole, in place, keeping everything else', () => {
-    const first = writeLedgerBlock(toCrlf(fixtureText()), ledger)
-    const second = writeLedgerBlock(first, { note: 'second', json: '{"version":1}' })
-    expect(second).toContain(
-      '## 🚦 CI Gate\r\n\r\nsecond\r\n\r\n```json\r\n{"version":1}\r\n```\r\n\r\n---\r\n\r\n## 📋 Program Info'
-    )
-    expect(removeLedgerBlock(second)).toBe(toCrlf(fixtureText()))
-    expect(readLikeScheduler(second).fields).toEqual(readLikeScheduler(first).fields)
-  })
-
-  it('is appended when Machine State is the last section', () => {
-    const text = fixtureText()
-    const onlyMachineState = text.slice(0, text.indexOf('## 📋'))
-    const trimmed = onlyMachineState.replace(/\n\n---\n\n$/, '\n')
-    const after = writeLedgerBlock(trimmed, ledger)
-    expect(after.slice(trimmed.length)).toBe(
-      `\n---\n\n${CI_GATE_HEADING}\n\n🤖 *ledger*\n\n\`\`\`json\n{"version":1,\n"attempts":[]}\n\`\`\`\n`
-    )
-    expect(writeLedgerBlock(onlyMachineState, ledger).slice(onlyMachineState.length)).toMatch(
-      /^## 🚦 CI Gate\n/
-    )
-    expect(readLikeScheduler(after).fields).toEqual(readLikeScheduler(trimmed).fields)
-    expect(readLedgerBlock(after)?.json).toEqual({ version: 1, attempts: [] })
-  })
-
-  it('refuses to write JSON that could break out of its block', () => {
-    expect(() => writeLedgerBlock(fixtureText(), { note: 'n', json: '{"a":"|"}' })).toThrow(
-      /must not contain/
-    )
-    expect(() => writeLedgerBlock(fixtureText(), { note: 'n', json: '{\n```\n}' })).toThrow(
-      /must not contain/
-    )
-    expect(() => writeLedgerBlock(fixtureText(), { note: 'a | b', json: '{}' })).toThrow(/one line/)
-  })
-
-  it.each([
-    [
-      'unparseable JSON',
-      '```json\n{"version":1,\n  "attempts": [,]\n}\n```',
-      '  "attempts": [,]',
-      /not valid JSON/
-    ],
-    ['no JSON block', 'just text', '## 🚦 CI Gate', /has no ```json block/],
-    ['an unclosed JSON block', '```json\n{}\n', '## 🚦 CI Gate', /never closed/]
-  ])('refuses %s', (_name, body, quoted, reason) => {
-    const text = fixtureText().replace(
-      '## 📋 Program Info',
-      `## 🚦 CI Gate\n\n${body}\n\n## 📋 Program Info`
-    )
-    const error = stateFileErrorOf(() => readLedgerBlock(text))
-    expect(error.message).toMatch(reason)
-    // JSON.parse reports where it failed on newer runtimes only; older ones get the first JSON line.
-    const fallback = quoted.startsWith('  ') ? '{"version":1,' : quoted
-    expect([quoted, fallback]).toContain(error.lineText)
-    expect(error.line).toBe(text.split('\n').indexOf(error.lineText as string) + 1)
-    expect(error.fix).toMatch(
-      /delete the whole "## 🚦 CI Gate" section .* or run the reset command/
-    )
-    expect(removeLedgerBlock(text)).not.toContain('CI Gate')
-  })
-
-  it('refuses two CI Gate sections', () => {
-    const once = writeLedgerBlock(fixtureText(), ledger)
-    const twice = `${once}\n## 🚦 CI Gate\n\n\`\`\`json\n{}\n\`\`\`\n`
-    expect(stateFileErrorOf(() => readLedgerBlock(twice)).message).toMatch(
-      /second "## 🚦 CI Gate" section \(the first is on line/
-    )
-  })
-})
-
-function lineOfJson(text: string): number {
-  return text.split('\n').indexOf('```json') + 2
-}
-
-describe('a new file from the template', () => {
-  it('has the title, the note and the sections in order', () => {
-    const text = createStateFile('coverage')
-    const layout = splitSections(text)
-    expect(layout.title).toBe('Autoloop: coverage')
-    expect(layout.preamble).toMatch(
-      /^# Autoloop: coverage\n\n🤖 .*maintained by automation.*Maintainers may edit any section.*\n\n---\n\n$/
-    )
-    expect(layout.sections.map((s) => s.heading)).toEqual([
-      '## ⚙️ Machine State',
-      '## 📋 Program Info',
-      '## 🎯 Current Priorities',
-      '## 📚 Lessons Learned',
-      '## 🚧 Foreclosed Avenues',
-      '## 🔭 Future Directions',
-      '## 📊 Iteration History'
-    ])
-    const reading = expectSchedulerReads(text, {
-      last_run: null,
-      iteration_count: '0',
-      best_metric: null,
-      target_metric: null,
-      metric_direction: null,
-      branch: '`autoloop/coverage`',
-      pr: null,
-      issue: null,
-      paused: 'false',
-      pause_reason: null,
-      completed: 'false',
-      completed_reason: null,
-      consecutive_errors: '0',
-      recent_statuses: null
-    })
-    expect(Object.keys(reading.fields)).toHaveLength(15)
-    expect(reading.skipped).toBe(false)
-    expect(readMachineState(text).branch).toBe('autoloop/coverage')
-  })
-
-  it('takes initial values and the line ending', () => {
-    const text = createStateFile('perf.v2', {
-      eol: '\r\n',
-      machineState: { targetMetric: 0.95, metricDirection: 'lower', issue: 12 }
-    })
-    expect(text.replace(/\r\n/g, '')).not.toContain('\n')
-    expectSchedulerReads(text, {
-      target_metric: '0.95',
-      metric_direction: 'lower',
-      issue: '#12',
-      branch: '`autoloop/perf.v2`'
-    })
-  })
-
-  it('rejects a program name that could escape its file name', () => {
-    expect(() => createStateFile('../x')).toThrow(/invalid program name/)
   })
 })

@@ -1,16 +1,19 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
+import {
+  ledgerPointerLine,
+  readLedgerPointer,
+  removeCiGateSection,
+  writeCiGateSection
+} from '../../src/state/ci-gate-section.js'
 import { StateFileError } from '../../src/state/errors.js'
 import {
-  readLedgerBlock,
   readMachineState,
   readMachineStateTable,
-  removeLedgerBlock,
-  splitSections,
-  updateMachineState,
-  writeLedgerBlock
-} from '../../src/state/markdown.js'
+  updateMachineState
+} from '../../src/state/machine-state.js'
 import type { MachineStatePatch } from '../../src/state/schema.js'
+import { splitSections } from '../../src/state/text.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { linesWithEol } from './helpers.js'
 
@@ -312,10 +315,10 @@ const dirtyText = fc
 const RUNS = { numRuns: 300 }
 
 describe('state file properties', () => {
-  it('splitSections keeps every byte', () => {
+  it('splitSections keeps every byte, in both fence modes', () => {
     fc.assert(
-      fc.property(generatedFile, (file) => {
-        const layout = splitSections(file.text)
+      fc.property(generatedFile, fc.constantFrom('ignore', 'respect'), (file, fences) => {
+        const layout = splitSections(file.text, fences)
         expect(
           layout.bom + layout.preamble + layout.sections.map((s) => s.content + s.trailer).join('')
         ).toBe(file.text)
@@ -517,36 +520,49 @@ describe('state file properties', () => {
     )
   })
 
-  it('the CI Gate block is written after Machine State and never changes what the scheduler reads', () => {
-    const jsonText = fc
-      .array(
-        fc.tuple(
-          fc.constantFrom('a', 'k', 'sig'),
-          fc.constantFrom('x', '## y', '— 🚦', '1 2', 'a\\nb')
-        ),
-        { maxLength: 5 }
-      )
-      .map((pairs) => JSON.stringify(Object.fromEntries(pairs), null, 2))
+  it('the CI Gate section is written after Machine State and never changes what the scheduler reads', () => {
+    /** Brief lines: markdown an agent reads, with the characters that could break the cut. */
+    const briefLine = fc.constantFrom(
+      'x',
+      '### a smaller heading',
+      ' ## indented',
+      '| a | b |',
+      '```',
+      '— 🚦',
+      '- `key`',
+      ''
+    )
+    const body = fc
+      .tuple(fc.nat(1000), fc.array(briefLine, { maxLength: 6 }))
+      .map(([revision, lines]) => [
+        ledgerPointerLine({ path: 'ci-gate/generated.json', revision }),
+        ...lines
+      ])
     fc.assert(
-      fc.property(generatedFile, jsonText, jsonText, (file, first, second) => {
-        const once = writeLedgerBlock(file.text, { note: '🤖 *ledger*', json: first })
-        const twice = writeLedgerBlock(once, { note: '🤖 *ledger*', json: second })
-        expect(readLedgerBlock(once)?.json).toEqual(JSON.parse(first))
-        expect(readLedgerBlock(twice)?.json).toEqual(JSON.parse(second))
+      fc.property(generatedFile, body, body, (file, first, second) => {
+        const once = writeCiGateSection(file.text, first)
+        const twice = writeCiGateSection(once, second)
+        expect(readLedgerPointer(once)?.path).toBe('ci-gate/generated.json')
+        expect(readLedgerPointer(twice)).toEqual({
+          path: 'ci-gate/generated.json',
+          revision: Number(/revision (\d+)/.exec(second[0] as string)?.[1])
+        })
         expect(readLikeScheduler(once).fields).toEqual(readLikeScheduler(file.text).fields)
         expect(readLikeScheduler(twice).fields).toEqual(readLikeScheduler(file.text).fields)
-        const names = splitSections(twice).sections.map((s) => s.name)
+        const names = splitSections(twice, 'ignore').sections.map((s) => s.name)
         expect(names[names.findIndex((name) => name.startsWith('Machine State')) + 1]).toBe(
           'CI Gate'
         )
         // The section comes and goes without touching other bytes.
-        expect(removeLedgerBlock(twice)).toBe(removeLedgerBlock(once))
+        expect(removeCiGateSection(twice)).toBe(removeCiGateSection(once))
         if (file.text.slice(file.text.indexOf('## ⚙️ Machine State')).includes('\n## ')) {
-          expect(removeLedgerBlock(once)).toBe(file.text)
+          expect(removeCiGateSection(once)).toBe(file.text)
         }
         // And the Machine State rows can still be patched around it.
         const patched = updateMachineState(twice, { paused: true })
-        expect(readLedgerBlock(patched)?.json).toEqual(JSON.parse(second))
+        expect(removeCiGateSection(patched)).toBe(
+          updateMachineState(removeCiGateSection(twice), { paused: true })
+        )
         expect(readLikeScheduler(patched).fields['paused']).toBe('true')
       }),
       RUNS
