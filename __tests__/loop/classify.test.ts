@@ -12,7 +12,10 @@ import { sha } from './helpers.js'
 describe('isTestFailure', () => {
   it.each([
     [['jest:tests/a.test.ts>adds'], true],
-    [['pytest:tests/test_a.py::test_adds', 'go:TestParse/empty'], true],
+    [['pytest:tests/test_a.py::test_adds', 'go:example.com/app/parse:TestParse/empty'], true],
+    [['go:example.com/app:TestSlow:timeout', 'dotnet:App.Tests.CartTest.Adds:NullReference'], true],
+    [['pytest:error:tests/test_a.py'], false],
+    [['dotnet:CS0103:total:src/Cart.cs'], false],
     [['cargo:tests::adds', 'surefire:com.acme.AppTest#adds', 'vitest:a>b', 'mocha:a>b'], true],
     [['jest:tests/a.test.ts>adds', 'tsc:TS2339:fromArrays:src/a.ts'], false],
     [['eslint:no-unused-vars:src/a.ts'], false],
