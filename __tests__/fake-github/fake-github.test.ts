@@ -70,7 +70,7 @@ describe('check runs', () => {
     expect(last?.query).toEqual({ per_page: '100', page: '3' })
   })
 
-  it('moves a timeline only with virtual time, through the JS API and the clock endpoints', async () => {
+  it('moves a timeline only with virtual time, through advance and the clock port', async () => {
     const { fake, octokit } = await start({
       checkRuns: [{ sha: SHA_A, name: 'test', timeline: lifecycle('failure') }]
     })
@@ -84,22 +84,15 @@ describe('check runs', () => {
     fake.advance(10_000)
     expect((await status())?.status).toBe('in_progress')
 
-    const clock = (await (await fetch(fake.clockUrl)).json()) as { now: number }
-    expect(clock.now).toBe(START + 10_000)
-    const slept = await fetch(`${fake.clockUrl}/sleep`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ until: START + 59_000 })
-    })
-    expect(await slept.json()).toEqual({ now: START + 59_000 })
+    expect(fake.clock.now()).toBe(START + 10_000)
+    await fake.clock.sleep(49_000)
+    expect(fake.clock.now()).toBe(START + 59_000)
     expect((await status())?.status).toBe('in_progress')
 
-    // sleeping into the past never moves the clock back
-    await fetch(`${fake.clockUrl}/sleep`, {
-      method: 'POST',
-      body: JSON.stringify({ until: START })
-    })
+    // sleeping a negative time never moves the clock back
+    await fake.clock.sleep(-30_000)
     expect(fake.now()).toBe(START + 59_000)
+    await expect(fake.clock.sleep(Number.NaN)).rejects.toThrow('not a number')
 
     fake.advance(1_000)
     const done = await status()
