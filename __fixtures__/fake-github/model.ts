@@ -719,6 +719,8 @@ export class Model {
         ...run.jobs.map((j) => j.completedAt ?? j.startedAt),
         ...(moment ? [moment.changedAt] : [])
       ]
+      const attempt = Math.max(1, ...run.jobs.map((j) => j.runAttempt))
+      const attemptStarts = run.jobs.filter((j) => j.runAttempt === attempt).map((j) => j.startedAt)
       views.push({
         id,
         workflow,
@@ -726,11 +728,10 @@ export class Model {
         sha: run.sha,
         headBranch: run.plan?.headBranch ?? this.branchOfSha(run.sha),
         ...state,
-        attempt: Math.max(1, ...run.jobs.map((j) => j.runAttempt)),
+        attempt,
         createdAt: Math.min(...starts),
         updatedAt: Math.max(...changes),
-        attemptStartedAt:
-          latest.length > 0 ? Math.min(...latest.map((j) => j.startedAt)) : Math.min(...starts),
+        attemptStartedAt: Math.min(...(attemptStarts.length > 0 ? attemptStarts : starts)),
         checkSuiteId: first?.checkSuiteId ?? this.id(`suite:run:${id}`, 'suite'),
         jobs: run.jobs
       })

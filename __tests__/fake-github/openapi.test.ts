@@ -160,6 +160,26 @@ describe('route matching', () => {
     )
   })
 
+  it('takes what GitHub takes where the description reads stricter: a numeric workflow id, the search syntax of `created`', () => {
+    const runs = (workflow: string, created: string) =>
+      validator.validate({
+        method: 'GET',
+        path: `/repos/o/r/actions/workflows/${workflow}/runs`,
+        query: new URLSearchParams({ created }),
+        body: undefined
+      })
+    expect(runs('1000001', '>=2026-03-01T12:00:00Z')).toMatchObject({ valid: true, errors: [] })
+    expect(runs('autoloop.lock.yml', '2026-03-01..2026-03-02')).toMatchObject({ valid: true })
+    // the rest of the parameters are checked as before
+    const paged = validator.validate({
+      method: 'GET',
+      path: '/repos/o/r/actions/runs',
+      query: new URLSearchParams({ created: '>=2026-03-01', per_page: 'many' }),
+      body: undefined
+    })
+    expect(paged.errors).toEqual(['query/per_page must be integer'])
+  })
+
   it('decodes parameters and lets multi-segment ones span slashes', () => {
     expect(match('GET', '/repos/o/r/contents/dir/x%20y.md').params.path).toBe('dir/x y.md')
     expect(match('GET', '/repos/o/r/git/ref/heads%2Fautoloop%2Fx').params.ref).toBe(
