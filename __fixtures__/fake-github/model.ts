@@ -251,13 +251,13 @@ export class Model {
         author: this.identity()
       })
     }
+    for (const sha of Object.values(state.branches)) this.rememberMadeUp(sha)
     const inGit = this.git?.heads() ?? {}
     if (!state.branches[state.defaultBranch] && !inGit[state.defaultBranch]) {
-      state.branches[state.defaultBranch] = fakeSha(
-        `seed:${state.owner}/${state.repo}:${state.defaultBranch}`
-      )
+      const sha = fakeSha(`seed:${state.owner}/${state.repo}:${state.defaultBranch}`)
+      state.branches[state.defaultBranch] = sha
+      state.commits[sha] = { sha, tree: fakeSha(`tree:${sha}`), parents: [], message: '' }
     }
-    for (const sha of Object.values(state.branches)) this.rememberMadeUp(sha)
   }
 
   private seedIssues(scenario: Scenario): void {
@@ -333,12 +333,9 @@ export class Model {
   /** The git repository, created on first use. */
   repo(): GitRepo {
     if (!this.git) {
-      this.tempRoot ??= mkdtempSync(join(tmpdir(), 'fake-github-'))
-      this.git = new GitRepo(
-        this.scenarioGitDir ?? join(this.tempRoot, 'repo.git'),
-        join(this.tempRoot, 'scratch'),
-        this.state.defaultBranch
-      )
+      if (!this.scenarioGitDir) this.tempRoot = mkdtempSync(join(tmpdir(), 'fake-github-'))
+      const dir = this.scenarioGitDir ?? join(this.tempRoot ?? '', 'repo.git')
+      this.git = new GitRepo(dir, this.state.defaultBranch)
     }
     return this.git
   }
