@@ -1,7 +1,8 @@
 /**
- * An in-memory fake of the GitHub REST API on node:http, with a virtual clock, declarative
- * scenarios, injectable faults, ETags, rate-limit accounting and OpenAPI validation of every
- * request. See README.md in this folder.
+ * A fake of the GitHub REST API on node:http, with a virtual (or real) clock, declarative
+ * scenarios, a git repository behind branches and contents, git fetch over HTTP, injectable
+ * faults, ETags, rate-limit accounting and OpenAPI validation of every API request. See
+ * README.md in this folder.
  */
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
-import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { implementedRoutes, startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
 
 const repo = { owner: 'octo-org', repo: 'demo' }
@@ -465,5 +467,30 @@ describe('prefix', () => {
       '/repos/octo-org/demo is outside the API prefix /api/v3'
     ])
     fake.requests.pop() // the deliberate invalid request: keep the afterEach check for the rest
+  })
+})
+
+describe('the README', () => {
+  const readme = readFileSync(
+    fileURLToPath(new URL('../../__fixtures__/fake-github/README.md', import.meta.url)),
+    'utf8'
+  )
+  const section = (title: string) => readme.split(`\n## ${title}\n`)[1]?.split('\n## ')[0] ?? ''
+  /** The code spans of each table row's first cell. */
+  const firstCells = (text: string) =>
+    [...text.matchAll(/^\| (.+?) +\|/gm)].flatMap((row) =>
+      [...(row[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '')
+    )
+
+  it('lists exactly the routes the fake serves', () => {
+    expect(firstCells(section('Routes served')).sort()).toEqual([...implementedRoutes].sort())
+  })
+
+  it('describes every member of the handle', async () => {
+    const { fake } = await start()
+    const documented = firstCells(section('The handle (`FakeGitHub`)')).map((name) =>
+      name.replace(/\(.*$/, '')
+    )
+    expect(documented.sort()).toEqual(Object.keys(fake).sort())
   })
 })
