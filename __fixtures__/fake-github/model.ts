@@ -561,7 +561,10 @@ export class Model {
    */
   findWorkflow(idOrFile: string): Workflow | undefined {
     if (/^\d+$/.test(idOrFile)) {
-      return [...this.workflows.values()].find((w) => w.id === Number(idOrFile))
+      const byId = () => [...this.workflows.values()].find((w) => w.id === Number(idOrFile))
+      if (byId()) return byId()
+      this.workflowRuns() // registers the workflows of every run there is
+      return byId()
     }
     const known = [...this.workflows.values()].find(
       (w) => w.path.split('/').pop() === idOrFile || w.name === idOrFile

@@ -7,11 +7,10 @@ import type {
   FakeGitHubOptions,
   Scenario
 } from '../../__fixtures__/fake-github/index.js'
+import { closeCheckingRequests, quiet, repo, statusOf } from './support.js'
 
-const repo = { owner: 'octo-org', repo: 'demo' }
 const SHA = 'a'.repeat(40)
 const START = Date.parse('2026-03-01T12:00:00Z')
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 const DISPATCH = 'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches'
 
 let fake: FakeGitHub | undefined
@@ -27,25 +26,8 @@ async function start(
 afterEach(async () => {
   const current = fake
   fake = undefined
-  try {
-    if (current) {
-      expect(
-        current
-          .invalidRequests()
-          .map((r) => `${r.method} ${r.path}: ${r.openapi.errors.join('; ')}`)
-      ).toEqual([])
-      expect(current.unimplementedRequests().map((r) => `${r.method} ${r.path}`)).toEqual([])
-    }
-  } finally {
-    await current?.close()
-  }
+  await closeCheckingRequests(current)
 })
-
-const statusOf = (p: Promise<unknown>): Promise<number | string> =>
-  p.then(
-    () => 200,
-    (e: { status?: number }) => e.status ?? 'no status'
-  )
 
 function job(name: string, seconds: number, conclusion: 'success' | 'failure'): CheckRunPlan {
   return {
@@ -217,6 +199,23 @@ describe('listing workflow runs', () => {
       workflow_id: ci?.workflow_id ?? 0
     })
     expect(byId.data.total_count).toBe(1)
+    // a workflow known only from its runs, by numeric id, before any run was asked for
+    const fresh = await startFakeGitHub({
+      scenario: { startTime: START, checkRuns: [job('b', 1, 'success')] }
+    })
+    await new Octokit({ baseUrl: fresh.apiUrl, log: quiet }).rest.checks.listForRef({
+      ...repo,
+      ref: SHA
+    })
+    const freshRuns = await new Octokit({
+      baseUrl: fresh.apiUrl,
+      log: quiet
+    }).rest.actions.listWorkflowRuns({
+      ...repo,
+      workflow_id: 1_000_001
+    })
+    expect(freshRuns.data.total_count).toBe(1)
+    await closeCheckingRequests(fresh)
     const pushRun = await octokit.rest.actions.listWorkflowRuns({ ...repo, workflow_id: 'ci.yml' })
     expect(pushRun.data.workflow_runs.map((r) => r.path)).toEqual(['.github/workflows/ci.yml'])
   })

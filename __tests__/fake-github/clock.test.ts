@@ -2,11 +2,10 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
 import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { CheckRunPlan, FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { quiet, repo } from './support.js'
 
-const repo = { owner: 'octo-org', repo: 'demo' }
 const SHA = 'a'.repeat(40)
 const START = Date.parse('2026-03-01T12:00:00Z')
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 const plan: CheckRunPlan = {
   sha: SHA,
   name: 'test',

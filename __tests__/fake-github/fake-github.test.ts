@@ -4,12 +4,11 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
 import { implementedRoutes, startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import { quiet, repo } from './support.js'
 
-const repo = { owner: 'octo-org', repo: 'demo' }
 const SHA_A = 'a'.repeat(40)
 const SHA_B = 'b'.repeat(40)
 const START = Date.parse('2026-03-01T12:00:00Z')
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 
 let fake: FakeGitHub | undefined
 

@@ -8,11 +8,10 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
 import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import { closeCheckingRequests, quiet, repo, statusOf } from './support.js'
 
 const run = promisify(execFile)
-const repo = { owner: 'octo-org', repo: 'demo' }
 const START = Date.parse('2026-03-01T12:00:00Z')
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 const MEMORY = 'memory/autoloop'
 // `printf 'hello\n' | git hash-object --stdin`
 const HELLO_BLOB = 'ce013625030ba8dba906f756967f9e9ca394464a'
@@ -30,15 +29,8 @@ afterEach(async () => {
   const current = fake
   fake = undefined
   try {
-    if (current) {
-      expect(
-        current
-          .invalidRequests()
-          .map((r) => `${r.method} ${r.path}: ${r.openapi.errors.join('; ')}`)
-      ).toEqual([])
-    }
+    await closeCheckingRequests(current)
   } finally {
-    await current?.close()
     cleanups.splice(0).forEach((f) => f())
   }
 })
@@ -66,12 +58,6 @@ async function gitClient(cwd: string, ...args: string[]): Promise<string> {
 function gitIn(gitDir: string, ...args: string[]): string {
   return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { encoding: 'utf8' }).trim()
 }
-
-const statusOf = (p: Promise<unknown>): Promise<number | string> =>
-  p.then(
-    () => 200,
-    (e: { status?: number }) => e.status ?? 'no status'
-  )
 
 describe('contents and branches backed by git', () => {
   it('seeds one real commit per branch, nested paths included, and serves files, listings and trees from it', async () => {

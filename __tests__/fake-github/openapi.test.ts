@@ -3,9 +3,7 @@ import { Octokit } from '@octokit/rest'
 import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { openApiValidator } from '../../__fixtures__/fake-github/openapi.js'
-
-const repo = { owner: 'octo-org', repo: 'demo' }
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
+import { quiet, repo } from './support.js'
 
 let fake: FakeGitHub
 let octokit: Octokit
