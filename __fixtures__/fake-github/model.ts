@@ -235,13 +235,14 @@ export class Model {
         message: seed.message ?? ''
       }
     }
+    const both = Object.keys(scenario.contents ?? {}).filter((b) => scenario.branches?.[b])
+    if (both.length > 0) {
+      throw new Error(
+        `scenario.contents and scenario.branches both set ${both.join(', ')}; contents makes the commit`
+      )
+    }
     if (scenario.gitDir) this.repo()
     for (const [branch, files] of Object.entries(scenario.contents ?? {})) {
-      if (scenario.branches?.[branch] !== undefined) {
-        throw new Error(
-          `scenario.contents and scenario.branches both set branch ${branch}; contents makes its commit`
-        )
-      }
       const git = this.repo()
       git.writeCommit({
         branch,
