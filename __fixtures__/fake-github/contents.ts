@@ -104,13 +104,8 @@ export const contentRoutes: Record<string, Handler> = {
     const branch = str(body.branch) ?? ctx.model.state.defaultBranch
     const head = ctx.model.state.branches[branch]
     if (!head) return errorReply(404, `Branch ${branch} not found`)
-    if (!ctx.model.gitCommit(head)) {
-      return errorReply(
-        422,
-        `fake GitHub: branch ${branch} is at ${head}, a made-up SHA; the contents API writes only to branches that are git commits (seed them in scenario.contents)`
-      )
-    }
-    const existing = ctx.model.repo().path(head, path)
+    // a made-up head has no files: the write starts the branch's git history
+    const existing = ctx.model.gitCommit(head) ? ctx.model.repo().path(head, path) : undefined
     if (existing?.type === 'dir') return errorReply(422, `${path} is a directory`)
     const given = str(body.sha)
     if (existing && given === undefined)

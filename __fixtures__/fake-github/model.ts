@@ -373,18 +373,15 @@ export class Model {
   }
 
   /**
-   * Commits files over the branch head (a root commit for a new branch) in git and moves the
-   * branch. Throws when the head is not a git commit, RefMovedError when it moved meanwhile.
+   * Commits files over the branch head in git and moves the branch. A new branch, or one at
+   * a made-up SHA (an empty tree as far as files go), gets a root commit: its git history
+   * starts there. Throws RefMovedError when the branch moved in git meanwhile.
    */
   commitFiles(branch: string, files: Record<string, string | Buffer>, message: string): string {
     const git = this.repo()
     this.syncHeads()
-    const parent = this.state.branches[branch] ?? null
-    if (parent !== null && !this.gitCommit(parent)) {
-      throw new Error(
-        `branch ${branch} is at ${parent}, a made-up SHA, not a git commit; seed it with scenario.contents or push it to the git repository`
-      )
-    }
+    const head = this.state.branches[branch]
+    const parent = head !== undefined && this.gitCommit(head) ? head : null
     const sha = git.writeCommit({ branch, parent, files, message, author: this.identity() })
     this.lastGitHeads[branch] = sha
     this.state.branches[branch] = sha

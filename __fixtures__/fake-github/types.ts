@@ -530,8 +530,8 @@ export interface FakeGitHub {
   checkRunsFor(sha: string): CheckRunView[]
   /**
    * Commits `files` (path → UTF-8 text) on top of the branch head (a root commit for a new
-   * branch) and moves the branch: a push. `{}` makes an empty commit (same tree as its
-   * parent), like gh-aw's "ci: trigger checks". Returns the commit SHA.
+   * branch or one at a made-up SHA) and moves the branch: a push. `{}` makes an empty commit
+   * (same tree as its parent), like gh-aw's "ci: trigger checks". Returns the commit SHA.
    */
   commit(branch: string, files: Record<string, string>, message: string): string
   /**
