@@ -2,7 +2,7 @@
  * Injected faults: which request a fault hits (method, path regex, OpenAPI route, after N
  * matching requests, count) and what the answer then is.
  */
-import { errorReply, type Reply } from './handlers.js'
+import { errorReply, type Reply } from './shapes.js'
 import type { FaultKind, FaultSpec } from './types.js'
 
 const DEFAULT_ROUTE: Partial<Record<FaultKind, string>> = {

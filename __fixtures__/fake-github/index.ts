@@ -1,7 +1,8 @@
 /**
- * An in-memory fake of the GitHub REST API on node:http, with a virtual clock, declarative
- * scenarios, injectable faults, ETags, rate-limit accounting and OpenAPI validation of every
- * request. See README.md in this folder.
+ * A fake of the GitHub REST API on node:http, with a virtual (or real) clock, declarative
+ * scenarios, a git repository behind branches and contents, git fetch over HTTP, injectable
+ * faults, ETags, rate-limit accounting and OpenAPI validation of every API request. See
+ * README.md in this folder.
  */
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
@@ -9,13 +10,15 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { faultAnswer, takeFault } from './faults.js'
+import { GIT_HTTP_PATH, serveGitHttp } from './git-http.js'
 import { errorReply, handlerFor, type Reply } from './handlers.js'
-import { blobSha, Model } from './model.js'
+import { Model } from './model.js'
 import { openApiValidator, type RequestToValidate } from './openapi.js'
 import type {
   FakeGitHub,
   FakeGitHubOptions,
   FaultSpec,
+  GitRequest,
   LogSource,
   RecordedRequest
 } from './types.js'
@@ -119,9 +122,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   })
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const apiUrl = `${origin}${prefix}`
-  const clockUrl = `${origin}/_fake/clock`
-  const model = new Model(options.scenario ?? {}, { serverUrl: origin, apiUrl })
+  const scenario = options.scenario ?? {}
+  let model: Model
+  try {
+    model = new Model(scenario, { serverUrl: origin, apiUrl }, options.realTime ?? false)
+  } catch (error) {
+    server.close()
+    throw error
+  }
   const requests: RecordedRequest[] = []
+  const gitRequests: GitRequest[] = []
   const limits = model.rateLimit
 
   function rateLimitHeaders(): Record<string, string> {
@@ -137,20 +147,6 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const text = await readBody(req)
     const path = url.pathname
-    if (path === '/_fake/clock' && req.method === 'GET')
-      return sendJson(res, 200, { now: model.now() })
-    if (path === '/_fake/clock/sleep' && req.method === 'POST') {
-      const parsed = parseBody(text)
-      const until =
-        parsed && 'json' in parsed ? (parsed.json as { until?: unknown }).until : undefined
-      if (typeof until !== 'number' || !Number.isFinite(until)) {
-        return sendJson(res, 400, {
-          message: 'POST /_fake/clock/sleep needs a JSON body {"until": <ms epoch>}'
-        })
-      }
-      model.setNow(Math.max(model.now(), until))
-      return sendJson(res, 200, { now: model.now() })
-    }
     const log = /^\/_fake\/logs\/(\d+)$/.exec(path)
     if (log && req.method === 'GET') {
       const job = model.allCheckRuns().find((r) => r.id === Number(log[1]))
@@ -162,16 +158,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return
     }
     const raw = /^\/_fake\/raw\/([0-9a-f]{40})$/.exec(path)
-    if (raw && req.method === 'GET') {
-      for (const commit of Object.values(model.state.commits)) {
-        for (const content of Object.values(commit.files ?? {})) {
-          if (blobSha(content) === raw[1]) {
-            res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
-            return void res.end(content)
-          }
-        }
-      }
-      return sendJson(res, 404, { message: 'Not Found' })
+    if (raw?.[1] && req.method === 'GET') {
+      const blob = model.hasGit() ? model.repo().blob(raw[1]) : undefined
+      if (!blob) return sendJson(res, 404, { message: 'Not Found' })
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+      return void res.end(blob)
     }
     if (path === '/_fake/faults' && req.method === 'POST') {
       const parsed = parseBody(text)
@@ -307,8 +298,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     send(reply)
   }
 
+  const gitHttp = {
+    owner: model.state.owner,
+    repo: model.state.repo,
+    gitDir: () => model.repo().dir,
+    now: () => model.now(),
+    requests: gitRequests,
+    authRequired: scenario.gitAuth === 'required'
+  }
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', origin)
+    if (GIT_HTTP_PATH.test(url.pathname)) return serveGitHttp(req, res, url, gitHttp)
     const work = url.pathname.startsWith('/_fake/') ? control(req, res, url) : api(req, res, url)
     work.catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error)
@@ -317,14 +318,29 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     })
   })
 
-  return {
+  const sleep = options.realTime
+    ? (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)))
+    : (ms: number) => {
+        if (!Number.isFinite(ms))
+          return Promise.reject(new Error(`clock.sleep(${ms}): not a number of ms`))
+        model.advance(ms)
+        // let I/O waiting on the server run before the sleeper goes on
+        return new Promise<void>((resolve) => setImmediate(resolve))
+      }
+
+  const fake: FakeGitHub = {
     apiUrl,
     serverUrl: origin,
-    clockUrl,
+    gitUrl: `${origin}/${model.state.owner}/${model.state.repo}.git`,
+    get gitDir() {
+      return model.repo().dir
+    },
+    clock: { now: () => model.now(), sleep },
     state: model.state,
     requests,
     invalidRequests: () => requests.filter((r) => !r.openapi.valid),
     unimplementedRequests: () => requests.filter((r) => !r.implemented),
+    gitRequests,
     rateLimit: limits,
     now: () => model.now(),
     advance: (ms) => model.advance(ms),
@@ -337,10 +353,25 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return model.headsOf(branch)
     },
     checkRunsFor: (sha) => model.checkRunsFor(sha),
+    commit: (branch, files, message) => model.commitFiles(branch, files, message),
+    memoryPush: (branch, files, message) => model.memoryPush(branch, files, message),
+    readFile: (ref, path) => {
+      model.syncHeads()
+      const sha = model.resolveRef(ref, false)
+      const entry = sha && model.gitCommit(sha) ? model.repo().path(sha, path) : undefined
+      return entry?.type === 'file' ? entry.content.toString('utf8') : undefined
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections()
-        server.close((error) => (error ? reject(error) : resolve()))
+        server.close((error) => {
+          model.dispose()
+          if (error) reject(error)
+          else resolve()
+        })
       })
   }
+  const { onDispatch } = options
+  if (onDispatch) model.onDispatch = (dispatch) => onDispatch(dispatch, fake)
+  return fake
 }

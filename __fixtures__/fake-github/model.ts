@@ -1,24 +1,35 @@
 /**
- * The fake's repository model: state seeded from a scenario, the virtual clock, branch head
- * tracking, stable ids, and the views of check runs and statuses at the current virtual time.
+ * The fake's repository model: state seeded from a scenario, the clock (virtual or real),
+ * branches kept in step with the git repository, stable ids, and the views of check runs,
+ * workflow runs and statuses at the current time. Dispatches and re-runs change it here.
  * No HTTP here.
  */
 import { createHash } from 'node:crypto'
-import { readBranchHeads } from './git.js'
-import { checkRunAt, statusEventsAt } from './timeline.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { GitRepo, type GitCommit, type Identity } from './git.js'
+import { statusEventsAt, timelineAt } from './timeline.js'
 import type {
+  CheckConclusion,
+  CheckRunEvent,
   CheckRunPlan,
   CheckRunView,
+  DispatchedRunPlan,
+  DispatchRecord,
   FakeState,
   PlanTarget,
   RateLimitCounters,
+  RerunOutcome,
   Scenario,
   StatusPlan,
-  StatusState
+  StatusState,
+  WorkflowRunPlan
 } from './types.js'
 
 export const ACTIONS_APP = 'github-actions'
 const HOUR = 3_600_000
+const RERUNNABLE: ReadonlyArray<string> = ['failure', 'cancelled', 'timed_out', 'startup_failure']
 
 export interface StatusView {
   id: number
@@ -30,13 +41,44 @@ export interface StatusView {
   createdAt: number
 }
 
+/** A commit as the commit endpoints show it, from git or from the scenario. */
+export type CommitInfo = GitCommit
+
+export interface Workflow {
+  /** Display name: the plan's `workflow` as written. */
+  name: string
+  /** `.github/workflows/<file>` */
+  path: string
+  id: number
+}
+
+/** A workflow run as the API would show it now. */
+export interface WorkflowRunView {
+  id: number
+  workflow: Workflow
+  event: string
+  sha: string
+  headBranch: string | null
+  status: string
+  conclusion: string | null
+  /** The latest attempt (1 without re-runs). */
+  attempt: number
+  createdAt: number
+  updatedAt: number
+  /** When the latest attempt started. */
+  attemptStartedAt: number
+  checkSuiteId: number
+  /** Every attempt of every job. */
+  jobs: CheckRunView[]
+}
+
 export function fakeSha(seed: string): string {
   return createHash('sha1').update(seed).digest('hex')
 }
 
-/** Git's blob id of a UTF-8 text. */
-export function blobSha(content: string): string {
-  const bytes = Buffer.from(content, 'utf8')
+/** Git's blob id of some content. */
+export function blobSha(content: string | Buffer): string {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
   return createHash('sha1')
     .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
     .digest('hex')
@@ -56,13 +98,71 @@ function startTimeOf(scenario: Scenario): number {
   return Math.floor(Date.now() / 1000) * 1000
 }
 
+/** The latest attempt of each job name. */
+export function latestJobs(jobs: CheckRunView[]): CheckRunView[] {
+  const byName = new Map<string, CheckRunView>()
+  for (const job of jobs) {
+    const seen = byName.get(job.name)
+    if (
+      !seen ||
+      job.runAttempt > seen.runAttempt ||
+      (job.runAttempt === seen.runAttempt && job.id > seen.id)
+    ) {
+      byName.set(job.name, job)
+    }
+  }
+  return [...byName.values()]
+}
+
+/** A run's status from its jobs: running while any runs, else the worst conclusion. */
+function statusOfJobs(jobs: CheckRunView[]): { status: string; conclusion: string | null } {
+  if (jobs.some((j) => j.status === 'in_progress'))
+    return { status: 'in_progress', conclusion: null }
+  if (jobs.some((j) => j.status === 'queued')) return { status: 'queued', conclusion: null }
+  const conclusions = jobs.map((j) => j.conclusion)
+  for (const bad of [
+    'failure',
+    'timed_out',
+    'startup_failure',
+    'cancelled',
+    'action_required'
+  ] as const) {
+    if (conclusions.includes(bad)) return { status: 'completed', conclusion: bad }
+  }
+  return { status: 'completed', conclusion: 'success' }
+}
+
+/** Moves a timeline so that its first event is at 0. */
+function fromZero(timeline: CheckRunEvent[]): CheckRunEvent[] {
+  const first = Math.min(...timeline.map((e) => e.at))
+  return timeline.map((e) => ({ ...e, at: e.at - first }))
+}
+
 export class Model {
   readonly state: FakeState
-  readonly gitDir: string | undefined
   readonly rateLimit: RateLimitCounters
+  /** Called for each accepted dispatch; a returned plan replaces the scenario's. */
+  onDispatch: ((dispatch: DispatchRecord) => DispatchedRunPlan | undefined | void) | undefined
   private clock: number
   private started = false
+  private git: GitRepo | undefined
+  private tempRoot: string | undefined
+  private readonly scenarioGitDir: string | undefined
   private readonly lastGitHeads: Record<string, string> = {}
+  /** SHAs known not to be git commits since the refs last changed. */
+  private readonly notInGit = new Set<string>()
+  private readonly workflowFiles: string[] | undefined
+  private readonly dispatchedRuns: DispatchedRunPlan
+  private readonly workflows = new Map<string, Workflow>()
+  /**
+   * Plans the fake made (re-runs, dispatched runs): they target one SHA and add to the
+   * scenario's plans for it rather than taking their place.
+   */
+  private readonly madeByFake = new WeakSet<PlanTarget>()
+  /** Re-run plan → the scenario plan it re-runs (whose `rerun` entries it follows). */
+  private readonly rerunRoots = new WeakMap<CheckRunPlan, CheckRunPlan>()
+  private readonly rerunCounts = new Map<string, number>()
+  private memoryPushes = 0
   private readonly planUids = new WeakMap<object, number>()
   private readonly ids = new Map<string, number>()
   private readonly counters = {
@@ -72,15 +172,22 @@ export class Model {
     suite: 37_000_000_000,
     status: 30_000_000_000,
     comment: 3_000_000_000,
+    workflow: 1_000_000,
     number: 0
   }
 
   constructor(
     scenario: Scenario,
-    readonly urls: { serverUrl: string; apiUrl: string }
+    readonly urls: { serverUrl: string; apiUrl: string },
+    readonly realTime = false
   ) {
-    this.clock = startTimeOf(scenario)
-    this.gitDir = scenario.gitDir
+    if (realTime && scenario.startTime !== undefined) {
+      throw new Error('scenario.startTime cannot be set with realTime: the clock is the system one')
+    }
+    this.clock = realTime ? Date.now() : startTimeOf(scenario)
+    this.scenarioGitDir = scenario.gitDir
+    this.workflowFiles = scenario.workflows
+    this.dispatchedRuns = scenario.dispatchedRuns ?? {}
     const defaultBranch = scenario.defaultBranch ?? 'main'
     const actor = scenario.actor ?? 'github-actions[bot]'
     this.state = {
@@ -93,6 +200,8 @@ export class Model {
       shaSeenAt: {},
       commits: {},
       checkRuns: structuredClone(scenario.checkRuns ?? []),
+      workflowRuns: structuredClone(scenario.workflowRuns ?? []),
+      dispatches: [],
       statuses: structuredClone(scenario.statuses ?? []),
       createdStatuses: [],
       pulls: [],
@@ -107,28 +216,48 @@ export class Model {
       notModified: 0,
       limit: scenario.rateLimit?.limit ?? 5000,
       used: scenario.rateLimit?.used ?? 0,
-      resetAt: this.clock + HOUR
+      resetAt: this.now() + HOUR
     }
-    this.seedContents(scenario)
+    for (const file of scenario.workflows ?? []) this.workflowNamed(file)
+    this.seedCommits(scenario)
     this.seedIssues(scenario)
     this.syncHeads()
     this.started = true
   }
 
-  private seedContents(scenario: Scenario): void {
+  private seedCommits(scenario: Scenario): void {
     const { state } = this
-    for (const [branch, files] of Object.entries(scenario.contents ?? {})) {
-      const sha = state.branches[branch] ?? fakeSha(`seed:${state.owner}/${state.repo}:${branch}`)
-      state.branches[branch] = sha
-      state.commits[sha] = { sha, message: `seed ${branch}`, parents: [], files: { ...files } }
+    for (const [sha, seed] of Object.entries(scenario.commits ?? {})) {
+      state.commits[sha] = {
+        sha,
+        tree: seed.tree,
+        parents: [...seed.parents],
+        message: seed.message ?? ''
+      }
     }
-    if (!state.branches[state.defaultBranch] && !this.gitDir) {
-      state.branches[state.defaultBranch] = fakeSha(
-        `seed:${state.owner}/${state.repo}:${state.defaultBranch}`
+    const both = Object.keys(scenario.contents ?? {}).filter((b) => scenario.branches?.[b])
+    if (both.length > 0) {
+      throw new Error(
+        `scenario.contents and scenario.branches both set ${both.join(', ')}; contents makes the commit`
       )
     }
-    for (const sha of Object.values(state.branches)) {
-      state.commits[sha] ??= { sha, message: 'seed', parents: [], files: {} }
+    if (scenario.gitDir) this.repo()
+    for (const [branch, files] of Object.entries(scenario.contents ?? {})) {
+      const git = this.repo()
+      git.writeCommit({
+        branch,
+        parent: git.heads()[branch] ?? null,
+        files,
+        message: `seed ${branch}`,
+        author: this.identity()
+      })
+    }
+    for (const sha of Object.values(state.branches)) this.rememberMadeUp(sha)
+    const inGit = this.git?.heads() ?? {}
+    if (!state.branches[state.defaultBranch] && !inGit[state.defaultBranch]) {
+      const sha = fakeSha(`seed:${state.owner}/${state.repo}:${state.defaultBranch}`)
+      state.branches[state.defaultBranch] = sha
+      state.commits[sha] = { sha, tree: fakeSha(`tree:${sha}`), parents: [], message: '' }
     }
   }
 
@@ -146,8 +275,8 @@ export class Model {
         body: seed.body ?? null,
         state: seed.state ?? 'open',
         labels: [...(seed.labels ?? [])],
-        createdAt: this.clock,
-        updatedAt: this.clock
+        createdAt: this.now(),
+        updatedAt: this.now()
       })
       for (const label of seed.labels ?? []) this.ensureLabel(label)
       for (const c of seed.comments ?? []) {
@@ -168,41 +297,130 @@ export class Model {
     }
   }
 
-  // --- virtual time -------------------------------------------------------------------------
+  // --- time ---------------------------------------------------------------------------------
 
   now(): number {
-    return this.clock
+    return this.realTime ? Date.now() : this.clock
+  }
+
+  private virtualOnly(what: string): void {
+    if (this.realTime) {
+      throw new Error(`${what} is not available with realTime: the fake uses the system clock`)
+    }
   }
 
   setNow(ms: number): void {
+    this.virtualOnly('setNow')
     this.clock = ms
   }
 
   advance(ms: number): number {
+    this.virtualOnly('advance')
     this.clock += Math.max(0, ms)
     return this.clock
   }
 
   /** Starts a new rate-limit window when the current one has passed. */
   rollRateLimitWindow(): void {
-    if (this.clock >= this.rateLimit.resetAt) {
+    const now = this.now()
+    if (now >= this.rateLimit.resetAt) {
       this.rateLimit.used = 0
-      this.rateLimit.resetAt = this.clock + HOUR
+      this.rateLimit.resetAt = now + HOUR
     }
+  }
+
+  // --- git ----------------------------------------------------------------------------------
+
+  /** The git repository, created on first use. */
+  repo(): GitRepo {
+    if (!this.git) {
+      if (!this.scenarioGitDir) this.tempRoot = mkdtempSync(join(tmpdir(), 'fake-github-'))
+      const dir = this.scenarioGitDir ?? join(this.tempRoot ?? '', 'repo.git')
+      this.git = new GitRepo(dir, this.state.defaultBranch)
+    }
+    return this.git
+  }
+
+  /** Whether the git repository exists yet (reads need not create it). */
+  hasGit(): boolean {
+    return this.git !== undefined
+  }
+
+  /** Removes the temporary repository (never `scenario.gitDir`). */
+  dispose(): void {
+    if (this.tempRoot) rmSync(this.tempRoot, { recursive: true, force: true })
+  }
+
+  /** The git commit, or undefined (without asking git again until the refs change). */
+  gitCommit(sha: string): GitCommit | undefined {
+    if (!this.git || this.state.commits[sha] || this.notInGit.has(sha)) return undefined
+    const commit = this.git.commit(sha)
+    if (!commit) this.notInGit.add(sha)
+    return commit
+  }
+
+  private identity(): Identity {
+    const { actor } = this.state
+    const email = actor.endsWith('[bot]')
+      ? `41898282+${actor}@users.noreply.github.com`
+      : `${actor}@users.noreply.github.com`
+    return { name: actor, email, date: this.now() }
+  }
+
+  private rememberMadeUp(sha: string): void {
+    if (this.state.commits[sha] || this.gitCommit(sha)) return
+    this.state.commits[sha] = { sha, tree: fakeSha(`tree:${sha}`), parents: [], message: '' }
+  }
+
+  /**
+   * Commits files over the branch head in git and moves the branch. A new branch, or one at
+   * a made-up SHA (an empty tree as far as files go), gets a root commit: its git history
+   * starts there. Throws RefMovedError when the branch moved in git meanwhile.
+   */
+  commitFiles(branch: string, files: Record<string, string | Buffer>, message: string): string {
+    const git = this.repo()
+    this.syncHeads()
+    const head = this.state.branches[branch]
+    const parent = head !== undefined && this.gitCommit(head) ? head : null
+    const sha = git.writeCommit({ branch, parent, files, message, author: this.identity() })
+    this.lastGitHeads[branch] = sha
+    this.state.branches[branch] = sha
+    this.syncHeads()
+    return sha
+  }
+
+  memoryPush(branch: string, files: Record<string, string>, message?: string): string {
+    return this.commitFiles(
+      branch,
+      files,
+      message ?? `Update repo memory from workflow run ${++this.memoryPushes}`
+    )
   }
 
   // --- branches and heads -------------------------------------------------------------------
 
-  /** Merges refs from gitDir (a changed git ref wins) and records new branch heads. */
+  /**
+   * Merges git's branch refs (a ref that changed in git since the last look wins; a ref
+   * deleted in git deletes the branch) and records new branch heads.
+   */
   syncHeads(): void {
     const { state } = this
-    if (this.gitDir) {
-      for (const [name, sha] of Object.entries(readBranchHeads(this.gitDir))) {
+    if (this.git) {
+      const heads = this.git.heads()
+      let changed = false
+      for (const [name, sha] of Object.entries(heads)) {
         if (this.lastGitHeads[name] === sha) continue
+        changed = true
         this.lastGitHeads[name] = sha
         state.branches[name] = sha
-        state.commits[sha] ??= { sha, message: '', parents: [] }
       }
+      for (const [name, sha] of Object.entries(this.lastGitHeads)) {
+        if (heads[name] !== undefined) continue
+        changed = true
+        delete this.lastGitHeads[name]
+        if (state.branches[name] === sha) delete state.branches[name]
+      }
+      if (changed) this.notInGit.clear()
     }
     for (const [name, sha] of Object.entries(state.branches)) {
       const history = state.heads[name]
@@ -218,10 +436,29 @@ export class Model {
     }
   }
 
+  /** Points a branch at a SHA (a push); git follows when the SHA is a git commit. */
   setBranch(name: string, sha: string): void {
-    this.state.branches[name] = sha
-    this.state.commits[sha] ??= { sha, message: '', parents: [] }
     this.syncHeads()
+    this.state.branches[name] = sha
+    if (this.gitCommit(sha)) {
+      this.repo().setBranch(name, sha)
+      this.lastGitHeads[name] = sha
+    } else {
+      this.rememberMadeUp(sha)
+      if (this.lastGitHeads[name] !== undefined) {
+        this.repo().deleteBranch(name)
+        delete this.lastGitHeads[name]
+      }
+    }
+    this.syncHeads()
+  }
+
+  deleteBranch(name: string): void {
+    delete this.state.branches[name]
+    if (this.lastGitHeads[name] !== undefined) {
+      this.repo().deleteBranch(name)
+      delete this.lastGitHeads[name]
+    }
   }
 
   headsOf(branch: string): string[] {
@@ -231,11 +468,14 @@ export class Model {
   }
 
   markSeen(sha: string): void {
-    this.state.shaSeenAt[sha] ??= this.clock
+    this.state.shaSeenAt[sha] ??= this.now()
   }
 
-  /** Resolves a branch name, `heads/x`, `refs/heads/x`, a full SHA or a unique SHA prefix. */
-  resolveRef(ref: string): string | undefined {
+  /**
+   * Resolves a branch name, `heads/x`, `refs/heads/x`, a full SHA or a unique SHA prefix, and
+   * marks the SHA seen unless `mark` is false.
+   */
+  resolveRef(ref: string, mark = true): string | undefined {
     const branch = ref.replace(/^refs\/heads\/|^heads\//, '')
     const fromBranch = this.state.branches[branch]
     let sha: string | undefined
@@ -250,8 +490,25 @@ export class Model {
       const matches = [...known].filter((k) => k.startsWith(ref))
       if (matches.length === 1) sha = matches[0]
     }
-    if (sha) this.markSeen(sha)
+    if (sha && mark) this.markSeen(sha)
     return sha
+  }
+
+  /** A commit's tree, parents and message: declared or made up in the scenario, or from git. */
+  commitInfo(sha: string): CommitInfo | undefined {
+    const declared = this.state.commits[sha]
+    if (declared) {
+      const who = { ...this.identity(), date: this.state.shaSeenAt[sha] ?? this.now() }
+      return {
+        sha,
+        tree: declared.tree,
+        parents: declared.parents,
+        message: declared.message,
+        author: who,
+        committer: who
+      }
+    }
+    return this.gitCommit(sha)
   }
 
   // --- ids ----------------------------------------------------------------------------------
@@ -265,7 +522,10 @@ export class Model {
     return uid
   }
 
-  private id(key: string, counter: 'checkRun' | 'run' | 'suite' | 'status' | 'comment'): number {
+  private id(
+    key: string,
+    counter: 'checkRun' | 'run' | 'suite' | 'status' | 'comment' | 'workflow'
+  ): number {
     let id = this.ids.get(key)
     if (id === undefined) {
       id = ++this.counters[counter]
@@ -276,6 +536,40 @@ export class Model {
 
   nextNumber(): number {
     return ++this.counters.number
+  }
+
+  /** The workflow with this name or file (registered on first use). */
+  workflowNamed(name: string): Workflow {
+    const path = name.includes('/')
+      ? name
+      : /\.ya?ml$/.test(name)
+        ? `.github/workflows/${name}`
+        : `.github/workflows/${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.yml`
+    let workflow = this.workflows.get(path)
+    if (!workflow) {
+      workflow = { name, path, id: this.id(`workflow:${path}`, 'workflow') }
+      this.workflows.set(path, workflow)
+    }
+    return workflow
+  }
+
+  /**
+   * A workflow by numeric id or file name, as `{workflow_id}` names it; undefined when
+   * unknown (any file name is known unless the scenario lists `workflows`).
+   */
+  findWorkflow(idOrFile: string): Workflow | undefined {
+    if (/^\d+$/.test(idOrFile)) {
+      const byId = () => [...this.workflows.values()].find((w) => w.id === Number(idOrFile))
+      if (byId()) return byId()
+      this.workflowRuns() // registers the workflows of every run there is
+      return byId()
+    }
+    const known = [...this.workflows.values()].find(
+      (w) => w.path.split('/').pop() === idOrFile || w.name === idOrFile
+    )
+    if (known) return known
+    if (this.workflowFiles && !this.workflowFiles.includes(idOrFile)) return undefined
+    return this.workflowNamed(idOrFile)
   }
 
   // --- plans --------------------------------------------------------------------------------
@@ -301,16 +595,36 @@ export class Model {
     )
   }
 
+  /** Scenario plans for `sha` (see plansFor), plus the plans the fake made for that SHA. */
+  private allPlansFor<T extends PlanTarget>(plans: T[], sha: string): T[] {
+    const made = plans.filter((p) => this.madeByFake.has(p))
+    const scenario = plans.filter((p) => !this.madeByFake.has(p))
+    return [...this.plansFor(scenario, sha), ...made.filter((p) => p.sha === sha)]
+  }
+
   checkRunsFor(sha: string): CheckRunView[] {
     const seenAt = this.state.shaSeenAt[sha]
     if (seenAt === undefined) return []
     const views: CheckRunView[] = []
-    for (const plan of this.plansFor(this.state.checkRuns, sha)) {
-      const moment = checkRunAt(plan, seenAt, this.clock)
+    for (const plan of this.allPlansFor(this.state.checkRuns, sha)) {
+      const moment = timelineAt(plan.timeline, plan.startsAt ?? seenAt, this.now())
       if (!moment) continue
-      views.push({ ...this.identify(plan, sha), ...moment, sha, name: plan.name, plan })
+      views.push({
+        ...this.identify(plan, sha),
+        status: moment.status,
+        conclusion: moment.conclusion,
+        startedAt: moment.startedAt,
+        completedAt: moment.completedAt,
+        sha,
+        name: plan.name,
+        plan
+      })
     }
     return views.sort((a, b) => a.startedAt - b.startedAt || a.id - b.id)
+  }
+
+  private runIdOf(sha: string, workflow: string): number {
+    return this.id(`run:${sha}:${workflow}`, 'run')
   }
 
   private identify(
@@ -327,7 +641,7 @@ export class Model {
     const id = plan.id ?? this.id(`check:${key}`, 'checkRun')
     if (app === ACTIONS_APP) {
       const workflow = plan.workflow ?? 'CI'
-      const runId = plan.runId ?? this.id(`run:${sha}:${workflow}`, 'run')
+      const runId = plan.runId ?? this.runIdOf(sha, workflow)
       const checkSuiteId = plan.checkSuiteId ?? this.id(`suite:run:${runId}`, 'suite')
       const htmlUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}/job/${id}`
       return {
@@ -360,13 +674,169 @@ export class Model {
     return Object.keys(this.state.shaSeenAt).flatMap((sha) => this.checkRunsFor(sha))
   }
 
+  branchOfSha(sha: string): string | null {
+    for (const branch of Object.keys(this.state.heads)) {
+      if (this.headsOf(branch).includes(sha)) return branch
+    }
+    return null
+  }
+
+  /** Every visible workflow run: runs of Actions jobs and workflow-run plans, newest first. */
+  workflowRuns(): WorkflowRunView[] {
+    const now = this.now()
+    const runs = new Map<
+      number,
+      { sha: string; jobs: CheckRunView[]; plan?: WorkflowRunPlan; from?: number }
+    >()
+    for (const job of this.allCheckRuns()) {
+      if (job.runId === null) continue
+      const run = runs.get(job.runId) ?? { sha: job.sha, jobs: [] }
+      run.jobs.push(job)
+      runs.set(job.runId, run)
+    }
+    for (const [sha, seenAt] of Object.entries(this.state.shaSeenAt)) {
+      for (const plan of this.allPlansFor(this.state.workflowRuns, sha)) {
+        const id = plan.runId ?? this.runIdOf(sha, plan.workflow)
+        const run = runs.get(id) ?? { sha, jobs: [] }
+        runs.set(id, { ...run, plan, from: plan.startsAt ?? seenAt })
+      }
+    }
+    const views: WorkflowRunView[] = []
+    for (const [id, run] of runs) {
+      const moment = run.plan ? timelineAt(run.plan.timeline, run.from ?? now, now) : undefined
+      if (run.jobs.length === 0 && !moment) continue
+      const latest = latestJobs(run.jobs)
+      const first = run.jobs[0]
+      const workflow = this.workflowNamed(run.plan?.workflow ?? first?.workflow ?? 'CI')
+      const state =
+        run.jobs.length > 0
+          ? statusOfJobs(latest)
+          : { status: moment?.status ?? 'queued', conclusion: moment?.conclusion ?? null }
+      const starts = [...run.jobs.map((j) => j.startedAt), ...(moment ? [moment.startedAt] : [])]
+      const changes = [
+        ...run.jobs.map((j) => j.completedAt ?? j.startedAt),
+        ...(moment ? [moment.changedAt] : [])
+      ]
+      const attempt = Math.max(1, ...run.jobs.map((j) => j.runAttempt))
+      const attemptStarts = run.jobs.filter((j) => j.runAttempt === attempt).map((j) => j.startedAt)
+      views.push({
+        id,
+        workflow,
+        event: run.plan?.event ?? 'push',
+        sha: run.sha,
+        headBranch: run.plan?.headBranch ?? this.branchOfSha(run.sha),
+        ...state,
+        attempt,
+        createdAt: Math.min(...starts),
+        updatedAt: Math.max(...changes),
+        attemptStartedAt: Math.min(...(attemptStarts.length > 0 ? attemptStarts : starts)),
+        checkSuiteId: first?.checkSuiteId ?? this.id(`suite:run:${id}`, 'suite'),
+        jobs: run.jobs
+      })
+    }
+    return views.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+  }
+
+  workflowRun(id: number): WorkflowRunView | undefined {
+    return this.workflowRuns().find((r) => r.id === id)
+  }
+
+  // --- dispatches and re-runs ---------------------------------------------------------------
+
+  /**
+   * A `workflow_dispatch`: records it and starts a run on the ref's head that moves as the
+   * dispatched-run plan says. Undefined when the ref is not a branch.
+   */
+  dispatch(
+    workflow: Workflow,
+    workflowId: string,
+    ref: string,
+    inputs: Record<string, unknown>
+  ): DispatchRecord | undefined {
+    const branch = ref.replace(/^refs\/heads\//, '')
+    const sha = this.state.branches[branch]
+    if (!sha) return undefined
+    const at = this.now()
+    const runId = ++this.counters.run
+    const record: DispatchRecord = { workflow: workflowId, ref, inputs, at, runId }
+    this.state.dispatches.push(record)
+    this.markSeen(sha)
+    const plan = { ...this.dispatchedRuns, ...(this.onDispatch?.(record) ?? {}) }
+    const queued = plan.queuedSeconds ?? 5
+    const running = plan.runSeconds ?? 60
+    const run: WorkflowRunPlan = {
+      sha,
+      headBranch: branch,
+      workflow: workflow.name,
+      event: 'workflow_dispatch',
+      runId,
+      startsAt: at,
+      timeline: [
+        { at: 0, status: 'queued' },
+        { at: queued, status: 'in_progress' },
+        { at: queued + running, status: 'completed', conclusion: plan.conclusion ?? 'success' }
+      ]
+    }
+    this.madeByFake.add(run)
+    this.state.workflowRuns.push(run)
+    return record
+  }
+
+  /** Jobs `rerun-failed-jobs` would re-run: the latest attempts that failed. */
+  failedJobs(run: WorkflowRunView): CheckRunView[] {
+    return latestJobs(run.jobs).filter((j) => RERUNNABLE.includes(j.conclusion ?? ''))
+  }
+
+  /**
+   * Starts a new attempt of the run for these jobs, now: each follows its plan's next `rerun`
+   * entry, or repeats the plan's outcome when there is none.
+   */
+  rerun(run: WorkflowRunView, jobs: CheckRunView[]): void {
+    const attempt = run.attempt + 1
+    const startsAt = this.now()
+    for (const job of jobs) {
+      const root = this.rerunRoots.get(job.plan) ?? job.plan
+      const countKey = `${this.uid(root)}@${job.sha}`
+      const count = this.rerunCounts.get(countKey) ?? 0
+      this.rerunCounts.set(countKey, count + 1)
+      const entry: RerunOutcome | undefined = root.rerun?.[count]
+      const outcome: Pick<CheckRunPlan, 'timeline' | 'output' | 'annotations' | 'log'> = entry
+        ? {
+            timeline: entry.timeline ?? withConclusion(fromZero(root.timeline), entry.conclusion),
+            ...(entry.output ? { output: entry.output } : {}),
+            ...(entry.annotations ? { annotations: entry.annotations } : {}),
+            ...(entry.log !== undefined ? { log: entry.log } : {})
+          }
+        : {
+            timeline: fromZero(root.timeline),
+            ...(root.output ? { output: root.output } : {}),
+            ...(root.annotations ? { annotations: root.annotations } : {}),
+            ...(root.log !== undefined ? { log: root.log } : {})
+          }
+      const plan: CheckRunPlan = {
+        sha: job.sha,
+        name: job.name,
+        app: job.app,
+        ...(job.workflow ? { workflow: job.workflow } : {}),
+        ...(job.runId !== null ? { runId: job.runId } : {}),
+        runAttempt: attempt,
+        checkSuiteId: job.checkSuiteId,
+        startsAt,
+        ...outcome
+      }
+      this.rerunRoots.set(plan, root)
+      this.madeByFake.add(plan)
+      this.state.checkRuns.push(plan)
+    }
+  }
+
   /** Statuses of `sha` that exist now, newest first. */
   statusesFor(sha: string): StatusView[] {
     const seenAt = this.state.shaSeenAt[sha]
     const views: StatusView[] = []
     if (seenAt !== undefined) {
       for (const plan of this.plansFor<StatusPlan>(this.state.statuses, sha)) {
-        for (const m of statusEventsAt(plan, seenAt, this.clock)) {
+        for (const m of statusEventsAt(plan, seenAt, this.now())) {
           views.push({
             id: this.id(`status:${this.uid(plan)}@${sha}#${m.index}`, 'status'),
             sha,
@@ -399,8 +869,8 @@ export class Model {
       issue,
       body,
       user: user ?? this.state.actor,
-      createdAt: this.clock,
-      updatedAt: this.clock
+      createdAt: this.now(),
+      updatedAt: this.now()
     })
     return id
   }
@@ -416,6 +886,7 @@ export class Model {
   }): number {
     const number = seed.number ?? this.nextNumber()
     const { head, base, title, body, draft, state } = seed
+    const now = this.now()
     this.state.pulls.push({
       number,
       head,
@@ -424,8 +895,8 @@ export class Model {
       body,
       draft,
       state,
-      createdAt: this.clock,
-      updatedAt: this.clock
+      createdAt: now,
+      updatedAt: now
     })
     this.state.issues.push({
       number,
@@ -434,9 +905,18 @@ export class Model {
       state: seed.state,
       labels: [],
       pull: number,
-      createdAt: this.clock,
-      updatedAt: this.clock
+      createdAt: now,
+      updatedAt: now
     })
     return number
   }
+}
+
+/** The timeline with `conclusion` on its completed events (unchanged when undefined). */
+function withConclusion(
+  timeline: CheckRunEvent[],
+  conclusion: CheckConclusion | undefined
+): CheckRunEvent[] {
+  if (conclusion === undefined) return timeline
+  return timeline.map((e) => (e.status === 'completed' ? { ...e, conclusion } : e))
 }

@@ -13,6 +13,7 @@ import addFormatsModule from 'ajv-formats'
 
 interface SpecParameter {
   name: string
+  description?: string
   in: 'path' | 'query' | 'header' | 'cookie'
   required?: boolean
   schema?: Record<string, unknown>
@@ -175,6 +176,22 @@ function lenientAjv(coerce: boolean): Ajv {
   return ajv
 }
 
+/**
+ * A parameter's schema as it applies to text from a URL. Two readings of the description
+ * would refuse what GitHub accepts: `oneOf: [integer, string]` (a workflow id or file name),
+ * which a numeric segment matches twice, is read as `anyOf`; and a parameter documented as
+ * taking the search syntax (`created=>=2026-03-01`) is any text, whatever its `format`.
+ */
+function parameterSchema(parameter: SpecParameter): Record<string, unknown> {
+  const schema = parameter.schema ?? {}
+  if (parameter.description?.includes('search syntax')) return { type: 'string' }
+  if (Array.isArray(schema.oneOf)) {
+    const { oneOf, ...rest } = schema
+    return { ...rest, anyOf: oneOf }
+  }
+  return schema
+}
+
 function describe(errors: ErrorObject[] | null | undefined, where: string): string[] {
   return (errors ?? []).map((e) => {
     if (e.keyword === 'additionalProperties') {
@@ -284,7 +301,7 @@ export class OpenApiValidator {
       const declared = operation.parameters.filter((p) => p.in === location)
       validate = this.paramAjv.compile({
         type: 'object',
-        properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+        properties: Object.fromEntries(declared.map((p) => [p.name, parameterSchema(p)])),
         required: declared.filter((p) => p.required).map((p) => p.name),
         additionalProperties: false
       })

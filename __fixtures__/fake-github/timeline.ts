@@ -1,42 +1,39 @@
 /**
- * Pure evaluation of planned timelines at a virtual time. Offsets in plans are seconds after
- * the commit appeared (`seenAt`, ms epoch).
+ * Pure evaluation of planned timelines at a time. Offsets in plans are seconds after `from`
+ * (ms epoch): when the commit appeared, or a plan's own `startsAt`.
  */
-import type {
-  CheckConclusion,
-  CheckRunPlan,
-  CheckStatus,
-  StatusEvent,
-  StatusPlan,
-  StatusState
-} from './types.js'
+import type { StatusEvent, StatusPlan, StatusState } from './types.js'
 
-export interface CheckRunMoment {
-  status: CheckStatus
-  conclusion: CheckConclusion | null
+export interface Moment<S, C> {
+  status: S
+  conclusion: C | null
   startedAt: number
+  /** Time of the current event. */
+  changedAt: number
   completedAt: number | null
 }
 
-/** The state of a planned check run at `now`, or undefined before its first event. */
-export function checkRunAt(
-  plan: CheckRunPlan,
-  seenAt: number,
+/** The state of a timeline at `now`, or undefined before its first event. */
+export function timelineAt<S extends string, C extends string>(
+  timeline: ReadonlyArray<{ at: number; status: S; conclusion?: C }>,
+  from: number,
   now: number
-): CheckRunMoment | undefined {
-  const events = [...plan.timeline].sort((a, b) => a.at - b.at)
+): Moment<S, C> | undefined {
+  const events = [...timeline].sort((a, b) => a.at - b.at)
   const first = events[0]
   if (!first) return undefined
-  const startedAt = seenAt + first.at * 1000
+  const startedAt = from + first.at * 1000
   if (now < startedAt) return undefined
   let current = first
-  for (const event of events) if (seenAt + event.at * 1000 <= now) current = event
+  for (const event of events) if (from + event.at * 1000 <= now) current = event
+  const changedAt = from + current.at * 1000
   const completed = current.status === 'completed'
   return {
     status: current.status,
-    conclusion: completed ? (current.conclusion ?? 'success') : null,
+    conclusion: completed ? (current.conclusion ?? ('success' as C)) : null,
     startedAt,
-    completedAt: completed ? seenAt + current.at * 1000 : null
+    changedAt,
+    completedAt: completed ? changedAt : null
   }
 }
 

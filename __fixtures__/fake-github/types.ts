@@ -73,6 +73,92 @@ export interface CheckRunPlan extends PlanTarget {
   log?: LogSource
   /** The log is past retention: the logs endpoint answers this status (410 or 404). */
   logExpired?: 410 | 404
+  /**
+   * Virtual time (ms epoch) the timeline counts from, instead of when the commit appeared.
+   * Re-runs get it set to the time of the re-run request.
+   */
+  startsAt?: number
+  /**
+   * Scripted outcomes of successive re-runs of this job (`rerun-failed-jobs`, job `rerun`):
+   * entry 0 for the first re-run, entry 1 for the second, ... A re-run without an entry
+   * repeats this plan's outcome.
+   */
+  rerun?: RerunOutcome[]
+}
+
+/**
+ * What one re-run of a job does. Its timeline counts from the re-run request; without one it
+ * is the original timeline moved to start then, ending with `conclusion` when that is given.
+ * Output, annotations and log are only what the entry says.
+ */
+export interface RerunOutcome {
+  timeline?: CheckRunEvent[]
+  conclusion?: CheckConclusion
+  output?: CheckRunPlan['output']
+  annotations?: Annotation[]
+  log?: LogSource
+}
+
+export type WorkflowRunStatus = 'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested'
+export type WorkflowRunConclusion = CheckConclusion
+
+/** One step of a workflow run's life (for runs that have no jobs of their own). */
+export interface WorkflowRunEvent {
+  at: number
+  status: WorkflowRunStatus
+  /** Only for `completed`; defaults to `success`. */
+  conclusion?: WorkflowRunConclusion
+}
+
+/**
+ * A workflow run described by itself rather than by its jobs: a run waiting for approval
+ * (`completed` / `action_required`, no jobs), a run that failed to start (`startup_failure`,
+ * no jobs), a run of another event, or a dispatched run. When Actions check-run plans share
+ * its run (same `runId`, or same SHA and `workflow` without ids), the run's status comes from
+ * those jobs and this plan gives its name, path and event.
+ */
+export interface WorkflowRunPlan extends PlanTarget {
+  /** Workflow name, or a workflow file (`autoloop.lock.yml`, `.github/workflows/ci.yml`). */
+  workflow: string
+  /** Default `push`. */
+  event?: string
+  timeline: WorkflowRunEvent[]
+  /** Auto: one per (SHA, workflow), shared with check-run plans of that workflow. */
+  runId?: number
+  /** Shown as `head_branch`; default the first branch whose heads include the SHA. */
+  headBranch?: string
+  /** Virtual time (ms epoch) the timeline counts from, instead of when the commit appeared. */
+  startsAt?: number
+}
+
+/** How a dispatched workflow run moves: queued, then in progress, then completed. */
+export interface DispatchedRunPlan {
+  /** Seconds from the dispatch to `in_progress`. Default 5. */
+  queuedSeconds?: number
+  /** Seconds in progress before `completed`. Default 60. */
+  runSeconds?: number
+  /** Default `success`. */
+  conclusion?: WorkflowRunConclusion
+}
+
+/** A `workflow_dispatch` the fake received. */
+export interface DispatchRecord {
+  /** `workflow_id` as sent: a file name (`autoloop.lock.yml`) or a numeric id. */
+  workflow: string
+  /** The ref as sent. */
+  ref: string
+  inputs: Record<string, unknown>
+  /** Virtual ms epoch of the request. */
+  at: number
+  /** The workflow run the dispatch created. */
+  runId: number
+}
+
+/** A scenario-declared commit (a made-up SHA), served by the commit endpoints. */
+export interface CommitSeed {
+  tree: string
+  parents: string[]
+  message?: string
 }
 
 export interface StatusEvent {
@@ -165,11 +251,24 @@ export interface Scenario {
   defaultBranch?: string
   /** Branch name → commit SHA. The default branch gets a made-up SHA when absent. */
   branches?: Record<string, string>
-  /** A local bare repository whose `refs/heads/*` are read before every API request. */
+  /**
+   * A bare repository to use as the fake's git repository instead of a temporary one (it is
+   * created when missing, and kept by `close()`). Pushes to it are visible through the API.
+   */
   gitDir?: string
-  /** Branch → path → UTF-8 file content, served by the contents API. */
+  /** Branch → path → UTF-8 file content: one real git commit per branch at start. */
   contents?: Record<string, Record<string, string>>
+  /** Made-up commits (SHA → tree, parents, message) for the commit endpoints. */
+  commits?: Record<string, CommitSeed>
   checkRuns?: CheckRunPlan[]
+  /** Workflow runs described by themselves (approval gates, start failures, other events). */
+  workflowRuns?: WorkflowRunPlan[]
+  /** Workflow files a dispatch may name; any name is accepted when absent. */
+  workflows?: string[]
+  /** How dispatched runs move (defaults 5 s queued, 60 s running, success). */
+  dispatchedRuns?: DispatchedRunPlan
+  /** `required`: git over HTTP answers 401 without `Authorization: Basic`. Default `optional`. */
+  gitAuth?: 'optional' | 'required'
   statuses?: StatusPlan[]
   pulls?: PullSeed[]
   issues?: IssueSeed[]
@@ -178,7 +277,10 @@ export interface Scenario {
   faults?: FaultSpec[]
   /** Primary rate limit: `limit` points per hour of virtual time, default 5000. */
   rateLimit?: { limit?: number; used?: number }
-  /** Virtual start time, ms epoch or ISO string. Default: the real time at start, whole seconds. */
+  /**
+   * Virtual start time, ms epoch or ISO string. Default: the real time at start, whole
+   * seconds. Not allowed with `realTime`.
+   */
   startTime?: number | string
   /** Login that authors comments, pulls and commits. Default `github-actions[bot]`. */
   actor?: string
@@ -190,6 +292,44 @@ export interface FakeGitHubOptions {
   prefix?: string
   /** Default 0 (a free port). Listens on 127.0.0.1. */
   port?: number
+  /**
+   * The fake's now is the system clock (`Date.now()`), so a separate process agrees with it
+   * and timelines pass in real seconds. `advance`/`setNow` then throw; `clock.sleep` really
+   * waits. Default false: virtual time.
+   */
+  realTime?: boolean
+  /**
+   * Called for every accepted `workflow_dispatch`, before the answer, with the new record
+   * and the fake (to push a commit, add check-run plans for the run, ...). A returned plan
+   * replaces `scenario.dispatchedRuns` for this run.
+   */
+  onDispatch?: (dispatch: DispatchRecord, fake: FakeGitHub) => DispatchedRunPlan | undefined | void
+}
+
+/** The project's clock port, by shape. */
+export interface Clock {
+  now(): number
+  sleep(ms: number): Promise<void>
+}
+
+/** A git smart-HTTP request (not an API request: no rate limit, no OpenAPI check). */
+export interface GitRequest {
+  seq: number
+  /** Fake's time of arrival (ms epoch). */
+  at: number
+  method: string
+  /** Path as sent, without the query. */
+  path: string
+  /** `git-upload-pack` (fetch, clone) or `git-receive-pack` (push, refused); null otherwise. */
+  service: string | null
+  /** `version=2` for protocol v2; null when the client sent no `Git-Protocol` header. */
+  protocol: string | null
+  /** Whether an `Authorization` header came with it. */
+  authorization: boolean
+  /** Status answered; null when the connection broke first. */
+  status: number | null
+  /** What `git http-backend` printed when it failed. */
+  error?: string
 }
 
 export interface OpenApiResult {
@@ -246,12 +386,12 @@ export interface RateLimitCounters {
   resetAt: number
 }
 
+/** A commit that is not in git: declared in `scenario.commits`, or a made-up branch head. */
 export interface CommitRecord {
   sha: string
-  message: string
+  tree: string
   parents: string[]
-  /** Path → UTF-8 content; absent for commits that live only in `gitDir`. */
-  files?: Record<string, string>
+  message: string
 }
 
 export interface PullRecord {
@@ -308,13 +448,18 @@ export interface FakeState {
   repo: string
   defaultBranch: string
   actor: string
-  /** Branch → head SHA (in-memory; refs from `gitDir` are merged in before every request). */
+  /** Branch → head SHA (git's `refs/heads/*` are merged in before every request). */
   branches: Record<string, string>
   heads: Record<string, HeadHistory>
   /** Virtual time at which each SHA was first concerned by a request or became a head. */
   shaSeenAt: Record<string, number>
+  /** Commits outside git (declared or made up); git commits are read from git. */
   commits: Record<string, CommitRecord>
+  /** Check-run plans; re-runs append theirs (with `sha`, `runId`, `runAttempt`, `startsAt`). */
   checkRuns: CheckRunPlan[]
+  /** Workflow-run plans; each dispatch appends one. */
+  workflowRuns: WorkflowRunPlan[]
+  dispatches: DispatchRecord[]
   statuses: StatusPlan[]
   /** Statuses created through `POST /repos/{o}/{r}/statuses/{sha}`. */
   createdStatuses: CreatedStatus[]
@@ -350,8 +495,15 @@ export interface FakeGitHub {
   apiUrl: string
   /** Put this in GITHUB_SERVER_URL. */
   serverUrl: string
-  /** `GET` → `{now}`; `POST {clockUrl}/sleep` with `{until}` → `{now}`. */
-  clockUrl: string
+  /** `${serverUrl}/${owner}/${repo}.git`: git fetch and clone (read-only). */
+  gitUrl: string
+  /**
+   * The bare repository behind branches, contents and git over HTTP (created on first use;
+   * `scenario.gitDir` when given). Push to it directly to simulate a push.
+   */
+  readonly gitDir: string
+  /** Virtual time as the project's `Clock`: `sleep` moves it forward and resolves. */
+  clock: Clock
   state: FakeState
   /** Every API request, in order of arrival (control endpoints under /_fake/ excluded). */
   requests: RecordedRequest[]
@@ -359,11 +511,14 @@ export interface FakeGitHub {
   invalidRequests(): RecordedRequest[]
   /** Requests answered 404 because the fake does not serve that route. */
   unimplementedRequests(): RecordedRequest[]
+  /** Git smart-HTTP requests, in order of arrival. */
+  gitRequests: GitRequest[]
   rateLimit: RateLimitCounters
-  /** Virtual time, ms epoch. */
+  /** The fake's time, ms epoch. */
   now(): number
-  /** Moves virtual time forward; returns the new time. */
+  /** Moves virtual time forward; returns the new time. Throws in real-time mode. */
   advance(ms: number): number
+  /** Sets virtual time (backward too). Throws in real-time mode. */
   setNow(ms: number): void
   addFault(fault: FaultSpec): void
   clearFaults(): void
@@ -373,5 +528,18 @@ export interface FakeGitHub {
   headsOf(branch: string): string[]
   /** Check runs visible for a SHA at the current virtual time (every attempt). */
   checkRunsFor(sha: string): CheckRunView[]
+  /**
+   * Commits `files` (path → UTF-8 text) on top of the branch head (a root commit for a new
+   * branch or one at a made-up SHA) and moves the branch: a push. `{}` makes an empty commit
+   * (same tree as its parent), like gh-aw's "ci: trigger checks". Returns the commit SHA.
+   */
+  commit(branch: string, files: Record<string, string>, message: string): string
+  /**
+   * What gh-aw's `push_repo_memory` does: commits the whole given files over the branch
+   * head, silently reverting other writers' changes to them. Returns the commit SHA.
+   */
+  memoryPush(branch: string, files: Record<string, string>, message?: string): string
+  /** A file's UTF-8 text at a branch or commit, read from git; undefined when absent. */
+  readFile(ref: string, path: string): string | undefined
   close(): Promise<void>
 }

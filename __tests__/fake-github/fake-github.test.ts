@@ -1,13 +1,14 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
-import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { implementedRoutes, startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import { quiet, repo } from './support.js'
 
-const repo = { owner: 'octo-org', repo: 'demo' }
 const SHA_A = 'a'.repeat(40)
 const SHA_B = 'b'.repeat(40)
 const START = Date.parse('2026-03-01T12:00:00Z')
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 
 let fake: FakeGitHub | undefined
 
@@ -70,7 +71,7 @@ describe('check runs', () => {
     expect(last?.query).toEqual({ per_page: '100', page: '3' })
   })
 
-  it('moves a timeline only with virtual time, through the JS API and the clock endpoints', async () => {
+  it('moves a timeline only with virtual time, through advance and the clock port', async () => {
     const { fake, octokit } = await start({
       checkRuns: [{ sha: SHA_A, name: 'test', timeline: lifecycle('failure') }]
     })
@@ -84,22 +85,15 @@ describe('check runs', () => {
     fake.advance(10_000)
     expect((await status())?.status).toBe('in_progress')
 
-    const clock = (await (await fetch(fake.clockUrl)).json()) as { now: number }
-    expect(clock.now).toBe(START + 10_000)
-    const slept = await fetch(`${fake.clockUrl}/sleep`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ until: START + 59_000 })
-    })
-    expect(await slept.json()).toEqual({ now: START + 59_000 })
+    expect(fake.clock.now()).toBe(START + 10_000)
+    await fake.clock.sleep(49_000)
+    expect(fake.clock.now()).toBe(START + 59_000)
     expect((await status())?.status).toBe('in_progress')
 
-    // sleeping into the past never moves the clock back
-    await fetch(`${fake.clockUrl}/sleep`, {
-      method: 'POST',
-      body: JSON.stringify({ until: START })
-    })
+    // sleeping a negative time never moves the clock back
+    await fake.clock.sleep(-30_000)
     expect(fake.now()).toBe(START + 59_000)
+    await expect(fake.clock.sleep(Number.NaN)).rejects.toThrow('not a number')
 
     fake.advance(1_000)
     const done = await status()
@@ -472,5 +466,30 @@ describe('prefix', () => {
       '/repos/octo-org/demo is outside the API prefix /api/v3'
     ])
     fake.requests.pop() // the deliberate invalid request: keep the afterEach check for the rest
+  })
+})
+
+describe('the README', () => {
+  const readme = readFileSync(
+    fileURLToPath(new URL('../../__fixtures__/fake-github/README.md', import.meta.url)),
+    'utf8'
+  )
+  const section = (title: string) => readme.split(`\n## ${title}\n`)[1]?.split('\n## ')[0] ?? ''
+  /** The code spans of each table row's first cell. */
+  const firstCells = (text: string) =>
+    [...text.matchAll(/^\| (.+?) +\|/gm)].flatMap((row) =>
+      [...(row[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '')
+    )
+
+  it('lists exactly the routes the fake serves', () => {
+    expect(firstCells(section('Routes served')).sort()).toEqual([...implementedRoutes].sort())
+  })
+
+  it('describes every member of the handle', async () => {
+    const { fake } = await start()
+    const documented = firstCells(section('The handle (`FakeGitHub`)')).map((name) =>
+      name.replace(/\(.*$/, '')
+    )
+    expect(documented.sort()).toEqual(Object.keys(fake).sort())
   })
 })

@@ -3,10 +3,9 @@ import { throttling } from '@octokit/plugin-throttling'
 import { Octokit } from '@octokit/rest'
 import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import { quiet, repo, statusOf } from './support.js'
 
-const repo = { owner: 'octo-org', repo: 'demo' }
 const SHA = 'a'.repeat(40)
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 const CHECK_RUNS = 'GET /repos/{owner}/{repo}/commits/{ref}/check-runs'
 
 let fake: FakeGitHub | undefined
@@ -20,12 +19,6 @@ afterEach(async () => {
   await fake?.close()
   fake = undefined
 })
-
-const statusOf = (p: Promise<unknown>): Promise<number | string> =>
-  p.then(
-    () => 200,
-    (e: { status?: number }) => e.status ?? 'no status'
-  )
 
 describe('faults', () => {
   it('answers a burst of 502s on a matching route, then recovers; other routes are untouched', async () => {

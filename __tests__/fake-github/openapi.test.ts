@@ -3,9 +3,7 @@ import { Octokit } from '@octokit/rest'
 import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { openApiValidator } from '../../__fixtures__/fake-github/openapi.js'
-
-const repo = { owner: 'octo-org', repo: 'demo' }
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
+import { quiet, repo } from './support.js'
 
 let fake: FakeGitHub
 let octokit: Octokit
@@ -158,6 +156,26 @@ describe('route matching', () => {
     expect(match('GET', '/repos/o/r/issues/comments/5').route).toBe(
       'GET /repos/{owner}/{repo}/issues/comments/{comment_id}'
     )
+  })
+
+  it('takes what GitHub takes where the description reads stricter: a numeric workflow id, the search syntax of `created`', () => {
+    const runs = (workflow: string, created: string) =>
+      validator.validate({
+        method: 'GET',
+        path: `/repos/o/r/actions/workflows/${workflow}/runs`,
+        query: new URLSearchParams({ created }),
+        body: undefined
+      })
+    expect(runs('1000001', '>=2026-03-01T12:00:00Z')).toMatchObject({ valid: true, errors: [] })
+    expect(runs('autoloop.lock.yml', '2026-03-01..2026-03-02')).toMatchObject({ valid: true })
+    // the rest of the parameters are checked as before
+    const paged = validator.validate({
+      method: 'GET',
+      path: '/repos/o/r/actions/runs',
+      query: new URLSearchParams({ created: '>=2026-03-01', per_page: 'many' }),
+      body: undefined
+    })
+    expect(paged.errors).toEqual(['query/per_page must be integer'])
   })
 
   it('decodes parameters and lets multi-segment ones span slashes', () => {

@@ -6,9 +6,8 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
 import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import type { FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import { quiet, repo, statusOf } from './support.js'
 
-const repo = { owner: 'octo-org', repo: 'demo' }
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 // `printf 'hello\n' | git hash-object --stdin`
 const HELLO_BLOB = 'ce013625030ba8dba906f756967f9e9ca394464a'
 
@@ -30,12 +29,6 @@ afterEach(async () => {
   fake = undefined
   cleanups.splice(0).forEach((f) => f())
 })
-
-const statusOf = (p: Promise<unknown>): Promise<number | string> =>
-  p.then(
-    () => 200,
-    (e: { status?: number }) => e.status ?? 'no status'
-  )
 
 describe('pulls, issues, comments and labels', () => {
   it('finds no pull for a branch, creates a draft one (201), then finds it by head', async () => {
