@@ -51,8 +51,7 @@ export function programFiles(
 
 /** A file on the state branch now, or undefined. */
 export function branchFileOf(fake: FakeGitHub, path: string): string | undefined {
-  const head = fake.state.branches[STATE_BRANCH]
-  return head ? fake.state.commits[head]?.files?.[path] : undefined
+  return fake.readFile(STATE_BRANCH, path)
 }
 
 /** The program's state file on the state branch now, or undefined. */

@@ -6,22 +6,10 @@
  */
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
-import type { Clock } from '../../src/clock.js'
 import { realConnect } from '../../src/deps.js'
 import { run } from '../../src/main.js'
 import type { ActionRun } from './run-action.js'
 import { tempDir } from './temp-dir.js'
-
-/** The fake's virtual clock as the action's clock: sleeping moves the fake's time forward. */
-export function fakeClock(fake: FakeGitHub): Clock {
-  return {
-    now: () => fake.now(),
-    async sleep(ms) {
-      fake.setNow(Math.max(fake.now(), fake.now() + Math.max(0, ms)))
-      await Promise.resolve()
-    }
-  }
-}
 
 export interface InProcessOptions {
   inputs: Record<string, string>
@@ -76,7 +64,7 @@ export async function runInProcess(fake: FakeGitHub, options: InProcessOptions):
       env,
       cwd: options.cwd ?? dir,
       log,
-      clock: fakeClock(fake),
+      clock: fake.clock,
       client: { retryBackoffMs: 1 },
       exists: options.exists ?? (() => false)
     })
