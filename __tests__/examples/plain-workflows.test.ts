@@ -1,6 +1,6 @@
 /**
  * The plain example workflows (examples/*.yml) parse as YAML and pass the action only inputs
- * that action.yml declares (or that the lead is adding now, see PENDING_INPUTS).
+ * that action.yml declares.
  */
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'

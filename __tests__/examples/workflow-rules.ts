@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, posix } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
-import { InputError, branchNameProblem, parseInputs } from '../../src/inputs.js'
+import { InputError, parseInputs } from '../../src/inputs.js'
 
 /** The action as example workflows name it in `uses:`. */
 export const ACTION = 'autoloop/autoloop-ci-gate'
@@ -42,38 +42,6 @@ export const REQUIRED_PERMISSIONS: Record<'gate' | 'reconcile', Record<string, A
 }
 
 const ACCESS_RANK: Record<string, number> = { none: 0, read: 1, write: 2 }
-
-/**
- * Inputs the gh-aw integration uses that action.yml does not declare yet, each with the rule
- * its value must keep until the action's own input parser checks it. A test fails once
- * action.yml declares one of them: then its entry here goes, and the parser takes over.
- */
-export const PENDING_INPUTS: Record<string, (value: string) => string | undefined> = {
-  'selection-file': absolutePathProblem,
-  'iteration-file': absolutePathProblem,
-  'dispatch-workflow': (value) =>
-    /^([A-Za-z0-9._-]+\.ya?ml|[0-9]+)$/.test(value)
-      ? undefined
-      : 'is neither a workflow file name (*.yml, *.yaml) nor a workflow id',
-  'dispatch-ref': (value) => branchNameProblem(value),
-  'dispatch-inputs': (value) => {
-    try {
-      const parsed: unknown = JSON.parse(value)
-      return z.record(z.string(), z.string()).safeParse(parsed).success
-        ? undefined
-        : 'is not a JSON object of strings'
-    } catch {
-      return 'is not JSON'
-    }
-  },
-  'pre-existing-failures': (value) =>
-    value === 'allow' || value === 'block' ? undefined : 'is neither allow nor block',
-  'rerun-failed': (value) => (/^[0-9]+$/.test(value) ? undefined : 'is not a whole number')
-}
-
-function absolutePathProblem(value: string): string | undefined {
-  return value.startsWith('/') && !/\s/.test(value) ? undefined : 'is not an absolute path'
-}
 
 /**
  * Values that stand for the expressions the examples pass, so that the action's input parser
@@ -189,19 +157,17 @@ export function inputNameProblems(value: unknown, declared: Set<string>): string
   if (steps.length === 0) return [`no step uses ${ACTION}`]
   for (const { step, where } of steps) {
     for (const name of Object.keys(step.with ?? {})) {
-      if (!declared.has(name) && !(name in PENDING_INPUTS))
-        problems.push(`${where}: \`${name}\` is not an input of the action`)
+      if (!declared.has(name)) problems.push(`${where}: \`${name}\` is not an input of the action`)
     }
   }
   return problems
 }
 
 /**
- * The action's steps pass values that parse: the action's own input parser reads the inputs
- * action.yml declares (expressions replaced by EXPRESSION_SAMPLES), and PENDING_INPUTS' rules
- * check the others.
+ * The action's steps pass values that parse: the action's own input parser reads them
+ * (expressions replaced by EXPRESSION_SAMPLES).
  */
-export function inputValueProblems(value: unknown, declared: Set<string>): string[] {
+export function inputValueProblems(value: unknown): string[] {
   const { workflow, problems } = readWorkflow(value)
   if (!workflow) return problems
   for (const { step, where } of actionSteps(workflow)) {
@@ -211,11 +177,6 @@ export function inputValueProblems(value: unknown, declared: Set<string>): strin
       if (!text.includes('${{')) inputs[name] = text
       else if (text in EXPRESSION_SAMPLES) inputs[name] = EXPRESSION_SAMPLES[text] ?? ''
       else problems.push(`${where}: \`${name}\`: no sample value for ${text} in EXPRESSION_SAMPLES`)
-    }
-    for (const [name, text] of Object.entries(inputs)) {
-      const rule = declared.has(name) ? undefined : PENDING_INPUTS[name]
-      const problem = rule?.(text)
-      if (problem) problems.push(`${where}: \`${name}\` ${JSON.stringify(text)} ${problem}`)
     }
     try {
       parseInputs((name) => inputs[name] ?? '')
