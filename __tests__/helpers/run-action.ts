@@ -1,11 +1,12 @@
 /**
  * Runs the bundled action the way the runner does: `node dist/index.js` with `INPUT_*`
- * variables, the GITHUB_* environment, and the output and step-summary files.
+ * variables, the GITHUB_* environment, and the output and step-summary files. For the smoke
+ * tests of the bundle; every other integration test runs the action in-process.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { tempDir } from './temp-dir.js'
 
 export const DIST_ENTRY = resolve(import.meta.dirname, '../../dist/index.js')
 
@@ -57,7 +58,7 @@ export function inputEnv(inputs: Record<string, string>): Record<string, string>
 
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   if (!existsSync(DIST_ENTRY)) throw new Error(`${DIST_ENTRY} is missing: run npm run build`)
-  const dir = mkdtempSync(join(tmpdir(), 'autoloop-action-'))
+  const dir = tempDir('autoloop-action-')
   const outputFile = join(dir, 'output')
   const summaryFile = join(dir, 'summary')
   writeFileSync(outputFile, '')

@@ -32528,7 +32528,7 @@ __webpack_async_result__();
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
-/* harmony import */ var _signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4915);
+/* harmony import */ var _signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2977);
 /* harmony import */ var _signature_signature_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(724);
 /**
  * `autoloop-ci-gate signature [--log FILE]... [--json]` (README: "Failure signatures"): reads CI logs, raw tool
@@ -32557,7 +32557,12 @@ function parseSignatureArgs(args) {
         }).values;
     }
     catch (error) {
-        return `${error instanceof Error ? error.message : String(error)}: the signature command takes only --log FILE (repeatable) and --json`;
+        const message = error instanceof Error ? error.message : String(error);
+        const code = error.code;
+        const option = /'(-[^' ]+)/.exec(message)?.[1] ?? message;
+        if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option.startsWith('--log'))
+            return '--log needs a file name: pass --log path/to/job.log (or pipe the log into standard input)';
+        return `unknown argument '${option}': the signature command takes only --log FILE (repeatable) and --json`;
     }
     const logs = values.log ?? [];
     if (logs.some((file) => file === '' || file.startsWith('--')))
@@ -40846,6 +40851,19 @@ function clockSpacedGroup(clock, spacingMs) {
     };
     return { key: () => limiter };
 }
+/**
+ * For the plugin's `global`, `auth` and `search` groups: no spacing. The action never has more
+ * than a few requests in flight (reconcile's pool is 8), and the plugin's own Bottleneck
+ * group adds several milliseconds to every request.
+ */
+function immediateGroup() {
+    const limiter = {
+        schedule(_options, job, ...args) {
+            return Promise.resolve().then(() => job(...args));
+        }
+    };
+    return { key: () => limiter };
+}
 function createGitHubClient(options) {
     const { clock, log } = options;
     const rateLimitRetries = options.rateLimitRetries ?? 4;
@@ -40876,6 +40894,9 @@ function createGitHubClient(options) {
             // retries at once.
             retryAfterBaseValue: 0,
             // The plugin's types name Bottleneck groups; it only ever calls key().schedule().
+            global: immediateGroup(),
+            auth: immediateGroup(),
+            search: immediateGroup(),
             write: clockSpacedGroup(clock, WRITE_SPACING_MS),
             notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
@@ -42532,11 +42553,483 @@ function toAlignment(value) {
         : 0
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
+var schemas = __nccwpck_require__(3798);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __nccwpck_require__(3759);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
+
+
+
+function datetime(params) {
+    return api/* _isoDateTime */.G1(schemas/* ZodISODateTime */.You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
+var core_errors = __nccwpck_require__(7428);
+;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
+/**
+ * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
+ * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
+ * markdown rendering for comments, the job summary and the `failure-summary` output.
+ *
+ * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
+ * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
+ */
+
+
+/** Version 2 added `classification`: whose failure it is. */
+const FAILURE_SUMMARY_VERSION = 2;
+const shaSchema = schemas/* string */.YjP()
+    .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full commit SHA (40 or 64 lowercase hex digits)');
+const attemptSchema = schemas/* number */.aig().int().nonnegative();
+const SummarySignatureSchema = schemas/* object */.Ikc({
+    /** The failure keys, sorted and de-duplicated. */
+    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** The full signature, as in the ledger and the `signature` output. */
+    full: schemas/* string */.YjP(),
+    /** The one-line form (at most 160 characters), as in `pause-reason`. */
+    short: schemas/* string */.YjP()
+});
+const FailureSourceSchema = schemas/* enum */.k5n(['annotations', 'output', 'log', 'status', 'none']);
+const FailingCheckSchema = schemas/* object */.Ikc({
+    name: schemas/* string */.YjP(),
+    /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
+    conclusion: schemas/* string */.YjP(),
+    /** Link to the check; empty when there is none. Shown as a link only when it is http(s). */
+    url: schemas/* string */.YjP(),
+    /** Where the keys and lines came from (annotations, output, log); `none` when nothing was found. */
+    source: FailureSourceSchema,
+    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
+    firstErrorLines: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** The job log was longer than the reader's cap; keys may be incomplete. */
+    logTruncated: schemas/* boolean */.zMY().optional(),
+    note: schemas/* string */.YjP().optional()
+});
+const KeyChangesSchema = schemas/* object */.Ikc({
+    fixed: schemas/* array */.YOg(schemas/* string */.YjP()),
+    new: schemas/* array */.YOg(schemas/* string */.YjP()),
+    persisting: schemas/* array */.YOg(schemas/* string */.YjP())
+});
+const PreviousAttemptSchema = schemas/* object */.Ikc({
+    sha: shaSchema,
+    attempt: attemptSchema,
+    /** The previous attempt's full signature, as stored in the ledger. */
+    signature: schemas/* string */.YjP()
+});
+const LinkedCheckSchema = schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP() });
+/** Whose failure it is (README: "Whose failure it is"). */
+const ClassificationSchema = schemas/* object */.Ikc({
+    /** Keys that also fail on the base branch head: left out of `signature`, not to be fixed here. */
+    preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
+    baseBranch: schemas/* string */.YjP().nullable(),
+    baseSha: schemas/* string */.YjP().nullable(),
+    /** Why nothing could be compared with the base head, when that is so. */
+    baseNote: schemas/* string */.YjP().nullable(),
+    /** Checks that failed, were re-run, and passed. */
+    flaky: schemas/* array */.YOg(LinkedCheckSchema),
+    /** Checks that failed outside the project's build and tests. */
+    infrastructure: schemas/* array */.YOg(LinkedCheckSchema.extend({ cause: schemas/* string */.YjP() })),
+    reruns: schemas/* array */.YOg(schemas/* object */.Ikc({
+        checks: schemas/* array */.YOg(schemas/* string */.YjP()),
+        why: schemas/* enum */.k5n(['infrastructure', 'flaky-test']),
+        outcome: schemas/* enum */.k5n(['passed', 'failed', 'pending', 'refused']),
+        url: schemas/* string */.YjP()
+    })),
+    /** No fix can help: the cause and what a maintainer must do. */
+    blocked: schemas/* object */.Ikc({ cause: schemas/* string */.YjP(), advice: schemas/* string */.YjP() }).nullable()
+});
+const FailureSummarySchema = schemas/* object */.Ikc({
+    version: schemas/* literal */.euz(FAILURE_SUMMARY_VERSION),
+    program: schemas/* string */.YjP().optional(),
+    sha: shaSchema,
+    /** 0 for the first gate of an iteration, k for the k-th fix. */
+    attempt: attemptSchema,
+    generatedAt: datetime(),
+    signature: SummarySignatureSchema,
+    checks: schemas/* array */.YOg(FailingCheckSchema),
+    /** Keys fixed, new and persisting since the previous attempt of this iteration. */
+    changes: KeyChangesSchema.optional(),
+    previous: PreviousAttemptSchema.optional(),
+    classification: ClassificationSchema.optional()
+});
+/** Thrown when a failure summary does not match the schema; the message lists every problem. */
+class FailureSummaryError extends Error {
+    name = 'FailureSummaryError';
+}
+/**
+ * Reads a failure summary (e.g. `JSON.parse` of the `AUTOLOOP_FAILURE_JSON` file). Throws
+ * `FailureSummaryError` naming the version or each invalid field.
+ */
+function parseFailureSummary(value) {
+    const version = typeof value === 'object' && value !== null
+        ? value.version
+        : undefined;
+    if (version !== FAILURE_SUMMARY_VERSION) {
+        throw new FailureSummaryError(`Unsupported failure summary version ${JSON.stringify(version)}: this build reads version ` +
+            `${FAILURE_SUMMARY_VERSION}. Regenerate the summary with the same version of autoloop-ci-gate.`);
+    }
+    const result = FailureSummarySchema.safeParse(value);
+    if (!result.success) {
+        throw new FailureSummaryError(`Invalid failure summary:\n${core_errors/* prettifyError */.S1(result.error)}`);
+    }
+    return result.data;
+}
+/**
+ * A copy with secrets and masked values redacted from every string that came from CI,
+ * invisible and control characters dropped, and HTML comments and marker text removed (so
+ * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
+ * kept.
+ */
+function redactFailureSummary(summary, maskedValues = []) {
+    const masked = maskedValues.map(untrusted/* normaliseText */.af);
+    const clean = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text), masked));
+    const cleanAll = (texts) => texts.map(clean);
+    return {
+        ...summary,
+        ...(summary.program === undefined ? {} : { program: clean(summary.program) }),
+        signature: {
+            keys: cleanAll(summary.signature.keys),
+            full: clean(summary.signature.full),
+            short: clean(summary.signature.short)
+        },
+        checks: summary.checks.map((check) => ({
+            ...check,
+            name: clean(check.name),
+            conclusion: clean(check.conclusion),
+            url: clean(check.url),
+            keys: cleanAll(check.keys),
+            firstErrorLines: cleanAll(check.firstErrorLines),
+            ...(check.note === undefined ? {} : { note: clean(check.note) })
+        })),
+        ...(summary.changes === undefined
+            ? {}
+            : {
+                changes: {
+                    fixed: cleanAll(summary.changes.fixed),
+                    new: cleanAll(summary.changes.new),
+                    persisting: cleanAll(summary.changes.persisting)
+                }
+            }),
+        ...(summary.previous === undefined
+            ? {}
+            : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } }),
+        ...(summary.classification === undefined
+            ? {}
+            : { classification: cleanClassification(summary.classification, clean) })
+    };
+}
+function cleanClassification(c, clean) {
+    const linked = (item) => ({
+        check: clean(item.check),
+        url: clean(item.url)
+    });
+    return {
+        preExisting: c.preExisting.map(clean),
+        baseBranch: c.baseBranch === null ? null : clean(c.baseBranch),
+        baseSha: c.baseSha,
+        baseNote: c.baseNote === null ? null : clean(c.baseNote),
+        flaky: c.flaky.map(linked),
+        infrastructure: c.infrastructure.map((item) => ({ ...linked(item), cause: clean(item.cause) })),
+        reruns: c.reruns.map((r) => ({ ...r, checks: r.checks.map(clean), url: clean(r.url) })),
+        blocked: c.blocked
+    };
+}
+/**
+ * The file content for `failure-summary-path`: validated against the schema (throws
+ * `FailureSummaryError`), redacted, as pretty JSON with a final newline.
+ */
+function failureSummaryJson(summary, options = {}) {
+    const valid = parseFailureSummary(summary);
+    const redacted = redactFailureSummary(valid, options.maskedValues ?? []);
+    return `${JSON.stringify(redacted, null, 2)}\n`;
+}
+/**
+ * What changed between the previous attempt's keys and the current ones, each list sorted by
+ * UTF-16 code units and de-duplicated. With no previous attempt every current key is new.
+ */
+function diffKeys(previous, current) {
+    const before = new Set(previous ?? []);
+    const now = new Set(current);
+    return {
+        fixed: sorted([...before].filter((key) => !now.has(key))),
+        new: sorted([...now].filter((key) => !before.has(key))),
+        persisting: sorted([...now].filter((key) => before.has(key)))
+    };
+}
+function sorted(keys) {
+    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+// ---------------------------------------------------------------------------------------------
+// Markdown
+const DEFAULT_SUMMARY_MAX_CHARS = 20_000;
+/** Below this the header alone might not fit. */
+const MIN_SUMMARY_MAX_CHARS = 1_000;
+const DEFAULT_LINES_PER_CHECK = 20;
+const DEFAULT_CHARS_PER_CHECK = 2_000;
+const KEY_MAX_CHARS = 200;
+const KEY_LIST_MAX_CHARS = 1_500;
+const NAME_MAX_CHARS = 150;
+const URL_MAX_CHARS = 2_000;
+/** Room kept for the note that says the summary was cut. */
+const CUT_NOTE_RESERVE = 300;
+const BLOCK_SEPARATOR = '\n\n';
+const SOURCE_LABEL = {
+    annotations: 'check-run annotations',
+    output: 'check-run output',
+    log: 'job log',
+    status: 'commit status',
+    none: 'no details found'
+};
+/**
+ * The summary as markdown: the signature; what was fixed, what is new and what persists since
+ * the previous attempt; per failing check its name (linked when the URL is http(s)),
+ * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
+ * does not fit, later checks are shown without details, then left out, and a note says so.
+ */
+function renderFailureSummaryMarkdown(summary, options = {}) {
+    const maxChars = options.maxChars ?? DEFAULT_SUMMARY_MAX_CHARS;
+    if (!Number.isInteger(maxChars) || maxChars < MIN_SUMMARY_MAX_CHARS) {
+        throw new RangeError(`maxChars must be a whole number of at least ${MIN_SUMMARY_MAX_CHARS}, got ${maxChars}`);
+    }
+    const text = { maskedValues: options.maskedValues };
+    const fenceOptions = {
+        ...text,
+        maxLines: options.maxLinesPerCheck ?? DEFAULT_LINES_PER_CHECK,
+        maxChars: options.maxCharsPerCheck ?? DEFAULT_CHARS_PER_CHECK
+    };
+    const header = renderHeader(summary, text);
+    const whose = renderClassification(summary, text);
+    const changes = renderChanges(summary, text);
+    const checks = summary.checks.map((check, index) => ({
+        full: renderCheck(check, index, fenceOptions),
+        compact: renderCheckHeading(check, index, text)
+    }));
+    const everything = [
+        header,
+        ...(whose ? [whose.full] : []),
+        ...(changes ? [changes.full] : []),
+        ...checks.map((c) => c.full)
+    ];
+    if (summary.checks.length === 0)
+        everything.push('_No failing check details were found._');
+    const whole = everything.join(BLOCK_SEPARATOR);
+    if (whole.length <= maxChars)
+        return whole;
+    // Too long: fill greedily, keeping room for the note.
+    const limit = maxChars - CUT_NOTE_RESERVE;
+    const blocks = [header];
+    let used = header.length;
+    const fits = (block) => used + BLOCK_SEPARATOR.length + block.length <= limit;
+    const add = (block) => {
+        blocks.push(block);
+        used += BLOCK_SEPARATOR.length + block.length;
+    };
+    if (whose) {
+        if (fits(whose.full))
+            add(whose.full);
+        else if (fits(whose.compact))
+            add(whose.compact);
+    }
+    if (changes) {
+        if (fits(changes.full))
+            add(changes.full);
+        else if (fits(changes.compact))
+            add(changes.compact);
+    }
+    let withoutDetails = 0;
+    let left = 0;
+    let compact = false;
+    for (const [index, check] of checks.entries()) {
+        if (!compact && fits(check.full)) {
+            add(check.full);
+            continue;
+        }
+        compact = true;
+        if (fits(check.compact)) {
+            add(check.compact);
+            withoutDetails += 1;
+        }
+        else {
+            left = checks.length - index;
+            break;
+        }
+    }
+    blocks.push(cutNote(maxChars, withoutDetails, left));
+    return blocks.join(BLOCK_SEPARATOR);
+}
+function renderHeader(summary, text) {
+    const count = summary.checks.length;
+    const lines = [
+        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
+        ''
+    ];
+    const facts = [`generated ${(0,untrusted/* inlineCode */.ti)(summary.generatedAt, 40, text)}`];
+    if (summary.program !== undefined)
+        facts.unshift(`program ${(0,untrusted/* inlineCode */.ti)(summary.program, 100, text)}`);
+    lines.push(capitalise(facts.join(' · ')), '');
+    const keyCount = summary.signature.keys.length;
+    lines.push(`**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${(0,untrusted/* inlineCode */.ti)(summary.signature.short, KEY_MAX_CHARS, text)}`);
+    return lines.join('\n');
+}
+function renderClassification(summary, text) {
+    const c = summary.classification;
+    if (!c)
+        return null;
+    const lines = [];
+    if (c.blocked)
+        lines.push(`- 🚧 **Blocked**, no fix can help: ${c.blocked.advice}`);
+    if (c.preExisting.length > 0) {
+        const where = [
+            c.baseBranch ? (0,untrusted/* inlineCode */.ti)(c.baseBranch, 100, text) : 'the base branch',
+            c.baseSha ? `at ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20, text)}` : ''
+        ]
+            .filter(Boolean)
+            .join(' ');
+        lines.push(`- 🧱 **Pre-existing** (fail on ${where} too; not in the signature, not this iteration's to fix): ${renderKeyList(c.preExisting, text)}`);
+    }
+    if (c.baseNote)
+        lines.push(`- ℹ️ Base branch: ${(0,untrusted/* oneLine */.TN)(c.baseNote, 300, text)}`);
+    const linked = (item) => {
+        const name = (0,untrusted/* oneLine */.TN)(item.check, NAME_MAX_CHARS, text);
+        const target = linkTarget(item.url, text);
+        return target === null ? name : `[${name}](${target})`;
+    };
+    if (c.flaky.length > 0)
+        lines.push(`- 🎲 **Flaky** (failed, then passed on re-run): ${c.flaky.map(linked).join(', ')}`);
+    if (c.infrastructure.length > 0)
+        lines.push(`- 🏗️ **Infrastructure** (outside the project's build and tests): ${c.infrastructure.map((item) => `${linked(item)} (${(0,untrusted/* oneLine */.TN)(item.cause, 200, text)})`).join(', ')}`);
+    for (const rerun of c.reruns)
+        lines.push(`- 🔁 Re-run of ${rerun.checks.map((check) => (0,untrusted/* oneLine */.TN)(check, 80, text)).join(', ')} (${rerun.why}): ${rerun.outcome}${linkTarget(rerun.url, text) ? ` ([run](${linkTarget(rerun.url, text)}))` : ''}`);
+    if (lines.length === 0)
+        return null;
+    // When the lists do not fit (a matrix whose every job lost its runner): how many of each.
+    const counts = [
+        ...(c.blocked ? ['blocked: no fix can help'] : []),
+        ...(c.preExisting.length > 0 ? [`${c.preExisting.length} pre-existing`] : []),
+        ...(c.flaky.length > 0 ? [`${c.flaky.length} flaky`] : []),
+        ...(c.infrastructure.length > 0 ? [`${c.infrastructure.length} infrastructure`] : []),
+        ...(c.reruns.length > 0 ? [`${c.reruns.length} re-run${c.reruns.length === 1 ? '' : 's'}`] : [])
+    ];
+    return {
+        full: ['**Whose failure it is**', '', ...lines].join('\n'),
+        compact: `**Whose failure it is:** ${counts.join(', ') || 'see the base branch note'} (details in the JSON failure summary).`
+    };
+}
+function renderChanges(summary, text) {
+    const { changes, previous } = summary;
+    if (changes === undefined && previous === undefined)
+        return null;
+    const since = previous === undefined
+        ? '**Since the previous attempt**'
+        : `**Since attempt ${previous.attempt}** (${(0,untrusted/* inlineCode */.ti)(previous.sha, 64, text)}, signature ${(0,untrusted/* inlineCode */.ti)(previous.signature, KEY_MAX_CHARS, text)})`;
+    if (changes === undefined)
+        return { full: since, compact: since };
+    const counts = `${changes.fixed.length} fixed, ${changes.new.length} new, ${changes.persisting.length} persisting`;
+    const full = [
+        `${since}: ${counts}`,
+        '',
+        `- ✅ Fixed: ${renderKeyList(changes.fixed, text)}`,
+        `- 🆕 New: ${renderKeyList(changes.new, text)}`,
+        `- 🔁 Persisting: ${renderKeyList(changes.persisting, text)}`
+    ].join('\n');
+    return { full, compact: `${since}: ${counts}` };
+}
+function renderCheckHeading(check, index, text) {
+    const name = (0,untrusted/* oneLine */.TN)(check.name, NAME_MAX_CHARS, text) || '(unnamed check)';
+    const target = linkTarget(check.url, text);
+    const title = target === null ? name : `[${name}](${target})`;
+    return `#### ${index + 1}. ${title} — ${(0,untrusted/* inlineCode */.ti)(check.conclusion, 40, text)}`;
+}
+function renderCheck(check, index, fenceOptions) {
+    const text = { maskedValues: fenceOptions.maskedValues };
+    const source = SOURCE_LABEL[check.source] +
+        (check.logTruncated ? ' (log cut short: keys may be incomplete)' : '');
+    const keyCount = check.keys.length;
+    const parts = [
+        renderCheckHeading(check, index, text),
+        '',
+        `From: ${source} · ${keyCount} key${keyCount === 1 ? '' : 's'}: ${renderKeyList(check.keys, text)}`
+    ];
+    if (check.url !== '' && linkTarget(check.url, text) === null) {
+        parts.push('', '_Link not shown: not a plain http(s) URL._');
+    }
+    if (check.note !== undefined && check.note.trim() !== '') {
+        parts.push('', `_Note:_ ${(0,untrusted/* oneLine */.TN)(check.note, 500, text)}`);
+    }
+    if (check.firstErrorLines.length > 0) {
+        parts.push('', 'First error lines:', '', (0,untrusted/* fence */.EU)(check.firstErrorLines.join('\n'), fenceOptions));
+    }
+    return parts.join('\n');
+}
+/** Inline code spans for each key, comma-separated, at most about 1 500 characters, then `+N more`. */
+function renderKeyList(keys, text) {
+    if (keys.length === 0)
+        return '_none_';
+    let list = '';
+    let shown = 0;
+    for (const key of keys) {
+        const item = (shown === 0 ? '' : ', ') + (0,untrusted/* inlineCode */.ti)(key, KEY_MAX_CHARS, text);
+        if (shown > 0 && list.length + item.length > KEY_LIST_MAX_CHARS)
+            break;
+        list += item;
+        shown += 1;
+    }
+    return shown < keys.length ? `${list} +${keys.length - shown} more` : list;
+}
+/**
+ * A markdown link destination for an untrusted URL, or null when it must not be linked: not
+ * http(s), not parseable, too long, or holding credentials or anything that looks like a secret.
+ */
+function linkTarget(url, options = {}) {
+    if (url.length === 0 || url.length > URL_MAX_CHARS || url !== url.trim())
+        return null;
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return null;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+        return null;
+    if (parsed.username !== '' || parsed.password !== '')
+        return null;
+    const href = parsed.href;
+    if ((0,untrusted/* redactSecrets */.fp)(href, options.maskedValues ?? []) !== href)
+        return null;
+    // `href` has no spaces, quotes or angle brackets; parentheses would end the destination,
+    // and a `|` would end a table cell (the URL parser drops line breaks, not pipes).
+    return href.replaceAll('(', '%28').replaceAll(')', '%29').replaceAll('|', '%7C');
+}
+function cutNote(maxChars, withoutDetails, left) {
+    const parts = [];
+    if (withoutDetails > 0)
+        parts.push(`${withoutDetails} check${withoutDetails === 1 ? '' : 's'} shown without details`);
+    if (left > 0)
+        parts.push(`${left} check${left === 1 ? '' : 's'} not shown`);
+    const what = parts.length > 0 ? `: ${parts.join(', ')}` : '';
+    return `_Summary cut to fit ${maxChars} characters${what}. The JSON failure summary (\`failure-summary-path\`) has every check._`;
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 ;// CONCATENATED MODULE: ./src/outputs.ts
 /**
  * Pure: what a command's result looks like as action outputs and as the job summary
  * (README: "Outputs").
  */
+
 
 
 /** Every output, always set, so downstream `if:` expressions never see an unset value. */
@@ -42583,10 +43076,10 @@ const EXCLUSION = {
     ignored: 'matches `ignore-checks`',
     superseded: 'an earlier run of a re-run check'
 };
+/** CI sets check URLs: linked only when they are a plain http(s) URL (`linkTarget`). */
 function outputs_link(url, text) {
-    return url && /^https?:\/\//.test(url)
-        ? `[${text}](${url.replace(/[()\s]/g, encodeURIComponent)})`
-        : text;
+    const target = url ? linkTarget(url) : null;
+    return target ? `[${text}](${target})` : text;
 }
 function checksTable(checks) {
     const counted = checks.filter((check) => check.excluded === undefined);
@@ -42705,8 +43198,6 @@ function gateSummaryMarkdown(program, report) {
 
 // EXTERNAL MODULE: ./src/environment.ts
 var src_environment = __nccwpck_require__(2678);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
-var schemas = __nccwpck_require__(3798);
 // EXTERNAL MODULE: ./src/state/schema.ts
 var schema = __nccwpck_require__(6858);
 ;// CONCATENATED MODULE: ./src/handover.ts
@@ -42727,7 +43218,7 @@ var schema = __nccwpck_require__(6858);
 
 const positiveNumber = schemas/* number */.aig().int().positive();
 const SelectionSchema = schemas/* object */.Ikc({
-    // The scheduler leaves the key out when it found no programs at all.
+    // Absent when the scheduler found no program at all (it then writes `no_programs: true`).
     selected: schemas/* string */.YjP()
         .regex(schema/* PROGRAM_NAME_PATTERN */.UK, 'must be a program name such as my-program')
         .nullable()
@@ -42797,25 +43288,6 @@ function parseIterationFile(text, path, program) {
     if (parsed.data.program !== undefined && parsed.data.program !== program)
         throw new errors/* ActionError */.lZ(`The iteration file ${path} is not valid: field \`program\` is "${parsed.data.program}", but the gate is gating ${program}`, { fix: 'write the iteration file for the program the agent worked on, in the same run' });
     return parsed.data;
-}
-
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __nccwpck_require__(3759);
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function datetime(params) {
-    return api/* _isoDateTime */.G1(schemas/* ZodISODateTime */.You, params);
-}
-function date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function duration(params) {
-    return core._isoDuration(ZodISODuration, params);
 }
 
 // EXTERNAL MODULE: ./src/state/errors.ts
@@ -43491,7 +43963,7 @@ const AttemptCheckSchema = schemas/* object */.Ikc({
     url: schemas/* string */.YjP().nullable()
 });
 /** Whose failure it is, per key (README: "Whose failure it is"). */
-const ClassificationSchema = schemas/* object */.Ikc({
+const ledger_ClassificationSchema = schemas/* object */.Ikc({
     /** Keys that also fail on the base branch head: not this iteration's doing. */
     preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
     /** The base branch head they were read on, and why there is nothing to compare with. */
@@ -43542,7 +44014,7 @@ const AttemptSchema = schemas/* object */.Ikc({
     errorLines: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
     /** Gated again by another run with no new commit: the fixer pushed nothing. */
     noNewCommit: schemas/* boolean */.zMY().optional(),
-    classification: ClassificationSchema.optional(),
+    classification: ledger_ClassificationSchema.optional(),
     reruns: schemas/* array */.YOg(RerunSchema).optional(),
     dispatch: DispatchSchema.optional(),
     /** Why the attempt ended as it did, in a line (blocked cause, no-checks advice). */
@@ -43709,9 +44181,11 @@ function beginAttempt(ledger, input) {
     };
     if (latest && ledger.iteration && latest.sha === sha) {
         const open = ledger.iteration.finishedAt === null;
-        if (isSameRun(latest, input.runId))
+        const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome);
+        // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
+        if (isSameRun(latest, input.runId) && (open || accepted))
             return reuse('rerun', true);
-        if (!open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome))
+        if (accepted)
             return { kind: 'already-gated', ledger, attempt: latest };
         if (open && RED_STATES.has(latest.state))
             return appendNoNewCommit(ledger, input);
@@ -43989,41 +44463,43 @@ function serializeLedger(ledger) {
     return `${JSON.stringify(ledger, null, 2)}\n`;
 }
 const LEDGER_FIX = 'restore the file from the branch history, or delete it (the CI fix loop of the current iteration starts over; run the reset command to say so on the program issue)';
-/** The line of `text` where the value at `path` starts, best effort (for error messages). */
+/** The offset of element `index` (an object or array) of the first array at or after `from`; -1 when not found. */
+function elementOffset(text, from, index) {
+    let depth = 0;
+    let seen = -1;
+    const open = text.indexOf('[', from);
+    if (open === -1)
+        return -1;
+    for (let i = open + 1; i < text.length; i += 1) {
+        const char = text[i];
+        if (char === '"') {
+            i = text.indexOf('"', i + 1);
+            while (i > 0 && text[i - 1] === '\\')
+                i = text.indexOf('"', i + 1);
+            if (i === -1)
+                return -1;
+            continue;
+        }
+        if (char === '{' || char === '[') {
+            if (depth === 0 && ++seen === index)
+                return i;
+            depth += 1;
+        }
+        else if (char === '}' || char === ']') {
+            if (depth === 0)
+                return -1;
+            depth -= 1;
+        }
+    }
+    return -1;
+}
+/** The offset in `text` where the value at `path` starts, best effort (for error messages). */
 function offsetOfPath(text, path) {
     let at = 0;
     for (const segment of path) {
-        if (typeof segment === 'number') {
-            // Skip to the segment-th element of the array that starts at or after `at`.
-            let depth = 0;
-            let seen = -1;
-            const open = text.indexOf('[', at);
-            if (open === -1)
-                return at;
-            for (let i = open + 1; i < text.length; i += 1) {
-                const char = text[i];
-                if (char === '"') {
-                    i = text.indexOf('"', i + 1);
-                    while (i > 0 && text[i - 1] === '\\')
-                        i = text.indexOf('"', i + 1);
-                    if (i === -1)
-                        return at;
-                    continue;
-                }
-                if (char === '{' || char === '[') {
-                    if (depth === 0 && ++seen === segment)
-                        return i;
-                    depth += 1;
-                }
-                else if (char === '}' || char === ']') {
-                    if (depth === 0)
-                        return at;
-                    depth -= 1;
-                }
-            }
-            return at;
-        }
-        const found = text.indexOf(`"${String(segment)}"`, at);
+        const found = typeof segment === 'number'
+            ? elementOffset(text, at, segment)
+            : text.indexOf(`"${String(segment)}"`, at);
         if (found === -1)
             return at;
         at = found;
@@ -44100,27 +44576,19 @@ function migrateV1(json, program) {
 
 ;// CONCATENATED MODULE: ./src/loop/classify.ts
 /**
- * Key prefixes of test runners: a failure made only of these may be re-run once to tell a
- * flaky test (PyTorch's retry bot re-runs test steps, never build or lint steps).
+ * Keys of failed tests, by test runner (README: "Failure signatures" lists the key forms): a
+ * failure made only of these may be re-run once to tell a flaky test (PyTorch's retry bot
+ * re-runs test steps, never build or lint steps). Build errors of the same tools (`go` build
+ * and vet paths, `dotnet` compiler codes, pytest collection errors) are not tests.
  */
-const TEST_RUNNER_KEY_PREFIXES = [
-    'jest:',
-    'vitest:',
-    'mocha:',
-    'node-test:',
-    'pytest:',
-    'go:Test',
-    'cargo:',
-    'surefire:',
-    'junit:',
-    'gradle:test',
-    'dotnet:',
-    'rspec:',
-    'phpunit:'
+const TEST_FAILURE_KEYS = [
+    /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
+    /^pytest:(?!error:)/,
+    /^go:[^:]+:(?:Test|Example|Fuzz)/,
+    /^dotnet:(?!CS\d{4}:)/
 ];
 function isTestFailure(keys) {
-    return (keys.length > 0 &&
-        keys.every((key) => TEST_RUNNER_KEY_PREFIXES.some((prefix) => key.startsWith(prefix))));
+    return keys.length > 0 && keys.every((key) => TEST_FAILURE_KEYS.some((test) => test.test(key)));
 }
 /** Keys the runner adds around any failure (the step's exit code): not the project's own. */
 function projectFailureCount(keys) {
@@ -44274,6 +44742,23 @@ function pausePatch(state, pause) {
             : {}),
         lastRun: new Date(pause.now).toISOString()
     };
+}
+
+;// CONCATENATED MODULE: ./src/loop/pause.ts
+
+
+function pauseInLedger(ledger, machine, pause) {
+    let next = completeAttempt(ledger, pause.index, pause.verdict);
+    next = finishIteration(next, 'paused', pause.now);
+    if (pause.remember)
+        next = rememberPausedSignature(next, {
+            signature: pause.remember,
+            reason: pause.reason,
+            now: pause.now
+        });
+    return withStateWrite(next, {
+        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now })
+    }, pause.now);
 }
 
 ;// CONCATENATED MODULE: ./src/state/history.ts
@@ -44824,440 +45309,6 @@ function recordIteration(current, request) {
     };
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
-var core_errors = __nccwpck_require__(7428);
-;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
-/**
- * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
- * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
- * markdown rendering for comments, the job summary and the `failure-summary` output.
- *
- * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
- * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
- */
-
-
-/** Version 2 added `classification`: whose failure it is. */
-const FAILURE_SUMMARY_VERSION = 2;
-const shaSchema = schemas/* string */.YjP()
-    .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full commit SHA (40 or 64 lowercase hex digits)');
-const attemptSchema = schemas/* number */.aig().int().nonnegative();
-const SummarySignatureSchema = schemas/* object */.Ikc({
-    /** The failure keys, sorted and de-duplicated. */
-    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
-    /** The full signature, as in the ledger and the `signature` output. */
-    full: schemas/* string */.YjP(),
-    /** The one-line form (at most 160 characters), as in `pause-reason`. */
-    short: schemas/* string */.YjP()
-});
-const FailureSourceSchema = schemas/* enum */.k5n(['annotations', 'output', 'log', 'status', 'none']);
-const FailingCheckSchema = schemas/* object */.Ikc({
-    name: schemas/* string */.YjP(),
-    /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
-    conclusion: schemas/* string */.YjP(),
-    /** Link to the check; empty when there is none. Shown as a link only when it is http(s). */
-    url: schemas/* string */.YjP(),
-    /** Where the keys and lines came from (annotations, output, log); `none` when nothing was found. */
-    source: FailureSourceSchema,
-    keys: schemas/* array */.YOg(schemas/* string */.YjP()),
-    firstErrorLines: schemas/* array */.YOg(schemas/* string */.YjP()),
-    /** The job log was longer than the reader's cap; keys may be incomplete. */
-    logTruncated: schemas/* boolean */.zMY().optional(),
-    note: schemas/* string */.YjP().optional()
-});
-const KeyChangesSchema = schemas/* object */.Ikc({
-    fixed: schemas/* array */.YOg(schemas/* string */.YjP()),
-    new: schemas/* array */.YOg(schemas/* string */.YjP()),
-    persisting: schemas/* array */.YOg(schemas/* string */.YjP())
-});
-const PreviousAttemptSchema = schemas/* object */.Ikc({
-    sha: shaSchema,
-    attempt: attemptSchema,
-    /** The previous attempt's full signature, as stored in the ledger. */
-    signature: schemas/* string */.YjP()
-});
-const LinkedCheckSchema = schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP() });
-/** Whose failure it is (README: "Whose failure it is"). */
-const failure_summary_ClassificationSchema = schemas/* object */.Ikc({
-    /** Keys that also fail on the base branch head: left out of `signature`, not to be fixed here. */
-    preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
-    baseBranch: schemas/* string */.YjP().nullable(),
-    baseSha: schemas/* string */.YjP().nullable(),
-    /** Why nothing could be compared with the base head, when that is so. */
-    baseNote: schemas/* string */.YjP().nullable(),
-    /** Checks that failed, were re-run, and passed. */
-    flaky: schemas/* array */.YOg(LinkedCheckSchema),
-    /** Checks that failed outside the project's build and tests. */
-    infrastructure: schemas/* array */.YOg(LinkedCheckSchema.extend({ cause: schemas/* string */.YjP() })),
-    reruns: schemas/* array */.YOg(schemas/* object */.Ikc({
-        checks: schemas/* array */.YOg(schemas/* string */.YjP()),
-        why: schemas/* enum */.k5n(['infrastructure', 'flaky-test']),
-        outcome: schemas/* enum */.k5n(['passed', 'failed', 'pending', 'refused']),
-        url: schemas/* string */.YjP()
-    })),
-    /** No fix can help: the cause and what a maintainer must do. */
-    blocked: schemas/* object */.Ikc({ cause: schemas/* string */.YjP(), advice: schemas/* string */.YjP() }).nullable()
-});
-const FailureSummarySchema = schemas/* object */.Ikc({
-    version: schemas/* literal */.euz(FAILURE_SUMMARY_VERSION),
-    program: schemas/* string */.YjP().optional(),
-    sha: shaSchema,
-    /** 0 for the first gate of an iteration, k for the k-th fix. */
-    attempt: attemptSchema,
-    generatedAt: datetime(),
-    signature: SummarySignatureSchema,
-    checks: schemas/* array */.YOg(FailingCheckSchema),
-    /** Keys fixed, new and persisting since the previous attempt of this iteration. */
-    changes: KeyChangesSchema.optional(),
-    previous: PreviousAttemptSchema.optional(),
-    classification: failure_summary_ClassificationSchema.optional()
-});
-/** Thrown when a failure summary does not match the schema; the message lists every problem. */
-class FailureSummaryError extends Error {
-    name = 'FailureSummaryError';
-}
-/**
- * Reads a failure summary (e.g. `JSON.parse` of the `AUTOLOOP_FAILURE_JSON` file). Throws
- * `FailureSummaryError` naming the version or each invalid field.
- */
-function parseFailureSummary(value) {
-    const version = typeof value === 'object' && value !== null
-        ? value.version
-        : undefined;
-    if (version !== FAILURE_SUMMARY_VERSION) {
-        throw new FailureSummaryError(`Unsupported failure summary version ${JSON.stringify(version)}: this build reads version ` +
-            `${FAILURE_SUMMARY_VERSION}. Regenerate the summary with the same version of autoloop-ci-gate.`);
-    }
-    const result = FailureSummarySchema.safeParse(value);
-    if (!result.success) {
-        throw new FailureSummaryError(`Invalid failure summary:\n${core_errors/* prettifyError */.S1(result.error)}`);
-    }
-    return result.data;
-}
-/**
- * A copy with secrets and masked values redacted from every string that came from CI,
- * invisible and control characters dropped, and HTML comments and marker text removed (so
- * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
- * kept.
- */
-function redactFailureSummary(summary, maskedValues = []) {
-    const masked = maskedValues.map(untrusted/* normaliseText */.af);
-    const clean = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text), masked));
-    const cleanAll = (texts) => texts.map(clean);
-    return {
-        ...summary,
-        ...(summary.program === undefined ? {} : { program: clean(summary.program) }),
-        signature: {
-            keys: cleanAll(summary.signature.keys),
-            full: clean(summary.signature.full),
-            short: clean(summary.signature.short)
-        },
-        checks: summary.checks.map((check) => ({
-            ...check,
-            name: clean(check.name),
-            conclusion: clean(check.conclusion),
-            url: clean(check.url),
-            keys: cleanAll(check.keys),
-            firstErrorLines: cleanAll(check.firstErrorLines),
-            ...(check.note === undefined ? {} : { note: clean(check.note) })
-        })),
-        ...(summary.changes === undefined
-            ? {}
-            : {
-                changes: {
-                    fixed: cleanAll(summary.changes.fixed),
-                    new: cleanAll(summary.changes.new),
-                    persisting: cleanAll(summary.changes.persisting)
-                }
-            }),
-        ...(summary.previous === undefined
-            ? {}
-            : { previous: { ...summary.previous, signature: clean(summary.previous.signature) } }),
-        ...(summary.classification === undefined
-            ? {}
-            : { classification: cleanClassification(summary.classification, clean) })
-    };
-}
-function cleanClassification(c, clean) {
-    const linked = (item) => ({
-        check: clean(item.check),
-        url: clean(item.url)
-    });
-    return {
-        preExisting: c.preExisting.map(clean),
-        baseBranch: c.baseBranch === null ? null : clean(c.baseBranch),
-        baseSha: c.baseSha,
-        baseNote: c.baseNote === null ? null : clean(c.baseNote),
-        flaky: c.flaky.map(linked),
-        infrastructure: c.infrastructure.map((item) => ({ ...linked(item), cause: clean(item.cause) })),
-        reruns: c.reruns.map((r) => ({ ...r, checks: r.checks.map(clean), url: clean(r.url) })),
-        blocked: c.blocked
-    };
-}
-/**
- * The file content for `failure-summary-path`: validated against the schema (throws
- * `FailureSummaryError`), redacted, as pretty JSON with a final newline.
- */
-function failureSummaryJson(summary, options = {}) {
-    const valid = parseFailureSummary(summary);
-    const redacted = redactFailureSummary(valid, options.maskedValues ?? []);
-    return `${JSON.stringify(redacted, null, 2)}\n`;
-}
-/**
- * What changed between the previous attempt's keys and the current ones, each list sorted by
- * UTF-16 code units and de-duplicated. With no previous attempt every current key is new.
- */
-function diffKeys(previous, current) {
-    const before = new Set(previous ?? []);
-    const now = new Set(current);
-    return {
-        fixed: sorted([...before].filter((key) => !now.has(key))),
-        new: sorted([...now].filter((key) => !before.has(key))),
-        persisting: sorted([...now].filter((key) => before.has(key)))
-    };
-}
-function sorted(keys) {
-    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-// ---------------------------------------------------------------------------------------------
-// Markdown
-const DEFAULT_SUMMARY_MAX_CHARS = 20_000;
-/** Below this the header alone might not fit. */
-const MIN_SUMMARY_MAX_CHARS = 1_000;
-const DEFAULT_LINES_PER_CHECK = 20;
-const DEFAULT_CHARS_PER_CHECK = 2_000;
-const KEY_MAX_CHARS = 200;
-const KEY_LIST_MAX_CHARS = 1_500;
-const NAME_MAX_CHARS = 150;
-const URL_MAX_CHARS = 2_000;
-/** Room kept for the note that says the summary was cut. */
-const CUT_NOTE_RESERVE = 300;
-const BLOCK_SEPARATOR = '\n\n';
-const SOURCE_LABEL = {
-    annotations: 'check-run annotations',
-    output: 'check-run output',
-    log: 'job log',
-    status: 'commit status',
-    none: 'no details found'
-};
-/**
- * The summary as markdown: the signature; what was fixed, what is new and what persists since
- * the previous attempt; per failing check its name (linked when the URL is http(s)),
- * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
- * does not fit, later checks are shown without details, then left out, and a note says so.
- */
-function renderFailureSummaryMarkdown(summary, options = {}) {
-    const maxChars = options.maxChars ?? DEFAULT_SUMMARY_MAX_CHARS;
-    if (!Number.isInteger(maxChars) || maxChars < MIN_SUMMARY_MAX_CHARS) {
-        throw new RangeError(`maxChars must be a whole number of at least ${MIN_SUMMARY_MAX_CHARS}, got ${maxChars}`);
-    }
-    const text = { maskedValues: options.maskedValues };
-    const fenceOptions = {
-        ...text,
-        maxLines: options.maxLinesPerCheck ?? DEFAULT_LINES_PER_CHECK,
-        maxChars: options.maxCharsPerCheck ?? DEFAULT_CHARS_PER_CHECK
-    };
-    const header = renderHeader(summary, text);
-    const whose = renderClassification(summary, text);
-    const changes = renderChanges(summary, text);
-    const checks = summary.checks.map((check, index) => ({
-        full: renderCheck(check, index, fenceOptions),
-        compact: renderCheckHeading(check, index, text)
-    }));
-    const everything = [
-        header,
-        ...(whose ? [whose] : []),
-        ...(changes ? [changes.full] : []),
-        ...checks.map((c) => c.full)
-    ];
-    if (summary.checks.length === 0)
-        everything.push('_No failing check details were found._');
-    const whole = everything.join(BLOCK_SEPARATOR);
-    if (whole.length <= maxChars)
-        return whole;
-    // Too long: fill greedily, keeping room for the note.
-    const limit = maxChars - CUT_NOTE_RESERVE;
-    const blocks = [header];
-    let used = header.length;
-    if (whose) {
-        blocks.push(whose);
-        used += BLOCK_SEPARATOR.length + whose.length;
-    }
-    const fits = (block) => used + BLOCK_SEPARATOR.length + block.length <= limit;
-    const add = (block) => {
-        blocks.push(block);
-        used += BLOCK_SEPARATOR.length + block.length;
-    };
-    if (changes) {
-        if (fits(changes.full))
-            add(changes.full);
-        else if (fits(changes.compact))
-            add(changes.compact);
-    }
-    let withoutDetails = 0;
-    let left = 0;
-    let compact = false;
-    for (const [index, check] of checks.entries()) {
-        if (!compact && fits(check.full)) {
-            add(check.full);
-            continue;
-        }
-        compact = true;
-        if (fits(check.compact)) {
-            add(check.compact);
-            withoutDetails += 1;
-        }
-        else {
-            left = checks.length - index;
-            break;
-        }
-    }
-    blocks.push(cutNote(maxChars, withoutDetails, left));
-    return blocks.join(BLOCK_SEPARATOR);
-}
-function renderHeader(summary, text) {
-    const count = summary.checks.length;
-    const lines = [
-        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
-        ''
-    ];
-    const facts = [`generated ${(0,untrusted/* inlineCode */.ti)(summary.generatedAt, 40, text)}`];
-    if (summary.program !== undefined)
-        facts.unshift(`program ${(0,untrusted/* inlineCode */.ti)(summary.program, 100, text)}`);
-    lines.push(capitalise(facts.join(' · ')), '');
-    const keyCount = summary.signature.keys.length;
-    lines.push(`**Signature** (${keyCount} key${keyCount === 1 ? '' : 's'}): ${(0,untrusted/* inlineCode */.ti)(summary.signature.short, KEY_MAX_CHARS, text)}`);
-    return lines.join('\n');
-}
-function renderClassification(summary, text) {
-    const c = summary.classification;
-    if (!c)
-        return null;
-    const lines = [];
-    if (c.blocked)
-        lines.push(`- 🚧 **Blocked**, no fix can help: ${c.blocked.advice}`);
-    if (c.preExisting.length > 0) {
-        const where = [
-            c.baseBranch ? (0,untrusted/* inlineCode */.ti)(c.baseBranch, 100, text) : 'the base branch',
-            c.baseSha ? `at ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20, text)}` : ''
-        ]
-            .filter(Boolean)
-            .join(' ');
-        lines.push(`- 🧱 **Pre-existing** (fail on ${where} too; not in the signature, not this iteration's to fix): ${renderKeyList(c.preExisting, text)}`);
-    }
-    if (c.baseNote)
-        lines.push(`- ℹ️ Base branch: ${(0,untrusted/* oneLine */.TN)(c.baseNote, 300, text)}`);
-    const linked = (item) => {
-        const name = (0,untrusted/* oneLine */.TN)(item.check, NAME_MAX_CHARS, text);
-        const target = linkTarget(item.url, text);
-        return target === null ? name : `[${name}](${target})`;
-    };
-    if (c.flaky.length > 0)
-        lines.push(`- 🎲 **Flaky** (failed, then passed on re-run): ${c.flaky.map(linked).join(', ')}`);
-    if (c.infrastructure.length > 0)
-        lines.push(`- 🏗️ **Infrastructure** (outside the project's build and tests): ${c.infrastructure.map((item) => `${linked(item)} (${(0,untrusted/* oneLine */.TN)(item.cause, 200, text)})`).join(', ')}`);
-    for (const rerun of c.reruns)
-        lines.push(`- 🔁 Re-run of ${rerun.checks.map((check) => (0,untrusted/* oneLine */.TN)(check, 80, text)).join(', ')} (${rerun.why}): ${rerun.outcome}${linkTarget(rerun.url, text) ? ` ([run](${linkTarget(rerun.url, text)}))` : ''}`);
-    return lines.length > 0 ? ['**Whose failure it is**', '', ...lines].join('\n') : null;
-}
-function renderChanges(summary, text) {
-    const { changes, previous } = summary;
-    if (changes === undefined && previous === undefined)
-        return null;
-    const since = previous === undefined
-        ? '**Since the previous attempt**'
-        : `**Since attempt ${previous.attempt}** (${(0,untrusted/* inlineCode */.ti)(previous.sha, 64, text)}, signature ${(0,untrusted/* inlineCode */.ti)(previous.signature, KEY_MAX_CHARS, text)})`;
-    if (changes === undefined)
-        return { full: since, compact: since };
-    const counts = `${changes.fixed.length} fixed, ${changes.new.length} new, ${changes.persisting.length} persisting`;
-    const full = [
-        `${since}: ${counts}`,
-        '',
-        `- ✅ Fixed: ${renderKeyList(changes.fixed, text)}`,
-        `- 🆕 New: ${renderKeyList(changes.new, text)}`,
-        `- 🔁 Persisting: ${renderKeyList(changes.persisting, text)}`
-    ].join('\n');
-    return { full, compact: `${since}: ${counts}` };
-}
-function renderCheckHeading(check, index, text) {
-    const name = (0,untrusted/* oneLine */.TN)(check.name, NAME_MAX_CHARS, text) || '(unnamed check)';
-    const target = linkTarget(check.url, text);
-    const title = target === null ? name : `[${name}](${target})`;
-    return `#### ${index + 1}. ${title} — ${(0,untrusted/* inlineCode */.ti)(check.conclusion, 40, text)}`;
-}
-function renderCheck(check, index, fenceOptions) {
-    const text = { maskedValues: fenceOptions.maskedValues };
-    const source = SOURCE_LABEL[check.source] +
-        (check.logTruncated ? ' (log cut short: keys may be incomplete)' : '');
-    const keyCount = check.keys.length;
-    const parts = [
-        renderCheckHeading(check, index, text),
-        '',
-        `From: ${source} · ${keyCount} key${keyCount === 1 ? '' : 's'}: ${renderKeyList(check.keys, text)}`
-    ];
-    if (check.url !== '' && linkTarget(check.url, text) === null) {
-        parts.push('', '_Link not shown: not a plain http(s) URL._');
-    }
-    if (check.note !== undefined && check.note.trim() !== '') {
-        parts.push('', `_Note:_ ${(0,untrusted/* oneLine */.TN)(check.note, 500, text)}`);
-    }
-    if (check.firstErrorLines.length > 0) {
-        parts.push('', 'First error lines:', '', (0,untrusted/* fence */.EU)(check.firstErrorLines.join('\n'), fenceOptions));
-    }
-    return parts.join('\n');
-}
-/** Inline code spans for each key, comma-separated, at most about 1 500 characters, then `+N more`. */
-function renderKeyList(keys, text) {
-    if (keys.length === 0)
-        return '_none_';
-    let list = '';
-    let shown = 0;
-    for (const key of keys) {
-        const item = (shown === 0 ? '' : ', ') + (0,untrusted/* inlineCode */.ti)(key, KEY_MAX_CHARS, text);
-        if (shown > 0 && list.length + item.length > KEY_LIST_MAX_CHARS)
-            break;
-        list += item;
-        shown += 1;
-    }
-    return shown < keys.length ? `${list} +${keys.length - shown} more` : list;
-}
-/**
- * A markdown link destination for an untrusted URL, or null when it must not be linked: not
- * http(s), not parseable, too long, or holding credentials or anything that looks like a secret.
- */
-function linkTarget(url, options = {}) {
-    if (url.length === 0 || url.length > URL_MAX_CHARS || url !== url.trim())
-        return null;
-    let parsed;
-    try {
-        parsed = new URL(url);
-    }
-    catch {
-        return null;
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-        return null;
-    if (parsed.username !== '' || parsed.password !== '')
-        return null;
-    const href = parsed.href;
-    if ((0,untrusted/* redactSecrets */.fp)(href, options.maskedValues ?? []) !== href)
-        return null;
-    // `href` has no spaces, quotes or angle brackets; parentheses would end the destination.
-    return href.replaceAll('(', '%28').replaceAll(')', '%29');
-}
-function cutNote(maxChars, withoutDetails, left) {
-    const parts = [];
-    if (withoutDetails > 0)
-        parts.push(`${withoutDetails} check${withoutDetails === 1 ? '' : 's'} shown without details`);
-    if (left > 0)
-        parts.push(`${left} check${left === 1 ? '' : 's'} not shown`);
-    const what = parts.length > 0 ? `: ${parts.join(', ')}` : '';
-    return `_Summary cut to fit ${maxChars} characters${what}. The JSON failure summary (\`failure-summary-path\`) has every check._`;
-}
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 ;// CONCATENATED MODULE: ./src/loop/fix-brief.ts
 /**
  * The fix brief: what the `## 🚦 CI Gate` section of `<program>.md` tells the next run, in
@@ -45334,7 +45385,9 @@ function checkLines(attempt, max) {
     const checks = attempt.failingChecks ?? [];
     const lines = checks.slice(0, max).map((check) => {
         const name = (0,untrusted/* oneLine */.TN)(check.name, 100);
-        const link = check.url && /^https?:\/\//.test(check.url) ? `[${name}](${check.url})` : name;
+        // CI sets check URLs: linked only when they are a plain http(s) URL (no line break, no `)`).
+        const target = check.url ? linkTarget(check.url) : null;
+        const link = target ? `[${name}](${target})` : name;
         return `  - ${link}: ${(0,untrusted/* oneLine */.TN)(check.conclusion, 20)}`;
     });
     if (checks.length > max)
@@ -45361,7 +45414,11 @@ function findingLines(ledger, attempt, detail) {
     const previous = previousOf(ledger, attempt);
     if (previous?.signature?.keys && signature?.keys && detail.keys > 0) {
         const changes = diffKeys(previous.signature.keys, signature.keys);
-        lines.push(`- **Since attempt ${previous.index}:** fixed ${keyList(changes.fixed, detail.keys)}; new ${keyList(changes.new, detail.keys)}; still failing ${keyList(changes.persisting, detail.keys)}.`);
+        // The ledger keeps the first keys of each attempt only: say so rather than undercount.
+        const partial = previous.signature.cut || signature.cut
+            ? ` (compared on the first ${LEDGER_LIMITS.maxKeys} keys the ledger keeps of each: attempt ${previous.index} had ${previous.signature.keyCount}, this one ${signature.keyCount})`
+            : '';
+        lines.push(`- **Since attempt ${previous.index}:** fixed ${keyList(changes.fixed, detail.keys)}; new ${keyList(changes.new, detail.keys)}; still failing ${keyList(changes.persisting, detail.keys)}${partial}.`);
     }
     const classification = attempt.classification;
     if (classification && classification.preExisting.length > 0) {
@@ -45489,6 +45546,9 @@ const MIN_BRIEF_BYTES = 600;
  * projecting a projected file changes nothing. Throws a StateFileError for a malformed file.
  */
 function projectStateFile(text, ledger, options) {
+    // A program the action never gated or recorded has nothing to project: its file is left alone.
+    if (ledger.iteration === null && ledger.writes.length === 0)
+        return text;
     let next = text;
     for (const write of pendingWrites(text, ledger)) {
         next = updateMachineState(next, write.machineState);
@@ -45707,6 +45767,7 @@ var normalise = __nccwpck_require__(176);
 ;// CONCATENATED MODULE: ./src/issue/comments.ts
 
 
+
 /** The autoloop status comment: the earliest comment holding it is the status comment. */
 const STATUS_SENTINEL = '<!-- AUTOLOOP:STATUS -->';
 /** Hidden marker of a comment this action owns, e.g. `pause 2026-…/abc123`. */
@@ -45760,9 +45821,11 @@ function renderStatusComment(view) {
 function attemptBlock(attempt, view) {
     const run = view.runUrlOf(attempt.runId);
     const checks = (attempt.failingChecks ?? [])
-        .map((check) => check.url && /^https?:\/\//.test(check.url)
-        ? `[${(0,untrusted/* tableCell */.xR)(check.name, 80)}](${check.url})`
-        : (0,untrusted/* tableCell */.xR)(check.name, 80))
+        .map((check) => {
+        // CI sets check URLs: linked only when they are a plain http(s) URL (no `)`, no line break).
+        const target = check.url ? linkTarget(check.url, { maskedValues: view.maskedValues }) : null;
+        return target ? `[${(0,untrusted/* tableCell */.xR)(check.name, 80)}](${target})` : (0,untrusted/* tableCell */.xR)(check.name, 80);
+    })
         .join(', ');
     const lines = [
         `**Attempt ${attempt.index}** — ${(0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
@@ -46114,8 +46177,8 @@ function reduceChecks(snapshot, policy, elapsedMs) {
     };
 }
 
-// EXTERNAL MODULE: ./src/signature/extract.ts + 20 modules
-var extract = __nccwpck_require__(4915);
+// EXTERNAL MODULE: ./src/signature/extract.ts + 23 modules
+var extract = __nccwpck_require__(2977);
 ;// CONCATENATED MODULE: ./src/failures/gather.ts
 
 
@@ -46134,9 +46197,39 @@ function fromExtraction(result, maxLines) {
         lines: result.findings.slice(0, maxLines).map((finding) => finding.line)
     };
 }
+/** A diagnostic code as problem matchers and tools put it in an annotation's title. */
+const ANNOTATION_CODE = /^(?:TS|CS|BC|FS|NU|MSB)?[A-Z]{0,3}\d{2,5}$/;
+const PYTHON_FILE = /\.pyi?$/;
+/**
+ * An annotation as the lines its tool prints in a log, so that the same tool parsers read both
+ * and an annotation gives the key of the log line it came from: the message as it is (a tool's
+ * own `::error::` text), and with its path (and its code, when the title is one) in the shapes
+ * compilers and linters print: `path(1,1): error CODE: msg` (tsc, MSBuild), `path:1:1: CODE msg`
+ * (flake8, ruff), `path:1: error: msg` (mypy), `path:1:1: msg` (go). Line numbers are never in
+ * keys, so the annotation's own do not matter.
+ */
+function annotationAsLogLines(annotation) {
+    const message = annotation.message.split('\n');
+    const first = (message[0] ?? '').trim();
+    const lines = [...message];
+    const path = annotation.path;
+    if (!path || first === '')
+        return lines;
+    const title = (annotation.title ?? '').trim();
+    const code = ANNOTATION_CODE.test(title) ? title : undefined;
+    if (code !== undefined) {
+        const text = first.startsWith(`${code}: `) ? first.slice(code.length + 2) : first;
+        lines.push(`${path}(1,1): error ${code}: ${text}`, `${path}:1:1: ${code} ${text}`);
+    }
+    if (PYTHON_FILE.test(path))
+        lines.push(`${path}:1: error: ${first}`);
+    else
+        lines.push(`${path}:1:1: ${first}`);
+    return lines;
+}
 function annotationKeys(annotations, maxLines) {
     const telling = annotations.filter((a) => a.level === 'failure' && !GENERIC_ANNOTATION.test(a.message.trim()));
-    const fromText = fromExtraction((0,extract/* extractFailuresFromString */.W)(telling.map((a) => a.message).join('\n')), maxLines);
+    const fromText = fromExtraction((0,extract/* extractFailuresFromString */.W)(`${telling.flatMap(annotationAsLogLines).join('\n')}\n`), maxLines);
     if (specific(fromText.keys))
         return fromText;
     const keys = telling.map((a) => (0,normalise/* buildKey */.sI)('annotation', a.path ? (0,normalise/* normalisePath */.qb)(a.path) : undefined, (0,normalise/* maskMessage */.I1)(a.title || a.message.split('\n')[0] || '')));
@@ -46731,6 +46824,7 @@ async function findRedFindings(context, first) {
 
 
 
+
 // ---------------------------------------------------------------------------------------
 // Which program, and what the agent handed over
 async function readHandedOver(deps, path) {
@@ -47011,14 +47105,21 @@ async function observeAndSettle(run, began, head, pull) {
     const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null);
     if (blocked) {
         deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`);
-        return pause(run, index, observation, {
-            kind: 'blocked',
-            reason: pauseReason('blocked', blocked.cause),
-            verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
-            record: { state: 'blocked', now: deps.clock.now(), note: blocked.advice },
-            signature: null,
-            blocked
-        });
+        const now = deps.clock.now();
+        const signature = (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('blocked', blocked.cause)]);
+        const summary = await writeFailureSummary(run, blockedSummary(run, index, observation, blocked, signature, now));
+        return {
+            ...(await pause(run, index, observation, {
+                kind: 'blocked',
+                reason: pauseReason('blocked', blocked.cause),
+                verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
+                record: { state: 'blocked', now, note: blocked.advice },
+                signature: null,
+                blocked
+            })),
+            failureMarkdown: summary.markdown,
+            failureJsonPath: summary.jsonPath
+        };
     }
     const findings = await findRedFindings({
         config,
@@ -47140,7 +47241,7 @@ async function settleGreen(run, index, observation, findings, preExisting = []) 
         : `CI is green on ${observation.sha}`) +
         (flaky.length > 0 ? `; flaky (passed on re-run): ${flaky.join(', ')}` : '') +
         (recorded?.recorded
-            ? `; recorded iteration ${recorded.iteration} as ${report?.improved ? 'accepted' : 'rejected'}`
+            ? `; recorded iteration ${recorded.iteration} (status ${recorded.status})`
             : '');
     return {
         ...emptyResult('success', message),
@@ -47205,6 +47306,47 @@ function summaryOf(run, attempt, findings, signature, ledger, now) {
             : {})
     };
 }
+/** The failure summary as the fixer reads it: JSON and markdown files, and the markdown. */
+async function writeFailureSummary(run, summary) {
+    const { config, deps } = run;
+    const markdown = renderFailureSummaryMarkdown(summary, { maskedValues: deps.maskedValues });
+    const dir = `${deps.environment.tempDir}/autoloop-ci-gate`;
+    const jsonPath = `${dir}/${config.program}-attempt-${summary.attempt}.json`;
+    const markdownPath = `${dir}/${config.program}-attempt-${summary.attempt}.md`;
+    await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }));
+    await deps.writeFile(markdownPath, markdown);
+    return { markdown, jsonPath, markdownPath };
+}
+/** The failure summary of a blocked commit: no fix can help, and it says what a maintainer must do. */
+function blockedSummary(run, index, observation, blocked, signature, now) {
+    const waiting = observation.checks.filter((check) => check.excluded === undefined && check.conclusion === 'action_required');
+    return {
+        version: 2,
+        program: run.config.program,
+        sha: observation.sha,
+        attempt: index,
+        generatedAt: new Date(now).toISOString(),
+        signature: { keys: signature.keys, full: signature.full, short: signature.short },
+        checks: waiting.map((check) => ({
+            name: check.name,
+            conclusion: check.conclusion ?? check.status,
+            url: check.url ?? '',
+            source: 'none',
+            keys: [],
+            firstErrorLines: []
+        })),
+        classification: {
+            preExisting: [],
+            baseBranch: null,
+            baseSha: null,
+            baseNote: null,
+            flaky: [],
+            infrastructure: [],
+            reruns: [],
+            blocked: { cause: blocked.cause, advice: blocked.advice }
+        }
+    };
+}
 function errorLinesOf(findings, masked) {
     return findings.failing
         .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
@@ -47239,13 +47381,7 @@ async function settleRed(run, index, findings) {
     const ledger = current.ledger;
     const attempt = attemptAt(ledger, index);
     const decision = decideAfterRed(ledger, { index, signature, now });
-    const summary = summaryOf(run, attempt, findings, signature, ledger, now);
-    const markdown = renderFailureSummaryMarkdown(summary, { maskedValues: deps.maskedValues });
-    const dir = `${deps.environment.tempDir}/autoloop-ci-gate`;
-    const jsonPath = `${dir}/${config.program}-attempt-${index}.json`;
-    const markdownPath = `${dir}/${config.program}-attempt-${index}.md`;
-    await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }));
-    await deps.writeFile(markdownPath, markdown);
+    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summaryOf(run, attempt, findings, signature, ledger, now));
     for (const failure of findings.failing)
         deps.log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
     if (preExisting.length > 0)
@@ -47360,23 +47496,17 @@ async function pause(run, index, observation, request) {
     const { config, deps } = run;
     const now = deps.clock.now();
     const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
-        let ledger = completeAttempt(current.ledger, index, request.record);
-        if (request.findings?.baseFailures)
-            ledger = { ...ledger, baseFailures: request.findings.baseFailures };
-        ledger = finishIteration(ledger, 'paused', now);
-        if (request.remember && request.signature)
-            ledger = rememberPausedSignature(ledger, {
-                signature: request.record.signature ?? request.signature,
-                reason: request.reason,
-                now
-            });
-        ledger = withStateWrite(ledger, {
-            machineState: pausePatch(current.machine, {
-                kind: request.kind,
-                reason: request.reason,
-                now
-            })
-        }, now);
+        const base = request.findings?.baseFailures;
+        const ledger = pauseInLedger(base ? { ...current.ledger, baseFailures: base } : current.ledger, current.machine, {
+            index,
+            verdict: request.record,
+            kind: request.kind,
+            reason: request.reason,
+            remember: request.remember && request.signature
+                ? (request.record.signature ?? request.signature)
+                : null,
+            now
+        });
         return { ledger, value: null };
     });
     const ledger = written.files.ledger;
@@ -47397,11 +47527,7 @@ async function pause(run, index, observation, request) {
                 maskedValues: deps.maskedValues,
                 branch: config.branch,
                 ...(request.blocked ? { blocked: request.blocked } : {}),
-                remembered: request.signature
-                    ? (ledger.pausedSignatures.find((paused) => paused.iterationId !== ledger.iteration?.id &&
-                        paused.hash ===
-                            (request.record.signature?.hash ?? request.signature?.hash ?? '').slice(0, paused.hash.length)) ?? null)
-                    : null
+                remembered: rememberedBefore(ledger, request.record.signature ?? request.signature)
             })
         }
     });
@@ -47417,6 +47543,13 @@ async function pause(run, index, observation, request) {
         classification: request.findings?.classification ?? null,
         blocked: request.blocked ?? null
     };
+}
+/** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
+function rememberedBefore(ledger, signature) {
+    if (!signature)
+        return null;
+    const remembered = pausedSignatureOf(ledger, signature.hash);
+    return remembered && remembered.iterationId !== ledger.iteration?.id ? remembered : null;
 }
 // ---------------------------------------------------------------------------------------
 // The fixer
@@ -48026,23 +48159,6 @@ function validateConcurrency(concurrency) {
 	if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
 		throw new TypeError('Expected `concurrency` to be a number from 1 and up');
 	}
-}
-
-;// CONCATENATED MODULE: ./src/loop/pause.ts
-
-
-function pauseInLedger(ledger, machine, pause) {
-    let next = completeAttempt(ledger, pause.index, pause.verdict);
-    next = finishIteration(next, 'paused', pause.now);
-    if (pause.remember)
-        next = rememberPausedSignature(next, {
-            signature: pause.remember,
-            reason: pause.reason,
-            now: pause.now
-        });
-    return withStateWrite(next, {
-        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now })
-    }, pause.now);
 }
 
 ;// CONCATENATED MODULE: ./src/loop/reconcile-rules.ts
@@ -48687,7 +48803,7 @@ async function run(deps) {
 
 /***/ }),
 
-/***/ 4915:
+/***/ 2977:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -48722,7 +48838,9 @@ class LineBlockSplitter {
     ended = false;
     bytesRead = 0;
     truncated = false;
-    constructor(onBlock, options = {}) {
+    constructor(
+    /** Gets each block; `unterminated` marks the last line of the stream when no newline ended it. */
+    onBlock, options = {}) {
         this.onBlock = onBlock;
         this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES;
         this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
@@ -48763,8 +48881,9 @@ class LineBlockSplitter {
         if (this.ended)
             return;
         this.ended = true;
-        if (!this.truncated && (this.carry.length > 0 || this.cutting))
-            this.onBlock(`${this.carry}\n`);
+        if (!this.truncated && (this.carry.length > 0 || this.cutting)) {
+            this.onBlock(`${this.carry}\n`, true);
+        }
         this.carry = '';
     }
     append(text) {
@@ -48802,23 +48921,51 @@ const CONTROL_SEQUENCES =
 /\x1b\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g;
 /**
  * Removes the runner's timestamp prefix, a BOM, CR overwrites (only what was written after the
- * last lone CR stays, as on a terminal) and terminal control sequences from one line.
+ * last lone CR stays, as on a terminal), terminal control sequences and the line prefixes other
+ * CI systems and builders add (see `foreignPrefixLength`) from one line.
  */
 function cleanLine(raw) {
     let line = raw;
     if (line.charCodeAt(0) === 0xfeff)
         line = line.slice(1);
     line = stripTimestamp(line);
-    if (!NEEDS_CLEANING.test(line))
-        return line;
-    if (line.charCodeAt(line.length - 1) === 13)
-        line = line.slice(0, -1);
-    const cr = line.lastIndexOf('\r');
-    if (cr !== -1)
-        line = line.slice(cr + 1);
-    if (line.indexOf('\ufeff') !== -1)
-        line = line.replaceAll('\ufeff', '');
-    return line.replace(CONTROL_SEQUENCES, '');
+    if (NEEDS_CLEANING.test(line)) {
+        if (line.charCodeAt(line.length - 1) === 13)
+            line = line.slice(0, -1);
+        const cr = line.lastIndexOf('\r');
+        if (cr !== -1)
+            line = line.slice(cr + 1);
+        if (line.indexOf('\ufeff') !== -1)
+            line = line.replaceAll('\ufeff', '');
+        line = line.replace(CONTROL_SEQUENCES, '');
+    }
+    const prefix = foreignPrefixLength(line, 0);
+    return prefix === 0 ? line : line.slice(prefix);
+}
+/**
+ * Prefixes that other CI systems and builders put before every line of a tool's output, tried
+ * where a line begins (after the runner's own timestamp): Docker BuildKit's plain progress
+ * (`#12 16.69 `: step number and seconds), a clock (`13:10:32 `, `[13:10:32.123] `, Jenkins'
+ * timestamper), and a date and time in other forms than the runner's (`2026-07-28 13:10:32 `,
+ * `[2026-07-28T13:10:32.123Z] `, GitLab's `2026-07-28T13:10:32.123456Z 00O `, whose time has the
+ * runner's shape and goes first, leaving its stream mark `00O `). Exactly one
+ * blank after the prefix goes, so the tool's own indentation stays. Also matches byte strings.
+ */
+const FOREIGN_PREFIX = /#\d{1,5} \d{1,6}\.\d{1,3} |\d\d[OE]\+? |\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?/y;
+/** Length of the foreign prefixes (see FOREIGN_PREFIX) at `start` of `text`; 0 when there is none. */
+function foreignPrefixLength(text, start) {
+    let at = start;
+    for (let round = 0; round < 2; round++) {
+        // Cheap first test: every such prefix starts with `#`, `[` or a digit.
+        const code = text.charCodeAt(at);
+        if (code !== 35 && code !== 91 && (code < 48 || code > 57))
+            break;
+        FOREIGN_PREFIX.lastIndex = at;
+        if (!FOREIGN_PREFIX.test(text))
+            break;
+        at = FOREIGN_PREFIX.lastIndex;
+    }
+    return at - start;
 }
 /** Removes a runner timestamp, `2026-07-28T23:19:32.4965943Z ` (0 to 9 fraction digits). */
 function stripTimestamp(line) {
@@ -48908,10 +49055,16 @@ function indentOf(line) {
  * cargo test (libtest) and cargo-nextest.
  * - libtest: `test tests::bad_add ... FAILED`, attributed to the test binary announced by
  *   `Running unittests src/lib.rs (target/debug/deps/mycrate-0123abcd)` (the hash goes) or
- *   `Doc-tests mycrate`; with the terse format only the `failures:` list names the tests.
- *   Doc-test names lose their ` (line N)`.
+ *   `Doc-tests mycrate`; the `failures:` list names the tests again (the only place with the
+ *   terse format), and so does each `---- tests::bad_add stdout ----` block of captured output,
+ *   which is all a log cut before the summary has. Doc-test names lose their ` (line N)`.
  * - nextest: `FAIL [   0.005s] mycrate parser::tests::parses_negative`.
- * Key: `cargo:<binary>:<test path>`.
+ * - The kind comes from the test thread's panic, `thread 'tests::bad_add' panicked at
+ *   src/lib.rs:9:5:` and the message on the next line (before Rust 1.73, quoted on the same
+ *   line): none for an assertion, else `unwrap on None`, `unwrap on Err`, `index out of
+ *   bounds`, `divide by zero`, `overflow`, `todo`, `unimplemented`, `unreachable`, or `panic`.
+ * Key: `cargo:<binary>:<test path>`, plus `:<kind>` when the test panicked other than by an
+ * assertion.
  */
 
 
@@ -48920,68 +49073,162 @@ const DOC_TESTS = /^\s*Doc-tests (\S+)\s*$/;
 const TEST_FAILED = /^test (.{1,1000}?) \.\.\. FAILED\s*$/;
 const NEXTEST_FAIL = /^\s*(?:TRY \d+ )?FAIL \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+\/\d+\)\s+)?(\S+)\s+(\S.*?)\s*$/;
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/;
-const cargoGrepPatterns = ['^test .* \\.\\.\\. FAILED', '^\\s*(TRY [0-9]+ )?FAIL \\['];
+const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/;
+const PANIC = /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/;
+const cargoGrepPatterns = [
+    '^test .* \\.\\.\\. FAILED',
+    '^\\s*(TRY [0-9]+ )?FAIL \\[',
+    '^---- .* std(out|err) ----$'
+];
+/** Kinds of a Rust panic by its message; an assertion has none, anything else is `panic`. */
+const PANIC_KINDS = [
+    [/^assertion (?:`left [!=]= right` )?failed/, undefined],
+    [/^called `Option::unwrap\(\)` on a `None` value/, 'unwrap on None'],
+    [/^called `Result::unwrap\(\)` on an `Err` value/, 'unwrap on Err'],
+    [/^called `Result::unwrap_err\(\)` on an `Ok` value/, 'unwrap_err on Ok'],
+    [/^index out of bounds/, 'index out of bounds'],
+    [
+        /^attempt to (?:divide|calculate the remainder) (?:by|with a divisor of) zero/,
+        'divide by zero'
+    ],
+    [/^attempt to \w+(?: \w+)? with overflow/, 'overflow'],
+    [/^not yet implemented/, 'todo'],
+    [/^not implemented/, 'unimplemented'],
+    [/^internal error: entered unreachable code/, 'unreachable']
+];
+function panicKind(message) {
+    const text = message.trim();
+    for (const [pattern, kind] of PANIC_KINDS)
+        if (pattern.test(text))
+            return kind;
+    return 'panic';
+}
 function createCargoParser() {
-    const findings = new FindingSet();
+    const failed = [];
+    const nextest = new FindingSet();
+    /** Panic kinds by test name (the test thread's name); `null` for an assertion. */
+    const kinds = new Map();
     let binary;
-    /** Inside a `failures:` section: its entries, kept only if it is the plain list of names. */
+    /** Inside a `failures:` section: the names listed so far. */
     let list;
+    /** Inside a `---- name stdout ----` block: the test's captured output. */
+    let block;
+    /** A panic line whose message is on the next line. */
+    let panicking;
     return {
         tool: 'cargo',
         push(line) {
+            if (panicking !== undefined) {
+                if (!kinds.has(panicking))
+                    kinds.set(panicking, panicKind(line) ?? null);
+                panicking = undefined;
+            }
             if (list !== undefined) {
                 if (line === '')
                     return true;
-                if (line.startsWith('test result:')) {
-                    list.names.forEach((name, i) => add(name, list?.lines[i] ?? name));
-                    list = undefined;
-                    return false;
-                }
                 const entry = LIST_ENTRY.exec(line);
-                if (entry !== null && list.names.length < 1000) {
-                    list.names.push(entry[1] ?? '');
-                    list.lines.push(line);
+                if (entry !== null) {
+                    if (list.length < 1000)
+                        list.push({ binary, name: entry[1] ?? '', line });
                     return true;
                 }
-                list = undefined; // `---- name stdout ----` blocks: not the list
+                endList();
+            }
+            // A panic, also indented (old releases indented the captured output with a tab).
+            if (line.indexOf("thread '") !== -1 && line.trimStart().startsWith("thread '")) {
+                readPanic(line);
+                return block !== undefined || panicking !== undefined;
             }
             const first = line.charCodeAt(0);
-            if (first === 116 && line.startsWith('test ')) {
-                if (!line.endsWith('FAILED') && !line.endsWith('FAILED '))
-                    return;
-                const failed = TEST_FAILED.exec(line);
-                if (failed !== null)
-                    add(failed[1] ?? '', line);
-                return;
+            if (first === 45 && line.startsWith('---- ')) {
+                // -: a block of one test's captured output
+                const header = CAPTURED_BLOCK.exec(line);
+                if (header !== null) {
+                    block = header[1] ?? '';
+                    record(block, line);
+                    return true;
+                }
+            }
+            if (first === 116) {
+                // t
+                if (line.startsWith('test result:')) {
+                    block = undefined;
+                    return false;
+                }
+                if (line.startsWith('test ') && (line.endsWith('FAILED') || line.endsWith('FAILED '))) {
+                    const test = TEST_FAILED.exec(line);
+                    if (test !== null)
+                        record(test[1] ?? '', line);
+                    return block !== undefined;
+                }
             }
             if (first === 102 && line === 'failures:') {
-                list = { names: [], lines: [] };
+                block = undefined;
+                list = [];
                 return true;
             }
-            if (first !== 32 && first !== 70 && first !== 84)
-                return; // ' ', 'F', 'T'
+            if (block !== undefined)
+                return true;
+            if (first !== 32 && first !== 70 && first !== 84 && first !== 68)
+                return false; // ' ', F, T, D
             if (line.indexOf('Running ') !== -1) {
                 const running = RUNNING.exec(line);
                 if (running !== null)
                     binary = binaryName(running[1] ?? '');
-                return;
+                return false;
             }
             if (line.indexOf('Doc-tests ') !== -1) {
                 const doc = DOC_TESTS.exec(line);
                 if (doc !== null)
                     binary = `${doc[1]} doc`;
-                return;
+                return false;
             }
             if (line.indexOf('FAIL [') !== -1) {
-                const nextest = NEXTEST_FAIL.exec(line);
-                if (nextest !== null)
-                    findings.add((0,normalise/* buildKey */.sI)('cargo', nextest[1], nextest[2]), line);
+                const found = NEXTEST_FAIL.exec(line);
+                if (found !== null)
+                    nextest.add(`${found[1]}\u0000${found[2]}`, line);
             }
+            return false;
         },
-        finish: () => findings.list()
+        finish() {
+            endList();
+            const findings = new FindingSet();
+            for (const test of failed) {
+                findings.add((0,normalise/* buildKey */.sI)('cargo', test.binary, test.name, kindOf(test.name)), test.line);
+            }
+            for (const { key, line } of nextest.list()) {
+                const [crate, name] = key.split('\u0000');
+                findings.add((0,normalise/* buildKey */.sI)('cargo', crate, name, kindOf(name ?? '')), line);
+            }
+            return findings.list();
+        },
+        capturing: () => block !== undefined
     };
-    function add(name, line) {
-        findings.add((0,normalise/* buildKey */.sI)('cargo', binary, name.replace(/ \(line \d+\)$/, '')), line);
+    function record(name, line) {
+        if (failed.length < 1000)
+            failed.push({ binary, name: name.replace(/ \(line \d+\)$/, ''), line });
+    }
+    function endList() {
+        if (list !== undefined)
+            for (const entry of list)
+                record(entry.name, entry.line);
+        list = undefined;
+    }
+    function readPanic(line) {
+        const panic = PANIC.exec(line);
+        if (panic === null)
+            return;
+        const name = panic[1] ?? '';
+        const message = panic[2] ?? panic[3];
+        if (message !== undefined && message !== '') {
+            if (!kinds.has(name))
+                kinds.set(name, panicKind(message) ?? null);
+        }
+        else
+            panicking = name;
+    }
+    function kindOf(name) {
+        return kinds.get(name.replace(/ \(line \d+\)$/, '')) ?? undefined;
     }
 }
 /** `target/debug/deps/mycrate-0123abcdef012345` → `mycrate`. */
@@ -48992,45 +49239,121 @@ function binaryName(path) {
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/dotnet.ts
 /**
- * dotnet test and build. A failing test is `  Failed NS.Class.Method [2 s]` (VSTest) or
- * `failed NS.Class.Method (12ms)` (Microsoft.Testing.Platform); a compiler or build error is
- * `F.cs(229,30): error CS0618: msg [proj.csproj]`, repeated in the final summary (counted once).
- * Keys: `dotnet:<fully qualified test name>`; `dotnet:<code>:<first quoted name>:<path>`.
+ * dotnet test and build. A failing test is, by runner:
+ * - VSTest's console logger: `  Failed NS.Class.Method(x: 1) [2 ms]` (older releases
+ *   `Failed   NS.Class.Method` with no duration, or `  X NS.Class.Method [134ms]`), then
+ *   `  Error Message:` and the message;
+ * - xUnit.net's own lines inside VSTest's output: `[xUnit.net 00:00:01.40]     NS.Class.Method
+ *   [FAIL]`, then the message on the next `[xUnit.net …]` line;
+ * - Microsoft.Testing.Platform: `failed Method(x: 1) (6s 220ms)`, then the message, indented.
+ * The message's first line gives the kind (`System.DivideByZeroException : …` →
+ * `DivideByZeroException`; none for a failed `Assert.…`); MSTest's `Test method … threw
+ * exception:` puts the exception on the line after.
+ * A compiler or build error is `F.cs(229,30): error CS0618: msg [proj.csproj]`, repeated in the
+ * final summary (counted once).
+ * Keys: `dotnet:<test name>` plus `:<kind>` when the test threw rather than failed an assertion;
+ * `dotnet:<code>:<first quoted name>:<path>`.
  */
 
 
-const dotnet_TEST_FAILED = /^\s*(?:Failed|failed) ([A-Za-z_][\w`+<>$]*(?:\.[\w`+<>$]+)+.{0,1000}?) (?:\[\s*<?\s*[\d.]+\s*(?:ms|s|m|min)\s*\]|\(\s*[\d.]+\s*(?:ms|s|m|min)\s*\))\s*$/;
+/** A .NET test name: a dotted identifier, then its arguments if any (which may hold blanks). */
+const TEST_NAME = String.raw `([A-Za-z_][\w\`+<>$]*(?:\.[\w\`+<>$]+)*(?:\s?\(.{0,1000}\))?)`;
+const DURATION = String.raw `(?:\[\s*<?\s*[\d.]+\s*(?:ms|s|m|min|h)(?:\s+[\d.]+\s*(?:ms|s|m))*\s*\]|\((?:\d+(?:\.\d+)?\s?(?:h|m|s|ms)\s?){1,4}\))`;
+const VSTEST_FAILED = new RegExp(String.raw `^\s*(?:Failed|X)\s+${TEST_NAME}\s+${DURATION}\s*$`);
+const VSTEST_FAILED_OLD = new RegExp(String.raw `^\s*Failed\s+${TEST_NAME}\s*$`);
+const XUNIT_PREFIX = /^\[xUnit\.net [\d:.]+\]\s*/;
+const XUNIT_FAILED = /^\[xUnit\.net [\d:.]+\]\s+(\S.{0,1000}?)\s+\[FAIL\]\s*$/;
+const MTP_FAILED = new RegExp(String.raw `^\s*failed\s+(\S.{0,1000}?)\s+${DURATION}\s*$`);
+const ERROR_MESSAGE_HEADER = /^\s*Error Message:\s*$/;
+const THREW = /threw exception:\s*$/;
 const BUILD_ERROR = /^\s*(?:\d{1,4}>\s*)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?)(?:\(\d+(?:,\d+)*\))?\s*:\s+error\s+([A-Z]{2,}\d{3,}):\s*(.*?)(?:\s+\[[^\]]{1,1000}\])?\s*$/;
+/** Lines after a failed test within which its message must start. */
+const MESSAGE_WITHIN = 4;
 const dotnetGrepPatterns = [
-    '^\\s*(Failed|failed) .* (\\[[^]]+\\]|\\([^)]+\\))$',
+    '^\\s*(Failed|failed|X) .* (\\[[^]]+\\]|\\([^)]+\\))$',
+    '^Failed +[A-Za-z_][^ ]*$',
+    '\\[FAIL\\]$',
     ': error [A-Z]{2,}[0-9]{3,}: '
 ];
 function createDotnetParser() {
-    const findings = new FindingSet();
+    const tests = new Map();
+    const builds = new FindingSet();
+    /** A failed test whose message is still to come. */
+    let waiting;
     return {
         tool: 'dotnet',
         push(raw) {
-            if (raw.indexOf('ailed ') !== -1) {
-                const test = dotnet_TEST_FAILED.exec(raw);
-                if (test !== null) {
-                    findings.add((0,normalise/* buildKey */.sI)('dotnet', (0,normalise/* stripTrailingDuration */.DP)(test[1] ?? '')), raw);
-                    return;
-                }
+            if (waiting !== undefined && readMessage(raw))
+                return true;
+            const name = failedTestName(raw);
+            if (name !== undefined) {
+                if (!tests.has(name) && tests.size < 1000)
+                    tests.set(name, { key: name, line: raw });
+                waiting = { name, waited: 0, threw: false };
+                return true;
             }
             if (raw.indexOf(': error ') === -1)
-                return;
+                return false;
             const build = BUILD_ERROR.exec((0,normalise/* stripErrorMarker */.D0)(raw));
             if (build === null)
-                return;
+                return false;
             const code = build[2] ?? '';
             // tsc's codes belong to tsc; MSB3073 and friends wrap a failed command.
             if (code.startsWith('TS') || code === 'TESTERROR')
-                return;
+                return false;
             const path = (0,normalise/* normalisePath */.qb)(build[1] ?? '');
-            findings.add((0,normalise/* buildKey */.sI)('dotnet', code, (0,normalise/* firstQuotedSymbol */.Ju)(build[3] ?? ''), path), raw, code.startsWith('MSB'));
+            builds.add((0,normalise/* buildKey */.sI)('dotnet', code, (0,normalise/* firstQuotedSymbol */.Ju)(build[3] ?? ''), path), raw, code.startsWith('MSB'));
+            return false;
         },
-        finish: () => findings.list()
+        finish() {
+            const findings = new FindingSet();
+            for (const [name, test] of tests)
+                findings.add((0,normalise/* buildKey */.sI)('dotnet', name, test.kind), test.line);
+            for (const finding of builds.list())
+                findings.add(finding.key, finding.line, finding.secondary);
+            return findings.list();
+        }
     };
+    /**
+     * Reads a line after a failed test, up to the first line of its message, whose kind the test
+     * takes. Returns false for a line that is not the test's (the next failed test, or nothing
+     * came within MESSAGE_WITHIN lines), which is then read afresh.
+     */
+    function readMessage(raw) {
+        if (waiting === undefined)
+            return false;
+        if (failedTestName(raw) !== undefined || waiting.waited >= MESSAGE_WITHIN) {
+            waiting = undefined;
+            return false;
+        }
+        waiting.waited += 1;
+        const text = raw.replace(XUNIT_PREFIX, '').trim();
+        if (text === '' || ERROR_MESSAGE_HEADER.test(text))
+            return true;
+        if (THREW.test(text) && !waiting.threw) {
+            waiting.threw = true;
+            return true;
+        }
+        const test = tests.get(waiting.name);
+        if (test !== undefined)
+            test.kind ??= (0,normalise/* failureKind */.zU)(text);
+        waiting = undefined;
+        return true;
+    }
+}
+/** The failed test a line names, in any of the runners' forms; undefined for other lines. */
+function failedTestName(raw) {
+    const first = raw.trimStart().charCodeAt(0);
+    if (first === 91) {
+        // [: xUnit.net
+        if (!raw.endsWith('[FAIL]') && !raw.endsWith('[FAIL] '))
+            return undefined;
+        return XUNIT_FAILED.exec(raw)?.[1];
+    }
+    if (first !== 70 && first !== 102 && first !== 88)
+        return undefined; // F, f, X
+    const match = VSTEST_FAILED.exec(raw) ?? MTP_FAILED.exec(raw) ?? VSTEST_FAILED_OLD.exec(raw);
+    return match?.[1]?.trim();
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/eslint.ts
@@ -49095,9 +49418,15 @@ function looksLikeSourcePath(line) {
  * go test, go build and go vet.
  * - Tests: `--- FAIL: TestX/sub (0.00s)` (indented for subtests; the parents fail too and are
  *   left out), attributed to the package of the `FAIL\t<pkg>\t0.5s` line that closes the
- *   package's output; `go test -json` lines with `"Action":"fail"` and a `"Test"`. A test that
- *   timed out is named in the `running tests:` list after `panic: test timed out`.
- *   Key: `go:<pkg>:<TestX/sub>` (or `go:<TestX/sub>` when no package line was seen).
+ *   package's output; `go test -json` lines with `"Action":"fail"` and a `"Test"`. A benchmark's
+ *   name loses the `-N` GOMAXPROCS suffix (`BenchmarkTotal-8`), which changes with the machine.
+ *   A test that panicked (`panic: …` right after its `--- FAIL`) gets the kind `panic`.
+ * - A test binary that timed out (`panic: test timed out after 2s`) names the tests that were
+ *   running: in the `running tests:` list (Go 1.20 and later, tab-indented) or, in older
+ *   releases, as `pkg.TestX(…)` frames of the goroutine dump (`TestMain` is not a test), or
+ *   else, in verbose output, as the last `=== RUN` test. They get the kind `timeout`.
+ *   Key: `go:<pkg>:<TestX/sub>` (or `go:<TestX/sub>` when no package line was seen), plus
+ *   `:panic` or `:timeout`.
  * - Compile and vet diagnostics at column 0: `./main.go:7:2: undefined: Store`.
  *   Key: `go:<path>:<masked message>` (identifiers kept, numbers masked).
  * - A package that failed with neither: `FAIL\t<pkg> [build failed]` or a bare `FAIL\t<pkg>`.
@@ -49113,6 +49442,11 @@ const JSON_FAIL = /"Action":"fail"/;
 const JSON_PACKAGE = /"Package":"([^"]{1,500})"/;
 const JSON_TEST = /"Test":"((?:[^"\\]|\\.){1,1000})"/;
 const RUNNING_TEST = /^\s+(Test\w*(?:\/\S+)?) \(/;
+/** A test function's frame in a goroutine dump: `example.com/shop/pricing.TestSlow(0x0?)`. */
+const TEST_FRAME = /^[\w./~-]{1,500}\.(Test(?!Main\()[A-Z0-9_]\w*)(?:\.func\d+)*\(/;
+const RUN_LINE = /^=== RUN\s+(\S+)/;
+/** The GOMAXPROCS suffix Go appends to a benchmark's name, and to a test's under -cpu. */
+const PROCS_SUFFIX = /-\d+$/;
 const goGrepPatterns = [
     '^\\s*--- FAIL: ',
     '^FAIL\\s',
@@ -49135,6 +49469,12 @@ function createGoParser() {
     const diagnostics = new FindingSet();
     const packages = new FindingSet();
     let timedOut = false;
+    /** The count of recorded tests when the last `--- FAIL` line was read. */
+    let lastFailed = -1;
+    /** The test of the last `=== RUN` line (verbose output). */
+    let lastRun;
+    /** Tests recorded when the current timeout panic began. */
+    let beforeTimeout = 0;
     return {
         tool: 'go',
         push(line) {
@@ -49151,21 +49491,30 @@ function createGoParser() {
                     packageFailed(pkg, undefined, line);
                 return;
             }
-            if (timedOut && first === 32) {
+            if (timedOut && (first === 32 || first === 9)) {
                 const running = RUNNING_TEST.exec(line);
                 if (running !== null) {
-                    record({ name: `${running[1]} (timeout)`, line });
+                    record({ name: running[1] ?? '', line, kind: 'timeout' });
+                    return true;
+                }
+            }
+            if (timedOut && first !== 9 && first !== 32) {
+                const frame = TEST_FRAME.exec(line);
+                if (frame !== null) {
+                    record({ name: frame[1] ?? '', line, kind: 'timeout' });
                     return true;
                 }
             }
             if (first === 32 || first === 45 || first === 9) {
                 // ' ', '-', tab
                 if (line.indexOf('--- FAIL: ') === -1)
-                    return;
+                    return timedOut;
                 const test = TEST_FAIL.exec(line);
-                if (test !== null)
+                if (test !== null) {
                     record({ name: test[1] ?? '', line });
-                return;
+                    lastFailed = tests.length + pending.length;
+                }
+                return timedOut;
             }
             if (first === 70 && line.startsWith('FAIL')) {
                 const pkg = PACKAGE_FAIL.exec(line);
@@ -49179,12 +49528,25 @@ function createGoParser() {
                     assignPending(pkg[1]);
                 return;
             }
-            if (first === 112 && line.startsWith('panic: test timed out')) {
-                timedOut = true;
-                return true;
+            if (first === 112 && line.startsWith('panic: ')) {
+                if (line.startsWith('panic: test timed out')) {
+                    timedOut = true;
+                    beforeTimeout = tests.length + pending.length;
+                    return true;
+                }
+                // A panic right after a test's `--- FAIL` line is that test's.
+                const last = pending.at(-1) ?? tests.at(-1);
+                if (last !== undefined && lastFailed === tests.length + pending.length)
+                    last.kind ??= 'panic';
+                return timedOut;
+            }
+            if (first === 61 && line.startsWith('=== RUN')) {
+                // =: in verbose output the last test started is the one a timeout interrupts
+                lastRun = RUN_LINE.exec(line)?.[1];
+                return timedOut;
             }
             if (line.indexOf('.go:') === -1)
-                return;
+                return timedOut;
             const diagnostic = DIAGNOSTIC.exec(line);
             if (diagnostic !== null) {
                 const message = (diagnostic[2] ?? '').replace(/^vet: /, '');
@@ -49195,22 +49557,31 @@ function createGoParser() {
             return timedOut;
         },
         finish() {
+            endTimeout('');
             assignPending(undefined);
             return [...testFindings(), ...diagnostics.list(), ...packageFindings()];
         }
     };
-    function record(test) {
+    function record(found) {
         if (tests.length + pending.length >= MAX_TESTS)
             return;
+        const test = { ...found, name: withoutProcsSuffix(found.name) };
         if (test.pkg !== undefined)
             tests.push(test);
         else
             pending.push(test);
     }
+    /** A timeout whose running tests were named nowhere: the last test started is the one. */
+    function endTimeout(line) {
+        if (timedOut && tests.length + pending.length === beforeTimeout && lastRun !== undefined) {
+            record({ name: lastRun, line, kind: 'timeout' });
+        }
+        timedOut = false;
+    }
     function packageFailed(pkg, reason, line) {
+        endTimeout(line);
         const before = tests.length;
         assignPending(pkg);
-        timedOut = false;
         if (tests.length > before)
             return;
         if (tests.some((test) => test.pkg === pkg))
@@ -49236,7 +49607,7 @@ function createGoParser() {
                 }
             }
             if (!parent)
-                set.add((0,normalise/* buildKey */.sI)('go', test.pkg, test.name), test.line);
+                set.add((0,normalise/* buildKey */.sI)('go', test.pkg, test.name, test.kind), test.line);
         }
         return set.list();
     }
@@ -49247,13 +49618,28 @@ function createGoParser() {
         return packages.list();
     }
 }
+/**
+ * `BenchmarkTotal-8` → `BenchmarkTotal`, `BenchmarkParse/size=10-8` → `BenchmarkParse/size=10`,
+ * `TestTotal-4` → `TestTotal`. A Go function name has no `-`, so on a test only the top-level
+ * name can carry the suffix; a benchmark's comes after its full name.
+ */
+function withoutProcsSuffix(name) {
+    if (name.startsWith('Benchmark'))
+        return name.replace(PROCS_SUFFIX, '');
+    const slash = name.indexOf('/');
+    const top = slash === -1 ? name : name.slice(0, slash);
+    const stripped = top.replace(PROCS_SUFFIX, '');
+    return stripped === top ? name : stripped + (slash === -1 ? '' : name.slice(slash));
+}
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/gradle.ts
 /**
  * Gradle's test logging, `com.example.FooTest > testBar() FAILED` (nested and parameterised
  * tests add more ` > ` parts; JUnit 5's `()` goes). A failed task (`> Task :compileJava FAILED`)
- * is a wrapper, kept only when nothing more specific was found.
- * Key: `gradle:<class>.<test>`; wrapper `gradle:task:<task path>`.
+ * is a wrapper, kept only when nothing more specific was found. The line after a failed test is
+ * its exception (`    java.lang.NullPointerException at Customer.java:9`).
+ * Key: `gradle:<class>.<test>`, plus `:<kind>` when the test threw rather than failed an
+ * assertion; wrapper `gradle:task:<task path>`.
  */
 
 
@@ -49262,22 +49648,36 @@ const TASK_FAILED = /^> Task (:\S{1,500}) FAILED\s*$/;
 const gradleGrepPatterns = ['^[A-Za-z0-9_.$]+ > .* FAILED$', '^> Task :[^ ]+ FAILED'];
 function createGradleParser() {
     const findings = new FindingSet();
+    /** A failed test whose exception line comes next. */
+    let failed;
     return {
         tool: 'gradle',
         push(line) {
+            if (failed !== undefined) {
+                if (line.trim() === '')
+                    return true;
+                findings.add((0,normalise/* buildKey */.sI)('gradle', failed.id, (0,normalise/* failureKind */.zU)(line)), failed.line);
+                failed = undefined;
+            }
             if (!line.endsWith('FAILED') && !line.endsWith('FAILED '))
-                return;
+                return false;
             const test = gradle_TEST_FAILED.exec(line);
             if (test !== null) {
                 const parts = (test[2] ?? '').split(' > ').map((part) => part.replace(/\(\)$/, ''));
-                findings.add((0,normalise/* buildKey */.sI)('gradle', `${test[1]}.${parts.join(' > ')}`), line);
-                return;
+                failed = { id: `${test[1]}.${parts.join(' > ')}`, line };
+                return true;
             }
             const task = TASK_FAILED.exec(line);
             if (task !== null)
                 findings.add((0,normalise/* buildKey */.sI)('gradle', 'task', task[1]), line, true);
+            return false;
         },
-        finish: () => findings.list()
+        finish() {
+            if (failed !== undefined)
+                findings.add((0,normalise/* buildKey */.sI)('gradle', failed.id), failed.line);
+            failed = undefined;
+            return findings.list();
+        }
     };
 }
 
@@ -49354,9 +49754,11 @@ function unqualify(text) {
 /**
  * Jest. A failing file opens with `FAIL path (8.5 s)` (multi-project runs put a display name
  * before the path); each failing test is a `● describe › test` title under it, repeated in
- * the "Summary of all failing tests". Key: `jest:<path>><describe > test>`. A file that
- * could not run (`● Test suite failed to run`) adds what stopped it: `jest:<path>>(suite):<TS code>`
- * for ts-jest type errors (tsc's parser adds the full tsc key), else the masked first error line.
+ * the "Summary of all failing tests", and the first line after the title says what failed.
+ * Key: `jest:<path>><describe > test>`, plus `:<kind>` when the test threw rather than failed
+ * an assertion (`:TypeError`, `:timeout`). A file that could not run (`● Test suite failed to
+ * run`) adds what stopped it: `jest:<path>>(suite):<TS code>` for ts-jest type errors (tsc's
+ * parser adds the full tsc key), else the masked first error line.
  */
 
 
@@ -49366,44 +49768,57 @@ const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● '];
 function createJestParser() {
     const findings = new FindingSet();
     let suite;
-    /** Set after `● Test suite failed to run`: the next non-empty line says why. */
-    let suiteFailureLine;
+    /** A `●` title waiting for its first error line: the test's id, or the suite's. */
+    let waiting;
     return {
         tool: 'jest',
         push(line) {
-            if (suiteFailureLine !== undefined) {
+            if (waiting !== undefined) {
                 const text = line.trim();
-                if (text === '' || suite === undefined)
+                if (text === '')
                     return true;
-                const ts = TS_CODE.exec(text);
-                const reason = ts !== null ? ts[1] : (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(text), 60);
-                findings.add((0,normalise/* buildKey */.sI)('jest', `${suite}>(suite)`, reason), suiteFailureLine);
-                suiteFailureLine = undefined;
-                return false;
+                const { id, line: titleLine, suiteFailed } = waiting;
+                waiting = undefined;
+                if (suiteFailed) {
+                    const ts = TS_CODE.exec(text);
+                    const reason = ts !== null ? ts[1] : (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(text), 60);
+                    findings.add((0,normalise/* buildKey */.sI)('jest', id, reason), titleLine);
+                }
+                else
+                    findings.add((0,normalise/* buildKey */.sI)('jest', id, (0,normalise/* failureKind */.zU)(text)), titleLine);
+                // The line may itself open the next block (a title with nothing under it).
             }
             const first = line.charCodeAt(0);
             if (first !== 32 && first !== 70 && first !== 80)
-                return; // ' ', 'F', 'P'
+                return false; // ' ', 'F', 'P'
             const text = line.trimStart();
             if (text.startsWith('FAIL ')) {
                 suite = suitePath(text.slice(5));
-                return;
+                return false;
             }
             if (text.startsWith('PASS ')) {
                 suite = undefined;
-                return;
+                return false;
             }
             if (suite === undefined || !text.startsWith('● '))
-                return;
+                return false;
             const title = text.slice(2).trim();
             if (title === SUITE_FAILED) {
-                suiteFailureLine = line;
-                return true;
+                waiting = { id: `${suite}>(suite)`, line, suiteFailed: true };
             }
-            const testPath = title.split(' › ').map((part) => part.trim());
-            findings.add((0,normalise/* buildKey */.sI)('jest', `${suite}>${testPath.join(' > ')}`), line);
+            else {
+                const testPath = title.split(' › ').map((part) => part.trim());
+                waiting = { id: `${suite}>${testPath.join(' > ')}`, line, suiteFailed: false };
+            }
+            return true;
         },
-        finish: () => findings.list()
+        finish() {
+            if (waiting !== undefined && !waiting.suiteFailed) {
+                findings.add((0,normalise/* buildKey */.sI)('jest', waiting.id), waiting.line);
+            }
+            waiting = undefined;
+            return findings.list();
+        }
     };
 }
 /** The path in `src/a.test.ts (8.518 s)` or `web-api  src/a.test.ts`; undefined when it is vitest's form. */
@@ -49415,73 +49830,166 @@ function suitePath(rest) {
     return (0,normalise/* normalisePath */.qb)(tokens[tokens.length - 1] ?? '');
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/mocha.ts
+;// CONCATENATED MODULE: ./src/signature/parsers/junit.ts
 /**
- * Mocha's spec reporter: after `  N failing`, each failure is `  1) Suite` with every further
- * title part on its own, deeper-indented line, the last part ending in `:`, then the error.
- * Key: `mocha:<suite > … > test>` (the `N)` ordinal dropped).
+ * JUnit 4's text runner (`java org.junit.runner.JUnitCore …`): after `There were 2 failures:`
+ * (errors are listed there too), each is `1) addsShipping(shop.CartTest)` (a parameterised
+ * case: `discount[1: discount(99, 50) = 50](shop.DiscountTableTest)`), then the exception,
+ * `java.lang.AssertionError: …` or `java.lang.ArithmeticException: / by zero`.
+ * Key: `junit:<class>.<method>`, plus `:<kind>` when the test threw rather than failed an
+ * assertion (the exception's type without its package).
  */
 
 
-const FAILING_COUNT = /^\s*\d+ failing\s*$/;
-const ENTRY = /^\s{0,8}\d+\) (.*)$/;
+const SECTION = /^There (?:was 1|were \d+) failures?:\s*$/;
+const ENTRY = /^(\d+)\) (.{1,1000})\(([\w.$]{1,500})\)\s*$/;
+const END_OF_LIST = /^(?:FAILURES!!!|Tests run: \d|OK \()/;
+/** Lines read for one failure before the list is given up as cut or malformed. */
+const MAX_LINES_PER_FAILURE = 2000;
+const junitGrepPatterns = [
+    '^There (was 1|were [0-9]+) failures?:',
+    '^[0-9]+\\) .*\\([A-Za-z0-9_.$]+\\)$'
+];
+function createJunitParser() {
+    const findings = new FindingSet();
+    let inList = false;
+    let budget = 0;
+    /** A failure waiting for its exception line. */
+    let entry;
+    return {
+        tool: 'junit',
+        push(line) {
+            if (entry !== undefined) {
+                if (line.trim() === '')
+                    return true;
+                findings.add((0,normalise/* buildKey */.sI)('junit', entry.id, (0,normalise/* failureKind */.zU)(line)), entry.line);
+                entry = undefined;
+                return true;
+            }
+            if (SECTION.test(line)) {
+                inList = true;
+                budget = MAX_LINES_PER_FAILURE;
+                return true;
+            }
+            if (!inList)
+                return false;
+            if (END_OF_LIST.test(line) || --budget < 0) {
+                inList = false;
+                return false;
+            }
+            const found = ENTRY.exec(line);
+            if (found !== null) {
+                entry = { id: `${found[3]}.${found[2]}`, line };
+                budget = MAX_LINES_PER_FAILURE;
+            }
+            return true;
+        },
+        finish() {
+            if (entry !== undefined)
+                findings.add((0,normalise/* buildKey */.sI)('junit', entry.id), entry.line);
+            entry = undefined;
+            return findings.list();
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/mocha.ts
+/**
+ * Mocha's spec reporter (and the others, which share its epilogue): after `  N failing`, each of
+ * the N failures is `  1) Suite` with every further title part on its own, deeper-indented line,
+ * the last part ending in `:`, then the error. The error can run over lines at column 0 (Node's
+ * assertion diff), so the list ends after the N-th failure's error, not at the first line that
+ * is not indented. Key: `mocha:<suite > … > test>` (the `N)` ordinal dropped), plus `:<kind>`
+ * when the test threw rather than failed an assertion (`:TypeError`, `:timeout`).
+ */
+
+
+const FAILING_COUNT = /^\s*(\d+) failing\s*$/;
+const mocha_ENTRY = /^\s{0,8}(\d+)\) (.*)$/;
+/** Lines read for one failure before the list is given up as cut or malformed. */
+const mocha_MAX_LINES_PER_FAILURE = 2000;
 const mochaGrepPatterns = ['^\\s*[0-9]+ failing', '^\\s*[0-9]+\\) '];
 function createMochaParser() {
     const findings = new FindingSet();
-    let inFailures = false;
+    /** Inside the failure list: how many failures it announced, how many were read. */
+    let list;
+    /** The title parts of the current failure, while its title is being read. */
     let parts;
+    /** A failure whose title is complete, waiting for its first error line. */
+    let titled;
     let entryLine = '';
     return {
         tool: 'mocha',
         push(line) {
-            if (!inFailures) {
-                if (line.indexOf(' failing') !== -1 && FAILING_COUNT.test(line))
-                    inFailures = true;
-                return inFailures;
+            if (list === undefined) {
+                if (line.indexOf(' failing') === -1)
+                    return false;
+                const count = FAILING_COUNT.exec(line);
+                if (count === null)
+                    return false;
+                list = { expected: Number(count[1]), seen: 0, budget: mocha_MAX_LINES_PER_FAILURE };
+                return list.expected > 0 || endList();
             }
-            if (line.length > 0 && indentOf(line) === 0) {
-                // The failure list is indented; text at column 0 is whatever ran next.
-                if (parts !== undefined)
-                    finishEntry();
-                inFailures = false;
-                return false;
-            }
+            list.budget -= 1;
+            if (list.budget < 0)
+                return endList();
+            const text = line.trim();
             if (parts !== undefined) {
-                // A title continuation is indented deeper than the 5 spaces of the error message.
-                if (indentOf(line) > 5 && line.trim() !== '') {
-                    addPart(line.trim());
+                // A title continuation is indented deeper than the error message under it.
+                if (indentOf(line) > 5 && text !== '') {
+                    addPart(text);
                     return true;
                 }
-                finishEntry(); // the title ended without `:`; keep what was read
+                closeTitle(); // the title ended without `:`; keep what was read
             }
-            const entry = ENTRY.exec(line);
-            if (entry !== null) {
+            if (titled !== undefined) {
+                if (text === '')
+                    return true;
+                findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id, (0,normalise/* failureKind */.zU)(text)), titled.line);
+                titled = undefined;
+                return list.seen < list.expected || endList();
+            }
+            const entry = mocha_ENTRY.exec(line);
+            if (entry !== null && Number(entry[1]) === list.seen + 1) {
+                list.seen += 1;
+                list.budget = mocha_MAX_LINES_PER_FAILURE;
                 parts = [];
                 entryLine = line;
-                addPart((entry[1] ?? '').trim());
+                addPart((entry[2] ?? '').trim());
             }
             return true;
         },
         finish() {
             if (parts !== undefined)
-                finishEntry();
+                closeTitle();
+            if (titled !== undefined)
+                findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id), titled.line);
+            titled = undefined;
             return findings.list();
         }
     };
+    function endList() {
+        if (parts !== undefined)
+            closeTitle();
+        if (titled !== undefined)
+            findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id), titled.line);
+        titled = undefined;
+        list = undefined;
+        return false;
+    }
     function addPart(part) {
         if (parts === undefined)
             return;
         if (part.endsWith(':')) {
             parts.push(part.slice(0, -1));
-            finishEntry();
+            closeTitle();
         }
         else
             parts.push(part);
     }
-    function finishEntry() {
-        if (parts !== undefined && parts.length > 0) {
-            findings.add((0,normalise/* buildKey */.sI)('mocha', parts.join(' > ')), entryLine);
-        }
+    function closeTitle() {
+        if (parts !== undefined && parts.length > 0)
+            titled = { id: parts.join(' > '), line: entryLine };
         parts = undefined;
     }
 }
@@ -49564,7 +50072,9 @@ function createMypyParser() {
  * `test at <path>:<line>:<col>` then `✖ <name> (<duration>)`. TAP reporter (the default when
  * output is not a terminal on Node 20): `not ok N - <name>` then a YAML block whose
  * `location:` gives the file; suites that failed only because of a subtest
- * (`failureType: 'subtestsFailed'`) are left out. Key: `node-test:<path>><name>`.
+ * (`failureType: 'subtestsFailed'`) are left out. Key: `node-test:<path>><name>`, plus `:<kind>`
+ * when the test threw rather than failed an assertion (the error's type, or `timeout`): the line
+ * after the name in the spec form, `name:` or `failureType: 'testTimeoutFailure'` in the TAP form.
  * Inline `✖` lines are used only when neither form is present (a cut log).
  */
 
@@ -49576,6 +50086,7 @@ const NOT_OK = /^\s*not ok \d+ - /;
 const TAP_DIRECTIVE = /\s# (?:SKIP|TODO)\b/;
 const LOCATION = /^\s*location: '(.+?)(?::\d+:\d+)?'$/;
 const FAILURE_TYPE = /^\s*failureType: '([^']*)'$/;
+const ERROR_NAME = /^\s*name: '([\w$]{1,200})'$/;
 const DURATION_END = /\(\d+(?:\.\d+)?m?s\)$/;
 const SUITE_TYPE = /^\s*type: 'suite'$/;
 /**
@@ -49600,12 +50111,21 @@ function createNodeTestParser() {
     const suites = new Set();
     let inFailingSection = false;
     let failingAt;
+    /** A failing test of the spec form's section, waiting for its error line. */
+    let failing;
     let tap;
     return {
         tool: 'node-test',
         push(line) {
             if (tap !== undefined && readTapDetail(line))
                 return tap !== undefined;
+            if (failing !== undefined) {
+                const text = line.trim();
+                if (text === '')
+                    return true;
+                findings.add((0,normalise/* buildKey */.sI)('node-test', failing.id, (0,normalise/* failureKind */.zU)(text)), failing.line);
+                failing = undefined;
+            }
             const first = line.trimStart().charCodeAt(0);
             if (first === 0x2716) {
                 // ✖
@@ -49622,8 +50142,9 @@ function createNodeTestParser() {
                     return;
                 const name = (0,normalise/* stripTrailingDuration */.DP)(text);
                 if (inFailingSection && failingAt !== undefined) {
-                    findings.add((0,normalise/* buildKey */.sI)('node-test', `${failingAt}>${name}`), line);
+                    failing = { id: `${failingAt}>${name}`, line };
                     failingAt = undefined;
+                    return true;
                 }
                 else if (!inFailingSection)
                     inline.add((0,normalise/* buildKey */.sI)('node-test', name), line);
@@ -49651,6 +50172,9 @@ function createNodeTestParser() {
         },
         finish() {
             flushTap();
+            if (failing !== undefined)
+                findings.add((0,normalise/* buildKey */.sI)('node-test', failing.id), failing.line);
+            failing = undefined;
             if (findings.size > 0)
                 return findings.list();
             return inline.list().filter((finding) => !suites.has(finding.key));
@@ -49677,6 +50201,14 @@ function createNodeTestParser() {
             const type = FAILURE_TYPE.exec(line);
             if (type !== null && type[1] === 'subtestsFailed')
                 tap.suite = true;
+            if (type !== null && type[1] === 'testTimeoutFailure')
+                tap.kind = 'timeout';
+            return true;
+        }
+        if (text.startsWith('name:')) {
+            const name = ERROR_NAME.exec(line);
+            if (name !== null)
+                tap.kind ??= (0,normalise/* failureKind */.zU)(name[1] ?? '');
             return true;
         }
         if (SUITE_TYPE.test(line)) {
@@ -49692,10 +50224,75 @@ function createNodeTestParser() {
     function flushTap() {
         if (tap !== undefined && !tap.suite) {
             const id = tap.path === undefined ? tap.name : `${tap.path}>${tap.name}`;
-            findings.add((0,normalise/* buildKey */.sI)('node-test', id), tap.line);
+            findings.add((0,normalise/* buildKey */.sI)('node-test', id, tap.kind), tap.line);
         }
         tap = undefined;
     }
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/phpunit.ts
+/**
+ * PHPUnit. Failures and errors are listed under `There was 1 failure:` / `There were 2 errors:`,
+ * each as `1) Tests\CartTest::testTotal` (a data provider adds `with data set "reduced" (2, 5)`
+ * or `with data set #0 (…)`), then the message: `Failed asserting that …` for a failed
+ * assertion, or the thrown error's class and message (`DivisionByZeroError: Division by zero`).
+ * Key: `phpunit:<Class::method>` plus ` with data set <name>` (its values dropped), plus
+ * `:<kind>` when the test threw rather than failed an assertion.
+ */
+
+
+const phpunit_SECTION = /^There (?:was 1|were \d+) (?:failure|error)s?:\s*$/;
+const phpunit_ENTRY = /^(\d+)\) ([\w\\]{1,500}::\w{1,500})(?: with data set (#\d+|"(?:[^"\\]|\\.){0,500}"))?/;
+const phpunit_END_OF_LIST = /^(?:FAILURES!|ERRORS!|Tests: \d|There (?:was|were) .* (?:risky|warning|skipped|incomplete|deprecation|notice))/;
+/** Lines read for one failure before the list is given up as cut or malformed. */
+const phpunit_MAX_LINES_PER_FAILURE = 2000;
+const phpunitGrepPatterns = [
+    '^There (was 1|were [0-9]+) (failure|error)s?:',
+    '^[0-9]+\\) [A-Za-z0-9_\\\\]+::'
+];
+function createPhpunitParser() {
+    const findings = new FindingSet();
+    let inList = false;
+    let budget = 0;
+    /** A failure waiting for its message line. */
+    let entry;
+    return {
+        tool: 'phpunit',
+        push(line) {
+            if (entry !== undefined) {
+                const text = line.trim();
+                if (text === '')
+                    return true;
+                findings.add((0,normalise/* buildKey */.sI)('phpunit', entry.id, (0,normalise/* failureKind */.zU)(text)), entry.line);
+                entry = undefined;
+                return true;
+            }
+            if (phpunit_SECTION.test(line)) {
+                inList = true;
+                budget = phpunit_MAX_LINES_PER_FAILURE;
+                return true;
+            }
+            if (!inList)
+                return false;
+            if (phpunit_END_OF_LIST.test(line) || --budget < 0) {
+                inList = false;
+                return false;
+            }
+            const found = phpunit_ENTRY.exec(line);
+            if (found !== null) {
+                const dataSet = found[3] === undefined ? '' : ` with data set ${found[3]}`;
+                entry = { id: `${found[2]}${dataSet}`, line };
+                budget = phpunit_MAX_LINES_PER_FAILURE;
+            }
+            return true;
+        },
+        finish() {
+            if (entry !== undefined)
+                findings.add((0,normalise/* buildKey */.sI)('phpunit', entry.id), entry.line);
+            entry = undefined;
+            return findings.list();
+        }
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/pytest.ts
@@ -49705,7 +50302,12 @@ function createNodeTestParser() {
  * `[gw1] [ 50%] FAILED tests/t.py::test_x`) give the node id; the message after ` - ` is cut
  * to the terminal width, so it never enters the key. A collection error has no test:
  * `ERROR tests/t.py - ImportError` or `___ ERROR collecting tests/t.py ___`.
- * Key: `pytest:<node id>`, or `pytest:error:<node id or path>` for errors outside a test body.
+ * The kind comes from the test's section of the FAILURES or ERRORS report (`____ test_x ____`):
+ * the exception type of its last `tests/t.py:9: KeyError` line, else of its first `E   …` line.
+ * A `Captured stdout call` (or stderr, log) part of a section is what the test printed: another
+ * tool's failures there are not this run's.
+ * Key: `pytest:<node id>`, or `pytest:error:<node id or path>` for errors outside a test body,
+ * plus `:<kind>` when the test raised rather than failed an assertion.
  */
 
 
@@ -49716,45 +50318,124 @@ const SUMMARY = new RegExp(String.raw `^(?:\[gw\d+\]\s+)?(?:\[\s*\d+%\]\s+)?(FAI
     String.raw `(?:\s+-\s.*)?$`);
 const VERBOSE = new RegExp(`^${NODE_ID}\\s+(FAILED|ERROR)(?:\\s+\\[\\s*\\d+%\\])?\\s*$`);
 const COLLECTING = /^_{2,}\s+ERROR collecting (\S+)\s+_{2,}$/;
+/** The header of a report section: `____ test_x[p] ____`, `____ ERROR at setup of test_y ____`. */
+const pytest_SECTION = /^_{3,} (.{1,1000}?) _{3,}$/;
+/** Where a section's exception was raised, with its type: `shop/pricing.py:5: KeyError`. */
+const RAISED_AT = /^\S{1,1000}\.py:\d+: ([A-Za-z_][\w.]{0,200})$/;
+const E_LINE = /^E\s+(.*)$/;
+/** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
+const BANNER = /^={3,} /;
+const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /;
 const pytestGrepPatterns = [
     '^(\\[gw[0-9]+\\] +)?(\\[ *[0-9]+%\\] +)?(FAILED|ERROR) ',
     ' (FAILED|ERROR)( +\\[ *[0-9]+%\\])? *$',
     'ERROR collecting '
 ];
 function createPytestParser() {
-    const findings = new FindingSet();
+    const results = [];
+    const kinds = new Map();
+    let section;
     return {
         tool: 'pytest',
         push(line) {
+            if (section !== undefined && readSection(line))
+                return true;
             const failed = line.indexOf('FAILED');
             const error = failed === -1 ? line.indexOf('ERROR') : -1;
-            if (failed === -1 && error === -1)
-                return;
+            if (failed === -1 && error === -1) {
+                if (line.charCodeAt(0) === 95)
+                    return openSection(line); // _
+                return false;
+            }
             const summary = SUMMARY.exec(line);
             if (summary !== null) {
                 add(summary[2] ?? '', summary[1] === 'ERROR', line);
-                return;
+                return false;
             }
             const verbose = VERBOSE.exec(line);
             if (verbose !== null) {
                 add(verbose[1] ?? '', verbose[2] === 'ERROR', line);
-                return;
+                return false;
             }
             const collecting = COLLECTING.exec(line);
             if (collecting !== null)
                 add(collecting[1] ?? '', true, line);
+            return openSection(line);
         },
-        finish: () => findings.list()
+        finish() {
+            closeSection();
+            const findings = new FindingSet();
+            for (const { id, isError, line } of results) {
+                const kind = kinds.get(sectionTitle(id, isError));
+                findings.add(isError ? (0,normalise/* buildKey */.sI)('pytest', 'error', id, kind) : (0,normalise/* buildKey */.sI)('pytest', id, kind), line);
+            }
+            return findings.list();
+        },
+        capturing: () => section?.captured === true
     };
     function add(rawId, isError, line) {
         if (!rawId.includes('::') && !/\.py$/.test(rawId))
             return; // not a pytest node id (Gradle, Maven…)
+        if (results.length >= 1000)
+            return;
         const separator = rawId.indexOf('::');
         const id = separator === -1
             ? (0,normalise/* normalisePath */.qb)(rawId)
             : (0,normalise/* normalisePath */.qb)(rawId.slice(0, separator)) + rawId.slice(separator);
-        findings.add(isError ? (0,normalise/* buildKey */.sI)('pytest', 'error', id) : (0,normalise/* buildKey */.sI)('pytest', id), line);
+        results.push({ id, isError, line });
     }
+    function openSection(line) {
+        const header = pytest_SECTION.exec(line);
+        if (header === null)
+            return false;
+        closeSection();
+        section = { title: (header[1] ?? '').trim(), captured: false };
+        return true;
+    }
+    /** Reads a line inside a section; false when the line ends it (it is then read afresh). */
+    function readSection(line) {
+        if (section === undefined)
+            return false;
+        if (BANNER.test(line) || pytest_SECTION.test(line)) {
+            closeSection();
+            return false;
+        }
+        if (CAPTURED.test(line)) {
+            section.captured = true;
+            return true;
+        }
+        if (section.captured)
+            return true;
+        const raised = RAISED_AT.exec(line);
+        if (raised !== null)
+            section.kindAt = raised[1];
+        else if (section.firstE === undefined) {
+            const e = E_LINE.exec(line);
+            if (e !== null)
+                section.firstE = e[1];
+        }
+        return true;
+    }
+    function closeSection() {
+        if (section === undefined)
+            return;
+        if (kinds.size < 1000) {
+            const type = section.kindAt ?? section.firstE;
+            kinds.set(section.title, type === undefined ? undefined : (0,normalise/* failureKind */.zU)(type));
+        }
+        section = undefined;
+    }
+}
+/**
+ * The section title pytest gives a result: the node id after its file, `::` read as `.`
+ * (`TestCart.test_total[a-1]`); errors are `ERROR at setup of …` or `ERROR collecting <path>`.
+ */
+function sectionTitle(id, isError) {
+    const separator = id.indexOf('::');
+    if (separator === -1)
+        return `ERROR collecting ${id}`;
+    const name = id.slice(separator + 2).replaceAll('::', '.');
+    return isError ? `ERROR at setup of ${name}` : name;
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/python-lint.ts
@@ -49767,7 +50448,8 @@ function createPytestParser() {
  */
 
 
-const CONCISE = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.(?:pyi?|ipynb)):\d+:\d+: ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$/;
+/** A path has no blanks here, so a report quoted inside another line is not read as one. */
+const CONCISE = /^((?:[A-Za-z]:)?[^:\s][^:\s]{0,1000}\.(?:pyi?|ipynb)):\d+:\d+: ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$/;
 const FULL_HEADER = /^([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$/;
 const FULL_LOCATION = /^\s*--> ((?:[A-Za-z]:)?[^:]{1,1000}\.(?:pyi?|ipynb)):\d+:\d+\s*$/;
 const RUFF_MARK = /^Found \d+ errors?\b|fixable with the `--|^No fixes available|^All checks passed!/;
@@ -49830,6 +50512,113 @@ function createFlake8Parser() {
     };
 }
 
+;// CONCATENATED MODULE: ./src/signature/parsers/rspec.ts
+/**
+ * RSpec. Under `Failures:` each failure is `  1) Cart#total adds the prices`, then
+ * `     Failure/Error: <source line>`, then either the exception's class on a line of its own
+ * (`     ZeroDivisionError:`) or the expectation's message, and the backtrace (`     #
+ * ./spec/cart_spec.rb:10:in …`). The closing `Failed examples:` list repeats each one with its
+ * file, `rspec ./spec/cart_spec.rb:4 # Cart#total adds the prices` (or the `[1:2:1]` id form);
+ * a log cut before that list takes the file from the failure's backtrace.
+ * Key: `rspec:<spec file>><description>` (never the line number), plus `:<kind>` when the
+ * example raised rather than failed an expectation (`:ZeroDivisionError`, `:NoMethodError`).
+ */
+
+
+const FAILURES = /^Failures:\s*$/;
+const rspec_ENTRY = /^ {2}(\d+)\) (\S.{0,1000}?)\s*$/;
+const FAILURE_ERROR = /^\s+Failure\/Error:/;
+/** The exception's class alone on its line, e.g. `     ZeroDivisionError:` or `NoMethodError:`. */
+const EXCEPTION_CLASS = /^\s{3,}((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/;
+const BACKTRACE_SPEC = /^\s+# (\S{1,1000}?_spec\.rb):\d+/;
+const FAILED_EXAMPLE = /^rspec (\S{1,1000}?\.rb)(?::\d+|\[[\d:]+\])? # (.{1,1000}?)\s*$/;
+const END_OF_FAILURES = /^(?:Finished in |Failed examples:|\d+ examples?, )/;
+/** Lines read for one failure before the list is given up as cut or malformed. */
+const rspec_MAX_LINES_PER_FAILURE = 2000;
+const rspecGrepPatterns = ['^Failures:', '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # '];
+function createRspecParser() {
+    const examples = [];
+    const listed = [];
+    let inFailures = false;
+    let current;
+    let budget = 0;
+    return {
+        tool: 'rspec',
+        push(line) {
+            if (line.charCodeAt(0) === 114 && line.startsWith('rspec ')) {
+                const example = FAILED_EXAMPLE.exec(line);
+                if (example !== null && listed.length < 1000) {
+                    listed.push({
+                        file: (0,normalise/* normalisePath */.qb)(example[1] ?? ''),
+                        description: example[2] ?? '',
+                        line
+                    });
+                }
+                return false;
+            }
+            if (!inFailures) {
+                inFailures = FAILURES.test(line);
+                budget = rspec_MAX_LINES_PER_FAILURE;
+                return inFailures;
+            }
+            if (END_OF_FAILURES.test(line) || --budget < 0) {
+                inFailures = false;
+                current = undefined;
+                return false;
+            }
+            const entry = rspec_ENTRY.exec(line);
+            if (entry !== null) {
+                current = { description: entry[2] ?? '', line, afterFailureLine: false };
+                if (examples.length < 1000)
+                    examples.push(current);
+                budget = rspec_MAX_LINES_PER_FAILURE;
+                return true;
+            }
+            if (current === undefined)
+                return true;
+            if (FAILURE_ERROR.test(line)) {
+                current.afterFailureLine = true;
+                return true;
+            }
+            if (current.afterFailureLine && line.trim() !== '') {
+                current.afterFailureLine = false;
+                const type = EXCEPTION_CLASS.exec(line);
+                if (type !== null)
+                    current.kind = (0,normalise/* failureKind */.zU)(lastSegment(type[1] ?? ''));
+            }
+            if (current.file === undefined) {
+                const frame = BACKTRACE_SPEC.exec(line);
+                if (frame !== null)
+                    current.file = (0,normalise/* normalisePath */.qb)(frame[1] ?? '');
+            }
+            return true;
+        },
+        finish() {
+            const findings = new FindingSet();
+            const kinds = new Map(examples.map((example) => [example.description, example.kind]));
+            const listedDescriptions = new Set();
+            for (const { file, description, line } of listed) {
+                findings.add((0,normalise/* buildKey */.sI)('rspec', `${file}>${description}`, kinds.get(description)), line);
+                listedDescriptions.add(description);
+            }
+            for (const example of examples) {
+                if (listedDescriptions.has(example.description))
+                    continue;
+                const id = example.file === undefined
+                    ? example.description
+                    : `${example.file}>${example.description}`;
+                findings.add((0,normalise/* buildKey */.sI)('rspec', id, example.kind), example.line);
+            }
+            return findings.list();
+        }
+    };
+}
+/** `RSpec::Expectations::ExpectationNotMetError` → `ExpectationNotMetError`. */
+function lastSegment(name) {
+    const cut = name.lastIndexOf('::');
+    return cut === -1 ? name : name.slice(cut + 2);
+}
+
 ;// CONCATENATED MODULE: ./src/signature/parsers/runner.ts
 /**
  * The runner's own error lines: `##[error]msg` in a job log (from `::error::` commands, problem
@@ -49880,7 +50669,8 @@ function decodeCommandText(text) {
  * rustc diagnostics, which also carry clippy's lints. A block starts at column 0 with
  * `error[E0599]: msg` or `error: msg`, names its place on ` --> src/main.rs:4:18` and ends at a
  * blank line; the short format (`--message-format=short`) is one line,
- * `src/main.rs:10:13: error[E0308]: mismatched types: <labels>`. Warnings are not failures,
+ * `src/main.rs:10:13: error[E0308]: mismatched types: <labels>`. A block at the very end of a
+ * log, with no blank line after it, counts too. Warnings are not failures,
  * and blocks with neither a code nor a place (`error: could not compile …`) are wrappers.
  * Keys: `rustc:<code>:<first backticked name>:<path>`; without a code (clippy's lints, rustc's
  * lints denied by -D warnings) `rustc:<masked message>:<path>`. The lint name is not in the
@@ -49892,7 +50682,10 @@ const BLOCK_START = /^(error|warning)(?:\[(E\d{4})\])?: (.*)$/;
 const rust_LOCATION = /^\s*--> ((?:[A-Za-z]:)?[^:]{1,1000}):\d+:\d+\s*$/;
 const SHORT = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.rs):\d+:\d+: error(?:\[(E\d{4})\])?: (.*)$/;
 const rustGrepPatterns = ['^error(\\[E[0-9]{4}\\])?: ', '\\.rs:[0-9]+:[0-9]+: error'];
-/** Returns a line reader that reports true while it is inside an error block. */
+/**
+ * Returns a line reader that reports true while it is inside an error block, and a function
+ * that ends the log: a block that the log's end cut off (no blank line after it) still counts.
+ */
 function createRustReader(emit) {
     let block;
     let ignoring = false; // inside a warning block
@@ -49902,7 +50695,7 @@ function createRustReader(emit) {
         block = undefined;
         ignoring = false;
     };
-    return (line) => {
+    const read = (line) => {
         const first = line.charCodeAt(0);
         if (first === 101 || first === 119) {
             // 'e', 'w'
@@ -49944,10 +50737,11 @@ function createRustReader(emit) {
         }
         return true;
     };
+    return [read, close];
 }
 function createRustcParser() {
     const findings = new FindingSet();
-    const read = createRustReader((d) => {
+    const [read, end] = createRustReader((d) => {
         if (d.code !== undefined) {
             findings.add((0,normalise/* buildKey */.sI)('rustc', d.code, (0,normalise/* firstQuotedSymbol */.Ju)(d.message), d.path), d.line);
         }
@@ -49955,83 +50749,201 @@ function createRustcParser() {
             findings.add((0,normalise/* buildKey */.sI)('rustc', (0,normalise/* maskMessage */.I1)(d.message, 80), d.path), d.line);
         }
     });
-    return { tool: 'rustc', push: read, finish: () => findings.list() };
+    return {
+        tool: 'rustc',
+        push: read,
+        finish() {
+            end();
+            return findings.list();
+        }
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/surefire.ts
 /**
- * Maven Surefire (and Failsafe). Surefire 3 prints `[ERROR] com.x.FooTest.method -- Time
- * elapsed: 0.171 s <<< FAILURE!`, older releases `[ERROR] method(com.x.FooTest)  Time elapsed:
- * 0.01 s  <<< ERROR!`; the class line `Tests run: …, Failures: 1 … <<< FAILURE! -- in
- * com.x.FooTest` counts only when no method of that class is named (a class that failed to
- * initialise). On GitHub `[ERROR]` can read `Error:`. Key: `surefire:<class>.<method>`.
+ * Maven Surefire (and Failsafe). A failed test's line is `[ERROR] com.x.FooTest.method -- Time
+ * elapsed: 0.171 s <<< FAILURE!` (Surefire 3.1 and later), `[ERROR] com.x.FooTest.method  Time
+ * elapsed: 0.01 s  <<< ERROR!` (3.0) or `[ERROR] method(com.x.FooTest)  Time elapsed: …` (2.x),
+ * and the line after it is the exception. Maven's end-of-run summary names the tests again under
+ * `[ERROR] Failures:` and `[ERROR] Errors:` as `[ERROR]   FooTest.method:42 message` or
+ * `[ERROR]   FooTest.method:42 » NullPointer message` (no package, no parameters); it counts for
+ * the tests the per-test lines did not name (a log cut at the start). The class line `Tests run:
+ * …, Failures: 1 … <<< FAILURE! -- in com.x.FooTest` counts only when no test of that class is
+ * named (a class that failed to initialise). On GitHub `[ERROR]` can read `Error:`.
+ * Key: `surefire:<class without package>.<method>`, plus `:<kind>` for a test in error: the
+ * exception's type as the summary shortens it (`NullPointer` for `java.lang.NullPointerException`).
  */
 
 
-const PREFIX = String.raw `^(?:\[ERROR\]|Error:)\s+`;
-const METHOD_NEW = new RegExp(`${PREFIX}(\\S.{0,1000}?)\\s+-+\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`);
-const METHOD_OLD = new RegExp(`${PREFIX}([^\\s(]{1,500})\\(([\\w.$]{1,500})\\)\\s+Time elapsed:.*<<< (?:FAILURE|ERROR)!`);
+/** `[ERROR] `, `Error: ` on GitHub, or nothing (Surefire before 2.13 printed no level). */
+const PREFIX = String.raw `^(?:(?:\[ERROR\]|Error:)\s+)?`;
+const TEST_LINE = new RegExp(`${PREFIX}(\\S.{0,1000}?)\\s+(?:-+\\s+)?Time elapsed:.*<<< (FAILURE|ERROR)!`);
+const OLD_ID = /^(.{1,1000})\(([\w.$]{1,500})\)$/;
 const CLASS_LINE = new RegExp(`${PREFIX}Tests run:.*<<< (?:FAILURE|ERROR)!.*?\\s(?:in\\s+)?([\\w.$]{1,500})\\s*$`);
-const surefireGrepPatterns = ['<<< (FAILURE|ERROR)!'];
+const SUMMARY_HEADER = /^(?:\[ERROR\]|Error:)\s+(Failures|Errors):\s*$/;
+/** `FooTest.method:42 message`, `FooTest.method:42->helper:7 » Type message`, `FooTest » Type`. */
+const SUMMARY_ENTRY = /^(?:\[ERROR\]|Error:) {2,}(?!Run \d+:)([\w$]{1,500}(?:\.[\w$]{1,500})?)(?:[:\d]*(?:->[\w$.]+:\d+)*)(?: (?:» (\w{1,200}))?.*)?$/;
+const surefireGrepPatterns = [
+    '<<< (FAILURE|ERROR)!',
+    '^(\\[ERROR\\]|Error:) +(Failures|Errors): *$'
+];
 function createSurefireParser() {
-    const methods = new FindingSet();
+    const tests = [];
+    const summary = [];
     const classes = new FindingSet();
-    const classesWithMethods = new Set();
+    /** A test in error whose exception line comes next. */
+    let awaitingException;
+    /** Inside the end-of-run summary: which list. */
+    let section;
     return {
         tool: 'surefire',
         push(line) {
+            if (awaitingException !== undefined) {
+                const kind = (0,normalise/* failureKind */.zU)(line);
+                if (kind !== undefined)
+                    awaitingException.kind = shortTypeName(kind);
+                awaitingException = undefined;
+            }
+            if (section !== undefined) {
+                const entry = SUMMARY_ENTRY.exec(line);
+                if (entry !== null) {
+                    const [cls, method] = splitId(entry[1] ?? '');
+                    const kind = section === 'Errors' && entry[2] !== undefined ? entry[2] : undefined;
+                    if (summary.length < 1000)
+                        summary.push({ cls, method, line, kind });
+                    return true;
+                }
+                section = undefined;
+            }
+            const header = SUMMARY_HEADER.exec(line);
+            if (header !== null) {
+                section = header[1] === 'Errors' ? 'Errors' : 'Failures';
+                return true;
+            }
             if (line.indexOf('<<< ') === -1)
-                return;
+                return false;
             if (line.indexOf('Tests run:') !== -1) {
                 const cls = CLASS_LINE.exec(line);
                 if (cls !== null)
-                    classes.add((0,normalise/* buildKey */.sI)('surefire', cls[1]), line);
-                return;
+                    classes.add((0,normalise/* buildKey */.sI)('surefire', simpleName(cls[1] ?? '')), line);
+                return false;
             }
-            const modern = METHOD_NEW.exec(line);
-            if (modern !== null) {
-                const id = modern[1] ?? '';
-                const dot = id.replace(/\(.*$/, '').lastIndexOf('.');
-                classesWithMethods.add(dot === -1 ? id : id.slice(0, dot));
-                methods.add((0,normalise/* buildKey */.sI)('surefire', id), line);
-                return;
-            }
-            const old = METHOD_OLD.exec(line);
-            if (old !== null) {
-                classesWithMethods.add(old[2] ?? '');
-                methods.add((0,normalise/* buildKey */.sI)('surefire', `${old[2]}.${old[1]}`), line);
-            }
+            const test = TEST_LINE.exec(line);
+            if (test === null)
+                return false;
+            const id = test[1] ?? '';
+            const old = OLD_ID.exec(id);
+            const [cls, method] = old !== null ? [old[2] ?? '', old[1] ?? ''] : splitId(id);
+            const named = { cls: simpleName(cls), method, line };
+            if (tests.length < 1000)
+                tests.push(named);
+            awaitingException = named;
+            return true;
         },
         finish() {
-            const named = new Set([...classesWithMethods].map((cls) => (0,normalise/* buildKey */.sI)('surefire', cls)));
-            return [...methods.list(), ...classes.list().filter((finding) => !named.has(finding.key))];
+            const findings = new FindingSet();
+            const namedClasses = new Set();
+            const namedTests = new Set();
+            for (const test of tests) {
+                findings.add((0,normalise/* buildKey */.sI)('surefire', `${test.cls}.${test.method}`, test.kind), test.line);
+                namedClasses.add(test.cls);
+                namedTests.add(`${test.cls}.${withoutParameters(test.method)}`);
+            }
+            for (const entry of summary) {
+                const cls = simpleName(entry.cls);
+                if (namedTests.has(`${cls}.${entry.method}`))
+                    continue;
+                const id = entry.method === '' ? cls : `${cls}.${entry.method}`;
+                findings.add((0,normalise/* buildKey */.sI)('surefire', id, entry.kind), entry.line);
+                namedClasses.add(cls);
+            }
+            const named = new Set([...namedClasses].map((cls) => (0,normalise/* buildKey */.sI)('surefire', cls)));
+            return [...findings.list(), ...classes.list().filter((finding) => !named.has(finding.key))];
         }
     };
+}
+/** `com.x.FooTest.method(params)` → [`com.x.FooTest`, `method(params)`]; `FooTest` → [`FooTest`, ``]. */
+function splitId(id) {
+    const paren = id.search(/[([]/);
+    const head = paren === -1 ? id : id.slice(0, paren);
+    const dot = head.lastIndexOf('.');
+    if (dot === -1)
+        return [id, ''];
+    return [id.slice(0, dot), id.slice(dot + 1)];
+}
+/** `com.x.FooTest` → `FooTest` (the summary never prints the package). */
+function simpleName(cls) {
+    const dot = cls.lastIndexOf('.');
+    return dot === -1 ? cls : cls.slice(dot + 1);
+}
+/** `discount[1: discount(99, 50) = 50]` → `discount`, `addsTax(int)` → `addsTax`. */
+function withoutParameters(method) {
+    const cut = method.search(/[([]/);
+    return cut === -1 ? method : method.slice(0, cut);
+}
+/** The type as Surefire's summary shortens it: `NullPointerException` → `NullPointer`. */
+function shortTypeName(type) {
+    const short = type.replace(/(?:Exception|Error)$/, '');
+    return short === '' ? type : short;
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/tsc.ts
 /**
  * TypeScript compiler diagnostics, in the plain form `src/a.ts(3,13): error TS7006: msg` and the
  * pretty form `src/a.ts:3:13 - error TS7006: msg` (also what ts-jest prints under
- * `● Test suite failed to run`). Key: `tsc:TS<code>:<first quoted symbol>:<path>`.
+ * `● Test suite failed to run`), and as webpack's TypeScript loaders and checkers print them,
+ * with the place and the code on two lines: ts-loader's `[tsl] ERROR in /abs/src/a.ts(3,13)`,
+ * fork-ts-checker-webpack-plugin's `ERROR in ./src/a.ts:3:13` and awesome-typescript-loader's
+ * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`.
+ * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it.
  */
 
 
 const tsc_DIAGNOSTIC = /^\s{0,40}(?:\d{1,4}>\s?)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?)(?:\((\d+),(\d+)\):\s+|:(\d+):(\d+)\s+-\s+)error\s+TS(\d+)\s*:\s*(.*)$/;
-const tscGrepPatterns = ['error TS[0-9]+'];
+/** A webpack loader's or checker's place line; the code and message follow on the next line. */
+const LOADER_PLACE = /^(?:\[tsl\] )?ERROR in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)\s*$/;
+const LOADER_CODE = /^\s*TS(\d+):\s*(.*)$/;
+/** Lines after a loader's place line within which its `TSnnnn:` line must come. */
+const LOADER_CODE_WITHIN = 3;
+const tscGrepPatterns = [
+    'error TS[0-9]+',
+    'ERROR in .*\\.[cm]?tsx?(\\([0-9]+,[0-9]+\\)|:[0-9]+:[0-9]+)'
+];
 function createTscParser() {
     const findings = new FindingSet();
+    /** A loader's place line waiting for its code line. */
+    let place;
     return {
         tool: 'tsc',
         push(line) {
+            if (place !== undefined) {
+                const code = LOADER_CODE.exec(line);
+                if (code !== null) {
+                    const message = code[2] ?? '';
+                    findings.add((0,normalise/* buildKey */.sI)('tsc', `TS${code[1]}`, (0,normalise/* firstQuotedSymbol */.Ju)(message), place.path), place.line);
+                    place = undefined;
+                    return false;
+                }
+                place.waited += 1;
+                if (place.waited >= LOADER_CODE_WITHIN)
+                    place = undefined;
+            }
+            if (line.indexOf('ERROR in ') !== -1) {
+                const loader = LOADER_PLACE.exec(line);
+                if (loader !== null) {
+                    place = { path: (0,normalise/* normalisePath */.qb)(loader[1] ?? ''), line, waited: 0 };
+                    return true;
+                }
+            }
             if (line.indexOf('error TS') === -1)
-                return;
+                return place !== undefined;
             const match = tsc_DIAGNOSTIC.exec((0,normalise/* stripErrorMarker */.D0)(line));
             if (match === null)
-                return;
+                return place !== undefined;
             const path = (0,normalise/* normalisePath */.qb)(match[1] ?? '');
             const message = match[7] ?? '';
             findings.add((0,normalise/* buildKey */.sI)('tsc', `TS${match[6]}`, (0,normalise/* firstQuotedSymbol */.Ju)(message), path), line);
+            return place !== undefined;
         },
         finish: () => findings.list()
     };
@@ -50042,7 +50954,9 @@ function createTscParser() {
  * Vitest. Each failure is detailed under `⎯⎯ Failed Tests N ⎯⎯` as ` FAIL  src/a.test.ts > suite
  * > test` (workspace projects add `|name| ` first); a file that could not run is listed under
  * `Failed Suites` as ` FAIL  src/a.test.ts [ src/a.test.ts ]` followed by its error.
- * Key: `vitest:<path>><suite > test>`, or `vitest:<path>>(suite):<masked first error line>`.
+ * The line after a test's ` FAIL ` line is its error. Key: `vitest:<path>><suite > test>`, plus
+ * `:<kind>` when the test threw rather than failed an assertion; a file that could not run:
+ * `vitest:<path>>(suite):<masked first error line>`.
  */
 
 
@@ -50052,9 +50966,18 @@ const vitestGrepPatterns = ['^\\s*FAIL\\s+.* > ', '^\\s*FAIL\\s+.*\\[ .* \\]$'];
 function createVitestParser() {
     const findings = new FindingSet();
     let failedSuite;
+    /** A failed test whose error line comes next. */
+    let failedTest;
     return {
         tool: 'vitest',
         push(line) {
+            if (failedTest !== undefined) {
+                const text = line.trim();
+                if (text === '')
+                    return true;
+                findings.add((0,normalise/* buildKey */.sI)('vitest', failedTest.id, (0,normalise/* failureKind */.zU)(text)), failedTest.line);
+                failedTest = undefined;
+            }
             if (failedSuite !== undefined) {
                 const text = line.trim();
                 if (text === '')
@@ -50081,8 +51004,8 @@ function createVitestParser() {
             if (separator !== -1) {
                 const path = (0,normalise/* normalisePath */.qb)(rest.slice(0, separator));
                 const title = (0,normalise/* stripTrailingDuration */.DP)(rest.slice(separator + 3));
-                findings.add((0,normalise/* buildKey */.sI)('vitest', `${project}${path}>${title}`), line);
-                return;
+                failedTest = { id: `${project}${path}>${title}`, line };
+                return true;
             }
             const suite = SUITE_LINE.exec(rest);
             if (suite === null)
@@ -50090,11 +51013,19 @@ function createVitestParser() {
             failedSuite = { path: `${project}${(0,normalise/* normalisePath */.qb)(suite[1] ?? '')}`, line };
             return true;
         },
-        finish: () => findings.list()
+        finish() {
+            if (failedTest !== undefined)
+                findings.add((0,normalise/* buildKey */.sI)('vitest', failedTest.id), failedTest.line);
+            failedTest = undefined;
+            return findings.list();
+        }
     };
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/index.ts
+
+
+
 
 
 
@@ -50118,6 +51049,8 @@ const ERROR_WORD = 'error';
 const ERROR_TITLE = 'Error[:/]';
 /** A path at the start of a line followed by `.<ext>:<digit>`. */
 const pathWith = (extension) => `(?:[A-Za-z]:)?[^\\s:]{1,300}\\.${extension}:\\d`;
+/** The list header JUnit 4's runner and PHPUnit share: `There were 2 failures:`. */
+const THERE_WERE = 'There w';
 const PY_LINT = {
     lineStart: [
         pathWith('pyi?'),
@@ -50132,7 +51065,8 @@ const PARSERS = [
     {
         tool: 'tsc',
         create: createTscParser,
-        triggers: { anywhere: [ERROR_WORD] },
+        // `RROR`: webpack's `ERROR in <file>` lines of the TypeScript loaders.
+        triggers: { anywhere: [ERROR_WORD, 'RROR'] },
         grepPatterns: tscGrepPatterns
     },
     {
@@ -50168,7 +51102,8 @@ const PARSERS = [
     {
         tool: 'pytest',
         create: createPytestParser,
-        triggers: { anywhere: ['FAIL', 'RROR'] },
+        // `___ test_x ___`: a report section, which says what the test raised.
+        triggers: { anywhere: ['FAIL', 'RROR'], lineStart: ['_{3,} '] },
         grepPatterns: pytestGrepPatterns
     },
     {
@@ -50187,13 +51122,19 @@ const PARSERS = [
     {
         tool: 'go',
         create: createGoParser,
-        triggers: { anywhere: ['FAIL', '"fail"'], lineStart: [pathWith('go'), 'panic: '] },
+        triggers: {
+            anywhere: ['FAIL', '"fail"'],
+            lineStart: [pathWith('go'), 'panic: ', '=== RUN']
+        },
         grepPatterns: goGrepPatterns
     },
     {
         tool: 'cargo',
         create: createCargoParser,
-        triggers: { anywhere: ['FAIL'], lineStart: ['Running ', 'Doc-tests ', 'failures:'] },
+        triggers: {
+            anywhere: ['FAIL'],
+            lineStart: ['Running ', 'Doc-tests ', 'failures:', '---- ', "thread '"]
+        },
         grepPatterns: cargoGrepPatterns
     },
     {
@@ -50223,8 +51164,26 @@ const PARSERS = [
     {
         tool: 'dotnet',
         create: createDotnetParser,
-        triggers: { anywhere: [ERROR_WORD], lineStart: ['[Ff]ailed '] },
+        triggers: { anywhere: [ERROR_WORD, '\\[FAIL\\]'], lineStart: ['[Ff]ailed ', 'X '] },
         grepPatterns: dotnetGrepPatterns
+    },
+    {
+        tool: 'rspec',
+        create: createRspecParser,
+        triggers: { lineStart: ['Failures:', 'rspec '] },
+        grepPatterns: rspecGrepPatterns
+    },
+    {
+        tool: 'phpunit',
+        create: createPhpunitParser,
+        triggers: { lineStart: [THERE_WERE] },
+        grepPatterns: phpunitGrepPatterns
+    },
+    {
+        tool: 'junit',
+        create: createJunitParser,
+        triggers: { lineStart: [THERE_WERE] },
+        grepPatterns: junitGrepPatterns
     },
     {
         tool: 'gha',
@@ -50251,11 +51210,11 @@ function grepEquivalentPatterns() {
 
 ;// CONCATENATED MODULE: ./src/signature/extract.ts
 /**
- * Failure extraction (SPEC §4): one pass over a log's lines through every parser, then the
- * findings by precedence:
+ * Failure extraction (see the README, Failure signatures): one pass over a log's lines through
+ * every parser, then the findings by precedence:
  * 1. what the tool parsers found (test ids, diagnostic codes, lint rules);
  * 2. else the wrappers: the runner's own `##[error]` lines, failed Gradle tasks, MSBuild errors;
- * 3. else the first line that reads as an error, masked: `error:<text>`;
+ * 3. else the first line that reads as an error in the step that failed, masked: `error:<text>`;
  * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
  */
 
@@ -50268,7 +51227,18 @@ function grepEquivalentPatterns() {
  */
 const extract_ERROR_LINE = /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/;
 /** Lines of the error family that only wrap another failure. */
-const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|$))/;
+const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/;
+/**
+ * Words that make a line an error without saying what failed; a candidate for the fallback that
+ * has fewer than MIN_SUBSTANCE letters besides them is a banner (`====== ERRORS ======`, `*** Error
+ * ***`, `FAILED!`), not a failure.
+ */
+const BANNER_WORDS = /\b(?:errors?|fatal|fail(?:ed|ures?)?|build|npm|err)\b/gi;
+const MIN_SUBSTANCE = 4;
+/** The lines of the runner's step header (the script, `shell:`, `env:` and the variables). */
+const STEP_HEADER_LINE = /^(?:shell: |env:$| {2}[A-Za-z_][\w]*: )/;
+/** The runner echoes a step's script in its header in this colour (ESC[36;1m). */
+const STEP_SCRIPT_COLOUR = '\u001b[36;1m';
 /**
  * What the fallback reads as an error: `Error:`, `ERROR`, `SomeError [CODE]:`, `…Exception`,
  * fatal, and a shell or coreutils message (`<program>: … cannot …`, `No such file`, …).
@@ -50301,12 +51271,22 @@ class Extraction {
     parsers = PARSERS.map((entry) => entry.create());
     /** Parsers inside a multi-line block: they get every line. */
     active = [];
+    /** An active parser reads a test's captured output: no other parser may read those lines. */
+    capturing = false;
     /** The previous line: its block and range (cut out only when a parser needs it). */
     previousBlock = '';
     previousStart = 0;
     previousEnd = 0;
-    fallback;
+    /** The unknown-tool fallback: the first error line of the log, and of the current step. */
+    firstErrorLine;
+    stepErrorLine;
+    /** The first error line of a step that failed (its exit-code trailer came after it). */
+    failedStepErrorLine;
     exitCode;
+    /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
+    inStepHeader = false;
+    /** The line being fed is the last one and no newline ended it: it may be cut. */
+    unterminated = false;
     anywhere = new RegExp(ANYWHERE_SOURCE, 'g');
     lineStart = new RegExp(`(?:${LINE_START_SOURCE})`, 'y');
     maxLineLength;
@@ -50317,10 +51297,11 @@ class Extraction {
         this.everyLine = options.everyLine === true;
     }
     /** Takes a block of whole lines as a byte string, each line ending with `\n`. */
-    pushBlock = (block) => {
+    pushBlock = (block, unterminated = false) => {
         const length = block.length;
         const anywhere = this.anywhere;
         const lineStart = this.lineStart;
+        this.unterminated = unterminated;
         let nextAnywhere = -1;
         let pos = 0;
         while (pos < length) {
@@ -50353,18 +51334,29 @@ class Extraction {
     /** Feeds the line `block[start, end)`, to every parser when `triggered`, else to the active ones. */
     pushLine(block, start, end, triggered) {
         const cut = Math.min(end, start + this.maxLineLength);
-        const line = cleanLine(bytesToText(block.slice(start, cut)));
+        const raw = bytesToText(block.slice(start, cut));
+        const line = cleanLine(raw);
         const marker = runnerMarker(line);
         if (marker !== undefined) {
-            if (marker.step !== undefined)
+            if (marker.step !== undefined) {
                 this.step = marker.step;
+                this.inStepHeader = line.startsWith('##[group]Run ');
+                if (this.inStepHeader)
+                    this.stepErrorLine = undefined;
+            }
+            else if (line.startsWith('##[endgroup]'))
+                this.inStepHeader = false;
+            return;
+        }
+        // The step's script as the runner echoes it, and its shell and variables: not output.
+        if (this.inStepHeader && (raw.includes(STEP_SCRIPT_COLOUR) || STEP_HEADER_LINE.test(line))) {
             return;
         }
         const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength);
         const previous = this.previousBlock === ''
             ? undefined
             : cleanLine(bytesToText(this.previousBlock.slice(this.previousStart, previousEnd)));
-        if (triggered)
+        if (triggered && !this.capturing)
             this.pushToAll(line, previous);
         else
             this.pushToActive(line, previous);
@@ -50377,16 +51369,22 @@ class Extraction {
             if (parser.push(line, previous) === true)
                 (active ??= []).push(parser);
         }
-        this.active = active ?? [];
-        if (this.fallback === undefined && extract_ERROR_LINE.test(line) && !WRAPPER_LINE.test(line)) {
-            const masked = (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(line.trim()));
-            if (masked !== '')
-                this.fallback = { key: (0,normalise/* buildKey */.sI)('error', masked), line };
+        this.setActive(active ?? []);
+        if (this.capturing)
+            return;
+        if (this.stepErrorLine === undefined && !this.unterminated) {
+            const candidate = fallbackCandidate(line);
+            if (candidate !== undefined) {
+                this.stepErrorLine = candidate;
+                this.firstErrorLine ??= candidate;
+            }
         }
         if (line.charCodeAt(0) === 35 && line.startsWith('##[error]Process completed')) {
             const trailer = EXIT_CODE_TRAILER.exec(line);
-            if (trailer !== null)
-                this.exitCode = trailer[1];
+            if (trailer !== null) {
+                this.exitCode ??= trailer[1];
+                this.failedStepErrorLine ??= this.stepErrorLine;
+            }
         }
     }
     pushToActive(line, previous) {
@@ -50394,7 +51392,15 @@ class Extraction {
         for (const parser of this.active)
             if (parser.push(line, previous) === true)
                 still.push(parser);
-        this.active = still;
+        this.setActive(still);
+    }
+    setActive(active) {
+        this.active = active;
+        let capturing = false;
+        for (const parser of active)
+            if (parser.capturing?.() === true)
+                capturing = true;
+        this.capturing = capturing;
     }
     findings() {
         const primary = new Map();
@@ -50410,8 +51416,10 @@ class Extraction {
             return [...primary.values()];
         if (secondary.size > 0)
             return [...secondary.values()];
-        if (this.fallback !== undefined)
-            return [this.fallback];
+        // In a job log, the error line must come from a step that failed; in raw output, the first.
+        const fallback = this.exitCode === undefined ? this.firstErrorLine : this.failedStepErrorLine;
+        if (fallback !== undefined)
+            return [fallback];
         if (this.exitCode !== undefined) {
             const key = (0,normalise/* buildKey */.sI)('gha', `exit code ${this.exitCode}`);
             return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }];
@@ -50420,8 +51428,22 @@ class Extraction {
     }
 }
 /**
+ * The unknown-tool fallback's reading of a line: an error line that is neither a wrapper around
+ * another failure (`npm error code 1`, Maven's `Failed to execute goal`, make's `***`) nor a
+ * banner, as `error:<line with paths normalised, masked>`.
+ */
+function fallbackCandidate(line) {
+    if (!extract_ERROR_LINE.test(line) || WRAPPER_LINE.test(line))
+        return undefined;
+    const substance = line.replace(BANNER_WORDS, '').replace(/[^A-Za-z]/g, '');
+    if (substance.length < MIN_SUBSTANCE)
+        return undefined;
+    const masked = (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(line.trim()));
+    return masked === '' ? undefined : { key: (0,normalise/* buildKey */.sI)('error', masked), line };
+}
+/**
  * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a runner timestamp
- * (`2026-07-28T23:19:32.4965943Z `) and blanks; -1 when the text begins with an escape
+ * (`2026-07-28T23:19:32.4965943Z `), another CI system's prefix and blanks; -1 when the text begins with an escape
  * sequence (colour), which the caller must clean first.
  */
 function textStart(block, start, end) {
@@ -50438,6 +51460,7 @@ function textStart(block, start, end) {
         if (z < limit)
             i = block.charCodeAt(z + 1) === 32 ? z + 2 : z + 1;
     }
+    i += foreignPrefixLength(block, i);
     for (;;) {
         const code = block.charCodeAt(i);
         if (code === 32 || code === 9)
@@ -50491,7 +51514,8 @@ function extractFailuresFromString(text, options = {}) {
 /* harmony export */   Ju: () => (/* binding */ firstQuotedSymbol),
 /* harmony export */   Sg: () => (/* binding */ normalisePathsIn),
 /* harmony export */   qb: () => (/* binding */ normalisePath),
-/* harmony export */   sI: () => (/* binding */ buildKey)
+/* harmony export */   sI: () => (/* binding */ buildKey),
+/* harmony export */   zU: () => (/* binding */ failureKind)
 /* harmony export */ });
 /* unused harmony exports MAX_KEY_LENGTH, MAX_MESSAGE_LENGTH */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
@@ -50514,7 +51538,20 @@ const CHECKOUT_ROOTS = [
     /^\/Users\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
     /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
     /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/github\/workspace\//
+    /^\/github\/workspace\//,
+    // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
+    // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
+    /^\/builds\/[^/]+\/[^/]+\//,
+    /^(?:\/var\/lib\/jenkins|\/home\/jenkins(?:\/agent)?|[A-Za-z]:\/[Jj]enkins)\/workspace\/[^/]+\//,
+    /^\/home\/travis\/build\/[^/]+\/[^/]+\//,
+    /^\/var\/lib\/buildkite-agent\/builds\/[^/]+\/[^/]+\/[^/]+\//,
+    /^\/home\/vsts\/work\/\d+\/s\//,
+    // A container's working directory (Docker builds, Cloud Build, dev containers).
+    /^\/(?:workspace|workspaces\/[^/]+|app|code|src|usr\/src\/app|opt\/app)\//,
+    // A checkout in a home directory: ~/<repo>/, or ~/<folder of checkouts>/<repo>/ for the usual
+    // folder names (~/src/, ~/code/, ~/source/repos/, ~/go/src/<host>/<owner>/, …). Dot folders
+    // (caches, toolchains) and the runner's _temp are not checkouts.
+    /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/)?(?![._])[^/]+\//
 ];
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
 const TEMP_ROOTS = [
@@ -50527,11 +51564,13 @@ const TEMP_ROOTS = [
 /** Folder names that start a project-relative path inside an unknown absolute prefix. */
 const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates)\//;
 /**
- * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, the
- * runner's checkout roots go (`/home/runner/work/<r>/<r>/`, `C:\a\<r>\<r>\`, `/__w/<r>/<r>/`);
- * any other absolute path (a temp dir, a local checkout) is cut before its first project
- * folder (`src/`, `tests/`, `__tests__/`, `lib/`, …), or else loses its temp root
- * (`/tmp/<dir>/`); leading `./` or `../` go.
+ * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, and so
+ * do the checkout roots of GitHub's runners (`/home/runner/work/<r>/<r>/`, `D:\a\<r>\<r>\`,
+ * `/__w/<r>/<r>/`), of other CI systems (GitLab, Jenkins, Travis CI, Buildkite, Azure), of
+ * containers (`/app/`, `/workspace/`) and of a checkout in a home directory (`/Users/dev/src/<r>/`,
+ * `C:\Users\dev\source\repos\<r>\`). Any other absolute path (a temp dir, an unknown
+ * layout) is cut before its first project folder (`src/`, `tests/`, `__tests__/`, `lib/`, …),
+ * or else loses its temp root (`/tmp/<dir>/`); leading `./` or `../` go.
  */
 function normalisePath(path) {
     let p = path.trim();
@@ -50542,37 +51581,30 @@ function normalisePath(path) {
     if (/^\/[A-Za-z]:\//.test(p))
         p = p.slice(1);
     const absolute = p.startsWith('/') || /^[A-Za-z]:\//.test(p);
-    if (absolute) {
-        let stripped = false;
-        for (const root of CHECKOUT_ROOTS) {
-            const match = root.exec(p);
-            if (match !== null) {
-                p = p.slice(match[0].length);
-                stripped = true;
-                break;
-            }
-        }
-        if (!stripped) {
-            const folder = PROJECT_FOLDERS.exec(p);
-            if (folder !== null)
-                p = p.slice(folder.index + 1);
-            else {
-                for (const root of TEMP_ROOTS) {
-                    const match = root.exec(p);
-                    if (match !== null) {
-                        p = p.slice(match[0].length);
-                        break;
-                    }
-                }
-            }
-        }
-    }
+    if (absolute)
+        p = relativeToCheckout(p);
     while (p.startsWith('./') || p.startsWith('../'))
         p = p.slice(p.indexOf('/') + 1);
     p = p.replace(/\/{2,}/g, '/');
     // pnpm's store layout: node_modules/.pnpm/<pkg>@<ver>/node_modules/<pkg> → node_modules/<pkg>
     p = p.replace(/node_modules\/\.pnpm\/[^/]+\/node_modules\//g, 'node_modules/');
     return p;
+}
+function relativeToCheckout(path) {
+    for (const root of CHECKOUT_ROOTS) {
+        const match = root.exec(path);
+        if (match !== null)
+            return path.slice(match[0].length);
+    }
+    const folder = PROJECT_FOLDERS.exec(path);
+    if (folder !== null)
+        return path.slice(folder.index + 1);
+    for (const root of TEMP_ROOTS) {
+        const match = root.exec(path);
+        if (match !== null)
+            return path.slice(match[0].length);
+    }
+    return path;
 }
 /** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
 function normalisePathsIn(text) {
@@ -50650,6 +51682,41 @@ function stripErrorMarker(line) {
         return line.slice(9);
     return line;
 }
+/**
+ * An exception or error type at the start of a failure's first error line: `TypeError: …`,
+ * `AssertionError [ERR_ASSERTION]: …`, `java.lang.NullPointerException`, `System.Foo.BarException
+ * : …` (.NET puts a blank before the colon), `App\Errors\LimitError: …`, Ruby's `ZeroDivisionError:`
+ * on a line of its own, Gradle's `java.lang.AssertionError at FooTest.java:12`. Group 1 is the
+ * type without its package or namespace.
+ */
+const ERROR_TYPE = /^(?:Uncaught |Caused by: |Unhandled exception\. )?(?:[A-Za-z_$][\w$]*[.\\])*((?:[A-Z][\w$]*?)?(?:Error|Exception|Failure|Fault|Exit|Interrupt)\w*)(?:\s\[[\w-]{1,60}\])?(?=\s?:|\s*$|\s+at\s)/;
+/** Types that report a failed assertion of the test itself, in the test frameworks we parse. */
+const ASSERTION_TYPE = /^(?:Assert|Assertion|Expectation|ComparisonFailure$|EqualException$|Xunit|MultipleFailures|ExpectationFailed)/;
+/** A first error line that reads as a timeout of the test (jest, vitest, mocha, node, Go). */
+const TIMEOUT = /\b(?:[Tt]imed? ?out\b|[Tt]imeout of \d|[Ee]xceeded timeout|[Tt]imeout exceeded|deadline exceeded)/;
+/**
+ * The kind of a test failure, from the first line of its error, for the end of a test key: the
+ * type of what was thrown without its package (`TypeError`, `NullPointerException`,
+ * `ZeroDivisionError`), or `timeout`. A failed assertion of the test itself (`AssertionError`,
+ * `expect(received).toBe(expected)`, `assert x == y`, `Failed asserting that …`) is the usual
+ * case and has no kind: its key stays the plain test id. Never a value from the message, so
+ * two runs of the same failure agree while a different failure of the same test does not.
+ */
+function failureKind(firstErrorLine) {
+    const text = firstErrorLine.trim();
+    if (text === '')
+        return undefined;
+    const type = ERROR_TYPE.exec(text);
+    if (type !== null) {
+        const name = type[1] ?? '';
+        if (ASSERTION_TYPE.test(name))
+            return undefined;
+        if (name === 'Error' && TIMEOUT.test(text))
+            return 'timeout';
+        return name;
+    }
+    return TIMEOUT.test(text) ? 'timeout' : undefined;
+}
 
 
 /***/ }),
@@ -50664,23 +51731,27 @@ function stripErrorMarker(line) {
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /**
- * The failure signature (SPEC §4): the sorted, de-duplicated set of failure keys, in full and
- * in a one-line form of at most 160 characters.
+ * The failure signature (README: "Failure signatures"): the sorted, de-duplicated set of
+ * failure keys, in full and in a one-line form of at most 160 characters.
  */
 
 /**
- * Version of the key and signature scheme. Raise it whenever a parser or the normalisation
- * changes the keys it produces, so stored signatures from an older scheme are not compared
- * as if they were equal (LUCI Analysis and Sentry version their grouping the same way).
+ * Version of the key and signature scheme, part of every signature hash. Raise it whenever a
+ * parser or the normalisation changes the keys it produces: a hash stored under an older
+ * scheme then never equals a new one, so an upgrade can never make two different failures
+ * look like "no progress" (LUCI Analysis and Sentry version their grouping the same way).
+ * Version 2: failure kinds in test keys, tool-parsed annotations.
  */
-const SIGNATURE_SCHEME_VERSION = 1;
+const SIGNATURE_SCHEME_VERSION = 2;
 /** The one-line form never exceeds this many characters. */
 const SHORT_SIGNATURE_MAX_LENGTH = 160;
 const SEPARATOR = '; ';
 function signatureOf(keys) {
     const sorted = [...new Set(keys)].sort(compareCodeUnits);
     const full = sorted.join(SEPARATOR);
-    const hash = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(sorted.join('\n')).digest('hex');
+    const hash = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256')
+        .update(`autoloop-ci-gate signature v${SIGNATURE_SCHEME_VERSION}\n${sorted.join('\n')}`)
+        .digest('hex');
     return { keys: sorted, full, short: shortForm(sorted, full, hash), hash };
 }
 function shortForm(sorted, full, hash) {

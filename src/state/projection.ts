@@ -46,6 +46,8 @@ const MIN_BRIEF_BYTES = 600
  * projecting a projected file changes nothing. Throws a StateFileError for a malformed file.
  */
 export function projectStateFile(text: string, ledger: Ledger, options: ProjectionOptions): string {
+  // A program the action never gated or recorded has nothing to project: its file is left alone.
+  if (ledger.iteration === null && ledger.writes.length === 0) return text
   let next = text
   for (const write of pendingWrites(text, ledger)) {
     next = updateMachineState(next, write.machineState)
