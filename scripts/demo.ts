@@ -1,25 +1,46 @@
 /**
- * `npm run demo`: the bundled action (dist/index.js) against the in-repo fake GitHub API and
- * a local bare git repository; no token, no network. One step runs a whole iteration:
- * the agent's commit is pushed and CI goes red (a real jest failure log); `fix-command` reads
- * the failure summary and commits a fix; the gate pushes it and CI goes green. Time is the
- * fake's virtual clock, so the simulated minutes of CI pass in a moment.
+ * `npm run demo`: the bundled action (`node dist/index.js`, as the runner runs it) against the
+ * in-repo fake GitHub API and a local git repository; no token, no network. The fake runs on
+ * real time (the bundle uses the system clock), with CI that takes seconds.
+ *
+ * Two scenes (`npm run demo -- --scene plain|gh-aw` runs one):
+ * 1. plain `uses:` step: one step runs a whole iteration: the agent's commit is pushed and CI
+ *    goes red (a real jest failure log); `fix-command` reads the failure summary and commits a
+ *    fix; the gate pushes it and CI goes green.
+ * 2. gh-aw autoloop: two workflow runs as gh-aw runs them. Run 1: the agent's commit lands
+ *    through safe_outputs with gh-aw's empty CI-trigger commit on top; the `ci_gate` job finds
+ *    CI red, writes the fix brief into `<program>.md` and starts the fixer run. Run 2 (that
+ *    dispatched run): the agent reads the brief, pushes a fix; CI is green and the gate records
+ *    the iteration as accepted with the agent's metric.
  */
-import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { startFakeGitHub, type CheckRunPlan } from '../__fixtures__/fake-github/index.js'
+import { parseArgs } from 'node:util'
+import {
+  startFakeGitHub,
+  type CheckRunPlan,
+  type FakeGitHub
+} from '../__fixtures__/fake-github/index.js'
+import { createStateFile } from '../src/state/template.js'
 
-const PROGRAM = 'demo-speedup'
-const BRANCH = `autoloop/${PROGRAM}`
 const ROOT = resolve(import.meta.dirname, '..')
 const DIST = join(ROOT, 'dist/index.js')
 const JEST_LOG = join(ROOT, '__fixtures__/corpus/jest/assertion/job-log.log')
-const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
-const bare = join(tmp, 'remote.git')
-const work = join(tmp, 'work')
-const stateDir = join(tmp, 'repo-memory')
+const GOOD_CART = 'export const total = (prices) => prices.reduce((a, b) => a + b, 0)\n'
+const FAST_BROKEN_CART =
+  'export const total = (prices) => prices.slice(1).reduce((a, b) => a + b, 0)\n'
+const FIXED_CART =
+  'export const total = (prices) => prices.reduce((a, b) => a + b, 0) // fast path kept\n'
+
+const { values } = parseArgs({ options: { scene: { type: 'string' } } })
+const scenes = values.scene ? [values.scene] : ['plain', 'gh-aw']
+
+const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
+const banner = (text: string) => console.log(`\n${bold(`━━━ ${text} ━━━`)}\n`)
+const indent = (text: string, prefix = '  │ ') => text.replace(/\n$/, '').replace(/^/gm, prefix)
+
 const gitEnv = {
   ...process.env,
   GIT_AUTHOR_NAME: 'autoloop agent',
@@ -27,103 +48,83 @@ const gitEnv = {
   GIT_COMMITTER_NAME: 'autoloop agent',
   GIT_COMMITTER_EMAIL: 'agent@autoloop.invalid'
 }
-const git = (...args: string[]) =>
-  execFileSync('git', args, { cwd: work, env: gitEnv, encoding: 'utf8' }).trim()
 
-function commit(file: string, content: string, message: string): string {
-  writeFileSync(join(work, file), content)
-  git('add', file)
-  git('commit', '-q', '-m', message)
-  return git('rev-parse', 'HEAD')
+/** A project repository: a bare remote the fake serves, and a work tree on the program branch. */
+function project(tmp: string, branch: string) {
+  const bare = join(tmp, 'remote.git')
+  const work = join(tmp, 'work')
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+  execFileSync('git', ['init', '-q', '-b', 'main', work])
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: work, env: gitEnv, encoding: 'utf8' }).trim()
+  git('remote', 'add', 'origin', bare)
+  const commit = (content: string | null, message: string): string => {
+    if (content === null) git('commit', '-q', '--allow-empty', '-m', message)
+    else {
+      writeFileSync(join(work, 'cart.js'), content)
+      git('add', 'cart.js')
+      git('commit', '-q', '-m', message)
+    }
+    return git('rev-parse', 'HEAD')
+  }
+  const main = commit(GOOD_CART, 'base')
+  git('push', '-q', 'origin', 'main')
+  git('checkout', '-q', '-b', branch)
+  return { bare, work, git, commit, main }
 }
 
 const check = (
-  head: number,
+  sha: string,
   name: string,
   seconds: number,
   conclusion: 'success' | 'failure',
   log?: string
 ): CheckRunPlan => ({
-  branch: BRANCH,
-  head,
+  sha,
   name,
   timeline: [
     { at: 0, status: 'queued' },
-    { at: 20, status: 'in_progress' },
+    { at: 1, status: 'in_progress' },
     { at: seconds, status: 'completed', conclusion }
   ],
   ...(log ? { log: { file: log } } : {})
 })
 
-const banner = (text: string) => console.log(`\n\x1b[1m━━━ ${text} ━━━\x1b[0m\n`)
-const indent = (text: string, prefix = '  │ ') => text.replace(/\n$/, '').replace(/^/gm, prefix)
-
-// The program's repository: main, and the branch the agent works on.
-execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-execFileSync('git', ['init', '-q', '-b', 'main', work])
-git('remote', 'add', 'origin', bare)
-commit('cart.js', 'export const total = (prices) => prices.reduce((a, b) => a + b, 0)\n', 'base')
-git('push', '-q', 'origin', 'main')
-git('checkout', '-q', '-b', BRANCH)
-
-const fake = await startFakeGitHub({
-  scenario: {
-    gitDir: bare,
-    issues: [{ number: 1, title: `Autoloop: ${PROGRAM}`, labels: ['autoloop-program'] }],
-    checkRuns: [
-      check(1, 'test', 420, 'failure', JEST_LOG),
-      check(1, 'lint', 120, 'success'),
-      check(2, 'test', 450, 'success'),
-      check(2, 'lint', 120, 'success')
-    ]
-  }
-})
-
-// What a fixer sees: the failure summary, then it commits a fix.
-const fixCommand = [
-  'echo "fixer: attempt $AUTOLOOP_ATTEMPT, signature: $AUTOLOOP_SIGNATURE"',
-  'echo "fixer: summary for the agent ($AUTOLOOP_FAILURE_MD):"',
-  'sed -n "1,12p" "$AUTOLOOP_FAILURE_MD"',
-  `printf 'export const total = (prices) => prices.reduce((a, b) => a + b, 0) // off-by-one fixed\\n' > cart.js`,
-  'git -c user.name=fixer -c user.email=fixer@autoloop.invalid commit -qam "fix: cart total"'
-].join(' && ')
-
-try {
-  banner('The agent made the cart faster in its sandbox and committed; the gate takes over')
-  commit(
-    'cart.js',
-    'export const total = (prices) => prices.slice(1).reduce((a, b) => a + b, 0)\n',
-    'iteration 1: faster total()'
-  )
-  const outputFile = join(tmp, 'output')
-  const summaryFile = join(tmp, 'summary')
+/** Runs `node dist/index.js` as the runner does; returns its outputs and job summary. */
+async function runBundle(
+  fake: FakeGitHub,
+  tmp: string,
+  options: { cwd: string; runId: string; inputs: Record<string, string>; title: string }
+): Promise<{ outputs: Record<string, string>; summary: string; exitCode: number }> {
+  const dir = mkdtempSync(join(tmp, 'step-'))
+  const outputFile = join(dir, 'output')
+  const summaryFile = join(dir, 'summary')
   writeFileSync(outputFile, '')
   writeFileSync(summaryFile, '')
-  const env = {
+  const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: tmp,
     GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: work,
+    GITHUB_WORKSPACE: options.cwd,
     GITHUB_REPOSITORY: `${fake.state.owner}/${fake.state.repo}`,
     GITHUB_API_URL: fake.apiUrl,
     GITHUB_SERVER_URL: fake.serverUrl,
-    GITHUB_RUN_ID: '4242',
+    GITHUB_RUN_ID: options.runId,
+    GITHUB_RUN_ATTEMPT: '1',
+    GITHUB_ACTOR: 'octocat',
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
-    RUNNER_TEMP: tmp,
-    AUTOLOOP_CLOCK_URL: fake.clockUrl,
+    RUNNER_TEMP: dir,
     'INPUT_GITHUB-TOKEN': 'demo-token',
-    INPUT_PROGRAM: PROGRAM,
-    INPUT_ISSUE: '1',
-    'INPUT_STATE-DIR': stateDir,
-    'INPUT_FIX-COMMAND': fixCommand,
-    'INPUT_POLL-INTERVAL-SECONDS': '30',
-    'INPUT_CHECKS-GRACE-SECONDS': '60'
+    'INPUT_POLL-INTERVAL-SECONDS': '1',
+    'INPUT_CHECKS-GRACE-SECONDS': '4'
   }
-  console.log(`$ node dist/index.js   # gate ${PROGRAM}, with fix-command\n`)
-  await new Promise<void>((done) => {
+  for (const [name, value] of Object.entries(options.inputs))
+    env[`INPUT_${name.toUpperCase()}`] = value
+  console.log(`$ node dist/index.js   # ${options.title}\n`)
+  const exitCode = await new Promise<number>((done) => {
     const child = spawn(process.execPath, [DIST], {
-      cwd: work,
+      cwd: options.cwd,
       env,
       stdio: ['ignore', 'pipe', 'inherit']
     })
@@ -132,46 +133,280 @@ try {
       const lines = (pending + chunk.toString()).split('\n')
       pending = lines.pop() ?? ''
       for (const line of lines)
-        if (line && !/^::(set-output|debug|add-mask)/.test(line)) console.log(`  ${line}`)
+        if (
+          line &&
+          !/^::(set-output|debug|add-mask)/.test(line) &&
+          !/^(debug: )?(request|GET|PUT|POST|PATCH) /.test(line)
+        )
+          console.log(`  ${line}`)
     })
-    child.on('close', () => done())
+    child.on('close', (code) => done(code ?? 1))
   })
-
   const outputs: Record<string, string> = {}
   for (const match of readFileSync(outputFile, 'utf8').matchAll(
     /^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm
   ))
-    outputs[match[1]!] = match[3]!
+    outputs[match[1] as string] = match[3] as string
+  return { outputs, summary: readFileSync(summaryFile, 'utf8'), exitCode }
+}
 
-  banner('Job summary')
-  console.log(indent(readFileSync(summaryFile, 'utf8')))
-  banner('Outputs')
-  for (const name of ['status', 'verdict', 'sha', 'pr-number', 'attempt', 'attempts-remaining'])
-    console.log(`  ${name} = ${outputs[name] ?? ''}`)
-  banner(`State file ${PROGRAM}.md (what the autoloop scheduler reads)`)
-  const state = readFileSync(join(stateDir, `${PROGRAM}.md`), 'utf8')
-  console.log(indent(state.slice(state.indexOf('## ⚙️ Machine State'), state.indexOf('## 📋'))))
+function section(text: string, heading: string): string {
+  const start = text.indexOf(heading)
+  if (start === -1) return ''
+  const next = text.indexOf('\n## ', start + heading.length)
+  return text.slice(start, next === -1 ? text.length : next).trimEnd()
+}
 
-  banner('Result')
-  console.log(
-    `  branch history: ${fake
-      .headsOf(BRANCH)
-      .map((sha) => sha.slice(0, 7))
-      .join(' → ')}`
-  )
+function result(fake: FakeGitHub, ok: boolean, line: string): boolean {
+  const invalid = fake.invalidRequests().length + fake.unimplementedRequests().length
   console.log(
     `  rate limit: ${fake.rateLimit.pointsSpent} points for ${fake.rateLimit.requestsSent} requests (${fake.rateLimit.notModified} answered 304)`
   )
-  const invalid = fake.invalidRequests()
-  console.log(`  requests invalid against GitHub's OpenAPI description: ${invalid.length}`)
-  const ok = outputs.status === 'success' && outputs.attempt === '1' && invalid.length === 0
-  console.log(
-    ok
-      ? '\n  red → fix → green: the iteration may be accepted.'
-      : '\n  the demo did not end as expected'
-  )
-  if (!ok) process.exitCode = 1
-} finally {
-  await fake.close()
-  rmSync(tmp, { recursive: true, force: true })
+  console.log(`  requests invalid against GitHub's OpenAPI description: ${invalid}`)
+  const passed = ok && invalid === 0
+  console.log(passed ? `\n  ${line}` : '\n  the demo did not end as expected')
+  return passed
 }
+
+// ---------------------------------------------------------------------------------------
+// Scene 1: a plain `uses:` step with fix-command
+
+async function plainScene(): Promise<boolean> {
+  const program = 'demo-speedup'
+  const branch = `autoloop/${program}`
+  const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
+  const repo = project(tmp, branch)
+  const stateDir = join(tmp, 'repo-memory')
+  const fake = await startFakeGitHub({
+    realTime: true,
+    scenario: {
+      gitDir: repo.bare,
+      issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }]
+    }
+  })
+  try {
+    banner(
+      'Scene 1, a plain `uses:` step: the agent made the cart faster in its sandbox and committed; the gate takes over'
+    )
+    const broken = repo.commit(FAST_BROKEN_CART, 'iteration 1: faster total()')
+    fake.state.checkRuns.push(
+      check(repo.main, 'test', 1, 'success'),
+      check(broken, 'test', 3, 'failure', JEST_LOG),
+      check(broken, 'lint', 2, 'success')
+    )
+    // The fix command writes the fixed cart; CI of its commit is planned when it is pushed.
+    const fixCommand = [
+      'echo "fixer: attempt $AUTOLOOP_ATTEMPT, signature: $AUTOLOOP_SIGNATURE"',
+      'echo "fixer: summary for the agent ($AUTOLOOP_FAILURE_MD):"',
+      'sed -n "1,12p" "$AUTOLOOP_FAILURE_MD"',
+      `printf '${FIXED_CART.replace(/\n$/, '\\n')}' > cart.js`,
+      'git -c user.name=fixer -c user.email=fixer@autoloop.invalid commit -qam "fix: cart total"',
+      `git rev-parse HEAD > ${join(tmp, 'fixed-sha')}`
+    ].join(' && ')
+    const planFix = setInterval(() => {
+      try {
+        const fixed = readFileSync(join(tmp, 'fixed-sha'), 'utf8').trim()
+        if (!fake.state.checkRuns.some((plan) => plan.sha === fixed)) {
+          fake.state.checkRuns.push(
+            check(fixed, 'test', 3, 'success'),
+            check(fixed, 'lint', 2, 'success')
+          )
+          clearInterval(planFix)
+        }
+      } catch {
+        // not fixed yet
+      }
+    }, 100)
+    const step = await runBundle(fake, tmp, {
+      cwd: repo.work,
+      runId: '4242',
+      title: `gate ${program} with fix-command`,
+      inputs: { program, issue: '1', 'state-dir': stateDir, 'fix-command': fixCommand }
+    })
+    clearInterval(planFix)
+    banner('Outputs')
+    for (const name of ['status', 'verdict', 'sha', 'pr-number', 'attempt', 'attempts-remaining'])
+      console.log(`  ${name} = ${step.outputs[name] ?? ''}`)
+    banner(`State file ${program}.md: Machine State (what the autoloop scheduler reads)`)
+    console.log(
+      indent(section(readFileSync(join(stateDir, `${program}.md`), 'utf8'), '## ⚙️ Machine State'))
+    )
+    banner('Scene 1 result')
+    console.log(
+      `  branch history: ${fake
+        .headsOf(branch)
+        .map((sha) => sha.slice(0, 7))
+        .join(' → ')}`
+    )
+    return result(
+      fake,
+      step.outputs.status === 'success' && step.outputs.attempt === '1',
+      'red → fix → green in one step: the iteration may be accepted.'
+    )
+  } finally {
+    await fake.close()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scene 2: gh-aw autoloop, two workflow runs
+
+async function ghawScene(): Promise<boolean> {
+  const program = 'cart-speed'
+  const branch = `autoloop/${program}`
+  const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
+  const repo = project(tmp, branch)
+  repo.git('push', '-q', 'origin', branch)
+  const artifact = join(tmp, 'gh-aw', 'agent')
+  mkdirSync(artifact, { recursive: true })
+  const stateFile = createStateFile(program, {
+    machineState: {
+      issue: 1,
+      pr: 7,
+      metricDirection: 'higher',
+      bestMetric: 0.82,
+      iterationCount: 11
+    }
+  })
+  const fake = await startFakeGitHub({
+    realTime: true,
+    scenario: {
+      gitDir: repo.bare,
+      contents: { 'memory/autoloop': { [`${program}.md`]: stateFile } },
+      issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }],
+      pulls: [{ number: 7, head: branch, draft: true }],
+      workflows: ['autoloop.lock.yml'],
+      dispatchedRuns: { queuedSeconds: 1, runSeconds: 600, conclusion: 'success' }
+    }
+  })
+  const gateInputs = {
+    command: 'gate',
+    push: 'false',
+    'selection-file': join(artifact, 'autoloop.json'),
+    'iteration-file': join(artifact, 'autoloop-iteration.json'),
+    'state-branch': 'memory/autoloop',
+    'create-pr': 'false',
+    'dispatch-workflow': 'autoloop.lock.yml'
+  }
+  /** What safe_outputs does: the agent's commit, then gh-aw's empty CI-trigger commit. */
+  const landPush = (content: string, message: string): { agent: string; trigger: string } => {
+    const agent = repo.commit(content, message)
+    repo.git('push', '-q', 'origin', branch)
+    const trigger = repo.commit(null, 'ci: trigger checks')
+    repo.git('push', '-q', 'origin', branch)
+    return { agent, trigger }
+  }
+  const handOver = (iteration: object) => {
+    writeFileSync(
+      join(artifact, 'autoloop.json'),
+      JSON.stringify({ selected: program, selected_issue: 1, existing_pr: 7, head_branch: branch })
+    )
+    writeFileSync(join(artifact, 'autoloop-iteration.json'), JSON.stringify(iteration))
+  }
+  try {
+    banner(
+      'Scene 2, gh-aw autoloop, run 1 (scheduled): the agent commits a faster cart; safe_outputs pushes it'
+    )
+    const first = landPush(FAST_BROKEN_CART, `[Autoloop: ${program}] Iteration 12: faster total()`)
+    console.log(
+      `  agent commit ${first.agent.slice(0, 7)}, gh-aw's empty CI-trigger commit ${first.trigger.slice(0, 7)} on top`
+    )
+    fake.memoryPush(
+      'memory/autoloop',
+      { [`${program}.md`]: stateFile },
+      'Update repo memory from workflow run 5001'
+    )
+    handOver({
+      program,
+      metric: 0.87,
+      improved: true,
+      change: 'faster total(): skip the first price'
+    })
+    fake.state.checkRuns.push(
+      check(repo.main, 'test', 1, 'success'),
+      check(first.trigger, 'test', 3, 'failure', JEST_LOG),
+      check(first.trigger, 'lint', 2, 'success')
+    )
+    const run1 = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: '5001',
+      title: 'the ci_gate job of run 1',
+      inputs: gateInputs
+    })
+    banner('Run 1 outputs')
+    for (const name of ['status', 'verdict', 'sha', 'attempt', 'attempts-remaining', 'dispatched'])
+      console.log(`  ${name} = ${run1.outputs[name] ?? ''}`)
+    const dispatch = fake.state.dispatches[0]
+    console.log(
+      dispatch
+        ? `  fixer run started: ${dispatch.workflow} on ${dispatch.ref} with ${JSON.stringify(dispatch.inputs)} (run ${dispatch.runId})`
+        : '  no fixer run was started'
+    )
+    const brief = section(fake.readFile('memory/autoloop', `${program}.md`) ?? '', '## 🚦 CI Gate')
+    banner(`What run 2's agent reads first: ${program}.md, ## 🚦 CI Gate`)
+    console.log(indent(brief))
+
+    banner(
+      `Run 2 (dispatched, run ${dispatch?.runId ?? '?'}): the agent fixes what the brief lists and pushes one commit`
+    )
+    const second = landPush(FIXED_CART, `[Autoloop: ${program}] Iteration 12: fix total()`)
+    console.log(
+      `  agent commit ${second.agent.slice(0, 7)}, gh-aw's empty CI-trigger commit ${second.trigger.slice(0, 7)} on top`
+    )
+    handOver({ program, metric: 0.91, improved: true, change: 'faster total(), first price kept' })
+    fake.state.checkRuns.push(
+      check(second.trigger, 'test', 3, 'success'),
+      check(second.trigger, 'lint', 2, 'success')
+    )
+    const run2 = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: String(dispatch?.runId ?? 5002),
+      title: 'the ci_gate job of run 2',
+      inputs: { ...gateInputs, program }
+    })
+    banner('Run 2 outputs')
+    for (const name of ['status', 'verdict', 'sha', 'attempt', 'dispatched'])
+      console.log(`  ${name} = ${run2.outputs[name] ?? ''}`)
+    const state = fake.readFile('memory/autoloop', `${program}.md`) ?? ''
+    banner(`${program}.md after run 2: Machine State (what the scheduler reads)`)
+    console.log(indent(section(state, '## ⚙️ Machine State')))
+    const comments = fake.state.comments.filter((comment) => comment.issue === 1)
+    const iteration = comments.find((comment) => comment.body.includes('recorded an iteration'))
+    banner('Program issue #1: the iteration comment')
+    console.log(indent(iteration?.body ?? '(none)'))
+    banner('Scene 2 result')
+    console.log(
+      `  branch history: ${fake
+        .headsOf(branch)
+        .map((sha) => sha.slice(0, 7))
+        .join(' → ')}`
+    )
+    console.log(`  fixer runs started: ${fake.state.dispatches.length}`)
+    const accepted =
+      /\| Best Metric \| 0\.91 \|/.test(state) && /\| Recent Statuses \| accepted \|/.test(state)
+    return result(
+      fake,
+      run1.outputs.status === 'failure' &&
+        run1.outputs.dispatched === 'true' &&
+        run2.outputs.status === 'success' &&
+        accepted &&
+        fake.state.dispatches.length === 1,
+      "run 1 red → brief + fixer run → run 2 green: the iteration is accepted with the agent's metric 0.91."
+    )
+  } finally {
+    await fake.close()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+let ok = true
+for (const scene of scenes) {
+  if (scene === 'plain') ok = (await plainScene()) && ok
+  else if (scene === 'gh-aw') ok = (await ghawScene()) && ok
+  else {
+    console.error(`unknown scene "${scene}": use plain or gh-aw`)
+    ok = false
+  }
+}
+if (!ok) process.exitCode = 1
