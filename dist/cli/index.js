@@ -47415,14 +47415,26 @@ async function settleRed(run, index, findings) {
             failureJsonPath: jsonPath
         };
     }
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (files) => ({
-        ledger: {
+    const requested = await dispatchRequest(run);
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (files) => {
+        const completed = {
             ...completeAttempt(files.ledger, index, record),
             baseFailures: findings.baseFailures ?? files.ledger.baseFailures
-        },
-        value: null
-    }));
-    const dispatched = await dispatchFixer(run, index, written.files);
+        };
+        if (!requested)
+            return { ledger: completed, value: null };
+        // The dispatch is written with the verdict, before it is sent: a re-run never sends it again.
+        const refusal = dispatchRefusal(files, index);
+        return {
+            ledger: refusal
+                ? completed
+                : updateAttempt(completed, index, (a) => ({ ...a, dispatch: requested })),
+            value: refusal
+        };
+    });
+    if (requested && written.value)
+        deps.log.info(`Not starting the fixer run: ${written.value}`);
+    const dispatched = requested && written.value === null ? await sendDispatch(run, index, requested) : false;
     const left = decision.attemptsRemaining;
     return {
         ...base,
@@ -47553,63 +47565,59 @@ function rememberedBefore(ledger, signature) {
 }
 // ---------------------------------------------------------------------------------------
 // The fixer
-/**
- * Starts the fixer run (`dispatch-workflow`), at most once per attempt: the dispatch is
- * written in the ledger before it is sent, so a re-run of this job never sends it again; never
- * for a paused or completed program (autoloop's scheduler lets a dispatched program through
- * even when it is paused: the gate is the only brake).
- */
-async function dispatchFixer(run, index, files) {
+/** The fixer run to start (`dispatch-workflow`), or null when none is configured. */
+async function dispatchRequest(run) {
     const { config, deps } = run;
-    const workflow = config.dispatchWorkflow;
-    if (!workflow)
-        return false;
-    const ref = config.dispatchRef ?? (await deps.github.defaultBranch());
-    const inputs = { program: config.program, ...config.dispatchInputs };
-    const requested = {
-        workflow,
-        ref,
+    if (!config.dispatchWorkflow)
+        return null;
+    return {
+        workflow: config.dispatchWorkflow,
+        ref: config.dispatchRef ?? (await deps.github.defaultBranch()),
         state: 'requested',
         requestedAt: new Date(deps.clock.now()).toISOString(),
         runId: null,
         url: null
     };
-    const reserved = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
-        const stopped = stoppedReason(current);
-        const attempt = current.ledger.attempts.find((a) => a.index === index);
-        if (stopped)
-            return { ledger: current.ledger, value: `the program is ${stopped}` };
-        if (!attempt)
-            return { ledger: current.ledger, value: 'the attempt is gone from the ledger' };
-        if (attempt.dispatch)
-            return {
-                ledger: current.ledger,
-                value: `attempt ${index} started its fixer already (${attempt.dispatch.state} at ${attempt.dispatch.requestedAt})`
-            };
-        if (latestAttempt(current.ledger)?.index !== index)
-            return { ledger: current.ledger, value: 'a later attempt exists' };
-        return {
-            ledger: updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: requested })),
-            value: null
-        };
-    });
-    void files;
-    if (reserved.value !== null) {
-        deps.log.info(`Not starting the fixer run: ${reserved.value}`);
-        return false;
-    }
+}
+/**
+ * Why attempt `index` must not start a fixer run, or null: at most once per attempt (a re-run
+ * of this job finds the dispatch in the ledger), never for a paused or completed program
+ * (autoloop's scheduler lets a dispatched program through even when it is paused: the gate is
+ * the only brake), and only for the latest attempt.
+ */
+function dispatchRefusal(current, index) {
+    const stopped = stoppedReason(current);
+    if (stopped)
+        return `the program is ${stopped}`;
+    const attempt = current.ledger.attempts.find((a) => a.index === index);
+    if (!attempt)
+        return 'the attempt is gone from the ledger';
+    if (attempt.dispatch)
+        return `attempt ${index} started its fixer already (${attempt.dispatch.state} at ${attempt.dispatch.requestedAt})`;
+    if (latestAttempt(current.ledger)?.index !== index)
+        return 'a later attempt exists';
+    return null;
+}
+/** Sends the dispatch the ledger holds as requested, and records how it went. */
+async function sendDispatch(run, index, requested) {
+    const { config, deps } = run;
+    const inputs = { program: config.program, ...config.dispatchInputs };
     let outcome;
     try {
-        const started = await deps.github.dispatchWorkflow({ workflow, ref, inputs });
+        const started = await deps.github.dispatchWorkflow({
+            workflow: requested.workflow,
+            ref: requested.ref,
+            inputs
+        });
         outcome = { ...requested, state: 'sent', runId: started.runId, url: started.url };
-        deps.log.info(`Started the fixer run: ${workflow} on ${ref} with program=${config.program}${started.url ? ` (${started.url})` : ''}`);
+        deps.log.info(`Started the fixer run: ${requested.workflow} on ${requested.ref} with program=${config.program}${started.url ? ` (${started.url})` : ''}`);
     }
     catch (error) {
         const status = (0,errors/* httpStatus */.nG)(error);
         const why = status === 403
             ? 'the token may not start workflows: give the job `permissions: actions: write`'
             : status === 404
-                ? `no workflow ${workflow} on ${ref}: check \`dispatch-workflow\` and \`dispatch-ref\``
+                ? `no workflow ${requested.workflow} on ${requested.ref}: check \`dispatch-workflow\` and \`dispatch-ref\``
                 : status === 422
                     ? `GitHub refused the dispatch (${(0,errors/* errorMessage */.gJ)(error)}): the workflow must have a \`workflow_dispatch\` trigger with a \`program\` input, and \`dispatch-inputs\` may only name its inputs`
                     : (0,errors/* errorMessage */.gJ)(error);
