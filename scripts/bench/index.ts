@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: every benchmark, printed as markdown (the figures in BENCHMARKS.md come
- * from this command). `--only polling|signature` runs one of them.
+ * from this command). `--only polling|reconcile|classification|signature` runs one of them.
  */
 import { cpus, totalmem } from 'node:os'
+import { parseArgs } from 'node:util'
 import { runPollingBench } from './polling.js'
+import { runReconcileBench } from './reconcile.js'
+import { runClassificationBench } from './classification.js'
 import { runSignatureBench } from './signature.js'
 
-const only = process.argv.includes('--only')
-  ? process.argv[process.argv.indexOf('--only') + 1]
-  : undefined
+const { values } = parseArgs({ options: { only: { type: 'string' } } })
+const only = values.only
 const cpu = cpus()[0]?.model ?? 'unknown CPU'
 console.log(
   `Machine: ${cpu}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`
@@ -16,6 +18,18 @@ console.log(
 if (!only || only === 'polling') {
   console.log('## Waiting on checks: requests and rate-limit points\n')
   console.log(await runPollingBench())
+  console.log()
+}
+if (!only || only === 'reconcile') {
+  console.log('## reconcile: rate-limit points for many programs\n')
+  console.log(await runReconcileBench())
+  console.log()
+}
+if (!only || only === 'classification') {
+  console.log(
+    '## Whose failure it is: fix attempts spent on failures the iteration did not cause\n'
+  )
+  console.log(await runClassificationBench())
   console.log()
 }
 if (!only || only === 'signature') {

@@ -1,16 +1,16 @@
 /**
- * Rate-limit cost of waiting on a check that runs for 60 simulated minutes: the bundled
- * action (conditional requests, ETag → 304) against a fixed-interval poller that sends plain
- * GETs the way `gh pr checks --watch` does (every 10 s, no If-None-Match). Both run against
- * the in-repo fake API on its virtual clock, so the hour takes seconds.
+ * Rate-limit cost of waiting on a check that runs for 60 simulated minutes: the action
+ * (conditional requests, ETag → 304), run in-process on the fake's virtual clock, against a
+ * fixed-interval poller that sends plain GETs the way `gh pr checks --watch` does (every
+ * 10 s, no If-None-Match). Both run against the in-repo fake API, so the hour takes seconds.
  *
  *   npx tsx scripts/bench/polling.ts
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { Octokit } from '@octokit/rest'
+import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
 import {
   startFakeGitHub,
   type FakeGitHub,
@@ -21,7 +21,6 @@ const SHA = 'be4c4'.padEnd(40, '0')
 const BRANCH = 'autoloop/bench'
 // Not a multiple of any poll interval, so the verdict delay is measured, not a coincidence.
 const CHECK_SECONDS = 3607
-const DIST = resolve(import.meta.dirname, '../../dist/index.js')
 
 function scenario(): Scenario {
   return {
@@ -73,30 +72,24 @@ function figures(fake: FakeGitHub, verdictAt: number): Figures {
 async function runGate(pollSeconds: number): Promise<Figures> {
   const fake = await startFakeGitHub({ scenario: scenario() })
   const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
-  writeFileSync(join(dir, 'out'), '')
-  const env = {
-    PATH: process.env.PATH ?? '',
-    GITHUB_API_URL: fake.apiUrl,
-    GITHUB_SERVER_URL: fake.serverUrl,
-    GITHUB_REPOSITORY: `${fake.state.owner}/${fake.state.repo}`,
-    GITHUB_RUN_ID: '1',
-    GITHUB_OUTPUT: join(dir, 'out'),
-    AUTOLOOP_CLOCK_URL: fake.clockUrl,
-    'INPUT_GITHUB-TOKEN': 'bench',
-    INPUT_PROGRAM: 'bench',
-    INPUT_PUSH: 'false',
-    'INPUT_CREATE-PR': 'false',
-    'INPUT_TIMEOUT-MINUTES': '120',
-    'INPUT_POLL-INTERVAL-SECONDS': String(pollSeconds)
+  try {
+    const run = await runActionInProcess(fake, dir, {
+      inputs: {
+        program: 'bench',
+        push: 'false',
+        'create-pr': 'false',
+        'timeout-minutes': '120',
+        'poll-interval-seconds': String(pollSeconds)
+      },
+      env: { GITHUB_RUN_ID: '1' }
+    })
+    if (run.outputs.status !== 'success') throw new Error(`the gate ended ${run.outputs.status}`)
+    const lastPoll = [...fake.requests].reverse().find((r) => r.route?.endsWith('/check-runs'))
+    return figures(fake, lastPoll?.at ?? fake.now())
+  } finally {
+    await fake.close()
+    rmSync(dir, { recursive: true, force: true })
   }
-  await new Promise<void>((done, fail) => {
-    const child = spawn(process.execPath, [DIST], { env, stdio: 'ignore' })
-    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`action exited ${code}`))))
-  })
-  const lastPoll = [...fake.requests].reverse().find((r) => r.route?.endsWith('/check-runs'))
-  const result = figures(fake, lastPoll?.at ?? fake.now())
-  await fake.close()
-  return result
 }
 
 /** `gh pr checks --watch`-style: a plain GET of every check every `intervalSeconds`. */
