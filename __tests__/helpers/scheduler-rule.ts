@@ -1,6 +1,6 @@
 /**
  * An independent re-implementation of how the autoloop scheduler reads a state file
- * (SPEC §6). It transliterates the scheduler's two regular expressions, with Python's
+ * (README: "The state file"). It transliterates the scheduler's two regular expressions, with Python's
  * semantics kept where they differ from JavaScript's:
  *
  * - the section is `## ⚙️ Machine State` up to the first line break, then everything up to

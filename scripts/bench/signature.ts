@@ -1,5 +1,5 @@
 /**
- * Benchmark of the failure extractor on large job logs (SPEC §8: streaming, flat memory).
+ * Benchmark of the failure extractor on large job logs (streaming, flat memory: README "Failure signatures").
  *
  *   npx tsx scripts/bench/signature.ts [--sizes 200,1024]
  *
