@@ -524,7 +524,8 @@ async function settleGreen(
       let ledger = completeAttempt(current.ledger, index, {
         state,
         now,
-        ...(classification ? { classification } : {})
+        ...(classification ? { classification } : {}),
+        ...(findings ? { reruns: findings.reruns } : {})
       })
       if (findings?.baseFailures) ledger = { ...ledger, baseFailures: findings.baseFailures }
       if (!report) return { ledger, value: null as RecordOutcome | null }
@@ -831,7 +832,8 @@ function recordOf(
       url: f.url
     })),
     errorLines: errorLinesOf(findings, masked),
-    classification: findings.classification
+    classification: findings.classification,
+    reruns: findings.reruns
   }
 }
 

@@ -489,7 +489,17 @@ export interface AttemptVerdict {
   /** First error lines, already sanitised (untrusted text removed) by the caller. */
   errorLines?: readonly string[]
   classification?: Classification
+  /** The re-runs' outcomes, once known: they replace the entries recorded when requested. */
+  reruns?: readonly Rerun[]
   note?: string
+}
+
+/** `recorded` with each re-run replaced by its settled form in `settled` (same run, same request time). */
+function settleReruns(recorded: readonly Rerun[], settled: readonly Rerun[]): Rerun[] {
+  const same = (a: Rerun, b: Rerun) =>
+    a.workflowRunId === b.workflowRunId && a.requestedAt === b.requestedAt
+  const kept = recorded.map((rerun) => settled.find((s) => same(s, rerun)) ?? rerun)
+  return [...kept, ...settled.filter((s) => !recorded.some((rerun) => same(s, rerun)))]
 }
 
 export function signatureRecord(signature: SignatureLike): SignatureRecord {
@@ -557,6 +567,7 @@ export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptV
     ...(verdict.classification
       ? { classification: boundedClassification(verdict.classification) }
       : {}),
+    ...(verdict.reruns ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) } : {}),
     ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxNoteChars) } : {})
   }
   let next = replaceAttempt(ledger, index, completed)
