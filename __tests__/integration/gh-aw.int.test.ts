@@ -8,10 +8,18 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import {
+  beginAttempt,
+  completeAttempt,
+  emptyLedger,
+  finishIteration,
+  type Ledger
+} from '../../src/loop/ledger.js'
 import { withFake } from '../helpers/fake-run.js'
 import {
   BRANCH,
   DISPATCH_INPUTS,
+  INITIAL_ROWS,
   MANY_FAILURES_LOG,
   MINUTE,
   PROGRAM,
@@ -25,18 +33,67 @@ import {
   ghAwScenario,
   passingCheck,
   planChecks,
+  reconcileJob,
+  selectionFixture,
   stateFileWithHistory
 } from '../helpers/gh-aw.js'
 import {
+  ISSUE,
+  STATE_BRANCH,
   STATE_MAX_BYTES,
   commentsOn,
   ledgerOf,
+  programFiles,
   schedulerReads,
   stateFileOf
 } from '../commands/lifecycle-helpers.js'
 
 const SCHEDULED_RUN = 19_100_000_001
 const JEST_LOG = corpusLog('jest/assertion/job-log.log')
+
+/** What an agent reads of the program's memory when its run starts. */
+function agentsSnapshot(fake: FakeGitHub): string {
+  return fake.readFile(STATE_BRANCH, `${PROGRAM}.md`)!
+}
+
+/** The agent's own edits to its snapshot: a Machine State row it owns and a lesson. */
+function agentEdits(snapshot: string, edits: { targetMetric: string; lesson: string }): string {
+  return snapshot
+    .replace(/^\| Target Metric \| [^|]+ \|$/m, `| Target Metric | ${edits.targetMetric} |`)
+    .replace('## 📚 Lessons Learned\n', `## 📚 Lessons Learned\n\n- ${edits.lesson}\n`)
+}
+
+/** A program whose last iteration ended green, both files as the action leaves them. */
+function idleProgram(name: string, seed: number): Record<string, string> {
+  const at = START - (seed + 10) * 60 * MINUTE
+  const sha = (seed + 1).toString(16).padStart(40, 'a')
+  let ledger = emptyLedger(name, at)
+  ledger = beginAttempt(ledger, {
+    sha,
+    runId: 18_000_000_000 + seed,
+    now: at,
+    maxFixAttempts: 5,
+    timeoutMinutes: 60
+  }).ledger
+  ledger = completeAttempt(ledger, 0, { state: 'green', now: at + 5 * MINUTE })
+  return programFiles(name, { iterationCount: seed, recentStatuses: ['accepted'] }, ledger)
+}
+
+/** A ledger whose iteration paused as stuck on a red attempt. */
+function stuckLedger(name: string): Ledger {
+  const at = START - 3 * 60 * MINUTE
+  const sha = 'bad'.padEnd(40, '0')
+  let ledger = emptyLedger(name, at)
+  ledger = beginAttempt(ledger, {
+    sha,
+    runId: 18_100_000_000,
+    now: at,
+    maxFixAttempts: 5,
+    timeoutMinutes: 60
+  }).ledger
+  ledger = completeAttempt(ledger, 0, { state: 'red', now: at + 5 * MINUTE })
+  return finishIteration(ledger, 'paused', at + 5 * MINUTE)
+}
 
 /** Run 1 of the loop: the agent pushed a change whose tests fail; the gate job finds CI red. */
 async function redFirstRun(fake: FakeGitHub, log = JEST_LOG) {
@@ -200,6 +257,288 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
       expect(Buffer.byteLength(JSON.stringify(ledger), 'utf8')).toBeLessThan(65_536)
     })
   })
+
+  it('the fixer that pushes nothing pauses as stuck at once; the paused program is never dispatched again', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const { push, run } = await redFirstRun(fake)
+      expect(run.outputs.dispatched).toBe('true')
+      const fixerRun = fake.state.dispatches[0]!.runId
+
+      // The fixer's agent gives up without a commit: the branch head is still run 1's.
+      fake.advance(15 * MINUTE)
+      const runOneRequests = fake.requests.length
+      const second = await ciGateJob(fake, {
+        runId: fixerRun,
+        iteration: { metric: null, improved: false, change: 'could not find the cause' }
+      })
+      expect(second.errors).toEqual([])
+      expect(second.outputs).toMatchObject({
+        status: 'paused',
+        verdict: 'red',
+        sha: push.head,
+        attempt: '1',
+        dispatched: 'false',
+        'pause-reason': `stuck in CI fix loop: ${run.outputs.signature}`
+      })
+      expect(fake.state.dispatches).toHaveLength(1)
+      // Nothing was waited on: the red SHA was judged from the ledger.
+      expect(
+        fake.requests.slice(runOneRequests).filter((r) => r.route?.endsWith('/check-runs'))
+      ).toEqual([])
+      const ledger = ledgerOf(fake, PROGRAM)!
+      expect(ledger.attempts.map((a) => [a.index, a.sha, a.state, a.noNewCommit ?? false])).toEqual(
+        [
+          [0, push.head, 'red', false],
+          [1, push.head, 'red', true]
+        ]
+      )
+      expect(ledger.iteration?.outcome).toBe('paused')
+      const reading = schedulerReads(fake, PROGRAM)
+      expect(reading).toMatchObject({ skipped: true, fields: { paused: 'true' } })
+      expect(reading.fields.recent_statuses).toBe('accepted, rejected, ci-fix-exhausted')
+      const brief = ciGateSection(stateFileOf(fake, PROGRAM)!)
+      expect(brief).toContain('⏸️ **Paused by the CI gate:** `stuck in CI fix loop: ')
+      expect(brief).toContain('no new commit since attempt 0: the fixer pushed nothing')
+      const pause = commentsOn(fake).filter((c) => c.startsWith('<!-- autoloop-ci-gate:pause'))
+      expect(pause).toHaveLength(1)
+      expect(pause[0]).toContain('**Reason:** `stuck in CI fix loop: ')
+      expect(pause[0]).toContain(`**Attempt 1** — \`${push.head.slice(0, 12)}\` — red`)
+
+      // The scheduler lets a dispatched program through even when paused (its own selection
+      // file says so): the gate is the brake. Nothing is gated, nothing dispatched.
+      fake.advance(30 * MINUTE)
+      const requestsBefore = fake.requests.length
+      const forced = await ciGateJob(fake, {
+        runId: fixerRun + 1000,
+        selection: selectionFixture('forced-paused'),
+        iteration: { metric: 0.9, improved: true, change: 'tried again' }
+      })
+      expect(forced.errors).toEqual([])
+      expect(forced.outputs).toMatchObject({ status: 'skipped', dispatched: 'false' })
+      expect(forced.outputs['pause-reason']).toMatch(/^stuck in CI fix loop: /)
+      expect(fake.state.dispatches).toHaveLength(1)
+      const later = fake.requests.slice(requestsBefore)
+      expect(later.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(later.filter((r) => r.route?.endsWith('/check-runs'))).toEqual([])
+    })
+  })
+
+  it('a re-run of the gate job (same run, next attempt) re-uses the attempt and never dispatches twice', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const { push, run } = await redFirstRun(fake)
+      expect(run.outputs.dispatched).toBe('true')
+      fake.advance(2 * MINUTE)
+      const again = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        runAttempt: 2,
+        iteration: { metric: 0.86, improved: true, change: 'cache parsed ranges' }
+      })
+      expect(again.errors).toEqual([])
+      expect(again.outputs).toMatchObject({
+        status: 'failure',
+        sha: push.head,
+        attempt: '0',
+        'attempts-remaining': '5',
+        dispatched: 'false',
+        signature: run.outputs.signature
+      })
+      expect(again.log.join('\n')).toContain('the attempt is re-used, not counted again')
+      expect(again.log.join('\n')).toContain(
+        'Not starting the fixer run: attempt 0 started its fixer already'
+      )
+      expect(fake.state.dispatches).toHaveLength(1)
+      const ledger = ledgerOf(fake, PROGRAM)!
+      expect(ledger.attempts).toHaveLength(1)
+      expect(ledger.attempts[0]).toMatchObject({
+        runId: SCHEDULED_RUN,
+        runAttempt: 2,
+        state: 'red',
+        dispatch: { state: 'sent', runId: fake.state.dispatches[0]!.runId }
+      })
+      expect(schedulerReads(fake, PROGRAM).skipped).toBe(false)
+      expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).toContain('This is fix attempt 1 of 5')
+    })
+  })
+
+  it("an overlapping run's memory push reverts <program>.md; reconcile projects the ledger again", async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      // A scheduled run's agent starts and reads the program's memory before run 1's gate.
+      const overlapping = agentsSnapshot(fake)
+      const { push, run } = await redFirstRun(fake)
+      expect(run.outputs.status).toBe('failure')
+      const fixerRun = fake.state.dispatches[0]!.runId
+
+      // Its push_repo_memory copies its whole snapshot back, with the agent's own edits.
+      fake.memoryPush(STATE_BRANCH, {
+        [`${PROGRAM}.md`]: agentEdits(overlapping, { targetMetric: '0.97', lesson: 'parse once' })
+      })
+      expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).not.toContain('fix attempt 1 of 5')
+      expect(ledgerOf(fake, PROGRAM)?.attempts[0]?.state).toBe('red')
+
+      // The fixer run's ci_reconcile job, before its agent: the brief comes back.
+      const repaired = await reconcileJob(fake, fixerRun)
+      expect(repaired.errors).toEqual([])
+      expect(repaired.outputs).toMatchObject({
+        status: 'reconciled',
+        resumed: '[]',
+        abandoned: '[]',
+        errors: '[]'
+      })
+      expect(repaired.summary).toContain('projected the ledger into coverage.md again')
+      const afterRepair = stateFileOf(fake, PROGRAM)!
+      expect(ciGateSection(afterRepair)).toContain('This is fix attempt 1 of 5')
+      expect(ciGateSection(afterRepair)).toContain(push.head.slice(0, 12))
+      expect(afterRepair).toContain('- parse once')
+      expect(schedulerReads(fake, PROGRAM)).toMatchObject({
+        skipped: false,
+        fields: { target_metric: '0.97', iteration_count: '4' }
+      })
+
+      // The fixer pushes nothing: paused as stuck. Another run that read the memory before
+      // the pause pushes it back unpaused: the scheduler would run the program again...
+      const beforePause = agentsSnapshot(fake)
+      fake.advance(20 * MINUTE)
+      const stuck = await ciGateJob(fake, {
+        runId: fixerRun,
+        iteration: { metric: null, improved: false, change: 'no fix found' }
+      })
+      expect(stuck.outputs.status).toBe('paused')
+      const pauseReason = stuck.outputs['pause-reason']
+      fake.memoryPush(STATE_BRANCH, {
+        [`${PROGRAM}.md`]: agentEdits(beforePause, { targetMetric: '0.98', lesson: 'cache misses' })
+      })
+      expect(schedulerReads(fake, PROGRAM)).toMatchObject({
+        skipped: false,
+        fields: { paused: 'false' }
+      })
+
+      // ... until reconcile re-applies the pause from the ledger; the agent's rows stay.
+      const again = await reconcileJob(fake, fixerRun + 1)
+      expect(again.outputs).toMatchObject({ status: 'reconciled', resumed: '[]', errors: '[]' })
+      const reading = schedulerReads(fake, PROGRAM)
+      expect(reading).toMatchObject({
+        skipped: true,
+        fields: { paused: 'true', pause_reason: pauseReason, target_metric: '0.98' }
+      })
+      expect(reading.fields.recent_statuses).toBe('accepted, rejected, ci-fix-exhausted')
+      const text = stateFileOf(fake, PROGRAM)!
+      expect(text).toContain('- cache misses')
+      expect(ciGateSection(text)).toContain('⏸️ **Paused by the CI gate:**')
+      // Projecting again is idempotent: a third reconcile finds nothing to repair.
+      const third = await reconcileJob(fake, fixerRun + 2)
+      expect(third.summary).not.toContain('projected the ledger')
+      expect(stateFileOf(fake, PROGRAM)).toBe(text)
+    })
+  })
 })
 
 void BRANCH
+
+describe('reconcile in the gh-aw loop', () => {
+  it('resolves a red attempt whose fixer run ended without gating: stuck, paused', async () => {
+    const scenario = ghAwScenario({
+      extra: { dispatchedRuns: { queuedSeconds: 5, runSeconds: 8 * 60, conclusion: 'failure' } }
+    })
+    await withFake(scenario, async (fake) => {
+      const { push, run } = await redFirstRun(fake)
+      const fixerRun = fake.state.dispatches[0]!.runId
+
+      // While the fixer runs, reconcile leaves the program alone.
+      fake.advance(2 * MINUTE)
+      const early = await reconcileJob(fake, 19_200_000_001)
+      expect(early.errors).toEqual([])
+      expect(schedulerReads(fake, PROGRAM).skipped).toBe(false)
+      expect(ledgerOf(fake, PROGRAM)!.attempts).toHaveLength(1)
+
+      // The fixer's agent failed and its ci_gate job never gated: the run is over.
+      fake.advance(10 * MINUTE)
+      const later = await reconcileJob(fake, 19_200_000_002)
+      expect(later.errors).toEqual([])
+      expect(later.outputs).toMatchObject({ status: 'reconciled', resumed: '[]', errors: '[]' })
+      const reason = `stuck in CI fix loop: ${run.outputs.signature}`
+      expect(later.summary).toContain(`the fixer run ${fixerRun} ended without gating a new commit`)
+      expect(schedulerReads(fake, PROGRAM)).toMatchObject({
+        skipped: true,
+        fields: { paused: 'true', pause_reason: reason }
+      })
+      const ledger = ledgerOf(fake, PROGRAM)!
+      expect(ledger.iteration?.outcome).toBe('paused')
+      expect(ledger.attempts.map((a) => [a.index, a.sha, a.state, a.noNewCommit ?? false])).toEqual(
+        [
+          [0, push.head, 'red', false],
+          [1, push.head, 'red', true]
+        ]
+      )
+      expect(ledger.attempts[1]?.note).toContain(`the fixer run ${fixerRun} ended without gating`)
+      expect(ledger.pausedSignatures.map((p) => p.reason)).toEqual([reason])
+      const pause = commentsOn(fake).filter((c) => c.startsWith('<!-- autoloop-ci-gate:pause'))
+      expect(pause).toHaveLength(1)
+      expect(pause[0]).toContain(reason)
+      expect(fake.state.dispatches).toHaveLength(1)
+    })
+  })
+
+  it('reads 300 idle programs with one git fetch for at most 3 rate-limit points; one that needs action is handled', async () => {
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 300; i += 1) Object.assign(files, idleProgram(`idle-${i}`, i))
+    const scenario = ghAwScenario({ extra: { contents: { [STATE_BRANCH]: files } } })
+    await withFake(scenario, async (fake) => {
+      const idle = await reconcileJob(fake, 19_300_000_001)
+      expect(idle.errors).toEqual([])
+      expect(idle.outputs).toMatchObject({
+        status: 'reconciled',
+        resumed: '[]',
+        abandoned: '[]',
+        errors: '[]'
+      })
+      expect(idle.summary).toContain('300 programs (read with git at ')
+      expect(idle.summary).toContain('300 idle')
+      expect(fake.rateLimit.pointsSpent).toBeLessThanOrEqual(3)
+      expect(fake.requests.filter((r) => r.route?.includes('/contents/'))).toEqual([])
+      const fetches = fake.gitRequests.filter((r) => r.service === 'git-upload-pack')
+      expect(fetches.length).toBeGreaterThan(0)
+      expect(fetches.every((r) => r.status === 200)).toBe(true)
+
+      // A program paused as stuck whose branch head has turned green since needs action.
+      const head = agentPush(
+        fake,
+        { 'src/ranges.js': 'module.exports = { fixed: true }\n' },
+        'fix by hand'
+      ).head
+      planChecks(fake, {
+        ...passingCheck(head, 'test'),
+        timeline: [{ at: 0, status: 'completed', conclusion: 'success' }]
+      })
+      fake.commit(
+        STATE_BRANCH,
+        programFiles(
+          PROGRAM,
+          { ...INITIAL_ROWS, paused: true, pauseReason: 'stuck in CI fix loop: jest:a' },
+          stuckLedger(PROGRAM)
+        ),
+        'a paused program'
+      )
+      const points = fake.rateLimit.pointsSpent
+      const requests = fake.requests.length
+      const acting = await reconcileJob(fake, 19_300_000_002)
+      expect(acting.errors).toEqual([])
+      expect(acting.outputs).toMatchObject({ resumed: JSON.stringify([PROGRAM]), errors: '[]' })
+      expect(schedulerReads(fake, PROGRAM)).toMatchObject({
+        skipped: false,
+        fields: { paused: 'false' }
+      })
+      // What it spent went to that program alone: its branch head and checks, its two files
+      // (the memory branch's ref to write them), its issue. No idle program cost a request.
+      const spent = fake.requests.slice(requests)
+      const concerns = new RegExp(
+        `autoloop%2F${PROGRAM}$|/commits/${head}/|memory%2Fautoloop$|/contents/(ci-gate%2F)?${PROGRAM}\\.|/issues/${ISSUE}/`
+      )
+      expect(spent.filter((r) => !concerns.test(r.path)).map((r) => r.path)).toEqual([])
+      expect(spent.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual([
+        `/repos/octo-org/demo/contents/ci-gate%2F${PROGRAM}.json`,
+        `/repos/octo-org/demo/contents/${PROGRAM}.md`
+      ])
+      expect(fake.rateLimit.pointsSpent - points).toBe(spent.filter((r) => r.charged).length)
+    })
+  })
+})
