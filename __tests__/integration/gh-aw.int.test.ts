@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import {
   beginAttempt,
@@ -35,7 +36,8 @@ import {
   planChecks,
   reconcileJob,
   selectionFixture,
-  stateFileWithHistory
+  stateFileWithHistory,
+  writeRequests
 } from '../helpers/gh-aw.js'
 import {
   ISSUE,
@@ -539,6 +541,204 @@ describe('reconcile in the gh-aw loop', () => {
         `/repos/octo-org/demo/contents/${PROGRAM}.md`
       ])
       expect(fake.rateLimit.pointsSpent - points).toBe(spent.filter((r) => r.charged).length)
+    })
+  })
+})
+
+describe('what the gate job is handed, and what it says when nothing reports', () => {
+  const nothingWritten = (fake: FakeGitHub, before: string) => {
+    expect(writeRequests(fake)).toEqual([])
+    expect(stateFileOf(fake, PROGRAM)).toBe(before)
+    expect(ledgerOf(fake, PROGRAM)).toBeUndefined()
+    expect(fake.state.dispatches).toEqual([])
+    expect(commentsOn(fake)).toEqual([])
+  }
+
+  it.each([
+    [
+      'a metric as text',
+      '{"metric": "0.87", "improved": true, "change": "cache"}',
+      /field `metric`/
+    ],
+    [
+      'improved without a metric',
+      '{"metric": null, "improved": true, "change": "cache"}',
+      /field `metric` must be a number when `improved` is true/
+    ],
+    [
+      'an unknown field',
+      '{"metric": 0.87, "improved": true, "change": "cache", "score": 1}',
+      /unknown field `score`/
+    ],
+    ['an empty change', '{"metric": 0.87, "improved": false, "change": "  "}', /field `change`/],
+    ['not JSON', '{"metric": 0.87,', /is not JSON/]
+  ])(
+    'a malformed iteration file (%s) is an error naming the file and the field; nothing is written',
+    async (_what, text, problem) => {
+      await withFake(ghAwScenario(), async (fake) => {
+        const before = stateFileOf(fake, PROGRAM)!
+        const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'change')
+        planChecks(fake, passingCheck(push.head, 'test'))
+        const run = await ciGateJob(fake, { runId: SCHEDULED_RUN, iteration: text })
+        expect(run.exitCode).toBe(1)
+        const message = run.errors.join('\n')
+        expect(message).toContain(`The iteration file ${run.iterationPath}`)
+        expect(message).toMatch(problem)
+        nothingWritten(fake, before)
+      })
+    }
+  )
+
+  it('a missing iteration file for a new commit is an error naming the file; nothing is written', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const before = stateFileOf(fake, PROGRAM)!
+      const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'change')
+      planChecks(fake, passingCheck(push.head, 'test'))
+      const run = await ciGateJob(fake, { runId: SCHEDULED_RUN, iteration: null })
+      expect(run.exitCode).toBe(1)
+      expect(run.errors.join('\n')).toContain(
+        `The iteration file ${run.iterationPath} is missing, but ${push.head.slice(0, 12)} on ${BRANCH} is a new commit to gate`
+      )
+      nothingWritten(fake, before)
+    })
+  })
+
+  it('a malformed selection file is an error naming the file and the field; a missing one gates nothing', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const before = stateFileOf(fake, PROGRAM)!
+      const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'change')
+      planChecks(fake, passingCheck(push.head, 'test'))
+      const iteration = { metric: 0.86, improved: true, change: 'cache' }
+      const selection = {
+        ...(JSON.parse(selectionFixture('selected')) as object),
+        selected: '../coverage'
+      }
+      const bad = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        selection: JSON.stringify(selection),
+        iteration
+      })
+      expect(bad.exitCode).toBe(1)
+      expect(bad.errors.join('\n')).toContain(
+        `The selection file ${bad.selectionPath} is not valid: field \`selected\``
+      )
+      nothingWritten(fake, before)
+
+      const mismatch = {
+        ...(JSON.parse(selectionFixture('selected')) as object),
+        head_branch: 'autoloop/other'
+      }
+      const wrongBranch = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        selection: JSON.stringify(mismatch),
+        iteration
+      })
+      expect(wrongBranch.exitCode).toBe(1)
+      expect(wrongBranch.errors.join('\n')).toContain('field `head_branch`')
+      nothingWritten(fake, before)
+
+      // No selection at all: the agent job failed before handing it over (the gate job runs
+      // `if: always()`); nothing to gate, and the step does not fail the workflow run.
+      const none = await ciGateJob(fake, { runId: SCHEDULED_RUN, selection: null, iteration })
+      expect(none.exitCode).toBe(0)
+      expect(none.outputs.status).toBe('skipped')
+      expect(none.summary).toContain(`No selection file at ${none.selectionPath}`)
+      nothingWritten(fake, before)
+    })
+  })
+
+  it('no checks on the head: blocked, naming GITHUB_TOKEN, the CI-trigger token and approvals, in the summary and the brief', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      // No CI-trigger token: safe_outputs pushed with GITHUB_TOKEN alone, so no CI started.
+      const agentSha = fake.commit(BRANCH, { 'src/ranges.js': 'x\n' }, 'perf: cache parsed ranges')
+      const run = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        iteration: { metric: 0.86, improved: true, change: 'cache' }
+      })
+      expect(run.errors).toEqual([])
+      expect(run.outputs).toMatchObject({
+        status: 'paused',
+        verdict: 'no-checks',
+        sha: agentSha,
+        dispatched: 'false',
+        'pause-reason': `ci-blocked: no CI ran on ${agentSha.slice(0, 12)} within 180 s`
+      })
+      const causes = [
+        'GITHUB_TOKEN',
+        'GH_AW_CI_TRIGGER_TOKEN',
+        'github-token-for-extra-empty-commit',
+        'more than one commit',
+        'waiting for approval'
+      ]
+      const json = readFileSync(run.outputs['failure-summary-path']!, 'utf8')
+      const brief = ciGateSection(stateFileOf(fake, PROGRAM)!)
+      for (const cause of causes) {
+        expect(run.outputs['failure-summary']).toContain(cause)
+        expect(json).toContain(cause)
+        expect(brief).toContain(cause)
+        expect(run.summary).toContain(cause)
+      }
+      expect(fake.state.dispatches).toEqual([])
+      const ledger = ledgerOf(fake, PROGRAM)!
+      expect(ledger.attempts.map((a) => [a.index, a.state])).toEqual([[0, 'blocked']])
+      expect(schedulerReads(fake, PROGRAM).fields.recent_statuses).toBe('accepted, rejected')
+    })
+  })
+
+  it('migrates a state file whose CI Gate section holds the previous fenced ledger, and goes on counting', async () => {
+    const v1 = readFileSync(
+      resolve(import.meta.dirname, '../../__fixtures__/state/coverage-v1.md'),
+      'utf8'
+    )
+    const scenario = ghAwScenario({
+      stateFile: v1,
+      extra: { startTime: '2026-03-04T07:35:00Z', issues: [] }
+    })
+    await withFake(scenario, async (fake) => {
+      const fix = agentPush(fake, { 'src/stats/eval.ts': 'export {}\n' }, 'fix: fromArrays')
+      planChecks(
+        fake,
+        passingCheck(fix.head, 'build / typecheck (20.x)'),
+        passingCheck(fix.head, 'test (20.x)')
+      )
+      const run = await ciGateJob(fake, {
+        runId: 13_512_399_999,
+        iteration: { metric: 0.8802, improved: true, change: 'fromArrays on Stats' }
+      })
+      expect(run.errors).toEqual([])
+      // Attempts 0 and 1 came from the old block: this commit is fix attempt 2.
+      expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', attempt: '2' })
+      const ledger = ledgerOf(fake, PROGRAM)!
+      expect(ledger.version).toBe(2)
+      expect(ledger.iteration?.id).toBe('2026-03-04T07:00:00.000Z/3f9c2ab11111')
+      expect(ledger.attempts.map((a) => [a.index, a.sha.slice(0, 7), a.state])).toEqual([
+        [0, '3f9c2ab', 'red'],
+        [1, '4a0d3be', 'red'],
+        [2, fix.head.slice(0, 7), 'green']
+      ])
+      const text = stateFileOf(fake, PROGRAM)!
+      expect(ciGateSection(text)).not.toContain('```json')
+      expect(ciGateSection(text)).toContain(
+        '<!-- autoloop-ci-gate:ledger ci-gate/coverage.json revision '
+      )
+      expect(schedulerReads(fake, PROGRAM)).toMatchObject({
+        skipped: false,
+        fields: { iteration_count: '18', best_metric: '0.8802', steering_issue: '#198' }
+      })
+      expect(schedulerReads(fake, PROGRAM).fields.recent_statuses).toMatch(/, accepted, accepted$/)
+      // Everything outside the rows and the section the action owns is kept byte for byte.
+      for (const heading of [
+        '## 🎯 Current Priorities',
+        '## 📚 Lessons Learned',
+        '## 🚧 Foreclosed Avenues',
+        '## 🔭 Future Directions'
+      ]) {
+        const section = (file: string) =>
+          file.slice(file.indexOf(heading), file.indexOf('\n## ', file.indexOf(heading)))
+        expect(section(text)).toBe(section(v1))
+      }
+      expect(text).toContain(v1.slice(v1.indexOf('### Iteration 17')))
+      expect(text).toMatch(/### Iteration 18 — 2026-03-04 07:\d\d UTC/)
     })
   })
 })

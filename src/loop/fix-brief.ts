@@ -191,7 +191,9 @@ function fixBrief(
     `🛠️ **CI is ${attempt.state === 'no-checks' ? 'silent' : 'red'} on ${branch}: fix it before anything else.** This is fix attempt ${next} of ${iteration.maxFixAttempts} of the current iteration; ${clock.left} minute${clock.left === 1 ? '' : 's'} of its ${iteration.timeoutMinutes}-minute wall clock were left when this was written (${clock.asOf}; it ends at ${clock.endsAt}).`,
     '',
     `- **Gated commit:** ${gatedCommit(attempt)}`,
-    ...(attempt.note ? [`- **Note:** ${oneLine(attempt.note, 300)}`] : []),
+    ...(attempt.note
+      ? [`- **Note:** ${oneLine(attempt.note, LEDGER_LIMITS.maxAttemptNoteChars)}`]
+      : []),
     ...findingLines(ledger, attempt, detail),
     '',
     '**What to do**',
@@ -232,7 +234,9 @@ function pausedBrief(
     `⏸️ **Paused by the CI gate:** ${inlineCode(reason, 300)}`,
     '',
     `- **Last gated commit:** ${gatedCommit(attempt)} (attempt ${attempt.index}, ${attempt.state})`,
-    ...(attempt.note ? [`- **Note:** ${oneLine(attempt.note, 300)}`] : []),
+    ...(attempt.note
+      ? [`- **Note:** ${oneLine(attempt.note, LEDGER_LIMITS.maxAttemptNoteChars)}`]
+      : []),
     ...findingLines(ledger, attempt, detail),
     '',
     ...(remembered && before ? [rememberedLine(remembered), ''] : []),

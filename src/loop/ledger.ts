@@ -63,7 +63,12 @@ export const LEDGER_LIMITS = {
   /** Machine State writes kept for re-projection (oldest dropped first). */
   maxWrites: 8,
   maxBaseChecks: 30,
-  maxNoteChars: 300
+  maxNoteChars: 300,
+  /**
+   * An attempt's note may hold what a maintainer must do when no fix can help (every cause
+   * of silence, named): the brief shows it whole.
+   */
+  maxAttemptNoteChars: 1000
 } as const
 
 export const ATTEMPT_STATES = [
@@ -568,7 +573,7 @@ export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptV
       ? { classification: boundedClassification(verdict.classification) }
       : {}),
     ...(verdict.reruns ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) } : {}),
-    ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxNoteChars) } : {})
+    ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
   }
   let next = replaceAttempt(ledger, index, completed)
   const latest = latestAttempt(ledger)
