@@ -370,3 +370,226 @@ describe('pre-existing failures: the same key of the same check fails on the bas
     })
   })
 })
+
+describe('blocked: no fix can help', () => {
+  it('runs waiting for approval pause ci-blocked at once; reconcile resumes once the head has a verdict', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
+      // A bot's push: GitHub holds the run for a maintainer's approval, with no jobs at all.
+      fake.state.workflowRuns.push({
+        sha: push.head,
+        workflow: 'CI',
+        timeline: [{ at: 0, status: 'completed', conclusion: 'action_required' }]
+      })
+      const run = await gate(fake)
+      expect(run.errors).toEqual([])
+      const cause = `workflow runs on ${push.head.slice(0, 12)} wait for approval (CI)`
+      expect(run.outputs).toMatchObject({
+        status: 'paused',
+        verdict: 'no-checks',
+        attempt: '0',
+        dispatched: 'false',
+        'pause-reason': `ci-blocked: ${cause}`
+      })
+      const advice = 'Approve the runs (the run page, "Approve and run")'
+      expect(run.outputs['failure-summary']).toContain(advice)
+      expect(readFileSync(run.outputs['failure-summary-path']!, 'utf8')).toContain(
+        'Approve the runs'
+      )
+      expect(run.summary).toContain(advice)
+      expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).toContain(advice)
+      const pause = pauseComments(fake)
+      expect(pause).toHaveLength(1)
+      expect(pause[0]).toContain(
+        `**No fix can help:** CI on \`${push.head.slice(0, 12)}\` waits for a maintainer's approval`
+      )
+      // No fix attempt spent: nothing in Recent Statuses, no signature remembered, no fixer.
+      const reading = schedulerReads(fake, PROGRAM)
+      expect(reading).toMatchObject({
+        skipped: true,
+        fields: { recent_statuses: 'accepted, rejected' }
+      })
+      expect(ledgerOf(fake, PROGRAM)!.pausedSignatures).toEqual([])
+      expect(fake.state.dispatches).toEqual([])
+
+      // Not yet approved: reconcile leaves it paused.
+      fake.advance(30 * MINUTE)
+      const waiting = await reconcileJob(fake, 19_500_000_001)
+      expect(waiting.outputs.resumed).toBe('[]')
+      expect(schedulerReads(fake, PROGRAM).skipped).toBe(true)
+
+      // A maintainer approves: the jobs run and finish (red, even: a verdict is all it takes).
+      planChecks(fake, { ...failingCheck(push.head, 'test', JEST_LOG), startsAt: fake.now() })
+      fake.advance(10 * MINUTE)
+      const approved = await reconcileJob(fake, 19_500_000_002)
+      expect(approved.outputs.resumed).toBe(JSON.stringify([PROGRAM]))
+      expect(schedulerReads(fake, PROGRAM)).toMatchObject({
+        skipped: false,
+        fields: { paused: 'false', pause_reason: null }
+      })
+      expect(
+        commentsOn(fake).some((c) => c.includes('resumed') && c.includes('has a verdict now'))
+      ).toBe(true)
+    })
+  })
+})
+
+/**
+ * Lines the runner and npm print when a job fails for reasons outside the project, each
+ * quoted unchanged from the public thread named above it.
+ */
+const RUNNER_SHUTDOWN_LOG = [
+  // https://github.com/actions/runner/issues/2427 (job log output)
+  '2023-02-09T20:11:49.9484027Z ##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.',
+  '2023-02-09T20:11:49.9966268Z ##[error]The operation was canceled.',
+  ''
+].join('\n')
+const NPM_NETWORK_LOG = [
+  // https://github.com/docker/github-builder/pull/190 (npm 10 and later)
+  'npm error code ECONNRESET',
+  'npm error network aborted',
+  ''
+].join('\n')
+
+describe('infrastructure and flaky failures: re-run, never hidden, no fix attempt spent', () => {
+  it('a runner shut down: the failed job is re-run, green on re-run, reported as flaky infrastructure', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
+      planChecks(
+        fake,
+        failingCheck(push.head, 'test', RUNNER_SHUTDOWN_LOG, {
+          rerun: [{ conclusion: 'success' }]
+        }),
+        passingCheck(push.head, 'lint')
+      )
+      const run = await gate(fake)
+      expect(run.errors).toEqual([])
+      expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', attempt: '0' })
+      expect(rerunRequests(fake)).toHaveLength(1)
+      expect(run.summary).toContain('**Flaky** (failed, passed on re-run): [test](')
+      expect(run.log.join('\n')).toContain('infrastructure failure')
+      const attempt = ledgerOf(fake, PROGRAM)!.attempts[0]!
+      expect(attempt.reruns).toMatchObject([
+        { why: 'infrastructure', outcome: 'passed', checks: ['test'] }
+      ])
+      expect(attempt.reruns?.[0]?.url).toMatch(/\/actions\/runs\/\d+$/)
+      expect(attempt.classification?.flaky.map((f) => f.check)).toEqual(['test'])
+      const iteration = commentsOn(fake).find((c) => c.includes('recorded an iteration'))
+      expect(iteration).toContain('Flaky on the way (passed on re-run): test.')
+      expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).toContain(
+        'Flaky on the way (passed on re-run): test.'
+      )
+    })
+  })
+
+  it('an npm network error: re-run up to rerun-failed times; still failing, a red attempt naming the cause', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'package-lock.json': '{}\n' }, 'bump a dependency')
+      planChecks(
+        fake,
+        failingCheck(push.head, 'build', NPM_NETWORK_LOG),
+        passingCheck(push.head, 'lint')
+      )
+      const run = await gate(fake, { 'rerun-failed': '2' })
+      expect(run.errors).toEqual([])
+      expect(rerunRequests(fake)).toHaveLength(2)
+      expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red', attempt: '0' })
+      const cause = 'the network failed while installing dependencies'
+      expect(run.outputs['failure-summary']).toContain('🏗️ **Infrastructure**')
+      expect(run.outputs['failure-summary']).toContain(cause)
+      expect(run.summary).toContain(cause)
+      const attempt = ledgerOf(fake, PROGRAM)!.attempts[0]!
+      expect(attempt.reruns?.map((r) => [r.why, r.outcome])).toEqual([
+        ['infrastructure', 'failed'],
+        ['infrastructure', 'failed']
+      ])
+      expect(attempt.classification?.infrastructure).toMatchObject([{ check: 'build', cause }])
+      expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).toContain(
+        `**Infrastructure** (outside the project's build and tests): build (${cause})`
+      )
+    })
+  })
+
+  it('a failing test is re-run once: passing, it is flaky (summary, ledger, issue); failing again, a normal red attempt', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
+      planChecks(
+        fake,
+        failingCheck(push.head, 'test', JEST_LOG, { rerun: [{ conclusion: 'success' }] })
+      )
+      const run = await gate(fake, { 'iteration-file': '' })
+      expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green' })
+      expect(rerunRequests(fake)).toHaveLength(1)
+      expect(run.summary).toContain('**Flaky** (failed, passed on re-run)')
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]).toMatchObject({
+        state: 'green',
+        reruns: [{ why: 'flaky-test', outcome: 'passed' }],
+        classification: { flaky: [{ check: 'test' }] }
+      })
+      const said = commentsOn(fake).filter((c) => !c.includes('<!-- AUTOLOOP:STATUS -->'))
+      expect(said).toHaveLength(1)
+      expect(said[0]).toContain('🎲 Flaky (failed, then passed on re-run): [test](')
+    })
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
+      planChecks(fake, failingCheck(push.head, 'test', JEST_LOG))
+      const run = await gate(fake, { 'rerun-failed': '3' })
+      // Once, whatever rerun-failed says: a test that fails twice is the iteration's.
+      expect(rerunRequests(fake)).toHaveLength(1)
+      expect(run.outputs).toMatchObject({
+        status: 'failure',
+        verdict: 'red',
+        signature: JEST_KEY,
+        'attempts-remaining': '5'
+      })
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.reruns).toMatchObject([
+        { why: 'flaky-test', outcome: 'failed' }
+      ])
+    })
+  })
+
+  it('a build failure is never re-run', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges')
+      planChecks(
+        fake,
+        failingCheck(push.head, 'build', TSC_LOG, { rerun: [{ conclusion: 'success' }] })
+      )
+      const run = await gate(fake, { 'rerun-failed': '3' })
+      expect(rerunRequests(fake)).toEqual([])
+      expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red', signature: TSC_KEY })
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.reruns).toBeUndefined()
+    })
+  })
+
+  it('without actions: write (403 on the re-run) it is said once and the gate goes on without re-runs', async () => {
+    const scenario = ghAwScenario({
+      extra: {
+        faults: [
+          {
+            kind: 'status',
+            status: 403,
+            route: 'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs',
+            message: 'Resource not accessible by integration',
+            count: 'always'
+          }
+        ]
+      }
+    })
+    await withFake(scenario, async (fake) => {
+      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
+      planChecks(
+        fake,
+        failingCheck(push.head, 'test', RUNNER_SHUTDOWN_LOG, { rerun: [{ conclusion: 'success' }] })
+      )
+      const run = await gate(fake, { 'rerun-failed': '3' })
+      expect(run.errors).toEqual([])
+      expect(rerunRequests(fake)).toHaveLength(1)
+      const refusals = run.warnings.filter((w) => w.includes('actions: write'))
+      expect(refusals).toHaveLength(1)
+      expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red', attempt: '0' })
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.reruns).toMatchObject([{ outcome: 'refused' }])
+      expect(run.outputs['failure-summary']).toContain('refused')
+    })
+  })
+})

@@ -572,7 +572,9 @@ export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptV
     ...(verdict.classification
       ? { classification: boundedClassification(verdict.classification) }
       : {}),
-    ...(verdict.reruns ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) } : {}),
+    ...(verdict.reruns && verdict.reruns.length > 0
+      ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) }
+      : {}),
     ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
   }
   let next = replaceAttempt(ledger, index, completed)
