@@ -61,6 +61,10 @@ const onBase = (name: string, log?: Parameters<typeof failingCheck>[2], at = 300
 
 const mainHead = (fake: FakeGitHub) => fake.state.branches.main as string
 
+/** The link of a check on the base branch head (the evidence of a pre-existing failure). */
+const baseCheckUrl = (fake: FakeGitHub, name: string) =>
+  fake.checkRunsFor(mainHead(fake)).find((check) => check.name === name)?.detailsUrl as string
+
 function rerunRequests(fake: FakeGitHub): string[] {
   return fake.requests.filter((r) => r.path.endsWith('/rerun-failed-jobs')).map((r) => r.path)
 }
@@ -151,15 +155,19 @@ describe('pre-existing failures: the same key of the same check fails on the bas
         dispatched: 'false'
       })
       const base = mainHead(fake).slice(0, 12)
-      expect(run.summary).toContain(`**Pre-existing** (fail on the base branch head \`${base}\``)
-      // The failure summary (markdown output and JSON file) names the base head too.
-      expect(run.outputs['failure-summary']).toContain(base)
+      const evidence = `[lint](${baseCheckUrl(fake, 'lint')})`
+      expect(run.summary).toContain(
+        `**Pre-existing** (fail on the base branch head \`${base}\` in ${evidence} too`
+      )
+      // The failure summary (markdown output and JSON file) names the base head and its check.
+      expect(run.outputs['failure-summary']).toContain(`at \`${base}\` in ${evidence} too`)
       const json = JSON.parse(readFileSync(run.outputs['failure-summary-path']!, 'utf8')) as {
         classification: { preExisting: string[]; baseSha: string }
       }
       expect(json.classification).toMatchObject({
         preExisting: [ESLINT_KEY],
-        baseSha: mainHead(fake)
+        baseSha: mainHead(fake),
+        baseChecks: [{ check: 'lint', url: baseCheckUrl(fake, 'lint') }]
       })
 
       const reading = schedulerReads(fake, PROGRAM)
@@ -174,12 +182,16 @@ describe('pre-existing failures: the same key of the same check fails on the bas
       expect(ledger.attempts).toHaveLength(1)
       expect(ledger.pausedSignatures).toEqual([])
       const brief = ciGateSection(stateFileOf(fake, PROGRAM)!)
-      expect(brief).toContain(`they fail on the base branch head too at \`${base}\``)
+      expect(brief).toContain(
+        `they fail on the base branch head too at \`${base}\` in ${evidence})`
+      )
       expect(brief).toContain('The base branch is red with the same failures: fix it there.')
       const pause = pauseComments(fake)
       expect(pause).toHaveLength(1)
       expect(pause[0]).toContain(`ci-base-red: ${ESLINT_KEY}`)
-      expect(pause[0]).toContain(base)
+      expect(pause[0]).toContain(
+        `🧱 Pre-existing (fail on the base branch head \`${base}\` in ${evidence} too, not counted)`
+      )
     })
   })
 
@@ -219,7 +231,7 @@ describe('pre-existing failures: the same key of the same check fails on the bas
       })
       const brief = ciGateSection(stateFileOf(fake, PROGRAM)!)
       expect(brief).toContain(
-        `**Not this iteration's failures** (they fail on the base branch head too at \`${base}\`): \`${ESLINT_KEY}\`. Do not touch them.`
+        `**Not this iteration's failures** (they fail on the base branch head too at \`${base}\` in [lint](${baseCheckUrl(fake, 'lint')})): \`${ESLINT_KEY}\`. Do not touch them.`
       )
       expect(brief).toContain(`\`${TSC_KEY}\``)
       expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.signature?.keys).toEqual([TSC_KEY])
@@ -482,7 +494,7 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
     })
   })
 
-  it('an npm network error: re-run up to rerun-failed times; still failing, a red attempt naming the cause', async () => {
+  it('an npm network error: re-run up to rerun-failed times; still failing, a red attempt with the cause and the re-runs', async () => {
     await withFake(ghAwScenario(), async (fake) => {
       const push = agentPush(fake, { 'package-lock.json': '{}\n' }, 'bump a dependency')
       planChecks(
@@ -490,22 +502,40 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
         failingCheck(push.head, 'build', NPM_NETWORK_LOG),
         passingCheck(push.head, 'lint')
       )
-      const run = await gate(fake, { 'rerun-failed': '2' })
+      // No fix budget, so that the red attempt pauses and the pause comment speaks too.
+      const run = await gate(fake, { 'rerun-failed': '2', 'max-fix-attempts': '0' })
       expect(run.errors).toEqual([])
       expect(rerunRequests(fake)).toHaveLength(2)
-      expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red', attempt: '0' })
+      expect(run.outputs).toMatchObject({ status: 'paused', verdict: 'red', attempt: '0' })
+      expect(run.outputs['pause-reason']).toMatch(/^ci-fix-exhausted: /)
       const cause = 'the network failed while installing dependencies'
-      expect(run.outputs['failure-summary']).toContain('🏗️ **Infrastructure**')
-      expect(run.outputs['failure-summary']).toContain(cause)
+      const workflowRun = fake.checkRunsFor(push.head).find((c) => c.name === 'build')!.runId
+      const rerunLink = `([run](${fake.serverUrl}/octo-org/demo/actions/runs/${workflowRun}))`
+      const markdown = run.outputs['failure-summary'] as string
+      expect(markdown).toContain('🏗️ **Infrastructure**')
+      expect(markdown).toContain(cause)
+      expect(markdown).toContain(`🔁 Re-run of build (infrastructure): failed ${rerunLink}`)
+      expect(readFileSync(run.outputs['failure-summary-path']!, 'utf8')).toContain(
+        `/actions/runs/${workflowRun}"`
+      )
       expect(run.summary).toContain(cause)
+      expect(run.summary).toContain(rerunLink)
       const attempt = ledgerOf(fake, PROGRAM)!.attempts[0]!
       expect(attempt.reruns?.map((r) => [r.why, r.outcome])).toEqual([
         ['infrastructure', 'failed'],
         ['infrastructure', 'failed']
       ])
       expect(attempt.classification?.infrastructure).toMatchObject([{ check: 'build', cause }])
-      expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).toContain(
+      const brief = ciGateSection(stateFileOf(fake, PROGRAM)!)
+      expect(brief).toContain(
         `**Infrastructure** (outside the project's build and tests): build (${cause})`
+      )
+      expect(brief).toContain(`**Re-run** of build (infrastructure): failed ${rerunLink}`)
+      const pause = pauseComments(fake)
+      expect(pause).toHaveLength(1)
+      expect(pause[0]).toContain(`🏗️ Infrastructure: [build](`)
+      expect(pause[0]).toContain(
+        `🔁 [Re-run](${fake.serverUrl}/octo-org/demo/actions/runs/${workflowRun}) of build (infrastructure): failed`
       )
     })
   })

@@ -290,6 +290,12 @@ export async function findRedFindings(
     preExisting = base.base ? preExistingKeys(failing, base.base) : []
   }
   const pre = new Set(preExisting)
+  const baseChecks =
+    preExisting.length > 0 && baseFailures
+      ? baseFailures.checks
+          .filter((check) => check.keys.some((key) => pre.has(key)))
+          .map((check) => ({ check: check.name, url: check.url }))
+      : []
   const own = [...new Set([...failing.flatMap((check) => check.keys), ...missing])].filter(
     (key) => !pre.has(key)
   )
@@ -305,6 +311,7 @@ export async function findRedFindings(
       preExisting,
       baseSha: baseFailures?.sha ?? null,
       baseNote,
+      ...(baseChecks.length > 0 ? { baseChecks } : {}),
       flaky,
       infrastructure
     },

@@ -652,6 +652,14 @@ function summaryOf(
       baseBranch: findings.baseFailures?.branch ?? null,
       baseSha: findings.classification.baseSha,
       baseNote: findings.classification.baseNote,
+      ...(findings.classification.baseChecks
+        ? {
+            baseChecks: findings.classification.baseChecks.map((c) => ({
+              check: c.check,
+              url: c.url ?? ''
+            }))
+          }
+        : {}),
       flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
       infrastructure: findings.classification.infrastructure.map((f) => ({
         check: f.check,

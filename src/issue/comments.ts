@@ -135,10 +135,14 @@ function whoseFailureLines(attempt: Attempt, maskedValues: readonly string[]): s
   const lines: string[] = []
   if (c && c.preExisting.length > 0) {
     const base = c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''
+    const evidence = (c.baseChecks ?? [])
+      .slice(0, 5)
+      .map((check) => linked(tableCell(check.check, 80), check.url, maskedValues))
+    const where = evidence.length > 0 ? ` in ${evidence.join(', ')}` : ''
     const keys = c.preExisting.slice(0, 5).map((key) => inlineCode(key, 160, options))
     const more = c.preExisting.length > 5 ? ` +${c.preExisting.length - 5} more` : ''
     lines.push(
-      `- 🧱 Pre-existing (fail on the base branch head${base} too, not counted): ${keys.join(', ')}${more}`
+      `- 🧱 Pre-existing (fail on the base branch head${base}${where} too, not counted): ${keys.join(', ')}${more}`
     )
   }
   if (c?.baseNote) lines.push(`- ℹ️ Base branch: ${oneLine(c.baseNote, 300, options)}`)

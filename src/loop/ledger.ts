@@ -123,6 +123,8 @@ const ClassificationSchema = z.object({
   /** The base branch head they were read on, and why there is nothing to compare with. */
   baseSha: commitSha.nullable(),
   baseNote: z.string().nullable(),
+  /** The evidence: the base head's checks that fail with those keys, with their links. */
+  baseChecks: z.array(z.object({ check: z.string(), url: z.string().nullable() })).optional(),
   /** Checks that failed, were re-run and passed. */
   flaky: z.array(z.object({ check: z.string(), url: z.string().nullable() })),
   /** Checks whose log shows a failure outside the project's own build and tests. */
@@ -536,6 +538,13 @@ function boundedClassification(classification: Classification): Classification {
     baseNote: classification.baseNote
       ? cut(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
       : null,
+    ...(classification.baseChecks
+      ? {
+          baseChecks: classification.baseChecks
+            .slice(0, maxFailingChecks)
+            .map((c) => ({ check: cut(c.check, maxCheckNameChars), url: url(c.url) }))
+        }
+      : {}),
     flaky: classification.flaky
       .slice(0, maxFailingChecks)
       .map((f) => ({ check: cut(f.check, maxCheckNameChars), url: url(f.url) })),
