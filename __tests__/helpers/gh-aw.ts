@@ -138,6 +138,21 @@ export function agentPush(
   return { agentSha, head }
 }
 
+/**
+ * The agent's push (`agentPush`) and the check runs CI then starts on its head, gh-aw's
+ * CI-trigger commit: `checks(head)` plans them.
+ */
+export function agentPushWithChecks(
+  fake: FakeGitHub,
+  files: Record<string, string>,
+  change: string,
+  checks: (head: string) => CheckRunPlan[]
+): AgentPush {
+  const push = agentPush(fake, files, change)
+  planChecks(fake, ...checks(push.head))
+  return push
+}
+
 const completedAfter = (seconds: number, conclusion: 'success' | 'failure' | 'cancelled') => [
   { at: 0, status: 'queued' as const },
   { at: Math.min(10, seconds), status: 'in_progress' as const },

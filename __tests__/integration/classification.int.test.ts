@@ -13,6 +13,7 @@ import {
   PROGRAM,
   START,
   agentPush,
+  agentPushWithChecks,
   ciGateJob,
   ciGateSection,
   corpusLog,
@@ -59,6 +60,10 @@ const onBase = (name: string, log?: Parameters<typeof failingCheck>[2], at = 300
   ...(log ? { log } : {})
 })
 
+/** The base branch head: lint failing as the head's will, the build green. */
+const lintRedOnBase = () =>
+  ghAwScenario({ extra: { checkRuns: [onBase('lint', ESLINT_LOG), onBase('build')] } })
+
 const mainHead = (fake: FakeGitHub) => fake.state.branches.main as string
 
 /** The link of a check on the base branch head (the evidence of a pre-existing failure). */
@@ -79,8 +84,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
       extra: { checkRuns: [onBase('lint', ESLINT_LOG), onBase('test')] }
     })
     await withFake(scenario, async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'lint', ESLINT_LOG), passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        passingCheck(head, 'test')
+      ])
       const run = await gate(fake)
       expect(run.errors).toEqual([])
       expect(run.outputs).toMatchObject({
@@ -128,8 +135,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
   it('allow, with no iteration file to record: the program issue still says what was accepted', async () => {
     const scenario = ghAwScenario({ extra: { checkRuns: [onBase('lint', ESLINT_LOG)] } })
     await withFake(scenario, async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'lint', ESLINT_LOG), passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        passingCheck(head, 'test')
+      ])
       const run = await gate(fake, { 'iteration-file': '' })
       expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green-except-pre-existing' })
       const said = commentsOn(fake).filter((c) => !c.includes('<!-- AUTOLOOP:STATUS -->'))
@@ -142,8 +151,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
   it('block: paused ci-base-red, no fix attempt spent, the evidence everywhere', async () => {
     const scenario = ghAwScenario({ extra: { checkRuns: [onBase('lint', ESLINT_LOG)] } })
     await withFake(scenario, async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'lint', ESLINT_LOG), passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        passingCheck(head, 'test')
+      ])
       const run = await gate(fake, { 'pre-existing-failures': 'block' })
       expect(run.errors).toEqual([])
       expect(run.outputs).toMatchObject({
@@ -196,16 +207,12 @@ describe('pre-existing failures: the same key of the same check fails on the bas
   })
 
   it('new failures beside pre-existing ones: red on the new keys alone; the brief says which to leave alone', async () => {
-    const scenario = ghAwScenario({
-      extra: { checkRuns: [onBase('lint', ESLINT_LOG), onBase('build')] }
-    })
+    const scenario = lintRedOnBase()
     await withFake(scenario, async (fake) => {
-      const push = agentPush(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(push.head, 'lint', ESLINT_LOG),
-        failingCheck(push.head, 'build', TSC_LOG)
-      )
+      agentPushWithChecks(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        failingCheck(head, 'build', TSC_LOG)
+      ])
       const run = await gate(fake)
       expect(run.errors).toEqual([])
       expect(run.outputs).toMatchObject({
@@ -239,16 +246,12 @@ describe('pre-existing failures: the same key of the same check fails on the bas
   })
 
   it('pre-existing keys never enter the signature the no-progress guard compares (the base moved meanwhile)', async () => {
-    const scenario = ghAwScenario({
-      extra: { checkRuns: [onBase('lint', ESLINT_LOG), onBase('build')] }
-    })
+    const scenario = lintRedOnBase()
     await withFake(scenario, async (fake) => {
-      const first = agentPush(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(first.head, 'lint', ESLINT_LOG),
-        failingCheck(first.head, 'test', JEST_LOG)
-      )
+      agentPushWithChecks(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        failingCheck(head, 'test', JEST_LOG)
+      ])
       const one = await gate(fake)
       expect(one.outputs).toMatchObject({
         status: 'failure',
@@ -269,13 +272,11 @@ describe('pre-existing failures: the same key of the same check fails on the bas
         failingCheck(movedBase, 'build', TSC_LOG)
       )
       fake.advance(5 * MINUTE)
-      const second = agentPush(fake, { 'src/report.ts': 'y\n' }, 'fix: cart total')
-      planChecks(
-        fake,
-        failingCheck(second.head, 'lint', ESLINT_LOG),
-        failingCheck(second.head, 'build', TSC_LOG),
-        failingCheck(second.head, 'test', JEST_LOG)
-      )
+      agentPushWithChecks(fake, { 'src/report.ts': 'y\n' }, 'fix: cart total', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        failingCheck(head, 'build', TSC_LOG),
+        failingCheck(head, 'test', JEST_LOG)
+      ])
       const two = await gate(fake)
       expect(two.outputs).toMatchObject({
         status: 'paused',
@@ -295,16 +296,12 @@ describe('pre-existing failures: the same key of the same check fails on the bas
   })
 
   it('reads the base branch head once per base SHA and keeps it in the ledger', async () => {
-    const scenario = ghAwScenario({
-      extra: { checkRuns: [onBase('lint', ESLINT_LOG), onBase('build')] }
-    })
+    const scenario = lintRedOnBase()
     await withFake(scenario, async (fake) => {
-      const first = agentPush(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(first.head, 'lint', ESLINT_LOG),
-        failingCheck(first.head, 'build', TSC_LOG)
-      )
+      agentPushWithChecks(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        failingCheck(head, 'build', TSC_LOG)
+      ])
       await gate(fake)
       const baseReads = () =>
         fake.requests.filter((r) => r.path.includes(`/commits/${mainHead(fake)}/check-runs`)).length
@@ -313,12 +310,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
       const readAt = ledgerOf(fake, PROGRAM)!.baseFailures?.readAt
 
       fake.advance(5 * MINUTE)
-      const second = agentPush(fake, { 'src/report.ts': 'y\n' }, 'fix: fromArrays')
-      planChecks(
-        fake,
-        failingCheck(second.head, 'lint', ESLINT_LOG),
-        failingCheck(second.head, 'build', OTHER_TSC_LOG)
-      )
+      agentPushWithChecks(fake, { 'src/report.ts': 'y\n' }, 'fix: fromArrays', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        failingCheck(head, 'build', OTHER_TSC_LOG)
+      ])
       const two = await gate(fake)
       expect(two.outputs).toMatchObject({
         status: 'failure',
@@ -334,8 +329,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
   it("waits for the base branch head's CI still running, within the wall clock", async () => {
     const scenario = ghAwScenario({ extra: { checkRuns: [onBase('lint', ESLINT_LOG, 40 * 60)] } })
     await withFake(scenario, async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'lint', ESLINT_LOG), passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        passingCheck(head, 'test')
+      ])
       const started = fake.now()
       const run = await gate(fake)
       expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green-except-pre-existing' })
@@ -346,8 +343,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
     // Still running at the wall-clock cap: every failure is new, and it is said.
     const late = ghAwScenario({ extra: { checkRuns: [onBase('lint', ESLINT_LOG, 90 * 60)] } })
     await withFake(late, async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'lint', ESLINT_LOG), passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        passingCheck(head, 'test')
+      ])
       const run = await gate(fake, { 'timeout-minutes': '30' })
       expect(run.outputs.signature).toBe(ESLINT_KEY)
       expect(run.outputs['pre-existing']).toBe('[]')
@@ -362,8 +361,10 @@ describe('pre-existing failures: the same key of the same check fails on the bas
 
   it('the base branch head never ran CI: said, and every failure is new', async () => {
     await withFake(ghAwScenario(), async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'lint', ESLINT_LOG), passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'lint', ESLINT_LOG),
+        passingCheck(head, 'test')
+      ])
       const run = await gate(fake)
       expect(run.outputs).toMatchObject({
         status: 'failure',
@@ -466,14 +467,12 @@ const NPM_NETWORK_LOG = [
 describe('infrastructure and flaky failures: re-run, never hidden, no fix attempt spent', () => {
   it('a runner shut down: the failed job is re-run, green on re-run, reported as flaky infrastructure', async () => {
     await withFake(ghAwScenario(), async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(push.head, 'test', RUNNER_SHUTDOWN_LOG, {
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'test', RUNNER_SHUTDOWN_LOG, {
           rerun: [{ conclusion: 'success' }]
         }),
-        passingCheck(push.head, 'lint')
-      )
+        passingCheck(head, 'lint')
+      ])
       const run = await gate(fake)
       expect(run.errors).toEqual([])
       expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', attempt: '0' })
@@ -496,11 +495,11 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
 
   it('an npm network error: re-run up to rerun-failed times; still failing, a red attempt with the cause and the re-runs', async () => {
     await withFake(ghAwScenario(), async (fake) => {
-      const push = agentPush(fake, { 'package-lock.json': '{}\n' }, 'bump a dependency')
-      planChecks(
+      const push = agentPushWithChecks(
         fake,
-        failingCheck(push.head, 'build', NPM_NETWORK_LOG),
-        passingCheck(push.head, 'lint')
+        { 'package-lock.json': '{}\n' },
+        'bump a dependency',
+        (head) => [failingCheck(head, 'build', NPM_NETWORK_LOG), passingCheck(head, 'lint')]
       )
       // No fix budget, so that the red attempt pauses and the pause comment speaks too.
       const run = await gate(fake, { 'rerun-failed': '2', 'max-fix-attempts': '0' })
@@ -542,11 +541,9 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
 
   it('a failing test is re-run once: passing, it is flaky (summary, ledger, issue); failing again, a normal red attempt', async () => {
     await withFake(ghAwScenario(), async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(push.head, 'test', JEST_LOG, { rerun: [{ conclusion: 'success' }] })
-      )
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'test', JEST_LOG, { rerun: [{ conclusion: 'success' }] })
+      ])
       const run = await gate(fake, { 'iteration-file': '' })
       expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green' })
       expect(rerunRequests(fake)).toHaveLength(1)
@@ -561,8 +558,9 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
       expect(said[0]).toContain('🎲 Flaky (failed, then passed on re-run): [test](')
     })
     await withFake(ghAwScenario(), async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(fake, failingCheck(push.head, 'test', JEST_LOG))
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'test', JEST_LOG)
+      ])
       const run = await gate(fake, { 'rerun-failed': '3' })
       // Once, whatever rerun-failed says: a test that fails twice is the iteration's.
       expect(rerunRequests(fake)).toHaveLength(1)
@@ -580,11 +578,9 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
 
   it('a build failure is never re-run', async () => {
     await withFake(ghAwScenario(), async (fake) => {
-      const push = agentPush(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(push.head, 'build', TSC_LOG, { rerun: [{ conclusion: 'success' }] })
-      )
+      agentPushWithChecks(fake, { 'src/report.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'build', TSC_LOG, { rerun: [{ conclusion: 'success' }] })
+      ])
       const run = await gate(fake, { 'rerun-failed': '3' })
       expect(rerunRequests(fake)).toEqual([])
       expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red', signature: TSC_KEY })
@@ -607,11 +603,9 @@ describe('infrastructure and flaky failures: re-run, never hidden, no fix attemp
       }
     })
     await withFake(scenario, async (fake) => {
-      const push = agentPush(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges')
-      planChecks(
-        fake,
-        failingCheck(push.head, 'test', RUNNER_SHUTDOWN_LOG, { rerun: [{ conclusion: 'success' }] })
-      )
+      agentPushWithChecks(fake, { 'src/orders.ts': 'x\n' }, 'cache parsed ranges', (head) => [
+        failingCheck(head, 'test', RUNNER_SHUTDOWN_LOG, { rerun: [{ conclusion: 'success' }] })
+      ])
       const run = await gate(fake, { 'rerun-failed': '3' })
       expect(run.errors).toEqual([])
       expect(rerunRequests(fake)).toHaveLength(1)

@@ -27,6 +27,7 @@ import {
   START,
   WORKFLOW,
   agentPush,
+  agentPushWithChecks,
   ciGateJob,
   ciGateSection,
   corpusLog,
@@ -95,6 +96,11 @@ function stuckLedger(name: string): Ledger {
   }).ledger
   ledger = completeAttempt(ledger, 0, { state: 'red', now: at + 5 * MINUTE })
   return finishIteration(ledger, 'paused', at + 5 * MINUTE)
+}
+
+/** The scheduler's selection with fields changed (a file that is not what it should be). */
+function selectionWith(changes: Record<string, unknown>): string {
+  return JSON.stringify({ ...(JSON.parse(selectionFixture('selected')) as object), ...changes })
 }
 
 /** Run 1 of the loop: the agent pushed a change whose tests fail; the gate job finds CI red. */
@@ -322,6 +328,29 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
       const later = fake.requests.slice(requestsBefore)
       expect(later.filter((r) => r.method !== 'GET')).toEqual([])
       expect(later.filter((r) => r.route?.endsWith('/check-runs'))).toEqual([])
+    })
+  })
+
+  it('a completed program selected by a dispatch is skipped: nothing gated, nothing dispatched', async () => {
+    const scenario = ghAwScenario({
+      patch: { completed: true, completedReason: 'target metric reached: 0.95 ≥ 0.95' }
+    })
+    await withFake(scenario, async (fake) => {
+      const before = stateFileOf(fake, PROGRAM)
+      agentPushWithChecks(fake, { 'src/ranges.js': 'x\n' }, 'one more', (head) => [
+        failingCheck(head, 'test', JEST_LOG)
+      ])
+      const run = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        selection: selectionFixture('forced-paused'),
+        iteration: { metric: 0.96, improved: true, change: 'one more' }
+      })
+      expect(run.errors).toEqual([])
+      expect(run.outputs).toMatchObject({ status: 'skipped', dispatched: 'false' })
+      expect(run.summary).toContain('is completed (target metric reached')
+      expect(writeRequests(fake)).toEqual([])
+      expect(fake.requests.filter((r) => r.route?.endsWith('/check-runs'))).toEqual([])
+      expect(stateFileOf(fake, PROGRAM)).toBe(before)
     })
   })
 
@@ -577,8 +606,9 @@ describe('what the gate job is handed, and what it says when nothing reports', (
     async (_what, text, problem) => {
       await withFake(ghAwScenario(), async (fake) => {
         const before = stateFileOf(fake, PROGRAM)!
-        const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'change')
-        planChecks(fake, passingCheck(push.head, 'test'))
+        agentPushWithChecks(fake, { 'src/ranges.js': 'x\n' }, 'change', (head) => [
+          passingCheck(head, 'test')
+        ])
         const run = await ciGateJob(fake, { runId: SCHEDULED_RUN, iteration: text })
         expect(run.exitCode).toBe(1)
         const message = run.errors.join('\n')
@@ -592,8 +622,9 @@ describe('what the gate job is handed, and what it says when nothing reports', (
   it('a missing iteration file for a new commit is an error naming the file; nothing is written', async () => {
     await withFake(ghAwScenario(), async (fake) => {
       const before = stateFileOf(fake, PROGRAM)!
-      const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'change')
-      planChecks(fake, passingCheck(push.head, 'test'))
+      const push = agentPushWithChecks(fake, { 'src/ranges.js': 'x\n' }, 'change', (head) => [
+        passingCheck(head, 'test')
+      ])
       const run = await ciGateJob(fake, { runId: SCHEDULED_RUN, iteration: null })
       expect(run.exitCode).toBe(1)
       expect(run.errors.join('\n')).toContain(
@@ -606,16 +637,13 @@ describe('what the gate job is handed, and what it says when nothing reports', (
   it('a malformed selection file is an error naming the file and the field; a missing one gates nothing', async () => {
     await withFake(ghAwScenario(), async (fake) => {
       const before = stateFileOf(fake, PROGRAM)!
-      const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'change')
-      planChecks(fake, passingCheck(push.head, 'test'))
+      agentPushWithChecks(fake, { 'src/ranges.js': 'x\n' }, 'change', (head) => [
+        passingCheck(head, 'test')
+      ])
       const iteration = { metric: 0.86, improved: true, change: 'cache' }
-      const selection = {
-        ...(JSON.parse(selectionFixture('selected')) as object),
-        selected: '../coverage'
-      }
       const bad = await ciGateJob(fake, {
         runId: SCHEDULED_RUN,
-        selection: JSON.stringify(selection),
+        selection: selectionWith({ selected: '../coverage' }),
         iteration
       })
       expect(bad.exitCode).toBe(1)
@@ -624,13 +652,9 @@ describe('what the gate job is handed, and what it says when nothing reports', (
       )
       nothingWritten(fake, before)
 
-      const mismatch = {
-        ...(JSON.parse(selectionFixture('selected')) as object),
-        head_branch: 'autoloop/other'
-      }
       const wrongBranch = await ciGateJob(fake, {
         runId: SCHEDULED_RUN,
-        selection: JSON.stringify(mismatch),
+        selection: selectionWith({ head_branch: 'autoloop/other' }),
         iteration
       })
       expect(wrongBranch.exitCode).toBe(1)
@@ -695,11 +719,14 @@ describe('what the gate job is handed, and what it says when nothing reports', (
       extra: { startTime: '2026-03-04T07:35:00Z', issues: [] }
     })
     await withFake(scenario, async (fake) => {
-      const fix = agentPush(fake, { 'src/stats/eval.ts': 'export {}\n' }, 'fix: fromArrays')
-      planChecks(
+      const fix = agentPushWithChecks(
         fake,
-        passingCheck(fix.head, 'build / typecheck (20.x)'),
-        passingCheck(fix.head, 'test (20.x)')
+        { 'src/stats/eval.ts': 'export {}\n' },
+        'fix: fromArrays',
+        (head) => [
+          passingCheck(head, 'build / typecheck (20.x)'),
+          passingCheck(head, 'test (20.x)')
+        ]
       )
       const run = await ciGateJob(fake, {
         runId: 13_512_399_999,

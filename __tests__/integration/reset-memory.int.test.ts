@@ -9,13 +9,12 @@ import { withFake } from '../helpers/fake-run.js'
 import {
   MINUTE,
   PROGRAM,
-  agentPush,
+  agentPushWithChecks,
   ciGateJob,
   ciGateSection,
   corpusLog,
   failingCheck,
-  ghAwScenario,
-  planChecks
+  ghAwScenario
 } from '../helpers/gh-aw.js'
 import { runInProcess } from '../helpers/in-process.js'
 import {
@@ -39,8 +38,12 @@ let pushes = 0
 /** The agent pushes a change whose CI fails with `log`; the next workflow run's gate job gates it. */
 async function redIteration(fake: FakeGitHub, log: typeof JEST_LOG) {
   pushes += 1
-  const push = agentPush(fake, { 'src/cart.js': `// attempt ${pushes}\n` }, `change ${pushes}`)
-  planChecks(fake, failingCheck(push.head, 'test', log))
+  const push = agentPushWithChecks(
+    fake,
+    { 'src/cart.js': `// attempt ${pushes}\n` },
+    `change ${pushes}`,
+    (head) => [failingCheck(head, 'test', log)]
+  )
   runs += 1
   const run = await ciGateJob(fake, {
     runId: runs,
