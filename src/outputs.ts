@@ -179,7 +179,7 @@ function classificationLines(report: GateReport): string[] {
   if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
   if (c && c.preExisting.length > 0)
     lines.push(
-      `**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''} too, not counted): ${c.preExisting
+      `**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''}${c.baseChecks && c.baseChecks.length > 0 ? ` in ${c.baseChecks.map((f) => link(f.url, tableCell(f.check, 80))).join(', ')}` : ''} too, not counted): ${c.preExisting
         .slice(0, 20)
         .map((key) => inlineCode(key, 160))
         .join(', ')}`,

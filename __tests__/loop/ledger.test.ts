@@ -280,7 +280,7 @@ describe('completeAttempt', () => {
         flaky: Array.from({ length: 30 }, (_, i) => ({ check: `flaky ${i}`, url: null })),
         infrastructure: [{ check: 'build', cause: 'c'.repeat(1000), url: 'u'.repeat(1000) }]
       },
-      note: 'why '.repeat(200)
+      note: 'why '.repeat(400)
     })
     const attempt = latestAttempt(done) as Attempt
     const L = LEDGER_LIMITS
@@ -307,7 +307,7 @@ describe('completeAttempt', () => {
     expect(attempt.classification?.flaky).toHaveLength(L.maxFailingChecks)
     expect(attempt.classification?.baseNote?.length).toBe(L.maxNoteChars)
     expect(attempt.classification?.infrastructure[0]?.cause.length).toBe(L.maxNoteChars)
-    expect(attempt.note?.length).toBe(L.maxNoteChars)
+    expect(attempt.note?.length).toBe(L.maxAttemptNoteChars)
     expect(done.iteration?.finishedAt).toBeNull()
     expect(() => completeAttempt(done, 7, { state: 'red', now: START })).toThrow(/no attempt 7/)
   })

@@ -186,13 +186,17 @@ async function rerunRound(
   return { observation: next, failing: regathered, refused: false }
 }
 
+const baseNoCiNote = (sha: string) =>
+  `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`
+
 /**
- * The base branch head's failures of the checks named `names`, from the ledger when it read
- * the same base SHA before, else waited for (within the wall clock) and gathered.
+ * The base branch head's failures, from the ledger when it read the same base SHA before,
+ * else waited for (within the wall clock) and gathered: every failing check of the base head,
+ * so that one read answers every later attempt on the same base SHA (a check missing from the
+ * list passed there).
  */
 async function baseFailuresOf(
   context: RedContext,
-  names: ReadonlySet<string>,
   pullBase: string | undefined
 ): Promise<{ base: BaseFailures | null; note: string | null }> {
   const { deps, config, ledger } = context
@@ -203,11 +207,11 @@ async function baseFailuresOf(
       base: null,
       note: `the base branch ${branch} does not exist: every failure counts as new`
     }
-  if (ledger.baseFailures?.sha === sha && ledger.baseFailures.branch === branch) {
-    const known = new Set(ledger.baseFailures.checks.map((check) => check.name))
-    if ([...names].every((name) => known.has(name)) || ledger.baseFailures.state === 'no-ci')
-      return { base: ledger.baseFailures, note: null }
-  }
+  if (ledger.baseFailures?.sha === sha && ledger.baseFailures.branch === branch)
+    return {
+      base: ledger.baseFailures,
+      note: ledger.baseFailures.state === 'no-ci' ? baseNoCiNote(sha) : null
+    }
   deps.log.info(`Reading the failures of the base branch head ${branch} (${sha.slice(0, 12)})`)
   const readAt = new Date(deps.clock.now()).toISOString()
   // Every check of the base head counts, to its end; this run's own jobs never do.
@@ -232,10 +236,10 @@ async function baseFailuresOf(
   if (verdict.kind === 'no-checks')
     return {
       base: { branch, sha, readAt, state: 'no-ci', checks: [] },
-      note: `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`
+      note: baseNoCiNote(sha)
     }
   const failing = verdict.checks.filter(
-    (check) => check.excluded === undefined && check.state === 'failed' && names.has(check.name)
+    (check) => check.excluded === undefined && check.state === 'failed'
   )
   const gathered = await gather(failing, deps)
   return {
@@ -280,16 +284,18 @@ export async function findRedFindings(
   let preExisting: string[] = []
   let baseNote: string | null = null
   if (observation.verdict === 'red' && failing.length > 0) {
-    const base = await baseFailuresOf(
-      context,
-      new Set(failing.map((check) => check.name)),
-      observation.pull?.baseRef
-    )
+    const base = await baseFailuresOf(context, observation.pull?.baseRef)
     baseNote = base.note
     if (base.base) baseFailures = base.base
     preExisting = base.base ? preExistingKeys(failing, base.base) : []
   }
   const pre = new Set(preExisting)
+  const baseChecks =
+    preExisting.length > 0 && baseFailures
+      ? baseFailures.checks
+          .filter((check) => check.keys.some((key) => pre.has(key)))
+          .map((check) => ({ check: check.name, url: check.url }))
+      : []
   const own = [...new Set([...failing.flatMap((check) => check.keys), ...missing])].filter(
     (key) => !pre.has(key)
   )
@@ -305,6 +311,7 @@ export async function findRedFindings(
       preExisting,
       baseSha: baseFailures?.sha ?? null,
       baseNote,
+      ...(baseChecks.length > 0 ? { baseChecks } : {}),
       flaky,
       infrastructure
     },

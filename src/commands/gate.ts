@@ -52,7 +52,12 @@ import {
   renderFailureSummaryMarkdown,
   type FailureSummary
 } from '../summary/failure-summary.js'
-import { commentMarker, renderIterationComment, renderPauseComment } from '../issue/comments.js'
+import {
+  commentMarker,
+  renderGreenWithCaveatsComment,
+  renderIterationComment,
+  renderPauseComment
+} from '../issue/comments.js'
 import { forLog, redactSecrets } from '../text/untrusted.js'
 import { ActionError, errorMessage, httpStatus } from '../errors.js'
 import { gateOutputs, gateSummaryMarkdown, type GateReport } from '../outputs.js'
@@ -524,7 +529,8 @@ async function settleGreen(
       let ledger = completeAttempt(current.ledger, index, {
         state,
         now,
-        ...(classification ? { classification } : {})
+        ...(classification ? { classification } : {}),
+        ...(findings ? { reruns: findings.reruns } : {})
       })
       if (findings?.baseFailures) ledger = { ...ledger, baseFailures: findings.baseFailures }
       if (!report) return { ledger, value: null as RecordOutcome | null }
@@ -547,25 +553,48 @@ async function settleGreen(
   )
   const recorded = written.value
   const attempt = attemptAt(written.files.ledger, index)
-  if (recorded?.recorded || exceptPreExisting) {
+  const flakyChecks = classification?.flaky ?? []
+  const caveats = exceptPreExisting || flakyChecks.length > 0
+  if (recorded?.recorded || caveats) {
+    const iterationMarker = recorded?.entry ? commentMarker('iteration', recorded.runKey) : null
+    // Without a recorded iteration the caveats get a comment of their own (one per attempt).
+    const caveatsMarker = commentMarker(
+      'green',
+      `${(written.files.ledger.iteration as NonNullable<Ledger['iteration']>).id}/${index}`
+    )
     await announce(deps, {
       program: config.program,
       machine: written.files.machine,
       issue: config.issue,
-      ...(recorded?.entry
+      ...(recorded?.entry && iterationMarker
         ? {
             comment: {
-              marker: commentMarker('iteration', recorded.runKey),
+              marker: iterationMarker,
               body: renderIterationComment({
                 program: config.program,
-                marker: commentMarker('iteration', recorded.runKey),
+                marker: iterationMarker,
                 entry: recorded.entry,
                 preExisting,
-                flaky: classification?.flaky ?? []
+                flaky: flakyChecks
               })
             }
           }
-        : {})
+        : caveats
+          ? {
+              comment: {
+                marker: caveatsMarker,
+                body: renderGreenWithCaveatsComment({
+                  program: config.program,
+                  marker: caveatsMarker,
+                  sha: observation.sha,
+                  preExisting,
+                  baseSha: classification?.baseSha ?? null,
+                  flaky: flakyChecks,
+                  maskedValues: deps.maskedValues
+                })
+              }
+            }
+          : {})
     })
   }
   const verdict: GateVerdict = exceptPreExisting ? 'green-except-pre-existing' : 'green'
@@ -623,6 +652,14 @@ function summaryOf(
       baseBranch: findings.baseFailures?.branch ?? null,
       baseSha: findings.classification.baseSha,
       baseNote: findings.classification.baseNote,
+      ...(findings.classification.baseChecks
+        ? {
+            baseChecks: findings.classification.baseChecks.map((c) => ({
+              check: c.check,
+              url: c.url ?? ''
+            }))
+          }
+        : {}),
       flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
       infrastructure: findings.classification.infrastructure.map((f) => ({
         check: f.check,
@@ -727,14 +764,27 @@ async function settleRed(run: GateRun, index: number, findings: RedFindings): Pr
       return settleGreen(run, index, observation, findings, preExisting)
     }
     const signature = signatureOf(preExisting)
-    return pause(run, index, observation, {
-      kind: 'base-red',
-      reason: pauseReason('base-red', signature.short),
-      verdict: 'red',
-      record: recordOf(findings, signature, now, deps.maskedValues),
-      signature,
-      findings
+    // The fixer is not started, but the failure summary still says whose failures they are.
+    const current = await readProgram(deps.store, config.program, {
+      maxBytes: config.stateMaxBytes,
+      now
     })
+    const summary = await writeFailureSummary(
+      run,
+      summaryOf(run, attemptAt(current.ledger, index), findings, signature, current.ledger, now)
+    )
+    return {
+      ...(await pause(run, index, observation, {
+        kind: 'base-red',
+        reason: pauseReason('base-red', signature.short),
+        verdict: 'red',
+        record: recordOf(findings, signature, now, deps.maskedValues),
+        signature,
+        findings
+      })),
+      failureMarkdown: summary.markdown,
+      failureJsonPath: summary.jsonPath
+    }
   }
   const signature = signatureOf(findings.newKeys)
   const current = await readProgram(deps.store, config.program, {
@@ -842,7 +892,8 @@ function recordOf(
       url: f.url
     })),
     errorLines: errorLinesOf(findings, masked),
-    classification: findings.classification
+    classification: findings.classification,
+    reruns: findings.reruns
   }
 }
 

@@ -105,7 +105,8 @@ function attemptBlock(attempt: Attempt, view: PauseView): string {
   const lines = [
     `**Attempt ${attempt.index}** — ${inlineCode(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
       (run ? ` — [run](${run})` : '') +
-      (checks ? ` — failing: ${checks}` : '')
+      (checks ? ` — failing: ${checks}` : ''),
+    ...whoseFailureLines(attempt, view.maskedValues)
   ]
   if (attempt.errorLines && attempt.errorLines.length > 0)
     lines.push(
@@ -116,6 +117,48 @@ function attemptBlock(attempt: Attempt, view: PauseView): string {
       })
     )
   return lines.join('\n\n')
+}
+
+/** A link to a URL CI set, when it is a plain http(s) URL; else the text alone. */
+function linked(text: string, url: string | null, maskedValues: readonly string[]): string {
+  const target = url ? linkTarget(url, { maskedValues }) : null
+  return target ? `[${text}](${target})` : text
+}
+
+/**
+ * Whose failures the attempt's were, with the evidence (README: "Whose failure it is"): keys
+ * that fail on the base branch head too, flaky and infrastructure checks, the re-runs.
+ */
+function whoseFailureLines(attempt: Attempt, maskedValues: readonly string[]): string[] {
+  const c = attempt.classification
+  const options = { maskedValues }
+  const lines: string[] = []
+  if (c && c.preExisting.length > 0) {
+    const base = c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''
+    const evidence = (c.baseChecks ?? [])
+      .slice(0, 5)
+      .map((check) => linked(tableCell(check.check, 80), check.url, maskedValues))
+    const where = evidence.length > 0 ? ` in ${evidence.join(', ')}` : ''
+    const keys = c.preExisting.slice(0, 5).map((key) => inlineCode(key, 160, options))
+    const more = c.preExisting.length > 5 ? ` +${c.preExisting.length - 5} more` : ''
+    lines.push(
+      `- 🧱 Pre-existing (fail on the base branch head${base}${where} too, not counted): ${keys.join(', ')}${more}`
+    )
+  }
+  if (c?.baseNote) lines.push(`- ℹ️ Base branch: ${oneLine(c.baseNote, 300, options)}`)
+  if (c && c.flaky.length > 0)
+    lines.push(
+      `- 🎲 Flaky (passed on re-run): ${c.flaky.map((f) => linked(tableCell(f.check, 80), f.url, maskedValues)).join(', ')}`
+    )
+  if (c && c.infrastructure.length > 0)
+    lines.push(
+      `- 🏗️ Infrastructure: ${c.infrastructure.map((f) => `${linked(tableCell(f.check, 80), f.url, maskedValues)} (${oneLine(f.cause, 120, options)})`).join(', ')}`
+    )
+  for (const rerun of attempt.reruns ?? [])
+    lines.push(
+      `- 🔁 ${linked('Re-run', rerun.url, maskedValues)} of ${rerun.checks.map((check) => tableCell(check, 80)).join(', ')} (${rerun.why}): ${rerun.outcome}`
+    )
+  return lines.length > 0 ? ['', ...lines] : []
 }
 
 export function renderPauseComment(view: PauseView): string {
@@ -168,6 +211,45 @@ export interface IterationCommentView {
   /** Keys accepted although they fail (they fail on the base branch head too). */
   preExisting?: readonly string[]
   flaky?: readonly { check: string }[]
+}
+
+export interface GreenWithCaveatsView {
+  program: string
+  marker: string
+  sha: string
+  /** Keys accepted although they fail (they fail on the base branch head too). */
+  preExisting: readonly string[]
+  baseSha: string | null
+  flaky: readonly { check: string; url: string | null }[]
+  maskedValues: readonly string[]
+}
+
+/**
+ * A green verdict with caveats when no iteration was recorded with it (no iteration file):
+ * failures accepted because the base branch head fails the same way, checks that passed only
+ * on a re-run. The issue is told, never left to find out.
+ */
+export function renderGreenWithCaveatsComment(view: GreenWithCaveatsView): string {
+  const options = { maskedValues: view.maskedValues }
+  const lines = [
+    view.marker,
+    `**Autoloop ${inlineCode(view.program, 100)}**: CI on ${inlineCode(view.sha.slice(0, 12), 20)} passed the gate with caveats:`,
+    ''
+  ]
+  if (view.preExisting.length > 0)
+    lines.push(
+      `- ⚠️ Accepted with failures that also fail on the base branch head${view.baseSha ? ` ${inlineCode(view.baseSha.slice(0, 12), 20)}` : ''} (\`pre-existing-failures: allow\`; not this iteration's doing): ${view.preExisting
+        .slice(0, 10)
+        .map((key) => inlineCode(key, 160, options))
+        .join(
+          ', '
+        )}${view.preExisting.length > 10 ? ` +${view.preExisting.length - 10} more` : ''}.`
+    )
+  if (view.flaky.length > 0)
+    lines.push(
+      `- 🎲 Flaky (failed, then passed on re-run): ${view.flaky.map((f) => linked(tableCell(f.check, 80), f.url, view.maskedValues)).join(', ')}.`
+    )
+  return lines.join('\n')
 }
 
 /** The per-iteration comment: its marker, then the history entry (the same on a re-run). */

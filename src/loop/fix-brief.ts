@@ -95,6 +95,13 @@ function keyList(keys: readonly string[], max: number): string {
   return more > 0 ? `${shown.join(', ')} +${more} more` : shown.join(', ') || `${keys.length} keys`
 }
 
+/** A check named with its link, when CI set a plain http(s) URL (no line break, no `)`). */
+function linkedCheck(check: { check: string; url: string | null }): string {
+  const name = oneLine(check.check, 100)
+  const target = check.url ? linkTarget(check.url) : null
+  return target ? `[${name}](${target})` : name
+}
+
 function checkLines(attempt: Attempt, max: number): string[] {
   const checks = attempt.failingChecks ?? []
   const lines = checks.slice(0, max).map((check) => {
@@ -146,8 +153,10 @@ function findingLines(ledger: Ledger, attempt: Attempt, detail: Detail): string[
     const base = classification.baseSha
       ? ` at ${inlineCode(classification.baseSha.slice(0, 12), 20)}`
       : ''
+    const evidence = (classification.baseChecks ?? []).slice(0, Math.max(detail.checks, 1))
+    const where = evidence.length > 0 ? ` in ${evidence.map(linkedCheck).join(', ')}` : ''
     lines.push(
-      `- **Not this iteration's failures** (they fail on the base branch head too${base}): ${keyList(classification.preExisting, Math.max(detail.keys, 1))}. Do not touch them.`
+      `- **Not this iteration's failures** (they fail on the base branch head too${base}${where}): ${keyList(classification.preExisting, Math.max(detail.keys, 1))}. Do not touch them.`
     )
   } else if (classification?.baseNote) {
     lines.push(`- **Base branch:** ${oneLine(classification.baseNote, 300)}`)
@@ -159,6 +168,10 @@ function findingLines(ledger: Ledger, attempt: Attempt, detail: Detail): string[
   if (classification && classification.infrastructure.length > 0)
     lines.push(
       `- **Infrastructure** (outside the project's build and tests): ${classification.infrastructure.map((f) => `${oneLine(f.check, 80)} (${oneLine(f.cause, 120)})`).join(', ')}.`
+    )
+  for (const rerun of attempt.reruns ?? [])
+    lines.push(
+      `- **Re-run** of ${rerun.checks.map((check) => oneLine(check, 80)).join(', ')} (${rerun.why}): ${rerun.outcome}${rerun.url && linkTarget(rerun.url) ? ` ([run](${linkTarget(rerun.url)}))` : ''}.`
     )
   if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
     lines.push(
@@ -191,7 +204,9 @@ function fixBrief(
     `🛠️ **CI is ${attempt.state === 'no-checks' ? 'silent' : 'red'} on ${branch}: fix it before anything else.** This is fix attempt ${next} of ${iteration.maxFixAttempts} of the current iteration; ${clock.left} minute${clock.left === 1 ? '' : 's'} of its ${iteration.timeoutMinutes}-minute wall clock were left when this was written (${clock.asOf}; it ends at ${clock.endsAt}).`,
     '',
     `- **Gated commit:** ${gatedCommit(attempt)}`,
-    ...(attempt.note ? [`- **Note:** ${oneLine(attempt.note, 300)}`] : []),
+    ...(attempt.note
+      ? [`- **Note:** ${oneLine(attempt.note, LEDGER_LIMITS.maxAttemptNoteChars)}`]
+      : []),
     ...findingLines(ledger, attempt, detail),
     '',
     '**What to do**',
@@ -232,7 +247,9 @@ function pausedBrief(
     `⏸️ **Paused by the CI gate:** ${inlineCode(reason, 300)}`,
     '',
     `- **Last gated commit:** ${gatedCommit(attempt)} (attempt ${attempt.index}, ${attempt.state})`,
-    ...(attempt.note ? [`- **Note:** ${oneLine(attempt.note, 300)}`] : []),
+    ...(attempt.note
+      ? [`- **Note:** ${oneLine(attempt.note, LEDGER_LIMITS.maxAttemptNoteChars)}`]
+      : []),
     ...findingLines(ledger, attempt, detail),
     '',
     ...(remembered && before ? [rememberedLine(remembered), ''] : []),

@@ -63,7 +63,12 @@ export const LEDGER_LIMITS = {
   /** Machine State writes kept for re-projection (oldest dropped first). */
   maxWrites: 8,
   maxBaseChecks: 30,
-  maxNoteChars: 300
+  maxNoteChars: 300,
+  /**
+   * An attempt's note may hold what a maintainer must do when no fix can help (every cause
+   * of silence, named): the brief shows it whole.
+   */
+  maxAttemptNoteChars: 1000
 } as const
 
 export const ATTEMPT_STATES = [
@@ -118,6 +123,8 @@ const ClassificationSchema = z.object({
   /** The base branch head they were read on, and why there is nothing to compare with. */
   baseSha: commitSha.nullable(),
   baseNote: z.string().nullable(),
+  /** The evidence: the base head's checks that fail with those keys, with their links. */
+  baseChecks: z.array(z.object({ check: z.string(), url: z.string().nullable() })).optional(),
   /** Checks that failed, were re-run and passed. */
   flaky: z.array(z.object({ check: z.string(), url: z.string().nullable() })),
   /** Checks whose log shows a failure outside the project's own build and tests. */
@@ -489,7 +496,17 @@ export interface AttemptVerdict {
   /** First error lines, already sanitised (untrusted text removed) by the caller. */
   errorLines?: readonly string[]
   classification?: Classification
+  /** The re-runs' outcomes, once known: they replace the entries recorded when requested. */
+  reruns?: readonly Rerun[]
   note?: string
+}
+
+/** `recorded` with each re-run replaced by its settled form in `settled` (same run, same request time). */
+function settleReruns(recorded: readonly Rerun[], settled: readonly Rerun[]): Rerun[] {
+  const same = (a: Rerun, b: Rerun) =>
+    a.workflowRunId === b.workflowRunId && a.requestedAt === b.requestedAt
+  const kept = recorded.map((rerun) => settled.find((s) => same(s, rerun)) ?? rerun)
+  return [...kept, ...settled.filter((s) => !recorded.some((rerun) => same(s, rerun)))]
 }
 
 export function signatureRecord(signature: SignatureLike): SignatureRecord {
@@ -521,6 +538,13 @@ function boundedClassification(classification: Classification): Classification {
     baseNote: classification.baseNote
       ? cut(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
       : null,
+    ...(classification.baseChecks
+      ? {
+          baseChecks: classification.baseChecks
+            .slice(0, maxFailingChecks)
+            .map((c) => ({ check: cut(c.check, maxCheckNameChars), url: url(c.url) }))
+        }
+      : {}),
     flaky: classification.flaky
       .slice(0, maxFailingChecks)
       .map((f) => ({ check: cut(f.check, maxCheckNameChars), url: url(f.url) })),
@@ -557,7 +581,10 @@ export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptV
     ...(verdict.classification
       ? { classification: boundedClassification(verdict.classification) }
       : {}),
-    ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxNoteChars) } : {})
+    ...(verdict.reruns && verdict.reruns.length > 0
+      ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) }
+      : {}),
+    ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
   }
   let next = replaceAttempt(ledger, index, completed)
   const latest = latestAttempt(ledger)

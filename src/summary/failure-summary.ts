@@ -77,6 +77,8 @@ export const ClassificationSchema = z.object({
   baseSha: z.string().nullable(),
   /** Why nothing could be compared with the base head, when that is so. */
   baseNote: z.string().nullable(),
+  /** The base head's checks that fail with the pre-existing keys (the evidence). */
+  baseChecks: z.array(LinkedCheckSchema).optional(),
   /** Checks that failed, were re-run, and passed. */
   flaky: z.array(LinkedCheckSchema),
   /** Checks that failed outside the project's build and tests. */
@@ -204,6 +206,7 @@ function cleanClassification(
     baseBranch: c.baseBranch === null ? null : clean(c.baseBranch),
     baseSha: c.baseSha,
     baseNote: c.baseNote === null ? null : clean(c.baseNote),
+    ...(c.baseChecks ? { baseChecks: c.baseChecks.map(linked) } : {}),
     flaky: c.flaky.map(linked),
     infrastructure: c.infrastructure.map((item) => ({ ...linked(item), cause: clean(item.cause) })),
     reruns: c.reruns.map((r) => ({ ...r, checks: r.checks.map(clean), url: clean(r.url) })),
@@ -383,10 +386,16 @@ function renderClassification(
   if (!c) return null
   const lines: string[] = []
   if (c.blocked) lines.push(`- 🚧 **Blocked**, no fix can help: ${c.blocked.advice}`)
+  const linked = (item: { check: string; url: string }) => {
+    const name = oneLine(item.check, NAME_MAX_CHARS, text)
+    const target = linkTarget(item.url, text)
+    return target === null ? name : `[${name}](${target})`
+  }
   if (c.preExisting.length > 0) {
     const where = [
       c.baseBranch ? inlineCode(c.baseBranch, 100, text) : 'the base branch',
-      c.baseSha ? `at ${inlineCode(c.baseSha.slice(0, 12), 20, text)}` : ''
+      c.baseSha ? `at ${inlineCode(c.baseSha.slice(0, 12), 20, text)}` : '',
+      c.baseChecks && c.baseChecks.length > 0 ? `in ${c.baseChecks.map(linked).join(', ')}` : ''
     ]
       .filter(Boolean)
       .join(' ')
@@ -395,11 +404,6 @@ function renderClassification(
     )
   }
   if (c.baseNote) lines.push(`- ℹ️ Base branch: ${oneLine(c.baseNote, 300, text)}`)
-  const linked = (item: { check: string; url: string }) => {
-    const name = oneLine(item.check, NAME_MAX_CHARS, text)
-    const target = linkTarget(item.url, text)
-    return target === null ? name : `[${name}](${target})`
-  }
   if (c.flaky.length > 0)
     lines.push(`- 🎲 **Flaky** (failed, then passed on re-run): ${c.flaky.map(linked).join(', ')}`)
   if (c.infrastructure.length > 0)
