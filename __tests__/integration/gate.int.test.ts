@@ -95,7 +95,9 @@ describe('gate, in-process against the fake API', () => {
   it('no checks at all (no push): never green; blocked, since no fix can help', async () => {
     const { run, fake } = await gateOnce({}, { 'checks-grace-seconds': '120' })
     expect(run.outputs).toMatchObject({ status: 'paused', verdict: 'no-checks' })
-    expect(run.outputs['pause-reason']).toMatch(/^ci-blocked: no CI ran on c0ffee000000 within 120 s$/)
+    expect(run.outputs['pause-reason']).toMatch(
+      /^ci-blocked: no CI ran on c0ffee000000 within 120 s$/
+    )
     expect(run.summary).toContain('silence is never read as green')
     expect(run.summary).toContain('GH_AW_CI_TRIGGER_TOKEN')
     // It waited the whole grace period of virtual time, and no longer than one poll past it.

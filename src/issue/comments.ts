@@ -106,6 +106,10 @@ function attemptBlock(attempt: Attempt, view: PauseView): string {
     `**Attempt ${attempt.index}** — ${inlineCode(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
       (run ? ` — [run](${run})` : '') +
       (checks ? ` — failing: ${checks}` : ''),
+    // The action's own words (why the attempt ended so: no new commit, blocked, …).
+    ...(attempt.noNewCommit || (attempt.note && attempt.state !== 'blocked')
+      ? [`_${oneLine(attempt.note ?? 'no new commit: the fixer pushed nothing', 300)}_`]
+      : []),
     ...whoseFailureLines(attempt, view.maskedValues)
   ]
   if (attempt.errorLines && attempt.errorLines.length > 0)

@@ -38,8 +38,12 @@ export function isProjected(text: string, ledger: Ledger): boolean {
   return readLedgerPointer(text)?.revision === ledger.revision
 }
 
-/** The smallest brief budget: the brief's shortest form fits in it. */
-const MIN_BRIEF_BYTES = 600
+/**
+ * The brief always gets this much room, with its first error lines: when the file is near its
+ * budget, the oldest Iteration History entries are collapsed to make it, since what the next
+ * run must fix matters more than the detail of old iterations.
+ */
+const MIN_BRIEF_BYTES = 3072
 
 /**
  * The file with the ledger projected onto it (see the module comment). Pure and idempotent:
