@@ -8,8 +8,6 @@ export interface GitPort {
   headSha(): Promise<string>
   /** Pushes `sha` to `refs/heads/<branch>` on the remote, never forcing. */
   push(sha: string, branch: string): Promise<void>
-  /** Whether the work tree has commits or changes beyond `sha` (used after a fix command). */
-  hasUncommittedChanges(): Promise<boolean>
 }
 
 export interface GitOptions {
@@ -97,10 +95,6 @@ export function createGit(options: GitOptions): GitPort {
       throw new ActionError(`git push to ${branch} failed (exit ${result.code}): ${output}`, {
         fix: 'check that the checkout has an `origin` remote and the job can reach it.'
       })
-    },
-    async hasUncommittedChanges() {
-      const result = await runGit(['status', '--porcelain'], options.cwd)
-      return result.stdout.trim().length > 0
     }
   }
 }
