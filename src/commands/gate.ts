@@ -398,16 +398,7 @@ async function observeAndSettle(
   const observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
   const index = began.attempt.index
   if (observation.verdict === 'green') return settleGreen(run, index, observation, null)
-  if (observation.verdict === 'ci-timeout') {
-    const signature = signatureOf([buildKey('ci-timeout')])
-    return pause(run, index, observation, {
-      kind: 'timeout',
-      reason: pauseReason('timeout'),
-      verdict: 'ci-timeout',
-      record: { state: 'ci-timeout', now: deps.clock.now(), signature },
-      signature
-    })
-  }
+  if (observation.verdict === 'ci-timeout') return pauseOnTimeout(run, index, observation)
   const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null)
   if (blocked) {
     deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`)
@@ -443,7 +434,26 @@ async function observeAndSettle(
   )
   if (findings.observation.verdict === 'green')
     return settleGreen(run, index, findings.observation, findings)
+  // The re-runs were still running when the iteration's wall clock ran out.
+  if (findings.observation.verdict === 'ci-timeout')
+    return pauseOnTimeout(run, index, findings.observation)
   return settleRed(run, index, findings)
+}
+
+/** Checks still running at the iteration's wall-clock cap: paused `ci-timeout`. */
+async function pauseOnTimeout(
+  run: GateRun,
+  index: number,
+  observation: GateObservation
+): Promise<Settled> {
+  const signature = signatureOf([buildKey('ci-timeout')])
+  return pause(run, index, observation, {
+    kind: 'timeout',
+    reason: pauseReason('timeout'),
+    verdict: 'ci-timeout',
+    record: { state: 'ci-timeout', now: run.deps.clock.now(), signature },
+    signature
+  })
 }
 
 /** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
