@@ -16,7 +16,7 @@ import {
   serializeLedger,
   type Ledger
 } from '../loop/ledger.js'
-import { readLegacyLedgerBlock } from './ci-gate-section.js'
+import { readLedgerPointer, readLegacyLedgerBlock } from './ci-gate-section.js'
 import { StateConflictError, StateFileError } from './errors.js'
 import { readMachineState } from './machine-state.js'
 import { isProjected, projectStateFile } from './projection.js'
@@ -219,10 +219,13 @@ async function writeProjection(
     deps.store,
     path,
     (text) =>
-      projectStateFile(text ?? createStateFile(program), ledger, {
-        program,
-        maxBytes: options.maxBytes
-      }),
+      // Another run projected a newer revision of the ledger meanwhile: ours is older.
+      text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
+        ? text
+        : projectStateFile(text ?? createStateFile(program), ledger, {
+            program,
+            maxBytes: options.maxBytes
+          }),
     {
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
