@@ -111,6 +111,20 @@ function expectValidState(text: string | null, ledgerText: string | null): Attem
   return ledger.attempts
 }
 
+const COMMITS = [sha(1), sha(2), sha(3)]
+
+/** Three commits, each with a failing check of its own, gated by three runs at once. */
+function threeRedCommits(program: Program): Scenario {
+  return scenarioFor(program, {
+    branches: { [BRANCH]: sha(3) },
+    checkRuns: COMMITS.map((commit, i) => red(commit, `check-${i}`, 120 + 30 * i))
+  })
+}
+
+function gateThreeAtOnce(fake: FakeGitHub, program: Program): Promise<InProcessRun[]> {
+  return Promise.all(COMMITS.map((commit, i) => gate(fake, program, commit, 700 + i)))
+}
+
 const STORES: StoreKind[] = ['state-dir', 'state-branch']
 const ROUNDS = 3
 
@@ -118,31 +132,22 @@ describe.each(STORES)('concurrent gates, %s store', (store) => {
   it(`three gates of three SHAs at once count three attempts, none lost (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const program = programIn(store)
-      const commits = [sha(1), sha(2), sha(3)]
-      await withFake(
-        scenarioFor(program, {
-          branches: { [BRANCH]: sha(3) },
-          checkRuns: commits.map((commit, i) => red(commit, `check-${i}`, 120 + 30 * i))
-        }),
-        async (fake) => {
-          const runs = await Promise.all(
-            commits.map((commit, i) => gate(fake, program, commit, 700 + i))
+      await withFake(threeRedCommits(program), async (fake) => {
+        const runs = await gateThreeAtOnce(fake, program)
+        for (const run of runs)
+          expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
+        const reported = runs.map((run) => Number(run.outputs.attempt)).sort()
+        expect(reported).toEqual([0, 1, 2])
+        const attempts = expectValidState(...filesOf(fake, program))
+        expect(attempts.map((a) => a.index)).toEqual([0, 1, 2])
+        expect(attempts.map((a) => a.sha).sort()).toEqual([...COMMITS].sort())
+        expect(attempts.map((a) => a.state)).toEqual(['red', 'red', 'red'])
+        // Each run's attempt is the one it reported.
+        for (const [i, run] of runs.entries())
+          expect(attempts.find((a) => a.sha === COMMITS[i])?.index).toBe(
+            Number(run.outputs.attempt)
           )
-          for (const run of runs)
-            expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
-          const reported = runs.map((run) => Number(run.outputs.attempt)).sort()
-          expect(reported).toEqual([0, 1, 2])
-          const attempts = expectValidState(...filesOf(fake, program))
-          expect(attempts.map((a) => a.index)).toEqual([0, 1, 2])
-          expect(attempts.map((a) => a.sha).sort()).toEqual([...commits].sort())
-          expect(attempts.map((a) => a.state)).toEqual(['red', 'red', 'red'])
-          // Each run's attempt is the one it reported.
-          for (const [i, run] of runs.entries())
-            expect(attempts.find((a) => a.sha === commits[i])?.index).toBe(
-              Number(run.outputs.attempt)
-            )
-        }
-      )
+      })
     }
   })
 
@@ -237,35 +242,26 @@ function anotherJob(dir: string, times: number): Promise<{ done: Promise<void> }
 }
 
 describe('the state-dir store, another job writing the same file from its own process', () => {
-  const LESSONS = 40
+  const LESSONS = 150
 
   it('gates and the other job both keep every write', async () => {
     const program = programIn('state-dir')
-    const commits = [sha(1), sha(2), sha(3)]
-    await withFake(
-      scenarioFor(program, {
-        branches: { [BRANCH]: sha(3) },
-        checkRuns: commits.map((commit, i) => red(commit, `check-${i}`, 120 + 30 * i))
-      }),
-      async (fake) => {
-        const other = await anotherJob(program.stateDir, LESSONS)
-        const runs = await Promise.all(
-          commits.map((commit, i) => gate(fake, program, commit, 700 + i))
-        )
-        await other.done
-        for (const run of runs) expect(run.outputs).toMatchObject({ status: 'failure' })
-        const text = program.read(fake, `${PROGRAM}.md`) as string
-        const lessons = text.split('\n').filter((line) => / from another job$/.test(line))
-        expect(lessons).toHaveLength(LESSONS)
-        // Less the other job's lines (and the blank line each insert left), the gate's file.
-        const gates = text.replace(/\n\n(- lesson .* from another job\n)+/, '\n\n')
-        const attempts = expectValidState(gates, program.read(fake, ledgerPath(PROGRAM)))
-        expect(attempts.map((a) => [a.index, a.state])).toEqual([
-          [0, 'red'],
-          [1, 'red'],
-          [2, 'red']
-        ])
-      }
-    )
+    await withFake(threeRedCommits(program), async (fake) => {
+      const other = await anotherJob(program.stateDir, LESSONS)
+      const runs = await gateThreeAtOnce(fake, program)
+      await other.done
+      for (const run of runs) expect(run.outputs).toMatchObject({ status: 'failure' })
+      const text = program.read(fake, `${PROGRAM}.md`) as string
+      const lessons = text.split('\n').filter((line) => / from another job$/.test(line))
+      expect(lessons).toHaveLength(LESSONS)
+      // Less the other job's lines (and the blank line each insert left), the gate's file.
+      const gates = text.replace(/\n\n(- lesson .* from another job\n)+/, '\n\n')
+      const attempts = expectValidState(gates, program.read(fake, ledgerPath(PROGRAM)))
+      expect(attempts.map((a) => [a.index, a.state])).toEqual([
+        [0, 'red'],
+        [1, 'red'],
+        [2, 'red']
+      ])
+    })
   })
 })
