@@ -19,7 +19,10 @@
  *    failures" (seeds 142, 188, 292) or paused `ci-base-red` (seed 275). Now decided per check.
  * 5. A failed test re-run still running when the wall clock ran out: the gate said red with an
  *    empty signature, and called the check flaky although its re-run had not passed (seeds
- *    81, 110, 228, 268, 279). Now it pauses `ci-timeout`, and only a re-run that passed is flaky.
+ *    81, 110, 228, 268, 279). Likewise a re-run that ended skipped (seed 440: red for a head
+ *    with nothing but skipped checks). Now what the checks say after the re-runs is settled
+ *    like a first observation (ci-timeout, no-checks, blocked, green), and only a re-run that
+ *    passed is flaky.
  */
 import { describe, expect, it } from '@jest/globals'
 import { resolve } from 'node:path'
@@ -304,5 +307,26 @@ describe('a re-run still running when the wall clock runs out', () => {
         expect(attempt?.reruns?.map((r) => [r.checks, r.outcome])).toEqual([[['unit'], 'pending']])
       }
     )
+  })
+})
+
+describe('a re-run that ends skipped', () => {
+  it('leaves nothing but skipped checks: no-checks (blocked), never red with an empty signature', async () => {
+    const unit: CheckRunPlan = {
+      sha: SHA,
+      name: 'unit',
+      timeline: failingAt(120),
+      log: JEST_LOG,
+      rerun: [{ conclusion: 'skipped' }]
+    }
+    await withFake({ branches: { [BRANCH]: SHA }, checkRuns: [unit] }, async (fake) => {
+      const run = await runInProcess(fake, {
+        inputs: { program: PROGRAM, push: 'false', 'state-dir': tempDir('autoloop-skip-') }
+      })
+      expect(run.stdout).toContain('Re-running the failed jobs of run')
+      expect(run.outputs).toMatchObject({ status: 'paused', verdict: 'no-checks' })
+      expect(run.outputs['pause-reason']).toMatch(/^ci-blocked: /)
+      expect(run.outputs.signature).toBe('')
+    })
   })
 })
