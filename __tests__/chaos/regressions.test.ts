@@ -273,22 +273,23 @@ describe('a failure is pre-existing only when the same check fails with it on th
   )
 })
 
+/** A failing test job, re-run once by the gate (a failing test may be flaky), as `rerun` says. */
+const failingTest = (rerun: NonNullable<CheckRunPlan['rerun']>[number]): CheckRunPlan => ({
+  sha: SHA,
+  name: 'unit',
+  timeline: failingAt(120),
+  log: JEST_LOG,
+  rerun: [rerun]
+})
+
 describe('a re-run still running when the wall clock runs out', () => {
   it('pauses ci-timeout: not red with an empty signature, and nothing is called flaky', async () => {
-    const unit: CheckRunPlan = {
-      sha: SHA,
-      name: 'unit',
-      timeline: failingAt(120),
-      log: JEST_LOG,
-      rerun: [
-        {
-          timeline: [
-            { at: 0, status: 'queued' },
-            { at: 5000, status: 'completed', conclusion: 'success' }
-          ]
-        }
+    const unit = failingTest({
+      timeline: [
+        { at: 0, status: 'queued' },
+        { at: 5000, status: 'completed', conclusion: 'success' }
       ]
-    }
+    })
     await withFake(
       { branches: { [BRANCH]: SHA }, contents: { 'memory/autoloop': {} }, checkRuns: [unit] },
       async (fake) => {
@@ -312,13 +313,7 @@ describe('a re-run still running when the wall clock runs out', () => {
 
 describe('a re-run that ends skipped', () => {
   it('leaves nothing but skipped checks: no-checks (blocked), never red with an empty signature', async () => {
-    const unit: CheckRunPlan = {
-      sha: SHA,
-      name: 'unit',
-      timeline: failingAt(120),
-      log: JEST_LOG,
-      rerun: [{ conclusion: 'skipped' }]
-    }
+    const unit = failingTest({ conclusion: 'skipped' })
     await withFake({ branches: { [BRANCH]: SHA }, checkRuns: [unit] }, async (fake) => {
       const run = await runInProcess(fake, {
         inputs: { program: PROGRAM, push: 'false', 'state-dir': tempDir('autoloop-skip-') }
