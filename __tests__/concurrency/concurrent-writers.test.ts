@@ -157,7 +157,8 @@ describe.each(STORES)('concurrent gates, %s store', (store) => {
       await withFake(
         scenarioFor(program, {
           branches: { [BRANCH]: sha(1) },
-          checkRuns: [red(sha(1), 'unit', 200)]
+          // Red only after 15 minutes: both runs begin long before either has a verdict.
+          checkRuns: [red(sha(1), 'unit', 900)]
         }),
         async (fake) => {
           const runs = await Promise.all([
@@ -185,8 +186,7 @@ describe.each(STORES)('concurrent gates, %s store', (store) => {
         checkRuns: [red(sha(1), 'unit', 3000), ownJob(sha(1))]
       }),
       async (fake) => {
-        let gateDone = false
-        const gating = gate(fake, program, sha(1), GATE_RUN_ID).finally(() => (gateDone = true))
+        const gating = gate(fake, program, sha(1), GATE_RUN_ID)
         // Start the reconcile once the gate's attempt is in flight (each turn of the event
         // loop lets the gate take a step; its waits are on the fake's clock).
         let ledger: string | null = null
@@ -196,11 +196,16 @@ describe.each(STORES)('concurrent gates, %s store', (store) => {
         }
         expect(ledger).toContain('"in-flight"')
         const reconcile = await runInProcess(fake, {
-          inputs: { command: 'reconcile', ...program.inputs },
+          inputs: { command: 'reconcile', 'github-token': 'reconcile-token', ...program.inputs },
           env: { GITHUB_RUN_ID: '555' }
         })
-        // The reconcile ran while the gate was still waiting.
-        expect(gateDone).toBe(false)
+        // The reconcile found the attempt in flight: it asked whether the gate's run still runs.
+        expect(
+          fake.requests
+            .filter((r) => r.headers.authorization === 'token reconcile-token')
+            .filter((r) => r.path.endsWith(`/actions/runs/${GATE_RUN_ID}`))
+            .map((r) => r.status)
+        ).toEqual([200])
         const run = await gating
         expect(reconcile.exitCode).toBe(0)
         expect(reconcile.outputs).toMatchObject({
