@@ -9,6 +9,7 @@ import { memoryLogger } from './log.js'
 import type { FakeGitHub } from './fake-github/index.js'
 import { realConnect } from '../src/deps.js'
 import { run, type Adapters } from '../src/main.js'
+import type { Clock } from '../src/clock.js'
 
 export interface InProcessOptions {
   inputs: Record<string, string>
@@ -20,6 +21,8 @@ export interface InProcessOptions {
   exists?: (path: string) => boolean
   /** Changes the real adapters before the command gets them (a benchmark's other mode). */
   adapt?: (adapters: Adapters) => Adapters
+  /** The action's clock; `fake.clock` by default (the chaos suite wraps it to crash a job). */
+  clock?: Clock
 }
 
 export interface InProcessRun {
@@ -79,7 +82,7 @@ export async function runActionInProcess(
         env,
         cwd: options.cwd ?? tempDir,
         log,
-        clock: fake.clock,
+        clock: options.clock ?? fake.clock,
         client: { retryBackoffMs: 1 },
         exists: options.exists ?? (() => false)
       })(config)

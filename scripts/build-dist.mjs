@@ -12,7 +12,10 @@ const check = process.argv.includes('--check')
 
 function build(out) {
   const run = (...args) =>
-    execFileSync(process.execPath, [ncc, 'build', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+    execFileSync(process.execPath, [ncc, 'build', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit']
+    })
   run('src/index.ts', '-o', out, '-t', '--source-map', '--license', 'licenses.txt')
   run('src/cli.ts', '-o', join(out, 'cli'), '-t', '--source-map')
 }
@@ -47,11 +50,15 @@ try {
       ...present.filter((file) => !fresh.includes(file)).map((file) => `extra: dist/${file}`),
       ...fresh
         .filter((file) => present.includes(file))
-        .filter((file) => !readFileSync(join(out, file)).equals(readFileSync(join(committed, file))))
+        .filter(
+          (file) => !readFileSync(join(out, file)).equals(readFileSync(join(committed, file)))
+        )
         .map((file) => `stale: dist/${file}`)
     ]
     if (problems.length > 0) {
-      console.error(`dist/ does not match a fresh build of src/:\n${problems.join('\n')}\nFix: run npm run build and commit dist/.`)
+      console.error(
+        `dist/ does not match a fresh build of src/:\n${problems.join('\n')}\nFix: run npm run build and commit dist/.`
+      )
       process.exitCode = 1
     } else console.log(`dist/ matches a fresh build (${fresh.length} files)`)
   }

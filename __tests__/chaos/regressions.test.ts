@@ -1,5 +1,6 @@
 /**
- * Defects the chaos suite found, each pinned by a test that fails without its fix.
+ * Defects the chaos suite found, each pinned by a test that fails without its fix (seeds of
+ * the generator that found them; later generators number their cases differently).
  *
  * 1. A comment post whose answer was lost (the comment was created, the answer was a 5xx or
  *    a dropped connection) was re-sent by the client's retry and posted again: 4 status
@@ -12,11 +13,20 @@
  *    garbage ("Cannot read properties of undefined (reading 'sha')", chaos run of seeds
  *    1–300), and a state file read as "no file", so a paused program would have been gated.
  *    The client now asks again, then fails with a message that names the cause.
+ * 4. A failure key counted as pre-existing when any check failed with it on the base branch
+ *    head, not the same check: a second job failing the same way (a matrix job the base does
+ *    not run) was taken for the base branch's, and the head accepted "green except pre-existing
+ *    failures" (seeds 142, 188, 292) or paused `ci-base-red` (seed 275). Now decided per check.
+ * 5. A failed test re-run still running when the wall clock ran out: the gate said red with an
+ *    empty signature, and called the check flaky although its re-run had not passed (seeds
+ *    81, 110, 228, 268, 279). Likewise a re-run that ended skipped (seed 440: red for a head
+ *    with nothing but skipped checks). Now what the checks say after the re-runs is settled
+ *    like a first observation (ci-timeout, no-checks, blocked, green), and only a re-run that
+ *    passed is flaky.
  */
 import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { resolve } from 'node:path'
+import type { CheckRunPlan } from '../../__fixtures__/fake-github/index.js'
 import {
   MAX_CREATE_ATTEMPTS,
   upsertMarkedComment,
@@ -24,21 +34,27 @@ import {
   type IssueComment,
   type IssuesPort
 } from '../../src/issue/program-issue.js'
-import { actionEnv, withFake } from '../helpers/fake-run.js'
+import { BRANCH, PROGRAM, SHA, withFake } from '../helpers/fake-run.js'
+import { runInProcess } from '../helpers/in-process.js'
+import { tempDir } from '../helpers/temp-dir.js'
 import { createGitHubClient } from '../../src/github/client.js'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 import { RestGitHub } from '../../src/github/rest.js'
-import { runAction } from '../helpers/run-action.js'
+import { ledgerOf } from '../commands/lifecycle-helpers.js'
 
 /** An issue whose comment posts fail as told: `lost` creates then fails, `refused` only fails. */
 function flakyIssue(
   plan: Array<'lost' | 'refused' | 'ok'>
 ): IssuesPort & { comments: IssueComment[] } {
   const comments: IssueComment[] = []
+  const labels = new Set<string>()
   let next = 1
   return {
     comments,
+    issueLabels: async () => [...labels],
+    addLabel: async (_issue, label) => void labels.add(label),
+    removeLabel: async (_issue, label) => void labels.delete(label),
     listComments: async () => comments.map((c) => ({ ...c })),
     async createComment(_issue, body) {
       const outcome = plan.shift() ?? 'ok'
@@ -84,7 +100,7 @@ describe('a comment post whose answer was lost is not posted twice', () => {
     expect(MAX_CREATE_ATTEMPTS).toBeGreaterThan(1)
   })
 
-  it('through dist/index.js: 503 after the comment was created, four times in a row', async () => {
+  it('through the whole action: 503 after the comment was created, four times in a row', async () => {
     const sha = 'ab'.repeat(20)
     await withFake(
       {
@@ -102,16 +118,15 @@ describe('a comment post whose answer was lost is not posted twice', () => {
         ]
       },
       async (fake) => {
-        const run = await runAction({
+        const run = await runInProcess(fake, {
           inputs: {
             program: 'perf',
             push: 'false',
             sha,
             issue: '12',
             'timeout-minutes': '5',
-            'state-dir': mkdtempSync(join(tmpdir(), 'autoloop-dup-'))
-          },
-          env: actionEnv(fake)
+            'state-dir': tempDir('autoloop-dup-')
+          }
         })
         expect(run.outputs).toMatchObject({ status: 'paused', 'pause-reason': 'ci-timeout' })
         const bodies = fake.state.comments.map((c) => c.body.split('\n')[0])
@@ -215,5 +230,98 @@ describe('a 200 whose body is not JSON is never taken for data', () => {
     expect(file).toMatch(
       /^error: GitHub answered GET .* with a body that is not JSON, 4 times in a row/
     )
+  })
+})
+
+const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
+/** A job log printed by tsc (the corpus records how it was made). */
+const TSC_LOG = { file: resolve(CORPUS, 'tsc/missing-property/job-log.log') }
+const JEST_LOG = { file: resolve(CORPUS, 'jest/assertion/job-log.log') }
+
+const failingAt = (seconds: number) => [
+  { at: 0, status: 'queued' as const },
+  { at: seconds, status: 'completed' as const, conclusion: 'failure' as const }
+]
+
+describe('a failure is pre-existing only when the same check fails with it on the base branch', () => {
+  const checks: CheckRunPlan[] = [
+    { sha: SHA, name: 'test', timeline: failingAt(120), log: TSC_LOG },
+    // The same failure in a second job, which fails on the head only.
+    { sha: SHA, name: 'test (node 22)', timeline: failingAt(150), log: TSC_LOG },
+    { branch: 'main', head: 0, name: 'test', timeline: failingAt(60), log: TSC_LOG }
+  ]
+
+  it.each(['allow', 'block'])(
+    "pre-existing-failures: %s: red, the other job's failure is the iteration's own",
+    async (mode) => {
+      await withFake({ branches: { [BRANCH]: SHA }, checkRuns: checks }, async (fake) => {
+        const run = await runInProcess(fake, {
+          inputs: {
+            program: PROGRAM,
+            push: 'false',
+            'state-dir': tempDir('autoloop-base-'),
+            'pre-existing-failures': mode
+          }
+        })
+        expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
+        const key = run.outputs.signature
+        expect(key).toMatch(/^tsc:TS\d+:/)
+        // The key is pre-existing in `test` and the iteration's own in `test (node 22)`.
+        expect(JSON.parse(run.outputs['pre-existing'] ?? '[]')).toEqual([key])
+      })
+    }
+  )
+})
+
+/** A failing test job, re-run once by the gate (a failing test may be flaky), as `rerun` says. */
+const failingTest = (rerun: NonNullable<CheckRunPlan['rerun']>[number]): CheckRunPlan => ({
+  sha: SHA,
+  name: 'unit',
+  timeline: failingAt(120),
+  log: JEST_LOG,
+  rerun: [rerun]
+})
+
+describe('a re-run still running when the wall clock runs out', () => {
+  it('pauses ci-timeout: not red with an empty signature, and nothing is called flaky', async () => {
+    const unit = failingTest({
+      timeline: [
+        { at: 0, status: 'queued' },
+        { at: 5000, status: 'completed', conclusion: 'success' }
+      ]
+    })
+    await withFake(
+      { branches: { [BRANCH]: SHA }, contents: { 'memory/autoloop': {} }, checkRuns: [unit] },
+      async (fake) => {
+        const run = await runInProcess(fake, {
+          inputs: { program: PROGRAM, push: 'false', 'timeout-minutes': '10' }
+        })
+        expect(run.stdout).toContain('Re-running the failed jobs of run')
+        expect(run.outputs).toMatchObject({
+          status: 'paused',
+          verdict: 'ci-timeout',
+          'pause-reason': 'ci-timeout'
+        })
+        const attempt = ledgerOf(fake, PROGRAM)?.attempts[0]
+        expect(attempt?.state).toBe('ci-timeout')
+        expect(attempt?.classification?.flaky ?? []).toEqual([])
+        expect(attempt?.reruns?.map((r) => [r.checks, r.outcome])).toEqual([[['unit'], 'pending']])
+      }
+    )
+  })
+})
+
+describe('a re-run that ends skipped', () => {
+  it('leaves nothing but skipped checks: no-checks (blocked), never red with an empty signature', async () => {
+    const unit = failingTest({ conclusion: 'skipped' })
+    await withFake({ branches: { [BRANCH]: SHA }, checkRuns: [unit] }, async (fake) => {
+      const run = await runInProcess(fake, {
+        inputs: { program: PROGRAM, push: 'false', 'state-dir': tempDir('autoloop-skip-') }
+      })
+      expect(run.stdout).toContain('Re-running the failed jobs of run')
+      expect(run.outputs).toMatchObject({ status: 'paused', verdict: 'no-checks' })
+      expect(run.outputs['pause-reason']).toMatch(/^ci-blocked: /)
+      expect(run.outputs.signature).toBe('')
+    })
   })
 })

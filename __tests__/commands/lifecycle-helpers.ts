@@ -76,6 +76,25 @@ export function commentsOn(fake: FakeGitHub, issue = ISSUE): string[] {
   return fake.state.comments.filter((c) => c.issue === issue).map((c) => c.body)
 }
 
+/**
+ * One gate of `commit` on `autoloop/<program>` as a workflow run would do it: the branch moved
+ * to the commit, then the gate with `push: false` in run `runId` (attempt 1 unless `env` says).
+ */
+export async function gateCommit(
+  fake: FakeGitHub,
+  program: string,
+  commit: string,
+  runId: number,
+  inputs: Record<string, string> = {},
+  env: Record<string, string | undefined> = {}
+): Promise<InProcessRun> {
+  fake.setBranch(`autoloop/${program}`, commit)
+  return runInProcess(fake, {
+    inputs: { program, push: 'false', issue: String(ISSUE), ...inputs },
+    env: { GITHUB_RUN_ID: String(runId), ...env }
+  })
+}
+
 /** Runs one command in-process against the fake (GITHUB_RUN_ID 9000 unless `env` says otherwise). */
 export async function runCommand(
   fake: FakeGitHub,

@@ -1,8 +1,8 @@
 /** A local bare repository and a clone of it, for real pushes without GitHub. */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from './temp-dir.js'
 
 export interface LocalRepo {
   bare: string
@@ -20,7 +20,7 @@ const GIT_ENV = {
 }
 
 export function createLocalRepo(branch: string): LocalRepo {
-  const root = mkdtempSync(join(tmpdir(), 'autoloop-git-'))
+  const root = tempDir('autoloop-git-')
   const bare = join(root, 'remote.git')
   const work = join(root, 'work')
   const run = (cwd: string, ...args: string[]) =>

@@ -1,16 +1,20 @@
 /**
- * The bounded fix loop through the bundled action (issue 4): attempts counted across
- * processes, the three guards, pauses in the state file and on the program issue.
+ * The bounded fix loop, the action run in-process against the fake API: attempts counted
+ * across workflow runs, the three guards, a re-run of a run against a new run on the same
+ * commit, pauses in the state file, the ledger and on the program issue; `fix-command`
+ * running the whole loop in one step.
  */
 import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
-import { BRANCH, PROGRAM, actionEnv, withFake } from '../helpers/fake-run.js'
-import { runAction, type ActionRun } from '../helpers/run-action.js'
+import { BRANCH, PROGRAM, withFake } from '../helpers/fake-run.js'
+import { runInProcess, type InProcessRun } from '../helpers/in-process.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { createLocalRepo } from '../helpers/git-repo.js'
+import { tempDir } from '../helpers/temp-dir.js'
+import { ledgerPath, parseLedgerFile, type Ledger } from '../../src/loop/ledger.js'
+import { ledgerOf, stateFileOf } from '../commands/lifecycle-helpers.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
 const ISSUE = 12
@@ -42,8 +46,14 @@ function passing(commit: string, name: string, seconds = 300): CheckRunPlan {
 interface Loop {
   fake: FakeGitHub
   stateDir: string
-  gate(commit: string, inputs?: Record<string, string>): Promise<ActionRun>
+  /** A gate of `commit` in a new workflow run (or in run `runId`, attempt `runAttempt`). */
+  gate(
+    commit: string,
+    inputs?: Record<string, string>,
+    run?: { runId: number; runAttempt: number }
+  ): Promise<InProcessRun>
   stateText(): string
+  ledger(): Ledger
 }
 
 function stateFileWith(lines: string[], eol = '\n'): string {
@@ -55,19 +65,19 @@ async function withLoop(
   body: (loop: Loop) => Promise<void>,
   initialState?: string
 ): Promise<void> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'autoloop-loop-'))
+  const stateDir = tempDir('autoloop-loop-')
   if (initialState !== undefined) writeFileSync(join(stateDir, `${PROGRAM}.md`), initialState)
   await withFake(
     { issues: [{ number: ISSUE, labels: ['autoloop-program'] }], ...scenario },
     async (fake) => {
-      let runId = 500
+      let nextRunId = 500
       await body({
         fake,
         stateDir,
-        gate: (commit, inputs = {}) => {
+        gate: (commit, inputs = {}, run) => {
           fake.setBranch(BRANCH, commit)
-          runId++
-          return runAction({
+          const runId = run?.runId ?? ++nextRunId
+          return runInProcess(fake, {
             inputs: {
               program: PROGRAM,
               push: 'false',
@@ -76,10 +86,15 @@ async function withLoop(
               issue: String(ISSUE),
               ...inputs
             },
-            env: actionEnv(fake, { GITHUB_RUN_ID: String(runId) })
+            env: { GITHUB_RUN_ID: String(runId), GITHUB_RUN_ATTEMPT: String(run?.runAttempt ?? 1) }
           })
         },
-        stateText: () => readFileSync(join(stateDir, `${PROGRAM}.md`), 'utf8')
+        stateText: () => readFileSync(join(stateDir, `${PROGRAM}.md`), 'utf8'),
+        ledger: () =>
+          parseLedgerFile(
+            readFileSync(join(stateDir, ledgerPath(PROGRAM)), 'utf8'),
+            ledgerPath(PROGRAM)
+          )
       })
     }
   )
@@ -89,12 +104,12 @@ function comments(fake: FakeGitHub): string[] {
   return fake.state.comments.filter((c) => c.issue === ISSUE).map((c) => c.body)
 }
 
-describe('the fix loop through dist/index.js', () => {
-  it('counts attempts across processes and pauses at the budget (ci-fix-exhausted)', async () => {
+describe('the fix loop, in-process against the fake API', () => {
+  it('counts attempts across workflow runs and pauses at the budget (ci-fix-exhausted)', async () => {
     const scenario = {
       checkRuns: [failing(sha(1), 'unit'), failing(sha(2), 'lint'), failing(sha(3), 'e2e')]
     }
-    await withLoop(scenario, async ({ fake, gate, stateText }) => {
+    await withLoop(scenario, async ({ fake, gate, stateText, ledger }) => {
       const first = await gate(sha(1), { 'max-fix-attempts': '2' })
       expect(first.outputs).toMatchObject({
         status: 'failure',
@@ -129,6 +144,21 @@ describe('the fix loop through dist/index.js', () => {
           .at(-1)
       ).toBe('ci-fix-exhausted')
       expect(read.fields.last_run).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      // The ledger: three red attempts, one per run, the iteration paused, the signature kept.
+      const kept = ledger()
+      expect(kept.attempts.map((a) => [a.index, a.sha, a.runId, a.state])).toEqual([
+        [0, sha(1), 501, 'red'],
+        [1, sha(2), 502, 'red'],
+        [2, sha(3), 503, 'red']
+      ])
+      expect(kept.iteration).toMatchObject({ outcome: 'paused', maxFixAttempts: 2 })
+      expect(kept.pausedSignatures.map((p) => p.short)).toEqual(['check:e2e:failure'])
+      // The state file points at the ledger and tells why the loop stopped.
+      const gateSection = stateText().slice(stateText().indexOf('## 🚦 CI Gate'))
+      expect(gateSection).toContain(
+        `ci-gate:ledger ${ledgerPath(PROGRAM)} revision ${kept.revision}`
+      )
+      expect(gateSection).toContain('ci-fix-exhausted: check:e2e:failure')
 
       const bodies = comments(fake)
       expect(bodies.filter((b) => b.includes('<!-- AUTOLOOP:STATUS -->'))).toHaveLength(1)
@@ -204,19 +234,52 @@ describe('the fix loop through dist/index.js', () => {
     )
   })
 
-  it('gating the same SHA again re-uses its attempt', async () => {
+  it('a re-run of the same workflow run re-uses its attempt: it is never counted twice', async () => {
     await withLoop(
       { checkRuns: [failing(sha(1), 'unit'), failing(sha(2), 'lint')] },
-      async ({ gate }) => {
-        await gate(sha(1))
-        const rerun = await gate(sha(1))
-        expect(rerun.outputs).toMatchObject({ status: 'failure', attempt: '0' })
-        expect(rerun.stdout).toContain('is re-used, not counted again')
-        // A re-gate is not "the same failure again".
-        const next = await gate(sha(2))
+      async ({ gate, ledger }) => {
+        const first = await gate(sha(1), {}, { runId: 600, runAttempt: 1 })
+        expect(first.outputs).toMatchObject({ status: 'failure', attempt: '0' })
+        const rerun = await gate(sha(1), {}, { runId: 600, runAttempt: 2 })
+        expect(rerun.outputs).toMatchObject({
+          status: 'failure',
+          attempt: '0',
+          'attempts-remaining': '5'
+        })
+        expect(rerun.stdout).toContain('a re-run of this workflow run: the attempt is re-used')
+        expect(ledger().attempts.map((a) => [a.index, a.runId, a.runAttempt, a.state])).toEqual([
+          [0, 600, 2, 'red']
+        ])
+        // A re-gate is not "the same failure again": the next commit is fix 1.
+        const next = await gate(sha(2), {}, { runId: 601, runAttempt: 1 })
         expect(next.outputs).toMatchObject({ status: 'failure', attempt: '1' })
       }
     )
+  })
+
+  it('the same red commit gated by another workflow run: the fixer pushed nothing, stuck at once', async () => {
+    await withLoop({ checkRuns: [failing(sha(1), 'unit')] }, async ({ fake, gate, ledger }) => {
+      const first = await gate(sha(1))
+      expect(first.outputs).toMatchObject({ status: 'failure', attempt: '0' })
+      const polled = fake.requests.filter((r) => r.route?.endsWith('/check-runs')).length
+      const again = await gate(sha(1))
+      expect(again.outputs).toMatchObject({
+        status: 'paused',
+        verdict: 'red',
+        attempt: '1',
+        'pause-reason': 'stuck in CI fix loop: check:unit:failure'
+      })
+      expect(again.stdout).toContain('the fixer pushed nothing')
+      // Nothing new to wait for: the second run judged the commit from the ledger.
+      expect(fake.requests.filter((r) => r.route?.endsWith('/check-runs')).length).toBe(polled)
+      const attempts = ledger().attempts
+      expect(attempts.map((a) => [a.index, a.sha, a.runId, a.state])).toEqual([
+        [0, sha(1), 501, 'red'],
+        [1, sha(1), 502, 'red']
+      ])
+      expect(attempts[1]?.noNewCommit).toBe(true)
+      expect(attempts[1]?.signature?.hash).toBe(attempts[0]?.signature?.hash)
+    })
   })
 
   it('fills signature and failure summary from the job log on every red verdict', async () => {
@@ -229,7 +292,7 @@ describe('the fix loop through dist/index.js', () => {
     await withLoop(scenario, async ({ gate }) => {
       const first = await gate(sha(1))
       expect(first.outputs.signature).toMatch(/^jest:/)
-      expect(first.outputs['failure-summary']).toContain('test')
+      expect(first.outputs['failure-summary']).toContain(first.outputs.signature?.split('; ')[0])
       const path = first.outputs['failure-summary-path'] ?? ''
       expect(existsSync(path)).toBe(true)
       const json = JSON.parse(readFileSync(path, 'utf8')) as {
@@ -237,7 +300,7 @@ describe('the fix loop through dist/index.js', () => {
         signature: { full: string }
         checks: Array<{ source: string }>
       }
-      expect(json.version).toBe(1)
+      expect(json.version).toBe(2)
       expect(json.signature.full).toBe(first.outputs.signature)
       expect(json.checks[0]?.source).toBe('log')
       const second = await gate(sha(2))
@@ -317,11 +380,14 @@ describe('the fix loop through dist/index.js', () => {
     ].join('\n')
     await withLoop(
       { checkRuns: [failing(sha(1), 'unit')] },
-      async ({ gate, stateText }) => {
+      async ({ fake, gate, stateText, stateDir }) => {
         const run = await gate(sha(1))
         expect(run.exitCode).toBe(1)
-        expect(decodeURIComponent(run.errors.join('\n'))).toContain('| Paused | maybe |')
+        expect(run.errors.join('\n')).toContain('| Paused | maybe |')
         expect(stateText()).toBe(broken)
+        expect(existsSync(join(stateDir, ledgerPath(PROGRAM)))).toBe(false)
+        // Stopped before anything else: no PR opened, no checks waited on.
+        expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
       },
       broken
     )
@@ -337,28 +403,23 @@ describe('the fix loop through dist/index.js', () => {
         faults: [{ kind: 'contents-conflict', method: 'PUT', count: 1 }]
       },
       async (fake) => {
-        const env = actionEnv(fake)
-        const first = await runAction({
+        const first = await runInProcess(fake, {
           inputs: { program: PROGRAM, push: 'false', sha: sha(1) },
-          env
+          env: { GITHUB_RUN_ID: '701' }
         })
         expect(first.outputs).toMatchObject({ status: 'failure', attempt: '0' })
         expect(fake.requests.filter((r) => r.status === 409)).toHaveLength(1)
         fake.setBranch(BRANCH, sha(2))
-        const second = await runAction({
+        const second = await runInProcess(fake, {
           inputs: { program: PROGRAM, push: 'false', sha: sha(2) },
-          env
+          env: { GITHUB_RUN_ID: '702' }
         })
         expect(second.outputs).toMatchObject({ status: 'paused', attempt: '1' })
-        const response = await fetch(
-          `${fake.apiUrl}/repos/octo-org/demo/contents/${PROGRAM}.md?ref=memory/autoloop`
-        )
-        const file = (await response.json()) as { content: string }
-        const text = Buffer.from(file.content, 'base64').toString('utf8')
-        expect(readLikeScheduler(text).fields).toMatchObject({
+        expect(readLikeScheduler(stateFileOf(fake, PROGRAM) as string).fields).toMatchObject({
           paused: 'true',
           pause_reason: 'stuck in CI fix loop: check:unit:failure'
         })
+        expect(ledgerOf(fake, PROGRAM)?.attempts.map((a) => a.state)).toEqual(['red', 'red'])
       }
     )
   })
@@ -378,7 +439,7 @@ describe('fix-command: one step runs the whole loop', () => {
   it('fixes on the second try and ends green', async () => {
     const repo = createLocalRepo(BRANCH)
     repo.commit('value.txt', '0\n', 'iteration')
-    const stateDir = mkdtempSync(join(tmpdir(), 'autoloop-fix-'))
+    const stateDir = tempDir('autoloop-fix-')
     const fix =
       'echo "$AUTOLOOP_ATTEMPT" >> value.txt && test -s "$AUTOLOOP_FAILURE_JSON" && git -c user.name=fixer -c user.email=fixer@autoloop.invalid commit -qam "fix $AUTOLOOP_ATTEMPT"'
     await withFake(
@@ -392,9 +453,9 @@ describe('fix-command: one step runs the whole loop', () => {
         ]
       },
       async (fake) => {
-        const run = await runAction({
+        const run = await runInProcess(fake, {
           inputs: { program: PROGRAM, 'state-dir': stateDir, 'fix-command': fix },
-          env: actionEnv(fake, { GITHUB_WORKSPACE: repo.work })
+          cwd: repo.work
         })
         expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', attempt: '2' })
         expect(fake.headsOf(BRANCH)).toHaveLength(3)
@@ -402,6 +463,14 @@ describe('fix-command: one step runs the whole loop', () => {
         expect(run.summary).toContain('**Attempts in this step** (fix-command)')
         expect(run.summary).toMatch(/\| 0 +\| `[0-9a-f]{12}` \| red +\| check:unit:failure/)
         expect(run.summary).toMatch(/\| 2 +\| `[0-9a-f]{12}` \| green +\| — /)
+        const ledger = parseLedgerFile(
+          readFileSync(join(stateDir, ledgerPath(PROGRAM)), 'utf8'),
+          ledgerPath(PROGRAM)
+        )
+        expect(ledger.attempts.map((a) => [a.index, a.sha, a.state])).toEqual(
+          fake.headsOf(BRANCH).map((head, i) => [i, head, i < 2 ? 'red' : 'green'])
+        )
+        expect(ledger.iteration?.outcome).toBe('green')
       }
     )
   })
@@ -409,15 +478,15 @@ describe('fix-command: one step runs the whole loop', () => {
   it('a fix command that commits nothing is stuck at once', async () => {
     const repo = createLocalRepo(BRANCH)
     repo.commit('value.txt', '0\n', 'iteration')
-    const stateDir = mkdtempSync(join(tmpdir(), 'autoloop-fix-'))
+    const stateDir = tempDir('autoloop-fix-')
     await withFake({ gitDir: repo.bare, checkRuns: [plan(1, 'unit', 'failure')] }, async (fake) => {
-      const run = await runAction({
+      const run = await runInProcess(fake, {
         inputs: {
           program: PROGRAM,
           'state-dir': stateDir,
           'fix-command': 'echo "looked at $AUTOLOOP_SIGNATURE, changed nothing"'
         },
-        env: actionEnv(fake, { GITHUB_WORKSPACE: repo.work })
+        cwd: repo.work
       })
       expect(run.outputs).toMatchObject({
         status: 'paused',

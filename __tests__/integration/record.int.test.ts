@@ -1,7 +1,17 @@
+/**
+ * `record` in-process against the fake API: the iteration's outcome written through the
+ * ledger into Machine State and the Iteration History, and said on the program issue, once
+ * per workflow run however often the run is re-run.
+ */
 import { describe, expect, it } from '@jest/globals'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
 import { PROGRAM, withFake } from '../helpers/fake-run.js'
-import { beginAttempt, completeAttempt, readLedger } from '../../src/loop/ledger.js'
+import { runInProcess } from '../helpers/in-process.js'
+import { readLikeScheduler } from '../helpers/scheduler-rule.js'
+import { tempDir } from '../helpers/temp-dir.js'
+import { beginAttempt, completeAttempt, emptyLedger, ledgerPath } from '../../src/loop/ledger.js'
 import { parseRangeLine } from '../../src/state/history.js'
 import { STATUS_SENTINEL } from '../../src/issue/comments.js'
 import type { MachineStatePatch } from '../../src/state/schema.js'
@@ -9,6 +19,8 @@ import {
   ISSUE,
   STATE_BRANCH,
   commentsOn,
+  ledgerOf,
+  programFiles,
   runCommand,
   schedulerReads,
   stateFileOf,
@@ -18,11 +30,18 @@ import {
 const SHA = 'c0ffee'.padEnd(40, '0')
 const FIX_SHA = 'f1eed0'.padEnd(40, '1')
 
-function scenario(text: string | null, extra: Partial<Scenario> = {}): Scenario {
+function scenario(
+  text: string | Record<string, string> | null,
+  extra: Partial<Scenario> = {}
+): Scenario {
+  const files =
+    text === null
+      ? { 'README.md': 'state' }
+      : typeof text === 'string'
+        ? { [`${PROGRAM}.md`]: text }
+        : text
   return {
-    contents: {
-      [STATE_BRANCH]: text === null ? { 'README.md': 'state' } : { [`${PROGRAM}.md`]: text }
-    },
+    contents: { [STATE_BRANCH]: files },
     issues: [{ number: ISSUE, labels: ['autoloop-program'] }],
     ...extra
   }
@@ -38,15 +57,26 @@ function record(fake: FakeGitHub, inputs: Record<string, string>, runId = '9000'
 
 const seeded = (patch: MachineStatePatch) => stateText(PROGRAM, { issue: ISSUE, ...patch })
 
-describe('record through dist/index.js against the fake API', () => {
+describe('record, in-process against the fake API', () => {
   it('accepted (higher is better): best metric, count, history entry with fix attempts, status and iteration comments', async () => {
     // The gate ran this iteration: a red first attempt, then a green fix.
     const start = Date.parse('2026-03-01T10:00:00Z')
-    let ledger = beginAttempt(null, { sha: SHA, runId: 9000, now: start }).ledger
+    const limits = { maxFixAttempts: 5, timeoutMinutes: 60 }
+    let ledger = beginAttempt(emptyLedger(PROGRAM, start), {
+      sha: SHA,
+      runId: 8900,
+      now: start,
+      ...limits
+    }).ledger
     ledger = completeAttempt(ledger, 0, { state: 'red', now: start + 60_000 })
-    ledger = beginAttempt(ledger, { sha: FIX_SHA, runId: 9000, now: start + 120_000 }).ledger
+    ledger = beginAttempt(ledger, {
+      sha: FIX_SHA,
+      runId: 9000,
+      now: start + 120_000,
+      ...limits
+    }).ledger
     ledger = completeAttempt(ledger, 1, { state: 'green', now: start + 600_000 })
-    const text = stateText(
+    const files = programFiles(
       PROGRAM,
       {
         issue: ISSUE,
@@ -58,7 +88,7 @@ describe('record through dist/index.js against the fake API', () => {
       },
       ledger
     )
-    await withFake(scenario(text), async (fake) => {
+    await withFake(scenario(files), async (fake) => {
       const run = await record(fake, {
         outcome: 'accepted',
         metric: '0.8731',
@@ -86,12 +116,22 @@ describe('record through dist/index.js against the fake API', () => {
       expect(after).toMatch(
         /### Iteration 17 — .* — \[Run\]\(http:\/\/127\.0\.0\.1:\d+\/octo-org\/demo\/actions\/runs\/9000\)/
       )
-      expect(readLedger(after)?.iteration.outcome).toBe('recorded')
+      // The ledger holds the write (a memory push reverting the file cannot lose it).
+      const recorded = ledgerOf(fake, PROGRAM)
+      expect(recorded?.iteration?.outcome).toBe('recorded')
+      expect(recorded?.writes.at(-1)).toMatchObject({
+        machineState: { bestMetric: 0.8731, iterationCount: 17 },
+        historyEntry: { runKey: '9000' }
+      })
       const comments = commentsOn(fake)
       expect(comments).toHaveLength(2)
       expect(comments.find((c) => c.includes(STATUS_SENTINEL))).toContain('| Iterations | 17 |')
+      // Our own numbers are shown as they are, never escaped as if they were CI text.
+      expect(comments.find((c) => c.includes(STATUS_SENTINEL))).toContain(
+        '| Best metric | 0.8731 |'
+      )
       expect(
-        comments.find((c) => c.startsWith('<!-- autoloop-ci-gate:iteration 9000.1 -->'))
+        comments.find((c) => c.startsWith('<!-- autoloop-ci-gate:iteration 9000 -->'))
       ).toContain('delta: +0.0119')
     })
   })
@@ -161,27 +201,86 @@ describe('record through dist/index.js against the fake API', () => {
     })
   })
 
-  it('a re-run of the same workflow run changes nothing more', async () => {
+  it('a re-run of the same workflow run, at any attempt, changes nothing more', async () => {
     await withFake(scenario(seeded({ iterationCount: 3 })), async (fake) => {
       await record(fake, { outcome: 'rejected', metric: '0.5' })
       const text = stateFileOf(fake, PROGRAM)
+      const ledger = ledgerOf(fake, PROGRAM)
       const comments = [...commentsOn(fake)]
+      expect(comments.filter((c) => c.includes('autoloop-ci-gate:iteration'))).toHaveLength(1)
       const writes = fake.requests.filter((r) => r.method !== 'GET').length
-      const again = await record(fake, { outcome: 'accepted', metric: '0.9' })
-      expect(again.exitCode).toBe(0)
-      expect(again.outputs.status).toBe('recorded')
-      expect(again.stdout).toContain('already recorded')
+      for (const attempt of ['1', '2', '3']) {
+        const again = await runCommand(
+          fake,
+          { command: 'record', program: PROGRAM, outcome: 'accepted', metric: '0.9' },
+          { GITHUB_RUN_ID: '9000', GITHUB_RUN_ATTEMPT: attempt }
+        )
+        expect(again.exitCode).toBe(0)
+        expect(again.outputs.status).toBe('recorded')
+        expect(again.stdout).toContain('Run 9000 already recorded')
+      }
       expect(stateFileOf(fake, PROGRAM)).toBe(text)
+      expect(ledgerOf(fake, PROGRAM)).toEqual(ledger)
       expect(commentsOn(fake)).toEqual(comments)
       expect(fake.requests.filter((r) => r.method !== 'GET').length).toBe(writes)
-      // Another attempt of the run is a new iteration.
-      const rerun = await runCommand(
-        fake,
-        { command: 'record', program: PROGRAM, outcome: 'rejected' },
-        { GITHUB_RUN_ID: '9000', GITHUB_RUN_ATTEMPT: '2' }
-      )
-      expect(rerun.outputs.status).toBe('recorded')
+      expect(schedulerReads(fake, PROGRAM).fields.iteration_count).toBe('4')
+      // Another workflow run is another iteration.
+      await record(fake, { outcome: 'rejected' }, '9001')
       expect(schedulerReads(fake, PROGRAM).fields.iteration_count).toBe('5')
+    })
+  })
+
+  it('a re-run whose first attempt never saved the state records once more and edits its comment, never a second one', async () => {
+    // gh-aw's repo-memory job pushes the state folder after the job: when the job failed
+    // after `record`, the re-run (same run id, next attempt) starts from the old files.
+    const before = tempDir('autoloop-memory-')
+    for (const [path, text] of Object.entries(
+      programFiles(PROGRAM, { issue: ISSUE, iterationCount: 3 })
+    ))
+      writeFileSync(join(before, path), text)
+    const firstAttempt = tempDir('autoloop-memory-')
+    const rerun = tempDir('autoloop-memory-')
+    cpSync(before, firstAttempt, { recursive: true })
+    cpSync(before, rerun, { recursive: true })
+    await withFake({ issues: [{ number: ISSUE, labels: ['autoloop-program'] }] }, async (fake) => {
+      const recordIn = (dir: string, attempt: string, change: string) =>
+        runInProcess(fake, {
+          inputs: {
+            command: 'record',
+            program: PROGRAM,
+            outcome: 'accepted',
+            metric: '0.91',
+            change,
+            'state-dir': dir
+          },
+          env: { GITHUB_RUN_ID: '9000', GITHUB_RUN_ATTEMPT: attempt }
+        })
+      expect((await recordIn(firstAttempt, '1', 'first try')).outputs.status).toBe('recorded')
+      const rerunRun = await recordIn(rerun, '2', 'second try')
+      expect(rerunRun.outputs.status).toBe('recorded')
+      const text = readFileSync(join(rerun, `${PROGRAM}.md`), 'utf8')
+      expect(readLikeScheduler(text).fields).toMatchObject({
+        iteration_count: '4',
+        best_metric: '0.91',
+        recent_statuses: 'accepted'
+      })
+      expect(text.match(/^### Iteration /gm)).toHaveLength(1)
+      expect(JSON.parse(readFileSync(join(rerun, ledgerPath(PROGRAM)), 'utf8'))).toMatchObject({
+        iteration: null,
+        writes: [
+          expect.objectContaining({ historyEntry: expect.objectContaining({ runKey: '9000' }) })
+        ]
+      })
+      // One iteration comment, edited by the re-run, and one status comment.
+      const iteration = commentsOn(fake).filter((c) => c.includes('autoloop-ci-gate:iteration'))
+      expect(iteration).toHaveLength(1)
+      expect(iteration[0]).toContain('second try')
+      expect(commentsOn(fake).filter((c) => c.includes(STATUS_SENTINEL))).toHaveLength(1)
+      expect(
+        fake.requests.filter(
+          (r) => r.route?.endsWith('/comments/{comment_id}') && r.method === 'PATCH'
+        ).length
+      ).toBeGreaterThan(0)
     })
   })
 
@@ -241,7 +340,8 @@ describe('record through dist/index.js against the fake API', () => {
         '## 📚 Lessons Learned'
       ])
         expect(after).toContain(heading)
-      expect(run.summary).toMatch(/older history entries were collapsed/)
+      const reported = /The state file is (\d+) bytes \(budget 8192;/.exec(run.summary)
+      expect(Number(reported?.[1])).toBe(Buffer.byteLength(after))
     })
   })
 

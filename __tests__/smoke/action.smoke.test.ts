@@ -5,7 +5,11 @@
  * Everything else is tested in-process (see __tests__/integration).
  */
 import { describe, expect, it } from '@jest/globals'
-import { startFakeGitHub, type CheckRunPlan, type Scenario } from '../../__fixtures__/fake-github/index.js'
+import {
+  startFakeGitHub,
+  type CheckRunPlan,
+  type Scenario
+} from '../../__fixtures__/fake-github/index.js'
 import { expectValidRequests } from '../helpers/fake-run.js'
 import { runAction, type ActionRun } from '../helpers/run-action.js'
 import { programFiles } from '../commands/lifecycle-helpers.js'
@@ -24,9 +28,15 @@ const check = (name: string, seconds: number, conclusion: 'success' | 'failure')
 
 async function withLiveFake(
   scenario: Scenario,
-  body: (env: Record<string, string>, fake: Awaited<ReturnType<typeof startFakeGitHub>>) => Promise<void>
+  body: (
+    env: Record<string, string>,
+    fake: Awaited<ReturnType<typeof startFakeGitHub>>
+  ) => Promise<void>
 ): Promise<void> {
-  const fake = await startFakeGitHub({ scenario: { branches: { [BRANCH]: SHA }, ...scenario }, realTime: true })
+  const fake = await startFakeGitHub({
+    scenario: { branches: { [BRANCH]: SHA }, ...scenario },
+    realTime: true
+  })
   try {
     await body(
       {
@@ -50,7 +60,12 @@ describe('node dist/index.js, as the runner runs it', () => {
     await withLiveFake({ checkRuns: [check('test', 1, 'success')] }, async (env) => {
       const run: ActionRun = await runAction({ inputs: { program: 'perf', ...QUICK }, env })
       expect(run.exitCode).toBe(0)
-      expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', sha: SHA, attempt: '0' })
+      expect(run.outputs).toMatchObject({
+        status: 'success',
+        verdict: 'green',
+        sha: SHA,
+        attempt: '0'
+      })
       expect(Object.keys(run.outputs)).toEqual(
         expect.arrayContaining(['dispatched', 'pre-existing', 'failure-summary-path', 'resumed'])
       )
@@ -60,7 +75,10 @@ describe('node dist/index.js, as the runner runs it', () => {
 
   it('red with fail-on-red: the step fails with an error annotation, the outputs still set', async () => {
     await withLiveFake({ checkRuns: [check('test', 1, 'failure')] }, async (env) => {
-      const run = await runAction({ inputs: { program: 'perf', 'fail-on-red': 'true', ...QUICK }, env })
+      const run = await runAction({
+        inputs: { program: 'perf', 'fail-on-red': 'true', ...QUICK },
+        env
+      })
       expect(run.exitCode).toBe(1)
       expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
       expect(run.errors.join('\n')).toContain('fail-on-red is set')
@@ -69,7 +87,10 @@ describe('node dist/index.js, as the runner runs it', () => {
 
   it('a bad input: exit 1, the input named, no request sent', async () => {
     await withLiveFake({}, async (env, fake) => {
-      const run = await runAction({ inputs: { program: 'perf', 'pre-existing-failures': 'maybe' }, env })
+      const run = await runAction({
+        inputs: { program: 'perf', 'pre-existing-failures': 'maybe' },
+        env
+      })
       expect(run.exitCode).toBe(1)
       expect(run.outputs.status).toBe('error')
       expect(run.errors.join('\n')).toContain('input `pre-existing-failures`')
@@ -78,12 +99,15 @@ describe('node dist/index.js, as the runner runs it', () => {
   })
 
   it('reconcile reads the state branch with git, spending no rate limit on an idle program', async () => {
-    await withLiveFake({ contents: { 'memory/autoloop': programFiles('perf') } }, async (env, fake) => {
-      const run = await runAction({ inputs: { command: 'reconcile' }, env })
-      expect(run.exitCode).toBe(0)
-      expect(run.outputs).toMatchObject({ status: 'reconciled', resumed: '[]', errors: '[]' })
-      expect(fake.gitRequests.some((request) => request.service === 'git-upload-pack')).toBe(true)
-      expect(fake.rateLimit.pointsSpent).toBe(0)
-    })
+    await withLiveFake(
+      { contents: { 'memory/autoloop': programFiles('perf') } },
+      async (env, fake) => {
+        const run = await runAction({ inputs: { command: 'reconcile' }, env })
+        expect(run.exitCode).toBe(0)
+        expect(run.outputs).toMatchObject({ status: 'reconciled', resumed: '[]', errors: '[]' })
+        expect(fake.gitRequests.some((request) => request.service === 'git-upload-pack')).toBe(true)
+        expect(fake.rateLimit.pointsSpent).toBe(0)
+      }
+    )
   })
 })

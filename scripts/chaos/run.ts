@@ -1,13 +1,13 @@
 /**
- * The seeded chaos suite from the command line:
+ * The seeded chaos suite from the command line (`npm run chaos`):
  *
- *   npx tsx scripts/chaos/run.ts [--runs N] [--seed S] [--from S] [--verbose] [--json]
+ *   npx tsx scripts/chaos/run.ts [--runs N] [--seed S] [--from S] [--concurrency N] [--verbose] [--json]
  *
  * `--seed S` replays one case; otherwise seeds `from` … `from + runs − 1` run (default 1 and
- * 300). Prints the figures for RELIABILITY.md and the seed of every failing run; exits 1 when
- * any invariant was violated. Needs `npm run build` first (it runs dist/index.js).
+ * 300), `concurrency` cases at a time in this process. Prints the figures for RELIABILITY.md
+ * and the seed of every failing run; exits 1 when any invariant was violated. The action runs
+ * in-process from `src/` (no build needed).
  */
-import { cpus } from 'node:os'
 import { generateCase } from './scenario.js'
 import { runCase, type CaseReport } from './harness.js'
 
@@ -27,7 +27,7 @@ function parseArgs(argv: string[]): Args {
     seed: undefined,
     verbose: false,
     json: false,
-    concurrency: Math.max(1, Math.min(4, cpus().length))
+    concurrency: 4
   }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]
@@ -52,9 +52,16 @@ export interface ChaosTotals {
   runs: number
   failingSeeds: number[]
   wrongVerdicts: number
+  /** Green (or green except pre-existing failures) for a head that was not. */
   greenForNotGreen: number
   lostOrCorruptedState: number
   duplicatedComments: number
+  /** Flaky checks hidden, or claimed without a re-run that passed. */
+  flakyMisreported: number
+  /** Cases by kind (see scenario.ts). */
+  kinds: Record<string, number>
+  /** Checks reported flaky (failed, passed on the gate's re-run). */
+  flakyReported: number
   faultsFired: Record<string, number>
   outcomes: Record<string, number>
   /** Why the runs that ended in an error failed (the step's message, URLs cut off). */
@@ -70,22 +77,28 @@ export function totalsOf(reports: readonly CaseReport[]): ChaosTotals {
   const totals: ChaosTotals = {
     runs: reports.length,
     failingSeeds: reports.filter((r) => r.violations.length > 0).map((r) => r.seed),
-    wrongVerdicts: count(/^WRONG VERDICT|without any successful read|ci-timeout although/),
-    greenForNotGreen: reports.filter((r) => r.verdict === 'green' && r.trueVerdict !== 'green')
-      .length,
-    lostOrCorruptedState: count(/^STATE (LOST|CORRUPTED)/),
+    wrongVerdicts: count(/^WRONG VERDICT/),
+    greenForNotGreen: reports.filter(
+      (r) =>
+        r.verdict.startsWith('green') && r.violations.some((v) => v.startsWith('WRONG VERDICT'))
+    ).length,
+    lostOrCorruptedState: count(/^STATE (LOST|CORRUPTED|STALE)/),
     duplicatedComments: count(/^DUPLICATED COMMENT/),
+    flakyMisreported: count(/^FLAKY/),
+    kinds: {},
+    flakyReported: reports.reduce((sum, r) => sum + r.flaky.length, 0),
     faultsFired: {},
     outcomes: {},
     errors: {},
     verdicts: {},
-    kills: reports.filter((r) => r.launches.some((l) => l.killed)).length,
+    kills: reports.filter((r) => r.launches.some((launch) => launch.killed)).length,
     realMsMax: Math.max(0, ...reports.map((r) => r.realMs))
   }
   for (const report of reports) {
     for (const [kind, n] of Object.entries(report.faultsFired))
       totals.faultsFired[kind] = (totals.faultsFired[kind] ?? 0) + n
     totals.outcomes[report.outcome] = (totals.outcomes[report.outcome] ?? 0) + 1
+    totals.kinds[report.kind] = (totals.kinds[report.kind] ?? 0) + 1
     if (report.outcome === 'error') {
       const why = (report.error ?? '(no message)').replace(/ - https?:\S+/g, '').slice(0, 120)
       totals.errors[why] = (totals.errors[why] ?? 0) + 1
@@ -110,16 +123,16 @@ async function main(): Promise<void> {
       const seed = seeds[next++] as number
       const report = await runCase(generateCase(seed))
       reports.push(report)
-      const line = `seed ${seed}: ${report.outcome} (verdict ${report.verdict || '—'}, true ${report.trueVerdict ?? '—'}) ${report.realMs} ms`
+      const line = `seed ${seed} (${report.kind}): ${report.outcome} (verdict ${report.verdict || '—'}, true ${report.trueVerdict ?? '—'}) ${report.realMs} ms`
       if (report.violations.length > 0) {
         console.log(`FAIL ${line}\n  ${report.violations.join('\n  ')}`)
         console.log(`  replay: npx tsx scripts/chaos/run.ts --seed ${seed} --verbose`)
       } else if (args.verbose || args.seed !== undefined) console.log(`ok   ${line}`)
       if (args.seed !== undefined && args.verbose) {
         console.log(JSON.stringify(generateCase(seed), null, 2))
-        for (const [i, run] of report.launches.entries())
+        for (const [i, launch] of report.launches.entries())
           console.log(
-            `--- launch ${i + 1} (exit ${run.exitCode}, signal ${run.signal})\n${run.stdout}${run.stderr}`
+            `--- launch ${i + 1} (${launch.killed ? 'crashed' : `exit ${launch.run?.exitCode}`})\n${launch.run?.log.join('\n') ?? ''}`
           )
       }
     }
@@ -135,7 +148,10 @@ async function main(): Promise<void> {
     )
     console.log(`lost or corrupted state: ${totals.lostOrCorruptedState}`)
     console.log(`duplicated comments: ${totals.duplicatedComments}`)
-    console.log(`processes killed mid-run and restarted: ${totals.kills}`)
+    console.log(`flaky checks hidden or claimed: ${totals.flakyMisreported}`)
+    console.log(`jobs crashed mid-run and re-run: ${totals.kills}`)
+    console.log(`cases by kind: ${JSON.stringify(totals.kinds)}`)
+    console.log(`checks reported flaky: ${totals.flakyReported}`)
     console.log(`faults injected (fired): ${JSON.stringify(totals.faultsFired)}`)
     console.log(`outcomes: ${JSON.stringify(totals.outcomes)}`)
     console.log(`verdicts: ${JSON.stringify(totals.verdicts)}`)

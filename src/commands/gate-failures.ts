@@ -11,7 +11,7 @@ import type { GateObservation } from '../checks/observation.js'
 import { reduceChecks } from '../checks/reduce.js'
 import { gatherFailures, type GatheredFailure } from '../failures/gather.js'
 import { infrastructureCause } from '../failures/infrastructure.js'
-import { isTestFailure, preExistingKeys, projectFailureCount } from '../loop/classify.js'
+import { isTestFailure, ownKeys, preExistingKeys, projectFailureCount } from '../loop/classify.js'
 import type { BaseFailures, Classification, Ledger, Rerun } from '../loop/ledger.js'
 import { buildKey } from '../signature/normalise.js'
 import { redactSecrets, removeMarkers } from '../text/untrusted.js'
@@ -173,14 +173,21 @@ async function rerunRound(
     context.window
   )
   const stillFailing = new Set(failingOf(next).map((check) => check.name))
+  // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
+  const passed = new Set(
+    next.checks
+      .filter((check) => check.excluded === undefined && check.state === 'passed')
+      .map((check) => check.name)
+  )
   for (const [, { checks }] of candidates) {
     for (const check of checks) {
-      if (!stillFailing.has(check.name)) flaky.push({ check: check.name, url: check.url })
+      if (passed.has(check.name)) flaky.push({ check: check.name, url: check.url })
     }
   }
   for (const rerun of reruns) {
-    if (rerun.outcome === 'pending')
-      rerun.outcome = rerun.checks.some((name) => stillFailing.has(name)) ? 'failed' : 'passed'
+    if (rerun.outcome !== 'pending') continue
+    if (rerun.checks.some((name) => stillFailing.has(name))) rerun.outcome = 'failed'
+    else if (rerun.checks.every((name) => passed.has(name))) rerun.outcome = 'passed'
   }
   const regathered = await gather(failingOf(next), deps)
   return { observation: next, failing: regathered, refused: false }
@@ -281,13 +288,15 @@ export async function findRedFindings(
     .map((check) => ({ check: check.name, cause: check.infrastructure as string, url: check.url }))
   const missing = observation.missingRequired.map((name) => buildKey('required-missing', name))
   let baseFailures = context.ledger.baseFailures
+  let comparedWith: BaseFailures | null = null
   let preExisting: string[] = []
   let baseNote: string | null = null
   if (observation.verdict === 'red' && failing.length > 0) {
     const base = await baseFailuresOf(context, observation.pull?.baseRef)
     baseNote = base.note
     if (base.base) baseFailures = base.base
-    preExisting = base.base ? preExistingKeys(failing, base.base) : []
+    comparedWith = base.base
+    preExisting = preExistingKeys(failing, comparedWith)
   }
   const pre = new Set(preExisting)
   const baseChecks =
@@ -296,9 +305,7 @@ export async function findRedFindings(
           .filter((check) => check.keys.some((key) => pre.has(key)))
           .map((check) => ({ check: check.name, url: check.url }))
       : []
-  const own = [...new Set([...failing.flatMap((check) => check.keys), ...missing])].filter(
-    (key) => !pre.has(key)
-  )
+  const own = [...new Set([...ownKeys(failing, comparedWith), ...missing])]
   const newKeys =
     own.length > 0 || preExisting.length > 0 || observation.verdict !== 'red'
       ? own.sort()

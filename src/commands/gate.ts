@@ -402,39 +402,9 @@ async function observeAndSettle(
   const policy = await policyOf(run)
   const observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
   const index = began.attempt.index
-  if (observation.verdict === 'green') return settleGreen(run, index, observation, null)
-  if (observation.verdict === 'ci-timeout') {
-    const signature = signatureOf([buildKey('ci-timeout')])
-    return pause(run, index, observation, {
-      kind: 'timeout',
-      reason: pauseReason('timeout'),
-      verdict: 'ci-timeout',
-      record: { state: 'ci-timeout', now: deps.clock.now(), signature },
-      signature
-    })
-  }
-  const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null)
-  if (blocked) {
-    deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`)
-    const now = deps.clock.now()
-    const signature = signatureOf([buildKey('blocked', blocked.cause)])
-    const summary = await writeFailureSummary(
-      run,
-      blockedSummary(run, index, observation, blocked, signature, now)
-    )
-    return {
-      ...(await pause(run, index, observation, {
-        kind: 'blocked',
-        reason: pauseReason('blocked', blocked.cause),
-        verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
-        record: { state: 'blocked', now, note: blocked.advice },
-        signature: null,
-        blocked
-      })),
-      failureMarkdown: summary.markdown,
-      failureJsonPath: summary.jsonPath
-    }
-  }
+  const agentSha = began.attempt.agentSha ?? null
+  const settled = await settleUnlessRed(run, index, head, agentSha, observation, null)
+  if (settled) return settled
   const findings = await findRedFindings(
     {
       config,
@@ -446,9 +416,67 @@ async function observeAndSettle(
     },
     observation
   )
-  if (findings.observation.verdict === 'green')
-    return settleGreen(run, index, findings.observation, findings)
+  // After re-runs the checks may say something else: green, still running at the wall clock,
+  // nothing but skipped checks, a run waiting for approval.
+  if (findings.observation !== observation) {
+    const after = await settleUnlessRed(run, index, head, agentSha, findings.observation, findings)
+    if (after) return after
+  }
   return settleRed(run, index, findings)
+}
+
+/**
+ * An observation that needs no classification settled: green, ci-timeout, or blocked (no
+ * checks, a run waiting for approval); null for a red one, whose failures are classified.
+ */
+async function settleUnlessRed(
+  run: GateRun,
+  index: number,
+  head: GatedHead,
+  agentSha: string | null,
+  observation: GateObservation,
+  findings: RedFindings | null
+): Promise<Settled | null> {
+  const { deps } = run
+  if (observation.verdict === 'green') return settleGreen(run, index, observation, findings)
+  if (observation.verdict === 'ci-timeout') return pauseOnTimeout(run, index, observation)
+  const blocked = await blockedOf(run, observation, head, agentSha)
+  if (!blocked) return null
+  deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`)
+  const now = deps.clock.now()
+  const signature = signatureOf([buildKey('blocked', blocked.cause)])
+  const summary = await writeFailureSummary(
+    run,
+    blockedSummary(run, index, observation, blocked, signature, now)
+  )
+  return {
+    ...(await pause(run, index, observation, {
+      kind: 'blocked',
+      reason: pauseReason('blocked', blocked.cause),
+      verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
+      record: { state: 'blocked', now, note: blocked.advice },
+      signature: null,
+      blocked
+    })),
+    failureMarkdown: summary.markdown,
+    failureJsonPath: summary.jsonPath
+  }
+}
+
+/** Checks still running at the iteration's wall-clock cap: paused `ci-timeout`. */
+async function pauseOnTimeout(
+  run: GateRun,
+  index: number,
+  observation: GateObservation
+): Promise<Settled> {
+  const signature = signatureOf([buildKey('ci-timeout')])
+  return pause(run, index, observation, {
+    kind: 'timeout',
+    reason: pauseReason('timeout'),
+    verdict: 'ci-timeout',
+    record: { state: 'ci-timeout', now: run.deps.clock.now(), signature },
+    signature
+  })
 }
 
 /** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */

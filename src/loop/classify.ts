@@ -35,6 +35,12 @@ export interface CheckFailure {
   keys: readonly string[]
 }
 
+/** Whether `key` of the check also fails, in the same-named check, on the base branch head. */
+function failsOnBase(check: CheckFailure, key: string, base: BaseFailures | null): boolean {
+  if (!base || base.state !== 'complete') return false
+  return base.checks.some((b) => b.name === check.name && b.keys.includes(key))
+}
+
 /**
  * The keys of `head` that also fail, in the same-named check, on the base branch head. A
  * check that did not run on the base head, or base CI that never ran, gives none.
@@ -43,13 +49,18 @@ export function preExistingKeys(
   head: readonly CheckFailure[],
   base: BaseFailures | null
 ): string[] {
-  if (!base || base.state !== 'complete') return []
-  const found = new Set<string>()
-  for (const check of head) {
-    const baseKeys = new Set(base.checks.find((b) => b.name === check.name)?.keys ?? [])
-    for (const key of check.keys) if (baseKeys.has(key)) found.add(key)
-  }
-  return [...found].sort()
+  const found = head.flatMap((check) => check.keys.filter((key) => failsOnBase(check, key, base)))
+  return [...new Set(found)].sort()
+}
+
+/**
+ * The iteration's own keys: those of `head` that do not fail in the same-named check on the
+ * base branch head. Decided per check: the same key failing in another check (a matrix job
+ * the base branch does not run) is the iteration's own.
+ */
+export function ownKeys(head: readonly CheckFailure[], base: BaseFailures | null): string[] {
+  const own = head.flatMap((check) => check.keys.filter((key) => !failsOnBase(check, key, base)))
+  return [...new Set(own)].sort()
 }
 
 export interface BlockedInput {

@@ -16,7 +16,7 @@ import {
   serializeLedger,
   type Ledger
 } from '../loop/ledger.js'
-import { readLegacyLedgerBlock } from './ci-gate-section.js'
+import { readLedgerPointer, readLegacyLedgerBlock } from './ci-gate-section.js'
 import { StateConflictError, StateFileError } from './errors.js'
 import { readMachineState } from './machine-state.js'
 import { isProjected, projectStateFile } from './projection.js'
@@ -62,14 +62,16 @@ function inFile<T>(source: string, read: () => T): T {
   }
 }
 
-/** The ledger the files hold: its own file, else the block an earlier version kept in the state file. */
+/**
+ * The ledger the files hold: its own file, else the block an earlier version kept in the state
+ * file; null when there is neither (the gate never ran for the program).
+ */
 function ledgerOf(
   program: string,
   stored: StoredState | null,
   storedLedger: StoredState | null,
-  description: string,
-  now: number
-): Ledger {
+  description: string
+): Ledger | null {
   if (storedLedger) {
     const ledger = parseLedgerFile(storedLedger.text, `${ledgerPath(program)} (${description})`)
     return { ...ledger, program }
@@ -77,7 +79,7 @@ function ledgerOf(
   const legacy = stored
     ? inFile(`${stateFilePath(program)} (${description})`, () => readLegacyLedgerBlock(stored.text))
     : null
-  if (!legacy) return emptyLedger(program, now)
+  if (!legacy) return null
   return parseLedgerJson(
     legacy.json,
     (stored as StoredState).text,
@@ -97,7 +99,8 @@ export function programFilesOf(
   description: string,
   options: ProgramFileOptions
 ): ProgramFiles {
-  const ledger = ledgerOf(program, stored, storedLedger, description, options.now)
+  const found = ledgerOf(program, stored, storedLedger, description)
+  const ledger = found ?? emptyLedger(program, options.now)
   const source = `${stateFilePath(program)} (${description})`
   const original = stored?.text ?? createStateFile(program)
   const text = inFile(source, () =>
@@ -110,7 +113,12 @@ export function programFilesOf(
     ledger,
     text,
     machine: inFile(source, () => readMachineState(text)),
-    stale: stored !== null && (text !== stored.text || !isProjected(stored.text, ledger))
+    // With no ledger anywhere there is nothing to project: a file the gate never touched is
+    // not stale (reconcile leaves it alone).
+    stale:
+      stored !== null &&
+      found !== null &&
+      (text !== stored.text || !isProjected(stored.text, ledger))
   }
 }
 
@@ -163,7 +171,10 @@ export async function updateProgram<T>(
     const now = clock.now()
     const current = await readProgram(store, program, { maxBytes: options.maxBytes, now })
     const { ledger: changed, value } = apply(current)
-    if (changed === current.ledger) {
+    // A ledger read from an earlier version's block has no file yet: it is written before the
+    // projection takes the block out of the state file.
+    const unsaved = current.stale && current.storedLedger === null
+    if (changed === current.ledger && !unsaved) {
       const files = current.stale
         ? await writeProjection(deps, program, current.ledger, current.storedLedger, options)
         : current
@@ -208,10 +219,13 @@ async function writeProjection(
     deps.store,
     path,
     (text) =>
-      projectStateFile(text ?? createStateFile(program), ledger, {
-        program,
-        maxBytes: options.maxBytes
-      }),
+      // Another run projected a newer revision of the ledger meanwhile: ours is older.
+      text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
+        ? text
+        : projectStateFile(text ?? createStateFile(program), ledger, {
+            program,
+            maxBytes: options.maxBytes
+          }),
     {
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
