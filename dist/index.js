@@ -38237,10 +38237,6 @@ function createGit(options) {
             throw new errors/* ActionError */.lZ(`git push to ${branch} failed (exit ${result.code}): ${output}`, {
                 fix: 'check that the checkout has an `origin` remote and the job can reach it.'
             });
-        },
-        async hasUncommittedChanges() {
-            const result = await runGit(['status', '--porcelain'], options.cwd);
-            return result.stdout.trim().length > 0;
         }
     };
 }
@@ -39506,6 +39502,8 @@ const ClassificationSchema = schemas/* object */.Ikc({
     baseSha: schemas/* string */.YjP().nullable(),
     /** Why nothing could be compared with the base head, when that is so. */
     baseNote: schemas/* string */.YjP().nullable(),
+    /** The base head's checks that fail with the pre-existing keys (the evidence). */
+    baseChecks: schemas/* array */.YOg(LinkedCheckSchema).optional(),
     /** Checks that failed, were re-run, and passed. */
     flaky: schemas/* array */.YOg(LinkedCheckSchema),
     /** Checks that failed outside the project's build and tests. */
@@ -39609,6 +39607,7 @@ function cleanClassification(c, clean) {
         baseBranch: c.baseBranch === null ? null : clean(c.baseBranch),
         baseSha: c.baseSha,
         baseNote: c.baseNote === null ? null : clean(c.baseNote),
+        ...(c.baseChecks ? { baseChecks: c.baseChecks.map(linked) } : {}),
         flaky: c.flaky.map(linked),
         infrastructure: c.infrastructure.map((item) => ({ ...linked(item), cause: clean(item.cause) })),
         reruns: c.reruns.map((r) => ({ ...r, checks: r.checks.map(clean), url: clean(r.url) })),
@@ -39759,10 +39758,16 @@ function renderClassification(summary, text) {
     const lines = [];
     if (c.blocked)
         lines.push(`- 🚧 **Blocked**, no fix can help: ${c.blocked.advice}`);
+    const linked = (item) => {
+        const name = (0,untrusted/* oneLine */.TN)(item.check, NAME_MAX_CHARS, text);
+        const target = linkTarget(item.url, text);
+        return target === null ? name : `[${name}](${target})`;
+    };
     if (c.preExisting.length > 0) {
         const where = [
             c.baseBranch ? (0,untrusted/* inlineCode */.ti)(c.baseBranch, 100, text) : 'the base branch',
-            c.baseSha ? `at ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20, text)}` : ''
+            c.baseSha ? `at ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20, text)}` : '',
+            c.baseChecks && c.baseChecks.length > 0 ? `in ${c.baseChecks.map(linked).join(', ')}` : ''
         ]
             .filter(Boolean)
             .join(' ');
@@ -39770,11 +39775,6 @@ function renderClassification(summary, text) {
     }
     if (c.baseNote)
         lines.push(`- ℹ️ Base branch: ${(0,untrusted/* oneLine */.TN)(c.baseNote, 300, text)}`);
-    const linked = (item) => {
-        const name = (0,untrusted/* oneLine */.TN)(item.check, NAME_MAX_CHARS, text);
-        const target = linkTarget(item.url, text);
-        return target === null ? name : `[${name}](${target})`;
-    };
     if (c.flaky.length > 0)
         lines.push(`- 🎲 **Flaky** (failed, then passed on re-run): ${c.flaky.map(linked).join(', ')}`);
     if (c.infrastructure.length > 0)
@@ -40015,7 +40015,7 @@ function classificationLines(report) {
     if (report.blocked)
         lines.push(`**Blocked:** ${report.blocked.advice}`, '');
     if (c && c.preExisting.length > 0)
-        lines.push(`**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20)}` : ''} too, not counted): ${c.preExisting
+        lines.push(`**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20)}` : ''}${c.baseChecks && c.baseChecks.length > 0 ? ` in ${c.baseChecks.map((f) => outputs_link(f.url, (0,untrusted/* tableCell */.xR)(f.check, 80))).join(', ')}` : ''} too, not counted): ${c.preExisting
             .slice(0, 20)
             .map((key) => (0,untrusted/* inlineCode */.ti)(key, 160))
             .join(', ')}`, '');
@@ -40790,7 +40790,12 @@ const LEDGER_LIMITS = {
     /** Machine State writes kept for re-projection (oldest dropped first). */
     maxWrites: 8,
     maxBaseChecks: 30,
-    maxNoteChars: 300
+    maxNoteChars: 300,
+    /**
+     * An attempt's note may hold what a maintainer must do when no fix can help (every cause
+     * of silence, named): the brief shows it whole.
+     */
+    maxAttemptNoteChars: 1000
 };
 const ATTEMPT_STATES = [
     'in-flight',
@@ -40838,6 +40843,8 @@ const ledger_ClassificationSchema = schemas/* object */.Ikc({
     /** The base branch head they were read on, and why there is nothing to compare with. */
     baseSha: commitSha.nullable(),
     baseNote: schemas/* string */.YjP().nullable(),
+    /** The evidence: the base head's checks that fail with those keys, with their links. */
+    baseChecks: schemas/* array */.YOg(schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP().nullable() })).optional(),
     /** Checks that failed, were re-run and passed. */
     flaky: schemas/* array */.YOg(schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP().nullable() })),
     /** Checks whose log shows a failure outside the project's own build and tests. */
@@ -41108,6 +41115,12 @@ function appendNoNewCommit(ledger, input) {
     });
     return { kind: 'no-new-commit', ledger: next, attempt: latestAttempt(next) };
 }
+/** `recorded` with each re-run replaced by its settled form in `settled` (same run, same request time). */
+function settleReruns(recorded, settled) {
+    const same = (a, b) => a.workflowRunId === b.workflowRunId && a.requestedAt === b.requestedAt;
+    const kept = recorded.map((rerun) => settled.find((s) => same(s, rerun)) ?? rerun);
+    return [...kept, ...settled.filter((s) => !recorded.some((rerun) => same(s, rerun)))];
+}
 function signatureRecord(signature) {
     const allKeys = signature.keys ?? [];
     const keys = allKeys
@@ -41134,6 +41147,13 @@ function boundedClassification(classification) {
         baseNote: classification.baseNote
             ? cut(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
             : null,
+        ...(classification.baseChecks
+            ? {
+                baseChecks: classification.baseChecks
+                    .slice(0, maxFailingChecks)
+                    .map((c) => ({ check: cut(c.check, maxCheckNameChars), url: url(c.url) }))
+            }
+            : {}),
         flaky: classification.flaky
             .slice(0, maxFailingChecks)
             .map((f) => ({ check: cut(f.check, maxCheckNameChars), url: url(f.url) })),
@@ -41169,7 +41189,10 @@ function completeAttempt(ledger, index, verdict) {
         ...(verdict.classification
             ? { classification: boundedClassification(verdict.classification) }
             : {}),
-        ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxNoteChars) } : {})
+        ...(verdict.reruns && verdict.reruns.length > 0
+            ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) }
+            : {}),
+        ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
     };
     let next = replaceAttempt(ledger, index, completed);
     const latest = latestAttempt(ledger);
@@ -41463,21 +41486,28 @@ function isTestFailure(keys) {
 function projectFailureCount(keys) {
     return keys.filter((key) => !key.startsWith('gha:')).length;
 }
+/** Whether `key` of the check also fails, in the same-named check, on the base branch head. */
+function failsOnBase(check, key, base) {
+    if (!base || base.state !== 'complete')
+        return false;
+    return base.checks.some((b) => b.name === check.name && b.keys.includes(key));
+}
 /**
  * The keys of `head` that also fail, in the same-named check, on the base branch head. A
  * check that did not run on the base head, or base CI that never ran, gives none.
  */
 function preExistingKeys(head, base) {
-    if (!base || base.state !== 'complete')
-        return [];
-    const found = new Set();
-    for (const check of head) {
-        const baseKeys = new Set(base.checks.find((b) => b.name === check.name)?.keys ?? []);
-        for (const key of check.keys)
-            if (baseKeys.has(key))
-                found.add(key);
-    }
-    return [...found].sort();
+    const found = head.flatMap((check) => check.keys.filter((key) => failsOnBase(check, key, base)));
+    return [...new Set(found)].sort();
+}
+/**
+ * The iteration's own keys: those of `head` that do not fail in the same-named check on the
+ * base branch head. Decided per check: the same key failing in another check (a matrix job
+ * the base branch does not run) is the iteration's own.
+ */
+function ownKeys(head, base) {
+    const own = head.flatMap((check) => check.keys.filter((key) => !failsOnBase(check, key, base)));
+    return [...new Set(own)].sort();
 }
 /** Why no fix can help this commit, and what a maintainer must do; null when something can. */
 function blockedCause(input) {
@@ -42250,6 +42280,12 @@ function keyList(keys, max) {
     const more = keys.length - shown.length;
     return more > 0 ? `${shown.join(', ')} +${more} more` : shown.join(', ') || `${keys.length} keys`;
 }
+/** A check named with its link, when CI set a plain http(s) URL (no line break, no `)`). */
+function linkedCheck(check) {
+    const name = (0,untrusted/* oneLine */.TN)(check.check, 100);
+    const target = check.url ? linkTarget(check.url) : null;
+    return target ? `[${name}](${target})` : name;
+}
 function checkLines(attempt, max) {
     const checks = attempt.failingChecks ?? [];
     const lines = checks.slice(0, max).map((check) => {
@@ -42294,7 +42330,9 @@ function findingLines(ledger, attempt, detail) {
         const base = classification.baseSha
             ? ` at ${(0,untrusted/* inlineCode */.ti)(classification.baseSha.slice(0, 12), 20)}`
             : '';
-        lines.push(`- **Not this iteration's failures** (they fail on the base branch head too${base}): ${keyList(classification.preExisting, Math.max(detail.keys, 1))}. Do not touch them.`);
+        const evidence = (classification.baseChecks ?? []).slice(0, Math.max(detail.checks, 1));
+        const where = evidence.length > 0 ? ` in ${evidence.map(linkedCheck).join(', ')}` : '';
+        lines.push(`- **Not this iteration's failures** (they fail on the base branch head too${base}${where}): ${keyList(classification.preExisting, Math.max(detail.keys, 1))}. Do not touch them.`);
     }
     else if (classification?.baseNote) {
         lines.push(`- **Base branch:** ${(0,untrusted/* oneLine */.TN)(classification.baseNote, 300)}`);
@@ -42303,6 +42341,8 @@ function findingLines(ledger, attempt, detail) {
         lines.push(`- **Flaky** (failed, then passed on re-run; not yours to fix): ${classification.flaky.map((f) => (0,untrusted/* oneLine */.TN)(f.check, 80)).join(', ')}.`);
     if (classification && classification.infrastructure.length > 0)
         lines.push(`- **Infrastructure** (outside the project's build and tests): ${classification.infrastructure.map((f) => `${(0,untrusted/* oneLine */.TN)(f.check, 80)} (${(0,untrusted/* oneLine */.TN)(f.cause, 120)})`).join(', ')}.`);
+    for (const rerun of attempt.reruns ?? [])
+        lines.push(`- **Re-run** of ${rerun.checks.map((check) => (0,untrusted/* oneLine */.TN)(check, 80)).join(', ')} (${rerun.why}): ${rerun.outcome}${rerun.url && linkTarget(rerun.url) ? ` ([run](${linkTarget(rerun.url)}))` : ''}.`);
     if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
         lines.push('', '**First error lines**', '', ...fix_brief_fencedLines((attempt.errorLines ?? []).join('\n'), detail.errorLines));
     return lines;
@@ -42322,7 +42362,9 @@ function fixBrief(ledger, attempt, context, detail) {
         `🛠️ **CI is ${attempt.state === 'no-checks' ? 'silent' : 'red'} on ${branch}: fix it before anything else.** This is fix attempt ${next} of ${iteration.maxFixAttempts} of the current iteration; ${clock.left} minute${clock.left === 1 ? '' : 's'} of its ${iteration.timeoutMinutes}-minute wall clock were left when this was written (${clock.asOf}; it ends at ${clock.endsAt}).`,
         '',
         `- **Gated commit:** ${gatedCommit(attempt)}`,
-        ...(attempt.note ? [`- **Note:** ${(0,untrusted/* oneLine */.TN)(attempt.note, 300)}`] : []),
+        ...(attempt.note
+            ? [`- **Note:** ${(0,untrusted/* oneLine */.TN)(attempt.note, LEDGER_LIMITS.maxAttemptNoteChars)}`]
+            : []),
         ...findingLines(ledger, attempt, detail),
         '',
         '**What to do**',
@@ -42355,7 +42397,9 @@ function pausedBrief(ledger, attempt, context, detail) {
         `⏸️ **Paused by the CI gate:** ${(0,untrusted/* inlineCode */.ti)(reason, 300)}`,
         '',
         `- **Last gated commit:** ${gatedCommit(attempt)} (attempt ${attempt.index}, ${attempt.state})`,
-        ...(attempt.note ? [`- **Note:** ${(0,untrusted/* oneLine */.TN)(attempt.note, 300)}`] : []),
+        ...(attempt.note
+            ? [`- **Note:** ${(0,untrusted/* oneLine */.TN)(attempt.note, LEDGER_LIMITS.maxAttemptNoteChars)}`]
+            : []),
         ...findingLines(ledger, attempt, detail),
         '',
         ...(remembered && before ? [rememberedLine(remembered), ''] : []),
@@ -42408,8 +42452,12 @@ function pendingWrites(text, ledger) {
 function isProjected(text, ledger) {
     return readLedgerPointer(text)?.revision === ledger.revision;
 }
-/** The smallest brief budget: the brief's shortest form fits in it. */
-const MIN_BRIEF_BYTES = 600;
+/**
+ * The brief always gets this much room, with its first error lines: when the file is near its
+ * budget, the oldest Iteration History entries are collapsed to make it, since what the next
+ * run must fix matters more than the detail of old iterations.
+ */
+const MIN_BRIEF_BYTES = 3072;
 /**
  * The file with the ledger projected onto it (see the module comment). Pure and idempotent:
  * projecting a projected file changes nothing. Throws a StateFileError for a malformed file.
@@ -42522,8 +42570,11 @@ function inFile(source, read) {
             : error;
     }
 }
-/** The ledger the files hold: its own file, else the block an earlier version kept in the state file. */
-function ledgerOf(program, stored, storedLedger, description, now) {
+/**
+ * The ledger the files hold: its own file, else the block an earlier version kept in the state
+ * file; null when there is neither (the gate never ran for the program).
+ */
+function ledgerOf(program, stored, storedLedger, description) {
     if (storedLedger) {
         const ledger = parseLedgerFile(storedLedger.text, `${ledgerPath(program)} (${description})`);
         return { ...ledger, program };
@@ -42532,7 +42583,7 @@ function ledgerOf(program, stored, storedLedger, description, now) {
         ? inFile(`${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, () => readLegacyLedgerBlock(stored.text))
         : null;
     if (!legacy)
-        return emptyLedger(program, now);
+        return null;
     return parseLedgerJson(legacy.json, stored.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
         program,
         firstLine: 1
@@ -42540,7 +42591,8 @@ function ledgerOf(program, stored, storedLedger, description, now) {
 }
 /** The files as read (pure): the ledger parsed or migrated, the state file projected. */
 function programFilesOf(program, stored, storedLedger, description, options) {
-    const ledger = ledgerOf(program, stored, storedLedger, description, options.now);
+    const found = ledgerOf(program, stored, storedLedger, description);
+    const ledger = found ?? emptyLedger(program, options.now);
     const source = `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`;
     const original = stored?.text ?? createStateFile(program);
     const text = inFile(source, () => projectStateFile(original, ledger, { program, maxBytes: options.maxBytes }));
@@ -42551,7 +42603,11 @@ function programFilesOf(program, stored, storedLedger, description, options) {
         ledger,
         text,
         machine: inFile(source, () => readMachineState(text)),
-        stale: stored !== null && (text !== stored.text || !isProjected(stored.text, ledger))
+        // With no ledger anywhere there is nothing to project: a file the gate never touched is
+        // not stale (reconcile leaves it alone).
+        stale: stored !== null &&
+            found !== null &&
+            (text !== stored.text || !isProjected(stored.text, ledger))
     };
 }
 async function readProgram(store, program, options) {
@@ -42580,7 +42636,10 @@ async function updateProgram(deps, program, options, apply) {
         const now = clock.now();
         const current = await readProgram(store, program, { maxBytes: options.maxBytes, now });
         const { ledger: changed, value } = apply(current);
-        if (changed === current.ledger) {
+        // A ledger read from an earlier version's block has no file yet: it is written before the
+        // projection takes the block out of the state file.
+        const unsaved = current.stale && current.storedLedger === null;
+        if (changed === current.ledger && !unsaved) {
             const files = current.stale
                 ? await writeProjection(deps, program, current.ledger, current.storedLedger, options)
                 : current;
@@ -42610,10 +42669,14 @@ async function updateProgram(deps, program, options, apply) {
 /** Projects `ledger` onto the stored `<program>.md` (compare-and-swap, re-projected on conflict). */
 async function writeProjection(deps, program, ledger, storedLedger, options) {
     const path = (0,state_store/* stateFilePath */.n0)(program);
-    const written = await (0,state_store/* updateFile */.Io)(deps.store, path, (text) => projectStateFile(text ?? createStateFile(program), ledger, {
-        program,
-        maxBytes: options.maxBytes
-    }), {
+    const written = await (0,state_store/* updateFile */.Io)(deps.store, path, (text) => 
+    // Another run projected a newer revision of the ledger meanwhile: ours is older.
+    text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
+        ? text
+        : projectStateFile(text ?? createStateFile(program), ledger, {
+            program,
+            maxBytes: options.maxBytes
+        }), {
         clock: deps.clock,
         ...(deps.random ? { random: deps.random } : {}),
         log: { info: (line) => deps.log.info(line) }
@@ -42945,7 +43008,12 @@ function attemptBlock(attempt, view) {
     const lines = [
         `**Attempt ${attempt.index}** — ${(0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20)} — ${attempt.state}` +
             (run ? ` — [run](${run})` : '') +
-            (checks ? ` — failing: ${checks}` : '')
+            (checks ? ` — failing: ${checks}` : ''),
+        // The action's own words (why the attempt ended so: no new commit, blocked, …).
+        ...(attempt.noNewCommit || (attempt.note && attempt.state !== 'blocked')
+            ? [`_${(0,untrusted/* oneLine */.TN)(attempt.note ?? 'no new commit: the fixer pushed nothing', 300)}_`]
+            : []),
+        ...whoseFailureLines(attempt, view.maskedValues)
     ];
     if (attempt.errorLines && attempt.errorLines.length > 0)
         lines.push((0,untrusted/* fence */.EU)(attempt.errorLines.join('\n'), {
@@ -42954,6 +43022,39 @@ function attemptBlock(attempt, view) {
             maskedValues: view.maskedValues
         }));
     return lines.join('\n\n');
+}
+/** A link to a URL CI set, when it is a plain http(s) URL; else the text alone. */
+function linked(text, url, maskedValues) {
+    const target = url ? linkTarget(url, { maskedValues }) : null;
+    return target ? `[${text}](${target})` : text;
+}
+/**
+ * Whose failures the attempt's were, with the evidence (README: "Whose failure it is"): keys
+ * that fail on the base branch head too, flaky and infrastructure checks, the re-runs.
+ */
+function whoseFailureLines(attempt, maskedValues) {
+    const c = attempt.classification;
+    const options = { maskedValues };
+    const lines = [];
+    if (c && c.preExisting.length > 0) {
+        const base = c.baseSha ? ` ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20)}` : '';
+        const evidence = (c.baseChecks ?? [])
+            .slice(0, 5)
+            .map((check) => linked((0,untrusted/* tableCell */.xR)(check.check, 80), check.url, maskedValues));
+        const where = evidence.length > 0 ? ` in ${evidence.join(', ')}` : '';
+        const keys = c.preExisting.slice(0, 5).map((key) => (0,untrusted/* inlineCode */.ti)(key, 160, options));
+        const more = c.preExisting.length > 5 ? ` +${c.preExisting.length - 5} more` : '';
+        lines.push(`- 🧱 Pre-existing (fail on the base branch head${base}${where} too, not counted): ${keys.join(', ')}${more}`);
+    }
+    if (c?.baseNote)
+        lines.push(`- ℹ️ Base branch: ${(0,untrusted/* oneLine */.TN)(c.baseNote, 300, options)}`);
+    if (c && c.flaky.length > 0)
+        lines.push(`- 🎲 Flaky (passed on re-run): ${c.flaky.map((f) => linked((0,untrusted/* tableCell */.xR)(f.check, 80), f.url, maskedValues)).join(', ')}`);
+    if (c && c.infrastructure.length > 0)
+        lines.push(`- 🏗️ Infrastructure: ${c.infrastructure.map((f) => `${linked((0,untrusted/* tableCell */.xR)(f.check, 80), f.url, maskedValues)} (${(0,untrusted/* oneLine */.TN)(f.cause, 120, options)})`).join(', ')}`);
+    for (const rerun of attempt.reruns ?? [])
+        lines.push(`- 🔁 ${linked('Re-run', rerun.url, maskedValues)} of ${rerun.checks.map((check) => (0,untrusted/* tableCell */.xR)(check, 80)).join(', ')} (${rerun.why}): ${rerun.outcome}`);
+    return lines.length > 0 ? ['', ...lines] : [];
 }
 function renderPauseComment(view) {
     const lastThree = view.attempts.slice(-3);
@@ -42994,6 +43095,27 @@ function rememberedNote(remembered) {
         ? ` It was reset at ${remembered.resetAt}${remembered.resetBy ? ` by ${(0,untrusted/* oneLine */.TN)(remembered.resetBy, 60)}` : ''} without fixing the cause.`
         : '';
     return `**This failure stuck the loop before:** paused at ${remembered.pausedAt} (${(0,untrusted/* inlineCode */.ti)(remembered.reason, 200)}).${reset} The fixer should not resume the same approach but state what blocks it.`;
+}
+/**
+ * A green verdict with caveats when no iteration was recorded with it (no iteration file):
+ * failures accepted because the base branch head fails the same way, checks that passed only
+ * on a re-run. The issue is told, never left to find out.
+ */
+function renderGreenWithCaveatsComment(view) {
+    const options = { maskedValues: view.maskedValues };
+    const lines = [
+        view.marker,
+        `**Autoloop ${(0,untrusted/* inlineCode */.ti)(view.program, 100)}**: CI on ${(0,untrusted/* inlineCode */.ti)(view.sha.slice(0, 12), 20)} passed the gate with caveats:`,
+        ''
+    ];
+    if (view.preExisting.length > 0)
+        lines.push(`- ⚠️ Accepted with failures that also fail on the base branch head${view.baseSha ? ` ${(0,untrusted/* inlineCode */.ti)(view.baseSha.slice(0, 12), 20)}` : ''} (\`pre-existing-failures: allow\`; not this iteration's doing): ${view.preExisting
+            .slice(0, 10)
+            .map((key) => (0,untrusted/* inlineCode */.ti)(key, 160, options))
+            .join(', ')}${view.preExisting.length > 10 ? ` +${view.preExisting.length - 10} more` : ''}.`);
+    if (view.flaky.length > 0)
+        lines.push(`- 🎲 Flaky (failed, then passed on re-run): ${view.flaky.map((f) => linked((0,untrusted/* tableCell */.xR)(f.check, 80), f.url, view.maskedValues)).join(', ')}.`);
+    return lines.join('\n');
 }
 /** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
 function renderIterationComment(view) {
@@ -46476,24 +46598,35 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
     await awaitRerunsStarted(context, observation.sha, failedIds);
     const next = await waitForChecks(context.config, deps, observation.sha, observation.pull, { ...context.policy, graceMs: 0 }, context.window);
     const stillFailing = new Set(failingOf(next).map((check) => check.name));
+    // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
+    const passed = new Set(next.checks
+        .filter((check) => check.excluded === undefined && check.state === 'passed')
+        .map((check) => check.name));
     for (const [, { checks }] of candidates) {
         for (const check of checks) {
-            if (!stillFailing.has(check.name))
+            if (passed.has(check.name))
                 flaky.push({ check: check.name, url: check.url });
         }
     }
     for (const rerun of reruns) {
-        if (rerun.outcome === 'pending')
-            rerun.outcome = rerun.checks.some((name) => stillFailing.has(name)) ? 'failed' : 'passed';
+        if (rerun.outcome !== 'pending')
+            continue;
+        if (rerun.checks.some((name) => stillFailing.has(name)))
+            rerun.outcome = 'failed';
+        else if (rerun.checks.every((name) => passed.has(name)))
+            rerun.outcome = 'passed';
     }
     const regathered = await gather(failingOf(next), deps);
     return { observation: next, failing: regathered, refused: false };
 }
+const baseNoCiNote = (sha) => `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`;
 /**
- * The base branch head's failures of the checks named `names`, from the ledger when it read
- * the same base SHA before, else waited for (within the wall clock) and gathered.
+ * The base branch head's failures, from the ledger when it read the same base SHA before,
+ * else waited for (within the wall clock) and gathered: every failing check of the base head,
+ * so that one read answers every later attempt on the same base SHA (a check missing from the
+ * list passed there).
  */
-async function baseFailuresOf(context, names, pullBase) {
+async function baseFailuresOf(context, pullBase) {
     const { deps, config, ledger } = context;
     const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch());
     const sha = await deps.github.branchHead(branch);
@@ -46502,11 +46635,11 @@ async function baseFailuresOf(context, names, pullBase) {
             base: null,
             note: `the base branch ${branch} does not exist: every failure counts as new`
         };
-    if (ledger.baseFailures?.sha === sha && ledger.baseFailures.branch === branch) {
-        const known = new Set(ledger.baseFailures.checks.map((check) => check.name));
-        if ([...names].every((name) => known.has(name)) || ledger.baseFailures.state === 'no-ci')
-            return { base: ledger.baseFailures, note: null };
-    }
+    if (ledger.baseFailures?.sha === sha && ledger.baseFailures.branch === branch)
+        return {
+            base: ledger.baseFailures,
+            note: ledger.baseFailures.state === 'no-ci' ? baseNoCiNote(sha) : null
+        };
     deps.log.info(`Reading the failures of the base branch head ${branch} (${sha.slice(0, 12)})`);
     const readAt = new Date(deps.clock.now()).toISOString();
     // Every check of the base head counts, to its end; this run's own jobs never do.
@@ -46529,9 +46662,9 @@ async function baseFailuresOf(context, names, pullBase) {
     if (verdict.kind === 'no-checks')
         return {
             base: { branch, sha, readAt, state: 'no-ci', checks: [] },
-            note: `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`
+            note: baseNoCiNote(sha)
         };
-    const failing = verdict.checks.filter((check) => check.excluded === undefined && check.state === 'failed' && names.has(check.name));
+    const failing = verdict.checks.filter((check) => check.excluded === undefined && check.state === 'failed');
     const gathered = await gather(failing, deps);
     return {
         base: {
@@ -46570,17 +46703,24 @@ async function findRedFindings(context, first) {
         .map((check) => ({ check: check.name, cause: check.infrastructure, url: check.url }));
     const missing = observation.missingRequired.map((name) => buildKey('required-missing', name));
     let baseFailures = context.ledger.baseFailures;
+    let comparedWith = null;
     let preExisting = [];
     let baseNote = null;
     if (observation.verdict === 'red' && failing.length > 0) {
-        const base = await baseFailuresOf(context, new Set(failing.map((check) => check.name)), observation.pull?.baseRef);
+        const base = await baseFailuresOf(context, observation.pull?.baseRef);
         baseNote = base.note;
         if (base.base)
             baseFailures = base.base;
-        preExisting = base.base ? preExistingKeys(failing, base.base) : [];
+        comparedWith = base.base;
+        preExisting = preExistingKeys(failing, comparedWith);
     }
     const pre = new Set(preExisting);
-    const own = [...new Set([...failing.flatMap((check) => check.keys), ...missing])].filter((key) => !pre.has(key));
+    const baseChecks = preExisting.length > 0 && baseFailures
+        ? baseFailures.checks
+            .filter((check) => check.keys.some((key) => pre.has(key)))
+            .map((check) => ({ check: check.name, url: check.url }))
+        : [];
+    const own = [...new Set([...ownKeys(failing, comparedWith), ...missing])];
     const newKeys = own.length > 0 || preExisting.length > 0 || observation.verdict !== 'red'
         ? own.sort()
         : [untrustedKey(buildKey('red', observation.reasons.join('; ')), deps.maskedValues)];
@@ -46592,6 +46732,7 @@ async function findRedFindings(context, first) {
             preExisting,
             baseSha: baseFailures?.sha ?? null,
             baseNote,
+            ...(baseChecks.length > 0 ? { baseChecks } : {}),
             flaky,
             infrastructure
         },
@@ -46886,37 +47027,10 @@ async function observeAndSettle(run, began, head, pull) {
     const policy = await policyOf(run);
     const observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
     const index = began.attempt.index;
-    if (observation.verdict === 'green')
-        return settleGreen(run, index, observation, null);
-    if (observation.verdict === 'ci-timeout') {
-        const signature = signatureOf([buildKey('ci-timeout')]);
-        return pause(run, index, observation, {
-            kind: 'timeout',
-            reason: pauseReason('timeout'),
-            verdict: 'ci-timeout',
-            record: { state: 'ci-timeout', now: deps.clock.now(), signature },
-            signature
-        });
-    }
-    const blocked = await blockedOf(run, observation, head, began.attempt.agentSha ?? null);
-    if (blocked) {
-        deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`);
-        const now = deps.clock.now();
-        const signature = signatureOf([buildKey('blocked', blocked.cause)]);
-        const summary = await writeFailureSummary(run, blockedSummary(run, index, observation, blocked, signature, now));
-        return {
-            ...(await pause(run, index, observation, {
-                kind: 'blocked',
-                reason: pauseReason('blocked', blocked.cause),
-                verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
-                record: { state: 'blocked', now, note: blocked.advice },
-                signature: null,
-                blocked
-            })),
-            failureMarkdown: summary.markdown,
-            failureJsonPath: summary.jsonPath
-        };
-    }
+    const agentSha = began.attempt.agentSha ?? null;
+    const settled = await settleUnlessRed(run, index, head, agentSha, observation, null);
+    if (settled)
+        return settled;
     const findings = await findRedFindings({
         config,
         deps,
@@ -46925,9 +47039,55 @@ async function observeAndSettle(run, began, head, pull) {
         ledger: began.ledger,
         recordRerun: (rerun) => recordRerun(run, index, rerun)
     }, observation);
-    if (findings.observation.verdict === 'green')
-        return settleGreen(run, index, findings.observation, findings);
+    // After re-runs the checks may say something else: green, still running at the wall clock,
+    // nothing but skipped checks, a run waiting for approval.
+    if (findings.observation !== observation) {
+        const after = await settleUnlessRed(run, index, head, agentSha, findings.observation, findings);
+        if (after)
+            return after;
+    }
     return settleRed(run, index, findings);
+}
+/**
+ * An observation that needs no classification settled: green, ci-timeout, or blocked (no
+ * checks, a run waiting for approval); null for a red one, whose failures are classified.
+ */
+async function settleUnlessRed(run, index, head, agentSha, observation, findings) {
+    const { deps } = run;
+    if (observation.verdict === 'green')
+        return settleGreen(run, index, observation, findings);
+    if (observation.verdict === 'ci-timeout')
+        return pauseOnTimeout(run, index, observation);
+    const blocked = await blockedOf(run, observation, head, agentSha);
+    if (!blocked)
+        return null;
+    deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`);
+    const now = deps.clock.now();
+    const signature = signatureOf([buildKey('blocked', blocked.cause)]);
+    const summary = await writeFailureSummary(run, blockedSummary(run, index, observation, blocked, signature, now));
+    return {
+        ...(await pause(run, index, observation, {
+            kind: 'blocked',
+            reason: pauseReason('blocked', blocked.cause),
+            verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
+            record: { state: 'blocked', now, note: blocked.advice },
+            signature: null,
+            blocked
+        })),
+        failureMarkdown: summary.markdown,
+        failureJsonPath: summary.jsonPath
+    };
+}
+/** Checks still running at the iteration's wall-clock cap: paused `ci-timeout`. */
+async function pauseOnTimeout(run, index, observation) {
+    const signature = signatureOf([buildKey('ci-timeout')]);
+    return pause(run, index, observation, {
+        kind: 'timeout',
+        reason: pauseReason('timeout'),
+        verdict: 'ci-timeout',
+        record: { state: 'ci-timeout', now: run.deps.clock.now(), signature },
+        signature
+    });
 }
 /** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
 async function blockedOf(run, observation, head, agentSha) {
@@ -46988,7 +47148,8 @@ async function settleGreen(run, index, observation, findings, preExisting = []) 
         let ledger = completeAttempt(current.ledger, index, {
             state,
             now,
-            ...(classification ? { classification } : {})
+            ...(classification ? { classification } : {}),
+            ...(findings ? { reruns: findings.reruns } : {})
         });
         if (findings?.baseFailures)
             ledger = { ...ledger, baseFailures: findings.baseFailures };
@@ -47009,25 +47170,45 @@ async function settleGreen(run, index, observation, findings, preExisting = []) 
     });
     const recorded = written.value;
     const attempt = attemptAt(written.files.ledger, index);
-    if (recorded?.recorded || exceptPreExisting) {
+    const flakyChecks = classification?.flaky ?? [];
+    const caveats = exceptPreExisting || flakyChecks.length > 0;
+    if (recorded?.recorded || caveats) {
+        const iterationMarker = recorded?.entry ? commentMarker('iteration', recorded.runKey) : null;
+        // Without a recorded iteration the caveats get a comment of their own (one per attempt).
+        const caveatsMarker = commentMarker('green', `${written.files.ledger.iteration.id}/${index}`);
         await announce(deps, {
             program: config.program,
             machine: written.files.machine,
             issue: config.issue,
-            ...(recorded?.entry
+            ...(recorded?.entry && iterationMarker
                 ? {
                     comment: {
-                        marker: commentMarker('iteration', recorded.runKey),
+                        marker: iterationMarker,
                         body: renderIterationComment({
                             program: config.program,
-                            marker: commentMarker('iteration', recorded.runKey),
+                            marker: iterationMarker,
                             entry: recorded.entry,
                             preExisting,
-                            flaky: classification?.flaky ?? []
+                            flaky: flakyChecks
                         })
                     }
                 }
-                : {})
+                : caveats
+                    ? {
+                        comment: {
+                            marker: caveatsMarker,
+                            body: renderGreenWithCaveatsComment({
+                                program: config.program,
+                                marker: caveatsMarker,
+                                sha: observation.sha,
+                                preExisting,
+                                baseSha: classification?.baseSha ?? null,
+                                flaky: flakyChecks,
+                                maskedValues: deps.maskedValues
+                            })
+                        }
+                    }
+                    : {})
         });
     }
     const verdict = exceptPreExisting ? 'green-except-pre-existing' : 'green';
@@ -47076,6 +47257,14 @@ function summaryOf(run, attempt, findings, signature, ledger, now) {
             baseBranch: findings.baseFailures?.branch ?? null,
             baseSha: findings.classification.baseSha,
             baseNote: findings.classification.baseNote,
+            ...(findings.classification.baseChecks
+                ? {
+                    baseChecks: findings.classification.baseChecks.map((c) => ({
+                        check: c.check,
+                        url: c.url ?? ''
+                    }))
+                }
+                : {}),
             flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
             infrastructure: findings.classification.infrastructure.map((f) => ({
                 check: f.check,
@@ -47160,14 +47349,24 @@ async function settleRed(run, index, findings) {
             return settleGreen(run, index, observation, findings, preExisting);
         }
         const signature = signatureOf(preExisting);
-        return pause(run, index, observation, {
-            kind: 'base-red',
-            reason: pauseReason('base-red', signature.short),
-            verdict: 'red',
-            record: recordOf(findings, signature, now, deps.maskedValues),
-            signature,
-            findings
+        // The fixer is not started, but the failure summary still says whose failures they are.
+        const current = await readProgram(deps.store, config.program, {
+            maxBytes: config.stateMaxBytes,
+            now
         });
+        const summary = await writeFailureSummary(run, summaryOf(run, attemptAt(current.ledger, index), findings, signature, current.ledger, now));
+        return {
+            ...(await pause(run, index, observation, {
+                kind: 'base-red',
+                reason: pauseReason('base-red', signature.short),
+                verdict: 'red',
+                record: recordOf(findings, signature, now, deps.maskedValues),
+                signature,
+                findings
+            })),
+            failureMarkdown: summary.markdown,
+            failureJsonPath: summary.jsonPath
+        };
     }
     const signature = signatureOf(findings.newKeys);
     const current = await readProgram(deps.store, config.program, {
@@ -47260,7 +47459,8 @@ function recordOf(findings, signature, now, masked) {
             url: f.url
         })),
         errorLines: errorLinesOf(findings, masked),
-        classification: findings.classification
+        classification: findings.classification,
+        reruns: findings.reruns
     };
 }
 /** The fixer pushed nothing: the previous attempt's signature again, for the guards to judge. */
