@@ -4,6 +4,7 @@ import { manualClock, type ManualClock } from '../../__fixtures__/clock.js'
 import {
   deadlineOf,
   decideAfterRed,
+  noProgressPause,
   pausePatch,
   repeatsEarlierSignature,
   type RedDecision
@@ -22,7 +23,7 @@ import { readMachineState, updateMachineState } from '../../src/state/machine-st
 import { createStateFile } from '../../src/state/template.js'
 import type { Signature } from '../../src/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
-import { MINUTE, begin, fresh, redVerdict, sha, sig, type Limits } from './helpers.js'
+import { MINUTE, START, begin, fresh, redVerdict, sha, sig, type Limits } from './helpers.js'
 
 /**
  * Drives the gate the way it runs: begin an attempt on a SHA (written in flight), wait (the
@@ -395,5 +396,48 @@ describe('pause reasons and the pause patch', () => {
       iteration_count: '9'
     })
     expect(readMachineState(after).recentStatuses).toHaveLength(10)
+  })
+})
+
+describe('noProgressPause: the fixer pushed nothing', () => {
+  const red = (signature: Signature, runId: number): Ledger => {
+    const began = begin(fresh(START), { sha: sha('red'), runId, now: START })
+    return completeAttempt(began.ledger, began.attempt.index, redVerdict(signature, START + MINUTE))
+  }
+
+  it('repeats the previous attempt (its signature, checks and lines) and is stuck, remembering the signature', () => {
+    const signature = sig('cart')
+    const ledger = red(signature, 100)
+    const repeated = begin(ledger, { sha: sha('red'), runId: 101, now: START + 10 * MINUTE })
+    expect(repeated.kind).toBe('no-new-commit')
+    const judged = noProgressPause(
+      repeated.ledger,
+      repeated.attempt.index,
+      START + 11 * MINUTE,
+      'no new commit'
+    )
+    expect(judged.kind).toBe('stuck')
+    expect(judged.reason).toBe(`stuck in CI fix loop: ${signature.short}`)
+    expect(judged.verdict).toMatchObject({
+      state: 'red',
+      note: 'no new commit',
+      signature: { hash: signature.hash, short: signature.short, keys: signature.keys }
+    })
+    const previous = latestAttempt(ledger)
+    expect(judged.verdict.failingChecks).toEqual(previous?.failingChecks)
+    expect(judged.verdict.errorLines).toEqual(previous?.errorLines)
+    expect(judged.remember).toMatchObject({ hash: signature.hash })
+  })
+
+  it('a previous attempt with no signature is still stuck, with nothing to remember', () => {
+    const began = begin(fresh(START), { sha: sha('silent'), runId: 100, now: START })
+    const ledger = completeAttempt(began.ledger, 0, { state: 'red', now: START + MINUTE })
+    const repeated = begin(ledger, { sha: sha('silent'), runId: 101, now: START + 2 * MINUTE })
+    const judged = noProgressPause(repeated.ledger, repeated.attempt.index, START + 3 * MINUTE, 'x')
+    expect(judged).toMatchObject({
+      kind: 'stuck',
+      reason: 'stuck in CI fix loop: no new commit',
+      remember: null
+    })
   })
 })

@@ -38,7 +38,7 @@ import {
   type Rerun
 } from '../loop/ledger.js'
 import { blockedCause, type Blocked } from '../loop/classify.js'
-import { deadlineOf, decideAfterRed, type RedDecision } from '../loop/guard.js'
+import { deadlineOf, decideAfterRed, noProgressPause, type RedDecision } from '../loop/guard.js'
 import { pauseInLedger } from '../loop/pause.js'
 import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
 import { recordIteration, type RecordOutcome } from '../loop/record-outcome.js'
@@ -925,44 +925,31 @@ function recordOf(
   }
 }
 
-/** The fixer pushed nothing: the previous attempt's signature again, for the guards to judge. */
+/** The fixer pushed nothing: the previous attempt's signature again, so the loop is stuck. */
 async function settleNoNewCommit(
   run: GateRun,
   began: BeganAttempt & { files: ProgramFiles }
 ): Promise<Settled> {
   const { config, deps } = run
-  const ledger = began.ledger
-  const previous = [...ledger.attempts].reverse().find((a) => a.index < began.attempt.index)
-  const stored = previous?.signature
-  const signature: Signature = stored?.keys
-    ? signatureOf(stored.keys)
-    : signatureOf([buildKey('no-new-commit', began.attempt.sha.slice(0, 12))])
-  const now = deps.clock.now()
-  const decision = decideAfterRed(ledger, {
-    index: began.attempt.index,
-    signature: stored ? { hash: stored.hash, short: stored.short } : signature,
-    now
-  })
+  const previous = [...began.ledger.attempts].reverse().find((a) => a.index < began.attempt.index)
   const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`
   deps.log.warning(`${config.program}: ${note}`)
-  const kind: PauseKind = decision.kind === 'pause' ? decision.pauseKind : 'stuck'
+  const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note)
+  const stored = judged.verdict.signature
   return pause(run, began.attempt.index, null, {
-    kind,
-    reason:
-      decision.kind === 'pause'
-        ? decision.reason
-        : pauseReason('stuck', stored?.short ?? signature.short),
+    kind: judged.kind,
+    reason: judged.reason,
     verdict: 'red',
-    record: {
-      state: 'red',
-      now,
-      signature: stored ? { ...signature, hash: stored.hash, short: stored.short } : signature,
-      failingChecks: previous?.failingChecks ?? [],
-      errorLines: previous?.errorLines ?? [],
-      note
-    },
-    signature,
-    remember: true
+    record: judged.verdict,
+    signature: stored
+      ? {
+          keys: [...(stored.keys ?? [])],
+          full: stored.full ?? stored.short,
+          short: stored.short,
+          hash: stored.hash
+        }
+      : null,
+    remember: judged.remember !== null
   })
 }
 

@@ -32,7 +32,7 @@ import {
   type Attempt,
   type Ledger
 } from '../loop/ledger.js'
-import { decideAfterRed } from '../loop/guard.js'
+import { noProgressPause, repeatedVerdict } from '../loop/guard.js'
 import { pauseInLedger } from '../loop/pause.js'
 import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
 import {
@@ -305,70 +305,37 @@ async function resolveUnfixed(
           maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
           timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
         })
-        const signature = latest.signature ?? {
-          hash: `no-new-commit-${latest.sha}`,
-          short: 'no new commit'
-        }
-        const decision = decideAfterRed(began.ledger, {
-          index: began.attempt.index,
-          signature,
-          now
-        })
-        const kind: PauseKind = decision.kind === 'pause' ? decision.pauseKind : 'stuck'
-        const reason =
-          decision.kind === 'pause' ? decision.reason : pauseReason('stuck', signature.short)
-        paused = { kind, reason }
+        const judged = noProgressPause(
+          began.ledger,
+          began.attempt.index,
+          now,
+          `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
+        )
+        paused = { kind: judged.kind, reason: judged.reason }
         const ledger = pauseInLedger(began.ledger, current.machine, {
           index: began.attempt.index,
-          verdict: {
-            state: 'red',
-            now,
-            signature: latest.signature
-              ? {
-                  hash: latest.signature.hash,
-                  short: latest.signature.short,
-                  ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
-                  ...(latest.signature.full ? { full: latest.signature.full } : {})
-                }
-              : null,
-            failingChecks: latest.failingChecks ?? [],
-            errorLines: latest.errorLines ?? [],
-            note: `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
-          },
-          kind,
-          reason,
-          remember: kind === 'timeout' ? null : signature,
+          verdict: judged.verdict,
+          kind: judged.kind,
+          reason: judged.reason,
+          remember: judged.remember,
           now
         })
         return { ledger, value: null }
       }
       paused = { kind: 'timeout', reason: pauseReason('timeout') }
-      const ledger = pauseInLedger(
-        { ...current.ledger, attempts: current.ledger.attempts },
-        current.machine,
-        {
-          index: latest.index,
-          verdict: {
-            state: latest.state,
-            now,
-            signature: latest.signature
-              ? {
-                  hash: latest.signature.hash,
-                  short: latest.signature.short,
-                  ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
-                  ...(latest.signature.full ? { full: latest.signature.full } : {})
-                }
-              : null,
-            failingChecks: latest.failingChecks ?? [],
-            errorLines: latest.errorLines ?? [],
-            note: 'no fix was gated before the wall clock ran out'
-          },
-          kind: 'timeout',
-          reason: pauseReason('timeout'),
-          remember: null,
-          now
-        }
-      )
+      const ledger = pauseInLedger(current.ledger, current.machine, {
+        index: latest.index,
+        verdict: repeatedVerdict(
+          latest,
+          latest.state,
+          now,
+          'no fix was gated before the wall clock ran out'
+        ),
+        kind: 'timeout',
+        reason: pauseReason('timeout'),
+        remember: null,
+        now
+      })
       return { ledger, value: null }
     }
   )

@@ -13,6 +13,8 @@ import { appendRecentStatus, type MachineState, type MachineStatePatch } from '.
 import {
   hashKey,
   pausedSignatureOf,
+  type Attempt,
+  type AttemptVerdict,
   type Iteration,
   type Ledger,
   type PausedSignature,
@@ -86,5 +88,66 @@ export function pausePatch(
       ? { recentStatuses: appendRecentStatus(state.recentStatuses, CI_PAUSE_STATUS) }
       : {}),
     lastRun: new Date(pause.now).toISOString()
+  }
+}
+
+/** An attempt's findings carried over under a new verdict: the same failures, seen again. */
+export function repeatedVerdict(
+  attempt: Attempt,
+  state: AttemptVerdict['state'],
+  now: number,
+  note: string
+): AttemptVerdict {
+  const signature = attempt.signature
+  return {
+    state,
+    now,
+    signature: signature
+      ? {
+          hash: signature.hash,
+          short: signature.short,
+          ...(signature.keys ? { keys: signature.keys } : {}),
+          ...(signature.full ? { full: signature.full } : {})
+        }
+      : null,
+    failingChecks: attempt.failingChecks ?? [],
+    errorLines: attempt.errorLines ?? [],
+    ...(attempt.classification ? { classification: attempt.classification } : {}),
+    note
+  }
+}
+
+export interface NoProgressPause {
+  kind: 'stuck' | 'exhausted' | 'timeout'
+  reason: string
+  /** The new attempt's verdict: the previous attempt's failures and signature again. */
+  verdict: AttemptVerdict
+  /** The signature to remember across resets (none for a wall-clock pause). */
+  remember: Pick<SignatureLike, 'hash' | 'short'> | null
+}
+
+/**
+ * The fixer pushed nothing (the branch head did not move since the previous attempt, or its
+ * run ended without gating): attempt `index` repeats the previous attempt's failures, so the
+ * no-progress guard stops the loop: a fix attempt with an unchanged signature is stuck.
+ */
+export function noProgressPause(
+  ledger: Ledger,
+  index: number,
+  now: number,
+  note: string
+): NoProgressPause {
+  const previous = [...ledger.attempts].reverse().find((attempt) => attempt.index < index)
+  const signature = previous?.signature ?? null
+  const decision = signature ? decideAfterRed(ledger, { index, signature, now }) : null
+  const kind = decision?.kind === 'pause' ? decision.pauseKind : 'stuck'
+  return {
+    kind,
+    reason:
+      decision?.kind === 'pause'
+        ? decision.reason
+        : pauseReason('stuck', signature?.short ?? 'no new commit'),
+    verdict: previous ? repeatedVerdict(previous, 'red', now, note) : { state: 'red', now, note },
+    remember: kind === 'timeout' || !signature ? null : signature
   }
 }
