@@ -41642,6 +41642,45 @@ function pausePatch(state, pause) {
         lastRun: new Date(pause.now).toISOString()
     };
 }
+/** An attempt's findings carried over under a new verdict: the same failures, seen again. */
+function repeatedVerdict(attempt, state, now, note) {
+    const signature = attempt.signature;
+    return {
+        state,
+        now,
+        signature: signature
+            ? {
+                hash: signature.hash,
+                short: signature.short,
+                ...(signature.keys ? { keys: signature.keys } : {}),
+                ...(signature.full ? { full: signature.full } : {})
+            }
+            : null,
+        failingChecks: attempt.failingChecks ?? [],
+        errorLines: attempt.errorLines ?? [],
+        ...(attempt.classification ? { classification: attempt.classification } : {}),
+        note
+    };
+}
+/**
+ * The fixer pushed nothing (the branch head did not move since the previous attempt, or its
+ * run ended without gating): attempt `index` repeats the previous attempt's failures, so the
+ * no-progress guard stops the loop: a fix attempt with an unchanged signature is stuck.
+ */
+function noProgressPause(ledger, index, now, note) {
+    const previous = [...ledger.attempts].reverse().find((attempt) => attempt.index < index);
+    const signature = previous?.signature ?? null;
+    const decision = signature ? decideAfterRed(ledger, { index, signature, now }) : null;
+    const kind = decision?.kind === 'pause' ? decision.pauseKind : 'stuck';
+    return {
+        kind,
+        reason: decision?.kind === 'pause'
+            ? decision.reason
+            : pauseReason('stuck', signature?.short ?? 'no new commit'),
+        verdict: previous ? repeatedVerdict(previous, 'red', now, note) : { state: 'red', now, note },
+        remember: kind === 'timeout' || !signature ? null : signature
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/loop/pause.ts
 
@@ -47463,40 +47502,28 @@ function recordOf(findings, signature, now, masked) {
         reruns: findings.reruns
     };
 }
-/** The fixer pushed nothing: the previous attempt's signature again, for the guards to judge. */
+/** The fixer pushed nothing: the previous attempt's signature again, so the loop is stuck. */
 async function settleNoNewCommit(run, began) {
     const { config, deps } = run;
-    const ledger = began.ledger;
-    const previous = [...ledger.attempts].reverse().find((a) => a.index < began.attempt.index);
-    const stored = previous?.signature;
-    const signature = stored?.keys
-        ? signatureOf(stored.keys)
-        : signatureOf([buildKey('no-new-commit', began.attempt.sha.slice(0, 12))]);
-    const now = deps.clock.now();
-    const decision = decideAfterRed(ledger, {
-        index: began.attempt.index,
-        signature: stored ? { hash: stored.hash, short: stored.short } : signature,
-        now
-    });
+    const previous = [...began.ledger.attempts].reverse().find((a) => a.index < began.attempt.index);
     const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
     deps.log.warning(`${config.program}: ${note}`);
-    const kind = decision.kind === 'pause' ? decision.pauseKind : 'stuck';
+    const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note);
+    const stored = judged.verdict.signature;
     return pause(run, began.attempt.index, null, {
-        kind,
-        reason: decision.kind === 'pause'
-            ? decision.reason
-            : pauseReason('stuck', stored?.short ?? signature.short),
+        kind: judged.kind,
+        reason: judged.reason,
         verdict: 'red',
-        record: {
-            state: 'red',
-            now,
-            signature: stored ? { ...signature, hash: stored.hash, short: stored.short } : signature,
-            failingChecks: previous?.failingChecks ?? [],
-            errorLines: previous?.errorLines ?? [],
-            note
-        },
-        signature,
-        remember: true
+        record: judged.verdict,
+        signature: stored
+            ? {
+                keys: [...(stored.keys ?? [])],
+                full: stored.full ?? stored.short,
+                short: stored.short,
+                hash: stored.hash
+            }
+            : null,
+        remember: judged.remember !== null
     });
 }
 /** Writes the pause (ledger, Machine State) and says it on the program issue. */
@@ -48458,60 +48485,22 @@ async function resolveUnfixed(program, store, plan, context) {
                 maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
                 timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
             });
-            const signature = latest.signature ?? {
-                hash: `no-new-commit-${latest.sha}`,
-                short: 'no new commit'
-            };
-            const decision = decideAfterRed(began.ledger, {
-                index: began.attempt.index,
-                signature,
-                now
-            });
-            const kind = decision.kind === 'pause' ? decision.pauseKind : 'stuck';
-            const reason = decision.kind === 'pause' ? decision.reason : pauseReason('stuck', signature.short);
-            paused = { kind, reason };
+            const judged = noProgressPause(began.ledger, began.attempt.index, now, `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`);
+            paused = { kind: judged.kind, reason: judged.reason };
             const ledger = pauseInLedger(began.ledger, current.machine, {
                 index: began.attempt.index,
-                verdict: {
-                    state: 'red',
-                    now,
-                    signature: latest.signature
-                        ? {
-                            hash: latest.signature.hash,
-                            short: latest.signature.short,
-                            ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
-                            ...(latest.signature.full ? { full: latest.signature.full } : {})
-                        }
-                        : null,
-                    failingChecks: latest.failingChecks ?? [],
-                    errorLines: latest.errorLines ?? [],
-                    note: `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
-                },
-                kind,
-                reason,
-                remember: kind === 'timeout' ? null : signature,
+                verdict: judged.verdict,
+                kind: judged.kind,
+                reason: judged.reason,
+                remember: judged.remember,
                 now
             });
             return { ledger, value: null };
         }
         paused = { kind: 'timeout', reason: pauseReason('timeout') };
-        const ledger = pauseInLedger({ ...current.ledger, attempts: current.ledger.attempts }, current.machine, {
+        const ledger = pauseInLedger(current.ledger, current.machine, {
             index: latest.index,
-            verdict: {
-                state: latest.state,
-                now,
-                signature: latest.signature
-                    ? {
-                        hash: latest.signature.hash,
-                        short: latest.signature.short,
-                        ...(latest.signature.keys ? { keys: latest.signature.keys } : {}),
-                        ...(latest.signature.full ? { full: latest.signature.full } : {})
-                    }
-                    : null,
-                failingChecks: latest.failingChecks ?? [],
-                errorLines: latest.errorLines ?? [],
-                note: 'no fix was gated before the wall clock ran out'
-            },
+            verdict: repeatedVerdict(latest, latest.state, now, 'no fix was gated before the wall clock ran out'),
             kind: 'timeout',
             reason: pauseReason('timeout'),
             remember: null,

@@ -6,6 +6,7 @@
  * read by the scheduler as meant, the human sections untouched. And a gate with a reconcile
  * running while it waits.
  */
+import type { Clock } from '../../src/clock.js'
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -84,12 +85,29 @@ function gate(
   fake: FakeGitHub,
   program: Program,
   commit: string,
-  runId: number
+  runId: number,
+  clock: Clock = fake.clock
 ): Promise<InProcessRun> {
   return runInProcess(fake, {
     inputs: { program: PROGRAM, push: 'false', sha: commit, issue: '12', ...program.inputs },
-    env: { GITHUB_RUN_ID: String(runId) }
+    env: { GITHUB_RUN_ID: String(runId) },
+    clock
   })
+}
+
+/**
+ * The fake's clock, but every wait also lets a few real milliseconds pass: a writer in another
+ * process runs on real time, and a compare-and-swap retry whose backoff took no real time would
+ * meet it again at once (the action's backoff is real time against GitHub).
+ */
+function sharedWithRealTime(fake: FakeGitHub): Clock {
+  return {
+    now: () => fake.clock.now(),
+    async sleep(ms) {
+      await fake.clock.sleep(ms)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50)))
+    }
+  }
 }
 
 const filesOf = (fake: FakeGitHub, program: Program): [string | null, string | null] => [
@@ -121,8 +139,12 @@ function threeRedCommits(program: Program): Scenario {
   })
 }
 
-function gateThreeAtOnce(fake: FakeGitHub, program: Program): Promise<InProcessRun[]> {
-  return Promise.all(COMMITS.map((commit, i) => gate(fake, program, commit, 700 + i)))
+function gateThreeAtOnce(
+  fake: FakeGitHub,
+  program: Program,
+  clock: Clock = fake.clock
+): Promise<InProcessRun[]> {
+  return Promise.all(COMMITS.map((commit, i) => gate(fake, program, commit, 700 + i, clock)))
 }
 
 const STORES: StoreKind[] = ['state-dir', 'state-branch']
@@ -253,7 +275,7 @@ describe('the state-dir store, another job writing the same file from its own pr
     const program = programIn('state-dir')
     await withFake(threeRedCommits(program), async (fake) => {
       const other = await anotherJob(program.stateDir, LESSONS)
-      const runs = await gateThreeAtOnce(fake, program)
+      const runs = await gateThreeAtOnce(fake, program, sharedWithRealTime(fake))
       await other.done
       for (const run of runs) expect(run.outputs).toMatchObject({ status: 'failure' })
       const text = program.read(fake, `${PROGRAM}.md`) as string
