@@ -96,7 +96,7 @@ function gate(
 }
 
 /**
- * The fake's clock, but every wait also lets a few real milliseconds pass: a writer in another
+ * The fake's clock, but every wait also lets up to 100 real milliseconds pass: a writer in another
  * process runs on real time, and a compare-and-swap retry whose backoff took no real time would
  * meet it again at once (the action's backoff is real time against GitHub).
  */
@@ -105,7 +105,7 @@ function sharedWithRealTime(fake: FakeGitHub): Clock {
     now: () => fake.clock.now(),
     async sleep(ms) {
       await fake.clock.sleep(ms)
-      await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50)))
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 100)))
     }
   }
 }
@@ -243,25 +243,34 @@ describe.each(STORES)('concurrent gates, %s store', (store) => {
   })
 })
 
-/** Starts the child; resolves once it wrote its first lesson, with a promise of its end. */
-function anotherJob(dir: string, times: number): Promise<{ done: Promise<void> }> {
+/**
+ * Starts the child; resolves once it wrote its first lesson, with `stop()`: closes its stdin,
+ * waits for its end and gives how many lessons it wrote.
+ */
+function anotherJob(dir: string): Promise<{ stop(): Promise<number> }> {
   return new Promise((resolveStarted, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', APPEND_LESSON, dir, PROGRAM, String(times)],
-      { stdio: ['ignore', 'pipe', 'pipe'] }
-    )
+    const child = spawn(process.execPath, ['--import', 'tsx', APPEND_LESSON, dir, PROGRAM], {
+      stdio: ['pipe', 'pipe', 'pipe']
+    })
     let stdout = ''
     let stderr = ''
-    const done = new Promise<void>((resolveDone, rejectDone) =>
-      child.on('close', (code) =>
-        code === 0 ? resolveDone() : rejectDone(new Error(`exit ${code}: ${stderr}`))
-      )
+    const done = new Promise<number>((resolveDone, rejectDone) =>
+      child.on('close', (code) => {
+        const wrote = /^wrote (\d+)$/m.exec(stdout)
+        if (code === 0 && wrote) resolveDone(Number(wrote[1]))
+        else rejectDone(new Error(`exit ${code}: ${stderr}`))
+      })
     )
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString()
-      if (stdout.includes('ready\n')) resolveStarted({ done })
+      if (stdout.includes('ready\n'))
+        resolveStarted({
+          stop: () => {
+            child.stdin.end()
+            return done
+          }
+        })
     })
     child.on('error', reject)
     done.catch(reject)
@@ -269,18 +278,19 @@ function anotherJob(dir: string, times: number): Promise<{ done: Promise<void> }
 }
 
 describe('the state-dir store, another job writing the same file from its own process', () => {
-  const LESSONS = 150
-
   it('gates and the other job both keep every write', async () => {
     const program = programIn('state-dir')
     await withFake(threeRedCommits(program), async (fake) => {
-      const other = await anotherJob(program.stateDir, LESSONS)
+      // The other job writes from before the gates start until after they end.
+      const other = await anotherJob(program.stateDir)
       const runs = await gateThreeAtOnce(fake, program, sharedWithRealTime(fake))
-      await other.done
+      const wrote = await other.stop()
+      // It wrote while the gates ran, not only before them.
+      expect(wrote).toBeGreaterThan(1)
       for (const run of runs) expect(run.outputs).toMatchObject({ status: 'failure' })
       const text = program.read(fake, `${PROGRAM}.md`) as string
       const lessons = text.split('\n').filter((line) => / from another job$/.test(line))
-      expect(lessons).toHaveLength(LESSONS)
+      expect(lessons).toHaveLength(wrote)
       // Less the other job's lines (and the blank line each insert left), the gate's file.
       const gates = text.replace(/\n\n(- lesson .* from another job\n)+/, '\n\n')
       const attempts = expectValidState(gates, program.read(fake, ledgerPath(PROGRAM)))
