@@ -38582,7 +38582,7 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7450);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(793);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(5465);
 /**
@@ -38619,7 +38619,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7450:
+/***/ 793:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -44468,67 +44468,78 @@ function suitePath(rest) {
     return normalisePath(tokens[tokens.length - 1] ?? '');
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/junit.ts
+;// CONCATENATED MODULE: ./src/signature/parsers/numbered-failure-list.ts
 /**
- * JUnit 4's text runner (`java org.junit.runner.JUnitCore …`): after `There were 2 failures:`
- * (errors are listed there too), each is `1) addsShipping(shop.CartTest)` (a parameterised
- * case: `discount[1: discount(99, 50) = 50](shop.DiscountTableTest)`), then the exception,
- * `java.lang.AssertionError: …` or `java.lang.ArithmeticException: / by zero`.
- * Key: `junit:<class>.<method>`, plus `:<kind>` when the test threw rather than failed an
- * assertion (the exception's type without its package).
+ * The failure list of xUnit text runners (JUnit 4's `JUnitCore`, PHPUnit, which took its
+ * format): a heading such as `There were 2 failures:`, then each failure as `1) <test>`
+ * followed by its exception or message line, until the run's closing line. The parser keys
+ * each failure by the test's id and, from the line after it, the kind of failure.
  */
 
 
-const SECTION = /^There (?:was 1|were \d+) failures?:\s*$/;
-const ENTRY = /^(\d+)\) (.{1,1000})\(([\w.$]{1,500})\)\s*$/;
-const END_OF_LIST = /^(?:FAILURES!!!|Tests run: \d|OK \()/;
 /** Lines read for one failure before the list is given up as cut or malformed. */
 const MAX_LINES_PER_FAILURE = 2000;
-const junitGrepPatterns = [
-    '^There (was 1|were [0-9]+) failures?:',
-    '^[0-9]+\\) .*\\([A-Za-z0-9_.$]+\\)$'
-];
-function createJunitParser() {
+function createNumberedFailureListParser(format) {
     const findings = new FindingSet();
     let inList = false;
     let budget = 0;
-    /** A failure waiting for its exception line. */
+    /** A failure waiting for its exception or message line. */
     let entry;
     return {
-        tool: 'junit',
+        tool: format.tool,
         push(line) {
             if (entry !== undefined) {
-                if (line.trim() === '')
+                const text = line.trim();
+                if (text === '')
                     return true;
-                findings.add(buildKey('junit', entry.id, failureKind(line)), entry.line);
+                findings.add(buildKey(format.tool, entry.id, failureKind(text)), entry.line);
                 entry = undefined;
                 return true;
             }
-            if (SECTION.test(line)) {
+            if (format.section.test(line)) {
                 inList = true;
                 budget = MAX_LINES_PER_FAILURE;
                 return true;
             }
             if (!inList)
                 return false;
-            if (END_OF_LIST.test(line) || --budget < 0) {
+            if (format.endOfList.test(line) || --budget < 0) {
                 inList = false;
                 return false;
             }
-            const found = ENTRY.exec(line);
-            if (found !== null) {
-                entry = { id: `${found[3]}.${found[2]}`, line };
+            const id = format.entryId(line);
+            if (id !== undefined) {
+                entry = { id, line };
                 budget = MAX_LINES_PER_FAILURE;
             }
             return true;
         },
         finish() {
             if (entry !== undefined)
-                findings.add(buildKey('junit', entry.id), entry.line);
+                findings.add(buildKey(format.tool, entry.id), entry.line);
             entry = undefined;
             return findings.list();
         }
     };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/junit.ts
+
+const ENTRY = /^(\d+)\) (.{1,1000})\(([\w.$]{1,500})\)\s*$/;
+const junitGrepPatterns = [
+    '^There (was 1|were [0-9]+) failures?:',
+    '^[0-9]+\\) .*\\([A-Za-z0-9_.$]+\\)$'
+];
+function createJunitParser() {
+    return createNumberedFailureListParser({
+        tool: 'junit',
+        section: /^There (?:was 1|were \d+) failures?:\s*$/,
+        endOfList: /^(?:FAILURES!!!|Tests run: \d|OK \()/,
+        entryId(line) {
+            const found = ENTRY.exec(line);
+            return found === null ? undefined : `${found[3]}.${found[2]}`;
+        }
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/mocha.ts
@@ -44869,68 +44880,25 @@ function createNodeTestParser() {
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/phpunit.ts
-/**
- * PHPUnit. Failures and errors are listed under `There was 1 failure:` / `There were 2 errors:`,
- * each as `1) Tests\CartTest::testTotal` (a data provider adds `with data set "reduced" (2, 5)`
- * or `with data set #0 (…)`), then the message: `Failed asserting that …` for a failed
- * assertion, or the thrown error's class and message (`DivisionByZeroError: Division by zero`).
- * Key: `phpunit:<Class::method>` plus ` with data set <name>` (its values dropped), plus
- * `:<kind>` when the test threw rather than failed an assertion.
- */
 
-
-const phpunit_SECTION = /^There (?:was 1|were \d+) (?:failure|error)s?:\s*$/;
 const phpunit_ENTRY = /^(\d+)\) ([\w\\]{1,500}::\w{1,500})(?: with data set (#\d+|"(?:[^"\\]|\\.){0,500}"))?/;
-const phpunit_END_OF_LIST = /^(?:FAILURES!|ERRORS!|Tests: \d|There (?:was|were) .* (?:risky|warning|skipped|incomplete|deprecation|notice))/;
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const phpunit_MAX_LINES_PER_FAILURE = 2000;
 const phpunitGrepPatterns = [
     '^There (was 1|were [0-9]+) (failure|error)s?:',
     '^[0-9]+\\) [A-Za-z0-9_\\\\]+::'
 ];
 function createPhpunitParser() {
-    const findings = new FindingSet();
-    let inList = false;
-    let budget = 0;
-    /** A failure waiting for its message line. */
-    let entry;
-    return {
+    return createNumberedFailureListParser({
         tool: 'phpunit',
-        push(line) {
-            if (entry !== undefined) {
-                const text = line.trim();
-                if (text === '')
-                    return true;
-                findings.add(buildKey('phpunit', entry.id, failureKind(text)), entry.line);
-                entry = undefined;
-                return true;
-            }
-            if (phpunit_SECTION.test(line)) {
-                inList = true;
-                budget = phpunit_MAX_LINES_PER_FAILURE;
-                return true;
-            }
-            if (!inList)
-                return false;
-            if (phpunit_END_OF_LIST.test(line) || --budget < 0) {
-                inList = false;
-                return false;
-            }
+        section: /^There (?:was 1|were \d+) (?:failure|error)s?:\s*$/,
+        endOfList: /^(?:FAILURES!|ERRORS!|Tests: \d|There (?:was|were) .* (?:risky|warning|skipped|incomplete|deprecation|notice))/,
+        entryId(line) {
             const found = phpunit_ENTRY.exec(line);
-            if (found !== null) {
-                const dataSet = found[3] === undefined ? '' : ` with data set ${found[3]}`;
-                entry = { id: `${found[2]}${dataSet}`, line };
-                budget = phpunit_MAX_LINES_PER_FAILURE;
-            }
-            return true;
-        },
-        finish() {
-            if (entry !== undefined)
-                findings.add(buildKey('phpunit', entry.id), entry.line);
-            entry = undefined;
-            return findings.list();
+            if (found === null)
+                return undefined;
+            const dataSet = found[3] === undefined ? '' : ` with data set ${found[3]}`;
+            return `${found[2]}${dataSet}`;
         }
-    };
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/pytest.ts
@@ -44957,7 +44925,7 @@ const SUMMARY = new RegExp(String.raw `^(?:\[gw\d+\]\s+)?(?:\[\s*\d+%\]\s+)?(FAI
 const VERBOSE = new RegExp(`^${NODE_ID}\\s+(FAILED|ERROR)(?:\\s+\\[\\s*\\d+%\\])?\\s*$`);
 const COLLECTING = /^_{2,}\s+ERROR collecting (\S+)\s+_{2,}$/;
 /** The header of a report section: `____ test_x[p] ____`, `____ ERROR at setup of test_y ____`. */
-const pytest_SECTION = /^_{3,} (.{1,1000}?) _{3,}$/;
+const SECTION = /^_{3,} (.{1,1000}?) _{3,}$/;
 /** Where a section's exception was raised, with its type: `shop/pricing.py:5: KeyError`. */
 const RAISED_AT = /^\S{1,1000}\.py:\d+: ([A-Za-z_][\w.]{0,200})$/;
 const E_LINE = /^E\s+(.*)$/;
@@ -45023,7 +44991,7 @@ function createPytestParser() {
         results.push({ id, isError, line });
     }
     function openSection(line) {
-        const header = pytest_SECTION.exec(line);
+        const header = SECTION.exec(line);
         if (header === null)
             return false;
         closeSection();
@@ -45034,7 +45002,7 @@ function createPytestParser() {
     function readSection(line) {
         if (section === undefined)
             return false;
-        if (BANNER.test(line) || pytest_SECTION.test(line)) {
+        if (BANNER.test(line) || SECTION.test(line)) {
             closeSection();
             return false;
         }
