@@ -206,6 +206,19 @@ describe('the iteration comment', () => {
       `${marker}\n**Autoloop \`perf\`** recorded an iteration:\n\nx`
     )
   })
+
+  it('carries the marker once, leaving out the copy in the entry', () => {
+    const marker = commentMarker('iteration', '9001')
+    const entry = [
+      '### Iteration 4 — 2026-03-05 12:00 UTC',
+      marker,
+      '',
+      '- **Status**: ✅ Accepted'
+    ]
+    const comment = renderIterationComment({ program: 'perf', marker, entry: entry.join('\n') })
+    expect(comment.split('\n').filter((line) => line === marker)).toHaveLength(1)
+    expect(comment).toContain('### Iteration 4 — 2026-03-05 12:00 UTC\n\n- **Status**: ✅ Accepted')
+  })
 })
 
 describe('commentMarker', () => {

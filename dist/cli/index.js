@@ -46041,13 +46041,17 @@ function renderGreenWithCaveatsComment(view) {
         lines.push(`- 🎲 Flaky (failed, then passed on re-run): ${view.flaky.map((f) => linked((0,untrusted/* tableCell */.xR)(f.check, 80), f.url, view.maskedValues)).join(', ')}.`);
     return lines.join('\n');
 }
-/** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
+/**
+ * The per-iteration comment: its marker, then the history entry (the same on a re-run), less
+ * the entry's own copy of the marker.
+ */
 function renderIterationComment(view) {
+    const entry = view.entry.split('\n').filter((line) => line !== view.marker);
     const lines = [
         view.marker,
         `**Autoloop ${(0,untrusted/* inlineCode */.ti)(view.program, 100)}** recorded an iteration:`,
         '',
-        view.entry
+        ...entry
     ];
     if (view.preExisting && view.preExisting.length > 0)
         lines.push('', `⚠️ Accepted with failures that also fail on the base branch head (not this iteration's doing): ${view.preExisting

@@ -256,13 +256,17 @@ export function renderGreenWithCaveatsComment(view: GreenWithCaveatsView): strin
   return lines.join('\n')
 }
 
-/** The per-iteration comment: its marker, then the history entry (the same on a re-run). */
+/**
+ * The per-iteration comment: its marker, then the history entry (the same on a re-run), less
+ * the entry's own copy of the marker.
+ */
 export function renderIterationComment(view: IterationCommentView): string {
+  const entry = view.entry.split('\n').filter((line) => line !== view.marker)
   const lines = [
     view.marker,
     `**Autoloop ${inlineCode(view.program, 100)}** recorded an iteration:`,
     '',
-    view.entry
+    ...entry
   ]
   if (view.preExisting && view.preExisting.length > 0)
     lines.push(
