@@ -55,6 +55,7 @@ export interface IterationFile {
   metric: number | null
   improved: boolean
   change: string
+  error?: string
 }
 
 /** Machine State of the program before the first gate: four iterations, one accepted last. */

@@ -709,6 +709,32 @@ describe('what the gate job is handed, and what it says when nothing reports', (
     })
   })
 
+  it('green, but the agent says its evaluation failed: recorded as error, never accepted', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/ranges.js': 'x\n' }, 'perf: cache parsed ranges')
+      planChecks(fake, passingCheck(push.head, 'test'), passingCheck(push.head, 'lint'))
+      const run = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        iteration: {
+          metric: null,
+          improved: false,
+          change: 'cache parsed ranges',
+          error: 'the benchmark crashed: out of memory'
+        }
+      })
+      expect(run.errors).toEqual([])
+      expect(run.outputs).toMatchObject({ status: 'success', verdict: 'green', sha: push.head })
+      const reading = schedulerReads(fake, PROGRAM)
+      expect(reading.fields).toMatchObject({
+        recent_statuses: 'accepted, rejected, error',
+        consecutive_errors: '1',
+        best_metric: '0.81',
+        iteration_count: '5'
+      })
+      expect(stateFileOf(fake, PROGRAM)).toContain('the benchmark crashed: out of memory')
+    })
+  })
+
   it('migrates a state file whose CI Gate section holds the previous fenced ledger, and goes on counting', async () => {
     const v1 = readFileSync(
       resolve(import.meta.dirname, '../../__fixtures__/state/coverage-v1.md'),

@@ -8,6 +8,7 @@ import {
   recordIteration,
   recordKeyOf,
   recordTransition,
+  reportedOutcome,
   type RecordRequest
 } from '../../src/loop/record-outcome.js'
 import { findHistoryEntry, isRecorded } from '../../src/state/history.js'
@@ -301,5 +302,38 @@ describe('recordIteration', () => {
       outcome: 'recorded',
       finishedAt: new Date(NOW).toISOString()
     })
+  })
+})
+
+describe("reportedOutcome: what the gate records from the agent's iteration file", () => {
+  const newCommit = { newCommit: true, name: 'autoloop/perf' }
+  const noCommit = { newCommit: false, name: 'autoloop/perf' }
+
+  it('accepts an improvement only when a new commit carries it', () => {
+    expect(reportedOutcome({ improved: true }, newCommit)).toEqual({
+      outcome: 'accepted',
+      reason: undefined
+    })
+    expect(reportedOutcome({ improved: true }, noCommit)).toEqual({
+      outcome: 'error',
+      reason: 'the agent reported an improved metric, but no new commit reached autoloop/perf'
+    })
+  })
+
+  it('records a failed evaluation as error with its reason, improved or not, commit or not', () => {
+    for (const improved of [true, false])
+      for (const branch of [newCommit, noCommit])
+        expect(reportedOutcome({ improved, error: 'benchmark crashed' }, branch)).toEqual({
+          outcome: 'error',
+          reason: 'benchmark crashed'
+        })
+  })
+
+  it('rejects no improvement', () => {
+    for (const branch of [newCommit, noCommit])
+      expect(reportedOutcome({ improved: false }, branch)).toEqual({
+        outcome: 'rejected',
+        reason: undefined
+      })
   })
 })

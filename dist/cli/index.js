@@ -45294,6 +45294,23 @@ function recordTransition(machine, input) {
         direction
     };
 }
+/**
+ * The outcome the gate records from the agent's report: `error` when the evaluation failed,
+ * and when the agent reported an improvement that no new commit carries; else `accepted` for
+ * an improvement on a green commit, `rejected` for none.
+ */
+function reportedOutcome(report, branch) {
+    if (report.error !== undefined)
+        return { outcome: 'error', reason: report.error };
+    if (!report.improved)
+        return { outcome: 'rejected', reason: undefined };
+    if (branch.newCommit)
+        return { outcome: 'accepted', reason: undefined };
+    return {
+        outcome: 'error',
+        reason: `the agent reported an improved metric, but no new commit reached ${branch.name}`
+    };
+}
 function statusOf(machine) {
     if (machine.completed)
         return 'completed';
@@ -47169,11 +47186,7 @@ async function recordWithoutCommit(run, began, head) {
     const report = run.report;
     if (!report)
         return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt };
-    const outcome = report.error || report.improved ? 'error' : 'rejected';
-    const reason = report.error ??
-        (report.improved
-            ? `the agent reported an improved metric, but no new commit reached ${config.branch}`
-            : undefined);
+    const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch });
     const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
         const recorded = recordIteration(current, {
             outcome,
@@ -47402,11 +47415,15 @@ async function settleGreen(run, index, observation, findings, preExisting = []) 
             ledger = { ...ledger, baseFailures: findings.baseFailures };
         if (!report)
             return { ledger, value: null };
+        const { outcome, reason } = reportedOutcome(report, {
+            newCommit: true,
+            name: config.branch
+        });
         const recorded = recordIteration({ ...current, ledger }, {
-            outcome: report.improved ? 'accepted' : 'rejected',
+            outcome,
             metric: report.metric ?? undefined,
             change: report.change,
-            reason: undefined,
+            reason,
             commit: undefined,
             runId: deps.environment.runId ?? null,
             runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),

@@ -41,7 +41,7 @@ import { blockedCause, type Blocked } from '../loop/classify.js'
 import { deadlineOf, decideAfterRed, noProgressPause, type RedDecision } from '../loop/guard.js'
 import { pauseInLedger } from '../loop/pause.js'
 import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
-import { recordIteration, type RecordOutcome } from '../loop/record-outcome.js'
+import { recordIteration, reportedOutcome, type RecordOutcome } from '../loop/record-outcome.js'
 import { readProgram, updateProgram, type ProgramFiles } from '../state/program-state.js'
 import type { MachineStatePatch } from '../state/schema.js'
 import { signatureOf, type Signature } from '../signature/signature.js'
@@ -264,12 +264,7 @@ async function recordWithoutCommit(
   const nothingNew = `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate`
   const report = run.report
   if (!report) return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt }
-  const outcome = report.error || report.improved ? 'error' : 'rejected'
-  const reason =
-    report.error ??
-    (report.improved
-      ? `the agent reported an improved metric, but no new commit reached ${config.branch}`
-      : undefined)
+  const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch })
   const written = await updateProgram(
     deps,
     config.program,
@@ -562,13 +557,17 @@ async function settleGreen(
       })
       if (findings?.baseFailures) ledger = { ...ledger, baseFailures: findings.baseFailures }
       if (!report) return { ledger, value: null as RecordOutcome | null }
+      const { outcome, reason } = reportedOutcome(report, {
+        newCommit: true,
+        name: config.branch
+      })
       const recorded = recordIteration(
         { ...current, ledger },
         {
-          outcome: report.improved ? 'accepted' : 'rejected',
+          outcome,
           metric: report.metric ?? undefined,
           change: report.change,
-          reason: undefined,
+          reason,
           commit: undefined,
           runId: deps.environment.runId ?? null,
           runUrl: runUrl(deps.environment),

@@ -108,6 +108,31 @@ export function recordTransition(
   }
 }
 
+/** What the agent handed over about its iteration (the gh-aw iteration file). */
+export interface AgentReport {
+  improved: boolean
+  /** The evaluation itself failed. */
+  error?: string | undefined
+}
+
+/**
+ * The outcome the gate records from the agent's report: `error` when the evaluation failed,
+ * and when the agent reported an improvement that no new commit carries; else `accepted` for
+ * an improvement on a green commit, `rejected` for none.
+ */
+export function reportedOutcome(
+  report: AgentReport,
+  branch: { newCommit: boolean; name: string }
+): { outcome: RecordedOutcome; reason: string | undefined } {
+  if (report.error !== undefined) return { outcome: 'error', reason: report.error }
+  if (!report.improved) return { outcome: 'rejected', reason: undefined }
+  if (branch.newCommit) return { outcome: 'accepted', reason: undefined }
+  return {
+    outcome: 'error',
+    reason: `the agent reported an improved metric, but no new commit reached ${branch.name}`
+  }
+}
+
 export interface RecordRequest {
   outcome: RecordedOutcome
   metric: number | undefined
