@@ -36,8 +36,7 @@ export const REQUIRED_PERMISSIONS: Record<'gate' | 'reconcile', Record<string, A
     checks: 'read',
     statuses: 'read',
     actions: 'read',
-    issues: 'write',
-    'pull-requests': 'read'
+    issues: 'write'
   }
 }
 
