@@ -730,6 +730,28 @@ describe('migration from version 1 (a fenced block in the state file)', () => {
     expect(ledger.updatedAt).toBe('2026-03-04T07:27:00.000Z')
   })
 
+  it('a paused v1 iteration remembers its latest attempt’s signature, so a reset does not forget it', () => {
+    const ledger = migrate(v1Paused)
+    const latest = latestAttempt(ledger) as Attempt
+    expect(latest.signature).toBeDefined()
+    const hash = latest.signature?.hash as string
+    expect(ledger.pausedSignatures).toEqual([
+      {
+        hash: hashKey(hash),
+        short: latest.signature?.short,
+        reason: expect.stringContaining(latest.signature?.short as string),
+        pausedAt: '2026-03-04T07:27:00.000Z',
+        iterationId: '2026-03-04T07:00:00.000Z/3f9c2ab11111',
+        resetAt: null,
+        resetBy: null
+      }
+    ])
+    expect(pausedSignatureOf(ledger, hash)).toBeDefined()
+    expect(LedgerSchema.parse(ledger)).toEqual(ledger)
+    // An open v1 iteration had not paused: nothing to remember.
+    expect(migrate(v1Open).pausedSignatures).toEqual([])
+  })
+
   it('refuses a v1 block that breaks its schema, quoting the state file line', () => {
     const broken = v1Open.replace('"state":"red"', '"state":"purple"')
     const error = stateFileErrorOf(() => migrate(broken))

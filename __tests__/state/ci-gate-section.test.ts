@@ -155,6 +155,7 @@ describe('the legacy fenced ledger block', () => {
     const text = withLegacyBlock('```json\n{"version":1,\n"attempts":[]}\n```')
     expect(readLegacyLedgerBlock(text)).toEqual({
       json: { version: 1, attempts: [] },
+      text: '{"version":1,\n"attempts":[]}\n',
       line: text.split('\n').indexOf('```json') + 2
     })
   })

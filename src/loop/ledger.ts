@@ -62,7 +62,13 @@ export const LEDGER_LIMITS = {
   maxPausedSignatures: 16,
   /** Machine State writes kept for re-projection (oldest dropped first). */
   maxWrites: 8,
+  /**
+   * Base branch failures are kept only whole: more failing checks than this, or more keys in
+   * one check than `maxBaseKeysPerCheck`, and they are not kept at all (a cut list would make
+   * the dropped keys look new; without a list the gate reads the base head again).
+   */
   maxBaseChecks: 30,
+  maxBaseKeysPerCheck: 200,
   maxNoteChars: 300,
   /**
    * An attempt's note may hold what a maintainer must do when no fix can help (every cause
@@ -709,6 +715,16 @@ function shrinkDetails(attempt: Attempt): Attempt {
   }
 }
 
+/** The base failures when within `maxBaseChecks` and `maxBaseKeysPerCheck`, else null. */
+function baseFailuresWithinLimits(base: BaseFailures | null): BaseFailures | null {
+  if (!base) return null
+  const { maxBaseChecks, maxBaseKeysPerCheck } = LEDGER_LIMITS
+  const whole =
+    base.checks.length <= maxBaseChecks &&
+    base.checks.every((check) => check.keys.length <= maxBaseKeysPerCheck)
+  return whole ? base : null
+}
+
 export function ledgerBytes(ledger: Ledger): number {
   return new TextEncoder().encode(serializeLedger(ledger)).length
 }
@@ -720,7 +736,8 @@ export function ledgerBytes(ledger: Ledger): number {
  * no-progress guard still sees it). Then, while the JSON is over `maxBytes`, in this order:
  * drop the oldest records outside the latest `detailedAttempts`; drop the details of the
  * older of those; halve the latest attempt's lists until they are gone; drop the remaining
- * older records; drop the base failures' keys, the oldest writes, the oldest earlier hashes.
+ * older records; drop the base failures (never kept cut), the oldest writes, the oldest earlier
+ * hashes. Base failures over `maxBaseChecks` or `maxBaseKeysPerCheck` are dropped always.
  * The latest attempt's record and the paused signatures always stay.
  */
 export function compactLedger(ledger: Ledger): Ledger {
@@ -730,7 +747,7 @@ export function compactLedger(ledger: Ledger): Ledger {
   )
   let earlier = [...ledger.earlierSignatureHashes]
   let writes = [...ledger.writes]
-  let baseFailures = ledger.baseFailures
+  let baseFailures = baseFailuresWithinLimits(ledger.baseFailures)
   const dropOldest = (): void => {
     const [oldest, ...rest] = attempts
     attempts = rest
@@ -752,8 +769,8 @@ export function compactLedger(ledger: Ledger): Ledger {
   while (attempts.length > 0 && hasDetails(latest()) && !fits())
     attempts[attempts.length - 1] = shrinkDetails(latest())
   while (attempts.length > 1 && !fits()) dropOldest()
-  if (baseFailures && !fits())
-    baseFailures = { ...baseFailures, checks: baseFailures.checks.map((c) => ({ ...c, keys: [] })) }
+  // Never kept cut: a list without some keys would count those as new while its SHA matches.
+  if (baseFailures && !fits()) baseFailures = null
   while (writes.length > 1 && !fits()) writes = writes.slice(1)
   while (earlier.length > 0 && !fits()) earlier.shift()
   return current()
@@ -888,8 +905,43 @@ function migrateV1(json: unknown, program: string | undefined): unknown {
     iteration: v1.iteration ? { ...v1.iteration, maxFixAttempts: 5, timeoutMinutes: 60 } : null,
     earlierSignatureHashes: v1.earlierSignatureHashes ?? [],
     attempts: v1.attempts ?? [],
-    pausedSignatures: [],
+    pausedSignatures: pausedSignaturesOfV1(v1.iteration, v1.attempts),
     baseFailures: null,
     writes: []
   }
+}
+
+/**
+ * Version 1 kept no paused signatures: an iteration that ended paused remembers its latest
+ * attempt's signature (as `rememberPausedSignature` would have), so that a `reset` after the
+ * upgrade does not forget what the loop was stuck on.
+ */
+function pausedSignaturesOfV1(
+  iteration: Record<string, unknown> | undefined,
+  attempts: unknown[] | undefined
+): unknown[] {
+  if (iteration?.outcome !== 'paused' || !Array.isArray(attempts)) return []
+  const signature = [...attempts]
+    .reverse()
+    .map(
+      (attempt) =>
+        (attempt as { signature?: { hash?: unknown; short?: unknown } } | null)?.signature
+    )
+    .find((found) => typeof found?.hash === 'string' && found.hash !== '')
+  if (!signature || typeof iteration.finishedAt !== 'string') return []
+  const short = typeof signature.short === 'string' ? signature.short : ''
+  return [
+    {
+      hash: hashKey(signature.hash as string),
+      short: cut(short, LEDGER_LIMITS.maxShortChars),
+      reason: cut(
+        `paused by an earlier version of autoloop-ci-gate on: ${short}`,
+        LEDGER_LIMITS.maxNoteChars
+      ),
+      pausedAt: iteration.finishedAt,
+      iterationId: typeof iteration.id === 'string' ? iteration.id : '',
+      resetAt: null,
+      resetBy: null
+    }
+  ]
 }

@@ -113,6 +113,8 @@ export function removeCiGateSection(text: string): string {
 export interface LegacyLedgerBlock {
   /** The parsed JSON, not yet validated. */
   json: unknown
+  /** The block's JSON text, for error messages. */
+  text: string
   /** 1-based line number of the first JSON line, for error messages. */
   line: number
 }
@@ -135,7 +137,11 @@ export function readLegacyLedgerBlock(text: string): LegacyLedgerBlock | null {
   const first = lines[open + 1] as Line
   const jsonText = text.slice(first.start, (lines[close] as Line).start)
   try {
-    return { json: JSON.parse(jsonText) as unknown, line: lineNumberAt(text, first.start) }
+    return {
+      json: JSON.parse(jsonText) as unknown,
+      text: jsonText,
+      line: lineNumberAt(text, first.start)
+    }
   } catch (error) {
     throw new StateFileError({
       ...lineAt(

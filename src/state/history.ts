@@ -471,7 +471,15 @@ export function compactHistory(
   const ranges = [...layout.collapsed]
   const fixed = byteLength(layout.head) + byteLength(layout.tail)
   let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0)
-  const size = (): number => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol))
+  // The collapsed block starts after a blank line: the last entry gets one when it has none.
+  const blankBefore = (): number => {
+    const last = entries[entries.length - 1]
+    return last !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(last)
+      ? byteLength(eol)
+      : 0
+  }
+  const size = (): number =>
+    fixed + entryBytes + byteLength(renderCollapsed(ranges, eol)) + blankBefore()
   let collapsed = 0
   while (entries.length > 1 && size() > maxBytes) {
     const oldest = entries.pop() as string
@@ -491,12 +499,7 @@ export function compactHistory(
       direction
     )
   }
-  let lastEntry = entries[entries.length - 1]
-  if (lastEntry !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(lastEntry)) {
-    // The collapsed block starts after a blank line.
-    lastEntry += eol
-    entries[entries.length - 1] = lastEntry
-  }
+  if (blankBefore() > 0) entries[entries.length - 1] += eol
   const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) })
   const bytes = byteLength(result)
   return { text: result, collapsed, bytes, fits: bytes <= maxBytes }

@@ -80,15 +80,11 @@ function ledgerOf(
     ? inFile(`${stateFilePath(program)} (${description})`, () => readLegacyLedgerBlock(stored.text))
     : null
   if (!legacy) return null
-  return parseLedgerJson(
-    legacy.json,
-    (stored as StoredState).text,
-    `${stateFilePath(program)} (${description})`,
-    {
-      program,
-      firstLine: 1
-    }
-  )
+  // Located in the block's own text, its lines counted from the block's first line.
+  return parseLedgerJson(legacy.json, legacy.text, `${stateFilePath(program)} (${description})`, {
+    program,
+    firstLine: legacy.line
+  })
 }
 
 /** The files as read (pure): the ledger parsed or migrated, the state file projected. */

@@ -126,14 +126,28 @@ export type MachineState = z.infer<typeof MachineStateSchema>
  * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
  * patches it wrote (JSON), so the schema is zod's.
  */
+/** Epoch milliseconds a Date can hold. */
+const epochMs = z
+  .number()
+  .refine((ms) => Number.isFinite(new Date(ms).getTime()), { message: 'is not a time' })
+/** A number, or its decimal text (what `renderCell` writes; anything else is refused here). */
+const metricValue = z.union([
+  z.number(),
+  z.string().refine((text) => NUMBER_PATTERN.test(text.trim()), {
+    message: 'must be a number such as 0.87 (no units, no text)'
+  })
+])
+
 export const MachineStatePatchSchema = z
   .object({
     /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
-    lastRun: z.union([z.string(), z.number()]).nullable(),
+    lastRun: z
+      .union([z.iso.datetime({ offset: true, message: 'must be an ISO 8601 time' }), epochMs])
+      .nullable(),
     iterationCount: z.number().int().nonnegative().nullable(),
     /** A number, or its decimal text when the exact digits matter (`0.8730`). */
-    bestMetric: z.union([z.number(), z.string()]).nullable(),
-    targetMetric: z.union([z.number(), z.string()]).nullable(),
+    bestMetric: metricValue.nullable(),
+    targetMetric: metricValue.nullable(),
     metricDirection: z.enum(['higher', 'lower']).nullable(),
     branch: z.string().nullable(),
     pr: z.number().int().nonnegative().nullable(),
