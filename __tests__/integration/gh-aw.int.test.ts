@@ -221,7 +221,7 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
       expect(iterationComments[0]).toContain('0.87')
 
       const final = ledgerOf(fake, PROGRAM)!
-      expect(final.iteration).toMatchObject({ outcome: 'recorded' })
+      expect(final.iteration).toMatchObject({ outcome: 'green' })
       expect(final.attempts.map((a) => [a.index, a.state, a.agentSha])).toEqual([
         [0, 'red', push.agentSha],
         [1, 'green', fix.agentSha]

@@ -118,7 +118,7 @@ describe('record, in-process against the fake API', () => {
       )
       // The ledger holds the write (a memory push reverting the file cannot lose it).
       const recorded = ledgerOf(fake, PROGRAM)
-      expect(recorded?.iteration?.outcome).toBe('recorded')
+      expect(recorded?.iteration?.outcome).toBe('green')
       expect(recorded?.writes.at(-1)).toMatchObject({
         machineState: { bestMetric: 0.8731, iterationCount: 17 },
         historyEntry: { runKey: '9000' }

@@ -243,6 +243,42 @@ describe('what the brief says, per situation', () => {
   })
 })
 
+describe('an ended iteration whose last attempt was not green', () => {
+  const short = sha(0).slice(0, 12)
+
+  it('after a red pause was lifted (reconcile, or by hand): says it ended red, never green, and what the next gate does', () => {
+    let ledger = finishIteration(redAttempts([A, A]), 'paused', START + 10 * MINUTE)
+    const last = ledger.attempts.at(-1) as Ledger['attempts'][number]
+    // Resumed: Machine State is no longer paused; the ledger's iteration stays `paused`.
+    const text = brief(ledger)
+    expect(text).not.toContain('CI is green')
+    expect(text).not.toContain('✅')
+    expect(text).not.toContain('Nothing to fix')
+    expect(text.split('\n')[0]).toBe(
+      `⏹️ **The iteration ended (paused, and resumed since); its last attempt (attempt 1) on \`${last.sha.slice(0, 12)}\` was red:** the next gate starts a new iteration with a fresh fix budget (on \`${last.sha.slice(0, 12)}\` too, if the branch head is still there).`
+    )
+    // What the brief says is what the ledger does.
+    ledger = begin(ledger, { sha: last.sha, runId: 999, now: START + 20 * MINUTE }).ledger
+    expect(ledger.attempts).toHaveLength(1)
+    expect(ledger.iteration).toMatchObject({ finishedAt: null, outcome: null })
+  })
+
+  it('ended by `record` on a blocked attempt: the SHA is not gated again, a new commit starts a new iteration', () => {
+    let ledger = begin(fresh(), { sha: sha(0), now: START }).ledger
+    ledger = completeAttempt(ledger, 0, { state: 'blocked', now: START + MINUTE })
+    ledger = finishIteration(ledger, 'recorded', START + 2 * MINUTE)
+    const text = brief(ledger)
+    expect(text).not.toContain('✅')
+    expect(text).toContain(
+      `⏹️ **The iteration ended (recorded); its last attempt (attempt 0) on \`${short}\` was blocked:** the next gate on a new commit starts a new iteration with a fresh fix budget (\`${short}\` itself is not gated again).`
+    )
+    expect(begin(ledger, { sha: sha(0), runId: 7, now: START + 3 * MINUTE }).kind).toBe(
+      'already-gated'
+    )
+    expect(begin(ledger, { sha: sha(1), runId: 7, now: START + 3 * MINUTE }).kind).toBe('first')
+  })
+})
+
 describe('the keys diff', () => {
   it('compares with the latest earlier attempt that kept its keys', () => {
     // Attempt 0 (A, B), attempt 1 cancelled by the runner (no signature), attempt 2 (B, C).

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { completeAttempt, finishIteration, type Ledger } from '../../src/loop/ledger.js'
+import { decideAfterRed } from '../../src/loop/guard.js'
 import { pauseReason } from '../../src/loop/pause-reasons.js'
 import {
   MAX_CONSECUTIVE_ERRORS,
@@ -189,7 +190,7 @@ describe('recordIteration', () => {
     expect(outcome.entry).toBe(findHistoryEntry(after.text, '9000'))
   })
 
-  it('ends the gate’s iteration, reporting its fix attempts and the agent’s commit', () => {
+  it('reports the fix attempts and the agent’s commit of the iteration the gate ended green, keeping its outcome', () => {
     let ledger = begin(fresh(), { sha: sha(0), now: START }).ledger
     ledger = completeAttempt(ledger, 0, redVerdict(sig('a'), START + MINUTE))
     ledger = begin(ledger, {
@@ -201,7 +202,10 @@ describe('recordIteration', () => {
     ledger = completeAttempt(ledger, 1, { state: 'green', now: START + 3 * MINUTE })
     const { outcome, after } = record(current({}, ledger), request())
     expect(outcome).toMatchObject({ fixAttempts: 1, commit: sha('fix') })
-    expect(after.ledger.iteration?.outcome).toBe('recorded')
+    expect(after.ledger.iteration).toMatchObject({
+      outcome: 'green',
+      finishedAt: new Date(START + 3 * MINUTE).toISOString()
+    })
     expect(findHistoryEntry(after.text, '9000')).toContain('- **CI fix attempts**: 1')
     // The next record (no gate in between) belongs to no gated iteration: no fix attempts.
     const next = record(after, request({ runId: 9001, outcome: 'rejected' }))
@@ -289,8 +293,13 @@ describe('recordIteration', () => {
   })
 
   it('ends an open iteration but does not reopen or re-end one that ended', () => {
+    const open = begin(fresh(), { sha: sha(0), now: START }).ledger
+    expect(recordIteration(current({}, open), request()).ledger.iteration).toMatchObject({
+      outcome: 'recorded',
+      finishedAt: new Date(NOW).toISOString()
+    })
     const ended = finishIteration(
-      completeAttempt(begin(fresh(), { sha: sha(0), now: START }).ledger, 0, {
+      completeAttempt(open, 0, {
         state: 'green',
         now: START
       }),
@@ -299,10 +308,63 @@ describe('recordIteration', () => {
     )
     const { ledger } = recordIteration(current({}, ended), request())
     expect(ledger.iteration).toMatchObject({
-      outcome: 'recorded',
-      finishedAt: new Date(NOW).toISOString()
+      outcome: 'green',
+      finishedAt: new Date(START).toISOString()
     })
   })
+
+  it.each(['red', 'no-checks'] as const)(
+    'leaves an iteration whose latest attempt is %s open: the fixer run that pushed nothing is still judged by the gate',
+    (state) => {
+      // Attempt 0 red on X, fixer dispatched; the fixer run records an error and pushes nothing.
+      let ledger = begin(fresh(), { sha: sha(0), runId: 100, now: START }).ledger
+      ledger = completeAttempt(ledger, 0, { ...redVerdict(sig('a'), START + MINUTE), state })
+      const { outcome, after } = record(
+        current({}, ledger),
+        request({ outcome: 'error', metric: undefined, runId: 101 })
+      )
+      expect(outcome).toMatchObject({ recorded: true, fixAttempts: 0, commit: sha(0) })
+      expect(after.ledger.iteration).toMatchObject({ finishedAt: null, outcome: null })
+      // The next gate on X (another run) is a fix attempt with no new commit, and the
+      // no-progress guard pauses: never `already-gated`, never a fresh budget.
+      const next = begin(after.ledger, { sha: sha(0), runId: 102, now: START + 5 * MINUTE })
+      expect(next.kind).toBe('no-new-commit')
+      expect(
+        decideAfterRed(next.ledger, {
+          index: next.attempt.index,
+          signature: sig('a'),
+          now: START + 6 * MINUTE
+        })
+      ).toMatchObject({ kind: 'pause', pauseKind: 'stuck' })
+    }
+  )
+
+  it.each(['paused', 'reset'] as const)(
+    'never relabels a %s iteration recorded: its SHA is not taken as accepted',
+    (ending) => {
+      let ledger = begin(fresh(), { sha: sha(0), runId: 100, now: START }).ledger
+      ledger = completeAttempt(ledger, 0, redVerdict(sig('a'), START + MINUTE))
+      ledger = finishIteration(ledger, ending, START + 2 * MINUTE)
+      const { outcome, after } = record(
+        current({}, ledger),
+        request({ outcome: 'error', metric: undefined, runId: 101 })
+      )
+      expect(outcome).toMatchObject({ recorded: true, fixAttempts: 0, commit: sha(0) })
+      expect(after.ledger.iteration).toMatchObject({
+        outcome: ending,
+        finishedAt: new Date(START + 2 * MINUTE).toISOString()
+      })
+      // The iteration is over: the next gate, even on the same SHA, starts a new one.
+      expect(begin(after.ledger, { sha: sha(0), runId: 102, now: START + 5 * MINUTE }).kind).toBe(
+        'first'
+      )
+      // A second record describes no gated iteration: that one was described already.
+      expect(record(after, request({ outcome: 'rejected', runId: 103 })).outcome).toMatchObject({
+        fixAttempts: 0,
+        commit: null
+      })
+    }
+  )
 })
 
 describe("reportedOutcome: what the gate records from the agent's iteration file", () => {

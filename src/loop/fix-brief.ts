@@ -257,10 +257,57 @@ function pausedBrief(
   ]
 }
 
+/** How an attempt ended, in words (after "was"). */
+const STATE_WORDS: Record<Attempt['state'], string> = {
+  'in-flight': 'still waiting for CI',
+  green: 'green',
+  'green-except-pre-existing': 'green except pre-existing failures',
+  red: 'red',
+  'no-checks': 'silent (no checks ran)',
+  blocked: 'blocked',
+  'ci-timeout': 'timed out waiting for CI',
+  abandoned: 'abandoned',
+  error: 'an error of the gate'
+}
+
+/** Why an iteration ended, in words (the pause, when one is still in force, is `pausedBrief`'s). */
+const OUTCOME_WORDS: Record<NonNullable<NonNullable<Ledger['iteration']>['outcome']>, string> = {
+  green: 'green',
+  'green-except-pre-existing': 'green except pre-existing failures',
+  paused: 'paused, and resumed since',
+  recorded: 'recorded',
+  reset: 'reset'
+}
+
+/**
+ * An ended iteration whose latest attempt was not green (a pause lifted by `reconcile` or by
+ * hand, an iteration `record` ended): what `beginAttempt` does next. A paused (or reset)
+ * iteration is over, so even its own SHA starts a new iteration with a fresh budget; after a
+ * `record`, its SHA counts as gated and only a new commit starts one.
+ */
+function endedNotGreenBrief(
+  attempt: Attempt,
+  outcome: NonNullable<Ledger['iteration']>['outcome']
+): string[] {
+  const why = outcome ? ` (${OUTCOME_WORDS[outcome]})` : ''
+  const sha = inlineCode(attempt.sha.slice(0, 12), 20)
+  const next =
+    outcome === 'recorded'
+      ? `the next gate on a new commit starts a new iteration with a fresh fix budget (${sha} itself is not gated again).`
+      : `the next gate starts a new iteration with a fresh fix budget (on ${sha} too, if the branch head is still there).`
+  return [
+    `⏹️ **The iteration ended${why}; its last attempt (attempt ${attempt.index}) on ${gatedCommit(attempt)} was ${STATE_WORDS[attempt.state]}:** ${next}`,
+    '',
+    'CI was not green on that commit, but no fix is pending: run the next iteration as usual.'
+  ]
+}
+
 function endedBrief(
   attempt: Attempt,
   outcome: NonNullable<Ledger['iteration']>['outcome']
 ): string[] {
+  if (attempt.state !== 'green' && attempt.state !== 'green-except-pre-existing')
+    return endedNotGreenBrief(attempt, outcome)
   const lines = [
     `✅ **CI is green on ${gatedCommit(attempt)}** (attempt ${attempt.index}; iteration ${outcome}). Nothing to fix: run the next iteration as usual.`
   ]

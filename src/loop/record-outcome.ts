@@ -5,7 +5,15 @@
  * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
  * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
  * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
- * push that reverts `<program>.md` cannot lose it) and ends the ledger's iteration.
+ * push that reverts `<program>.md` cannot lose it).
+ *
+ * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
+ * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
+ * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile` (SPEC
+ * §5, §9), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
+ * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
+ * accepted (`already-gated`).
  *
  * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
  * higher GITHUB_RUN_ATTEMPT) records nothing more.
@@ -21,7 +29,14 @@ import {
 } from '../state/history.js'
 import { appendRecentStatus, type MachineState, type MachineStatePatch } from '../state/schema.js'
 import { oneLine } from '../text/untrusted.js'
-import { finishIteration, latestAttempt, withStateWrite, type Ledger } from './ledger.js'
+import {
+  finishIteration,
+  isIterationOpen,
+  latestAttempt,
+  withStateWrite,
+  type AttemptState,
+  type Ledger
+} from './ledger.js'
 import { pauseReason } from './pause-reasons.js'
 
 /** Consecutive errors at which `record` pauses the program. */
@@ -174,6 +189,32 @@ function statusOf(machine: MachineState): RecordStatus {
   return 'recorded'
 }
 
+/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
+const AWAITING_FIX: ReadonlySet<AttemptState> = new Set(['red', 'no-checks'])
+
+/**
+ * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
+ * one that ended and that no record described yet (no history entry written at or after its
+ * end, e.g. the gate's green path, which ends it and then records in the same write).
+ */
+function describedIteration(ledger: Ledger): Ledger | null {
+  const iteration = ledger.iteration
+  if (!iteration) return null
+  if (iteration.finishedAt === null) return ledger
+  const ended = Date.parse(iteration.finishedAt)
+  const recorded = ledger.writes.some(
+    (write) => write.historyEntry !== undefined && Date.parse(write.at) >= ended
+  )
+  return recorded ? null : ledger
+}
+
+/** Whether `record` ends the ledger's iteration (see the module comment). */
+export function recordEndsIteration(ledger: Ledger): boolean {
+  if (!isIterationOpen(ledger)) return false
+  const latest = latestAttempt(ledger)
+  return latest === undefined || !AWAITING_FIX.has(latest.state)
+}
+
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
 export function recordKeyOf(runId: number | null, ledger: Ledger): string {
   return runId === null ? `local-${ledger.revision + 1}` : String(runId)
@@ -210,8 +251,8 @@ export function recordIteration(
     }
   }
   const transition = recordTransition(machine, request)
-  const open = ledger.iteration && ledger.iteration.outcome !== 'recorded' ? ledger : null
-  const latest = open ? latestAttempt(open) : undefined
+  const described = describedIteration(ledger)
+  const latest = described ? latestAttempt(described) : undefined
   const fixAttempts = latest?.index ?? 0
   const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null
   const metric = request.metric ?? null
@@ -234,7 +275,7 @@ export function recordIteration(
     runKey,
     fixAttempts
   })
-  let next = open ? finishIteration(ledger, 'recorded', request.now) : ledger
+  let next = recordEndsIteration(ledger) ? finishIteration(ledger, 'recorded', request.now) : ledger
   next = withStateWrite(
     next,
     { machineState: transition.patch, historyEntry: { runKey, lines } },
