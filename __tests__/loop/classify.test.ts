@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import {
   blockedCause,
   isTestFailure,
+  ownKeys,
   preExistingKeys,
   projectFailureCount,
   type BlockedInput
@@ -20,6 +21,8 @@ describe('isTestFailure', () => {
     [['jest:tests/a.test.ts>adds', 'tsc:TS2339:fromArrays:src/a.ts'], false],
     [['eslint:no-unused-vars:src/a.ts'], false],
     [['go:build:undefined: x'], false],
+    // A Go test whose package line the log did not show.
+    [['go:TestParse', 'go:TestSlow:timeout'], true],
     [[], false]
   ])('%j → %s (only test runner failures may be re-run once)', (keys, expected) => {
     expect(isTestFailure(keys)).toBe(expected)
@@ -65,6 +68,34 @@ describe('preExistingKeys', () => {
     expect(preExistingKeys(head, null)).toEqual([])
     expect(preExistingKeys(head, { ...base, state: 'no-ci' })).toEqual([])
     expect(preExistingKeys([{ name: 'build', keys: ['eslint:x'] }], base)).toEqual([])
+  })
+
+  it('is never a key that names no failure of its own: an exit code, a check with nothing readable', () => {
+    // The base head's `test` failed with exit code 1 and an unreadable check, for its own
+    // reason; the head's fails the same vague way, perhaps for another: the iteration's own.
+    const vague: BaseFailures = {
+      ...base,
+      checks: [
+        { name: 'test', conclusion: 'failure', url: null, keys: ['gha:exit code 1'] },
+        { name: 'e2e', conclusion: 'failure', url: null, keys: ['check:e2e:failure'] }
+      ]
+    }
+    const head = [
+      { name: 'test', keys: ['gha:exit code 1'] },
+      { name: 'e2e', keys: ['check:e2e:failure'] }
+    ]
+    expect(preExistingKeys(head, vague)).toEqual([])
+    expect(ownKeys(head, vague)).toEqual(['check:e2e:failure', 'gha:exit code 1'])
+    // A `##[error]` line with its own text still names its failure.
+    const named: BaseFailures = {
+      ...base,
+      checks: [
+        { name: 'test', conclusion: 'failure', url: null, keys: ['gha:Cannot find module x'] }
+      ]
+    }
+    expect(preExistingKeys([{ name: 'test', keys: ['gha:Cannot find module x'] }], named)).toEqual([
+      'gha:Cannot find module x'
+    ])
   })
 })
 

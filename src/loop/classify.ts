@@ -17,7 +17,7 @@ import type { BaseFailures } from './ledger.js'
 export const TEST_FAILURE_KEYS: readonly RegExp[] = [
   /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
   /^pytest:(?!error:)/,
-  /^go:[^:]+:(?:Test|Example|Fuzz)/,
+  /^go:(?:[^:]+:)?(?:Test|Example|Fuzz)/,
   /^dotnet:(?!CS\d{4}:)/
 ]
 
@@ -35,9 +35,23 @@ export interface CheckFailure {
   keys: readonly string[]
 }
 
-/** Whether `key` of the check also fails, in the same-named check, on the base branch head. */
+/**
+ * Keys that name no failure of their own: the step's exit code (`gha:exit code 1`) and a check
+ * with nothing readable (`check:<name>:<conclusion>`). Two different failures give the same
+ * such key, so one on the base branch head proves nothing about the head's.
+ */
+const UNSPECIFIC_KEYS: readonly RegExp[] = [/^gha:exit code -?\d+$/, /^check:/]
+
+export function isSpecificKey(key: string): boolean {
+  return !UNSPECIFIC_KEYS.some((pattern) => pattern.test(key))
+}
+
+/**
+ * Whether `key` of the check also fails, in the same-named check, on the base branch head.
+ * Never for a key that names no failure of its own: it stays the iteration's.
+ */
 function failsOnBase(check: CheckFailure, key: string, base: BaseFailures | null): boolean {
-  if (!base || base.state !== 'complete') return false
+  if (!base || base.state !== 'complete' || !isSpecificKey(key)) return false
   return base.checks.some((b) => b.name === check.name && b.keys.includes(key))
 }
 
