@@ -38582,7 +38582,7 @@ function httpStatus(error) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(793);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7704);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(5465);
 /**
@@ -38619,7 +38619,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 793:
+/***/ 7704:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38652,7 +38652,7 @@ function untrustedTextLogger(log, maskedValues) {
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
 var schemas = __nccwpck_require__(3798);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core_core = __nccwpck_require__(8532);
+var core = __nccwpck_require__(8532);
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
@@ -38711,19 +38711,19 @@ const booleanInput = (fallback) => schemas/* string */.YjP().transform((raw, ctx
     if (BOOLEAN_FALSE.includes(raw))
         return false;
     ctx.addIssue({ code: 'custom', message: `"${raw}" is not a boolean: use true or false` });
-    return core_core/* NEVER */.tm;
+    return core/* NEVER */.tm;
 });
 const integerInput = (fallback, min, max) => schemas/* string */.YjP().transform((raw, ctx) => {
     if (raw === '')
         return fallback;
     if (!/^[0-9]+$/.test(raw)) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" is not a whole number` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     const value = Number(raw);
     if (value < min || value > max) {
         ctx.addIssue({ code: 'custom', message: `${value} is outside ${min}..${max}` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return value;
 });
@@ -38733,11 +38733,11 @@ const numberInput = (fallback, min, max) => schemas/* string */.YjP().transform(
     const value = Number(raw);
     if (!/^[0-9]+(\.[0-9]+)?$/.test(raw) || !Number.isFinite(value)) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" is not a number` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     if (value < min || value > max) {
         ctx.addIssue({ code: 'custom', message: `${value} is outside ${min}..${max}` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return value;
 });
@@ -38748,7 +38748,7 @@ const referenceNumberInput = schemas/* string */.YjP().transform((raw, ctx) => {
     const match = /^#?([1-9][0-9]{0,9})$/.exec(raw);
     if (!match?.[1]) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" is not a number such as 12 or #12` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return Number(match[1]);
 });
@@ -38779,7 +38779,7 @@ const shaInput = schemas/* string */.YjP().transform((raw, ctx) => {
             code: 'custom',
             message: `"${raw}" is not a full commit SHA (40 or 64 lower-case hex digits)`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return raw;
 });
@@ -38789,7 +38789,7 @@ const metricInput = schemas/* string */.YjP().transform((raw, ctx) => {
     const value = Number(raw);
     if (!/^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/.test(raw) || !Number.isFinite(value)) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" is not a finite number` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return value;
 });
@@ -38802,7 +38802,7 @@ const programInput = schemas/* string */.YjP().transform((raw, ctx) => {
             code: 'custom',
             message: `"${raw}" is not a program name: it must match ${schema/* PROGRAM_NAME_PATTERN */.UK.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     const problem = branchNameProblem(`autoloop/${raw}`);
     if (problem) {
@@ -38810,7 +38810,7 @@ const programInput = schemas/* string */.YjP().transform((raw, ctx) => {
             code: 'custom',
             message: `"${raw}" cannot name a git branch (autoloop/${raw} ${problem})`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return raw;
 });
@@ -38824,7 +38824,7 @@ const branchInput = (fallback) => schemas/* string */.YjP().transform((raw, ctx)
             code: 'custom',
             message: `"${raw}" is not a valid branch name: it ${problem}`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return value;
 });
@@ -38834,7 +38834,7 @@ const enumInput = (values, fallback) => schemas/* string */.YjP().transform((raw
         return undefined;
     if (!values.includes(value)) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${values.join(', ')}` });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return value;
 });
@@ -38847,7 +38847,7 @@ const workflowInput = schemas/* string */.YjP().transform((raw, ctx) => {
             code: 'custom',
             message: `"${raw}" is not a workflow file name such as autoloop.lock.yml (no folder) nor a workflow id`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return raw;
 });
@@ -38864,7 +38864,7 @@ const dispatchInputsInput = schemas/* string */.YjP().transform((raw, ctx) => {
             code: 'custom',
             message: `is not JSON (${error instanceof Error ? error.message : String(error)}); write an object such as {"mode": "fix"}`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     const parsed = schemas/* record */.g1P(schemas/* string */.YjP().min(1), schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* number */.aig(), schemas/* boolean */.zMY()]))
         .refine((inputs) => Object.keys(inputs).length <= 24, 'has more than 24 keys (GitHub takes 25, with program)')
@@ -38874,7 +38874,7 @@ const dispatchInputsInput = schemas/* string */.YjP().transform((raw, ctx) => {
             code: 'custom',
             message: `must be a JSON object of strings, numbers or booleans: ${parsed.error.issues[0]?.message ?? 'invalid'}`
         });
-        return core_core/* NEVER */.tm;
+        return core/* NEVER */.tm;
     }
     return Object.fromEntries(Object.entries(parsed.data).map(([key, value]) => [key, String(value)]));
 });
@@ -39422,25 +39422,8 @@ function toAlignment(value) {
         : 0
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __nccwpck_require__(3759);
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function datetime(params) {
-    return api/* _isoDateTime */.G1(schemas/* ZodISODateTime */.You, params);
-}
-function date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/iso.js
+var iso = __nccwpck_require__(4377);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
 var core_errors = __nccwpck_require__(7428);
 ;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
@@ -39523,7 +39506,7 @@ const FailureSummarySchema = schemas/* object */.Ikc({
     sha: shaSchema,
     /** 0 for the first gate of an iteration, k for the k-th fix. */
     attempt: attemptSchema,
-    generatedAt: datetime(),
+    generatedAt: iso/* datetime */.w$(),
     signature: SummarySignatureSchema,
     checks: schemas/* array */.YOg(FailingCheckSchema),
     /** Keys fixed, new and persisting since the previous attempt of this iteration. */
@@ -40521,7 +40504,7 @@ function machineStateOf(text, table) {
     });
 }
 /** Reads and validates the Machine State table. Throws a StateFileError quoting a bad line. */
-function readMachineState(text) {
+function machine_state_readMachineState(text) {
     return machineStateOf(text, readMachineStateTable(text));
 }
 function applySplices(text, splices) {
@@ -40659,7 +40642,7 @@ function ledgerPointerLine(pointer) {
  * after Machine State. The file must be valid first: nothing is written otherwise.
  */
 function writeCiGateSection(text, bodyLines) {
-    readMachineState(text);
+    machine_state_readMachineState(text);
     if (bodyLines.some((line) => line.startsWith('## ') || /[\r\n]/.test(line)))
         throw new Error('internal error: a CI Gate line must be one line and not a `## ` heading');
     const eol = detectEol(text);
@@ -40705,7 +40688,11 @@ function readLegacyLedgerBlock(text) {
     const first = lines[open + 1];
     const jsonText = text.slice(first.start, lines[close].start);
     try {
-        return { json: JSON.parse(jsonText), line: lineNumberAt(text, first.start) };
+        return {
+            json: JSON.parse(jsonText),
+            text: jsonText,
+            line: lineNumberAt(text, first.start)
+        };
     }
     catch (error) {
         throw new state_errors/* StateFileError */.ci({
@@ -40789,7 +40776,13 @@ const LEDGER_LIMITS = {
     maxPausedSignatures: 16,
     /** Machine State writes kept for re-projection (oldest dropped first). */
     maxWrites: 8,
+    /**
+     * Base branch failures are kept only whole: more failing checks than this, or more keys in
+     * one check than `maxBaseKeysPerCheck`, and they are not kept at all (a cut list would make
+     * the dropped keys look new; without a list the gate reads the base head again).
+     */
     maxBaseChecks: 30,
+    maxBaseKeysPerCheck: 200,
     maxNoteChars: 300,
     /**
      * An attempt's note may hold what a maintainer must do when no fix can help (every cause
@@ -40816,7 +40809,7 @@ const ITERATION_OUTCOMES = [
     'recorded',
     'reset'
 ];
-const isoTime = datetime({ offset: true });
+const isoTime = iso/* datetime */.w$({ offset: true });
 const commitSha = schemas/* string */.YjP().regex(/^[0-9a-f]{7,64}$/, 'must be a lower-case hex commit SHA');
 const SignatureRecordSchema = schemas/* object */.Ikc({
     /** Hash of the full key set: equal hashes, equal signatures. */
@@ -40953,7 +40946,7 @@ const LedgerSchema = schemas/* object */.Ikc({
     message: 'an iteration has at least one attempt, and attempts need an iteration',
     path: ['attempts']
 });
-function iso(ms) {
+function ledger_iso(ms) {
     if (!Number.isFinite(ms))
         throw new RangeError(`not a time: ${ms}`);
     return new Date(ms).toISOString();
@@ -40978,7 +40971,7 @@ function emptyLedger(program, now) {
         version: LEDGER_VERSION,
         program,
         revision: 0,
-        updatedAt: iso(now),
+        updatedAt: ledger_iso(now),
         iteration: null,
         earlierSignatureHashes: [],
         attempts: [],
@@ -41026,7 +41019,7 @@ function freshAttempt(index, input, sha) {
         ...(input.agentSha ? { agentSha: input.agentSha.toLowerCase() } : {}),
         runId: input.runId,
         runAttempt: input.runAttempt ?? null,
-        startedAt: iso(input.now),
+        startedAt: ledger_iso(input.now),
         endedAt: null,
         state: 'in-flight',
         signature: null
@@ -41040,7 +41033,7 @@ function beginAttempt(ledger, input) {
     const sha = input.sha.toLowerCase();
     if (!/^[0-9a-f]{7,64}$/.test(sha))
         throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`);
-    const now = iso(input.now);
+    const now = ledger_iso(input.now);
     const limits = { maxFixAttempts: input.maxFixAttempts, timeoutMinutes: input.timeoutMinutes };
     const latest = latestAttempt(ledger);
     const run = { runId: input.runId, runAttempt: input.runAttempt ?? null };
@@ -41174,7 +41167,7 @@ function completeAttempt(ledger, index, verdict) {
     const completed = {
         ...attempt,
         state: verdict.state,
-        endedAt: iso(verdict.now),
+        endedAt: ledger_iso(verdict.now),
         signature: verdict.signature ? signatureRecord(verdict.signature) : null,
         failingChecks: (verdict.failingChecks ?? [])
             .slice(0, LEDGER_LIMITS.maxFailingChecks)
@@ -41206,7 +41199,7 @@ function completeAttempt(ledger, index, verdict) {
 function finishIteration(ledger, outcome, now) {
     if (!ledger.iteration)
         return ledger;
-    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: iso(now), outcome } };
+    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: ledger_iso(now), outcome } };
 }
 // ---------------------------------------------------------------------------------------
 // What survives the iteration
@@ -41222,7 +41215,7 @@ function rememberPausedSignature(ledger, pause) {
         hash: key,
         short: cut(pause.signature.short, LEDGER_LIMITS.maxShortChars),
         reason: cut(pause.reason, LEDGER_LIMITS.maxNoteChars),
-        pausedAt: iso(pause.now),
+        pausedAt: ledger_iso(pause.now),
         iterationId: ledger.iteration?.id ?? '',
         resetAt: null,
         resetBy: null
@@ -41239,7 +41232,7 @@ function pausedSignatureOf(ledger, hash) {
 }
 /** Appends a Machine State write (and history entry) under the ledger's next revision. */
 function withStateWrite(ledger, write, now) {
-    const entry = { revision: ledger.revision + 1, at: iso(now), ...write };
+    const entry = { revision: ledger.revision + 1, at: ledger_iso(now), ...write };
     return { ...ledger, writes: [...ledger.writes, entry].slice(-LEDGER_LIMITS.maxWrites) };
 }
 // ---------------------------------------------------------------------------------------
@@ -41296,6 +41289,15 @@ function shrinkDetails(attempt) {
         }
     };
 }
+/** The base failures when within `maxBaseChecks` and `maxBaseKeysPerCheck`, else null. */
+function baseFailuresWithinLimits(base) {
+    if (!base)
+        return null;
+    const { maxBaseChecks, maxBaseKeysPerCheck } = LEDGER_LIMITS;
+    const whole = base.checks.length <= maxBaseChecks &&
+        base.checks.every((check) => check.keys.length <= maxBaseKeysPerCheck);
+    return whole ? base : null;
+}
 function ledgerBytes(ledger) {
     return new TextEncoder().encode(serializeLedger(ledger)).length;
 }
@@ -41306,7 +41308,8 @@ function ledgerBytes(ledger) {
  * no-progress guard still sees it). Then, while the JSON is over `maxBytes`, in this order:
  * drop the oldest records outside the latest `detailedAttempts`; drop the details of the
  * older of those; halve the latest attempt's lists until they are gone; drop the remaining
- * older records; drop the base failures' keys, the oldest writes, the oldest earlier hashes.
+ * older records; drop the base failures (never kept cut), the oldest writes, the oldest earlier
+ * hashes. Base failures over `maxBaseChecks` or `maxBaseKeysPerCheck` are dropped always.
  * The latest attempt's record and the paused signatures always stay.
  */
 function compactLedger(ledger) {
@@ -41314,7 +41317,7 @@ function compactLedger(ledger) {
     let attempts = ledger.attempts.map((attempt, i, all) => i < all.length - detailedAttempts && hasDetails(attempt) ? withoutDetails(attempt) : attempt);
     let earlier = [...ledger.earlierSignatureHashes];
     let writes = [...ledger.writes];
-    let baseFailures = ledger.baseFailures;
+    let baseFailures = baseFailuresWithinLimits(ledger.baseFailures);
     const dropOldest = () => {
         const [oldest, ...rest] = attempts;
         attempts = rest;
@@ -41340,8 +41343,9 @@ function compactLedger(ledger) {
         attempts[attempts.length - 1] = shrinkDetails(latest());
     while (attempts.length > 1 && !fits())
         dropOldest();
+    // Never kept cut: a list without some keys would count those as new while its SHA matches.
     if (baseFailures && !fits())
-        baseFailures = { ...baseFailures, checks: baseFailures.checks.map((c) => ({ ...c, keys: [] })) };
+        baseFailures = null;
     while (writes.length > 1 && !fits())
         writes = writes.slice(1);
     while (earlier.length > 0 && !fits())
@@ -41460,10 +41464,37 @@ function migrateV1(json, program) {
         iteration: v1.iteration ? { ...v1.iteration, maxFixAttempts: 5, timeoutMinutes: 60 } : null,
         earlierSignatureHashes: v1.earlierSignatureHashes ?? [],
         attempts: v1.attempts ?? [],
-        pausedSignatures: [],
+        pausedSignatures: pausedSignaturesOfV1(v1.iteration, v1.attempts),
         baseFailures: null,
         writes: []
     };
+}
+/**
+ * Version 1 kept no paused signatures: an iteration that ended paused remembers its latest
+ * attempt's signature (as `rememberPausedSignature` would have), so that a `reset` after the
+ * upgrade does not forget what the loop was stuck on.
+ */
+function pausedSignaturesOfV1(iteration, attempts) {
+    if (iteration?.outcome !== 'paused' || !Array.isArray(attempts))
+        return [];
+    const signature = [...attempts]
+        .reverse()
+        .map((attempt) => attempt?.signature)
+        .find((found) => typeof found?.hash === 'string' && found.hash !== '');
+    if (!signature || typeof iteration.finishedAt !== 'string')
+        return [];
+    const short = typeof signature.short === 'string' ? signature.short : '';
+    return [
+        {
+            hash: hashKey(signature.hash),
+            short: cut(short, LEDGER_LIMITS.maxShortChars),
+            reason: cut(`paused by an earlier version of autoloop-ci-gate on: ${short}`, LEDGER_LIMITS.maxNoteChars),
+            pausedAt: iteration.finishedAt,
+            iterationId: typeof iteration.id === 'string' ? iteration.id : '',
+            resetAt: null,
+            resetBy: null
+        }
+    ];
 }
 
 ;// CONCATENATED MODULE: ./src/loop/classify.ts
@@ -41476,7 +41507,7 @@ function migrateV1(json, program) {
 const TEST_FAILURE_KEYS = [
     /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
     /^pytest:(?!error:)/,
-    /^go:[^:]+:(?:Test|Example|Fuzz)/,
+    /^go:(?:[^:]+:)?(?:Test|Example|Fuzz)/,
     /^dotnet:(?!CS\d{4}:)/
 ];
 function isTestFailure(keys) {
@@ -41486,9 +41517,21 @@ function isTestFailure(keys) {
 function projectFailureCount(keys) {
     return keys.filter((key) => !key.startsWith('gha:')).length;
 }
-/** Whether `key` of the check also fails, in the same-named check, on the base branch head. */
+/**
+ * Keys that name no failure of their own: the step's exit code (`gha:exit code 1`) and a check
+ * with nothing readable (`check:<name>:<conclusion>`). Two different failures give the same
+ * such key, so one on the base branch head proves nothing about the head's.
+ */
+const UNSPECIFIC_KEYS = [/^gha:exit code -?\d+$/, /^check:/];
+function isSpecificKey(key) {
+    return !UNSPECIFIC_KEYS.some((pattern) => pattern.test(key));
+}
+/**
+ * Whether `key` of the check also fails, in the same-named check, on the base branch head.
+ * Never for a key that names no failure of its own: it stays the iteration's.
+ */
 function failsOnBase(check, key, base) {
-    if (!base || base.state !== 'complete')
+    if (!base || base.state !== 'complete' || !isSpecificKey(key))
         return false;
     return base.checks.some((b) => b.name === check.name && b.keys.includes(key));
 }
@@ -42051,7 +42094,14 @@ function compactHistory(text, maxBytes, direction) {
     const ranges = [...layout.collapsed];
     const fixed = byteLength(layout.head) + byteLength(layout.tail);
     let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
-    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol));
+    // The collapsed block starts after a blank line: the last entry gets one when it has none.
+    const blankBefore = () => {
+        const last = entries[entries.length - 1];
+        return last !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(last)
+            ? byteLength(eol)
+            : 0;
+    };
+    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol)) + blankBefore();
     let collapsed = 0;
     while (entries.length > 1 && size() > maxBytes) {
         const oldest = entries.pop();
@@ -42068,12 +42118,8 @@ function compactHistory(text, maxBytes, direction) {
         const oldest = ranges.pop();
         ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
     }
-    let lastEntry = entries[entries.length - 1];
-    if (lastEntry !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(lastEntry)) {
-        // The collapsed block starts after a blank line.
-        lastEntry += eol;
-        entries[entries.length - 1] = lastEntry;
-    }
+    if (blankBefore() > 0)
+        entries[entries.length - 1] += eol;
     const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
     const bytes = byteLength(result);
     return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
@@ -42087,7 +42133,15 @@ function compactHistory(text, maxBytes, direction) {
  * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
  * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
  * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
- * push that reverts `<program>.md` cannot lose it) and ends the ledger's iteration.
+ * push that reverts `<program>.md` cannot lose it).
+ *
+ * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
+ * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
+ * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile` (SPEC
+ * §5, §9), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
+ * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
+ * accepted (`already-gated`).
  *
  * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
  * higher GITHUB_RUN_ATTEMPT) records nothing more.
@@ -42187,6 +42241,30 @@ function statusOf(machine) {
         return 'paused';
     return 'recorded';
 }
+/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
+const AWAITING_FIX = new Set(['red', 'no-checks']);
+/**
+ * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
+ * one that ended and that no record described yet (no history entry written at or after its
+ * end, e.g. the gate's green path, which ends it and then records in the same write).
+ */
+function describedIteration(ledger) {
+    const iteration = ledger.iteration;
+    if (!iteration)
+        return null;
+    if (iteration.finishedAt === null)
+        return ledger;
+    const ended = Date.parse(iteration.finishedAt);
+    const recorded = ledger.writes.some((write) => write.historyEntry !== undefined && Date.parse(write.at) >= ended);
+    return recorded ? null : ledger;
+}
+/** Whether `record` ends the ledger's iteration (see the module comment). */
+function recordEndsIteration(ledger) {
+    if (!isIterationOpen(ledger))
+        return false;
+    const latest = latestAttempt(ledger);
+    return latest === undefined || !AWAITING_FIX.has(latest.state);
+}
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
 function recordKeyOf(runId, ledger) {
     return runId === null ? `local-${ledger.revision + 1}` : String(runId);
@@ -42219,8 +42297,8 @@ function recordIteration(current, request) {
         };
     }
     const transition = recordTransition(machine, request);
-    const open = ledger.iteration && ledger.iteration.outcome !== 'recorded' ? ledger : null;
-    const latest = open ? latestAttempt(open) : undefined;
+    const described = describedIteration(ledger);
+    const latest = described ? latestAttempt(described) : undefined;
     const fixAttempts = latest?.index ?? 0;
     const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null;
     const metric = request.metric ?? null;
@@ -42242,7 +42320,7 @@ function recordIteration(current, request) {
         runKey,
         fixAttempts
     });
-    let next = open ? finishIteration(ledger, 'recorded', request.now) : ledger;
+    let next = recordEndsIteration(ledger) ? finishIteration(ledger, 'recorded', request.now) : ledger;
     next = withStateWrite(next, { machineState: transition.patch, historyEntry: { runKey, lines } }, request.now);
     return {
         ledger: next,
@@ -42462,7 +42540,47 @@ function pausedBrief(ledger, attempt, context, detail) {
         advice
     ];
 }
+/** How an attempt ended, in words (after "was"). */
+const STATE_WORDS = {
+    'in-flight': 'still waiting for CI',
+    green: 'green',
+    'green-except-pre-existing': 'green except pre-existing failures',
+    red: 'red',
+    'no-checks': 'silent (no checks ran)',
+    blocked: 'blocked',
+    'ci-timeout': 'timed out waiting for CI',
+    abandoned: 'abandoned',
+    error: 'an error of the gate'
+};
+/** Why an iteration ended, in words (the pause, when one is still in force, is `pausedBrief`'s). */
+const OUTCOME_WORDS = {
+    green: 'green',
+    'green-except-pre-existing': 'green except pre-existing failures',
+    paused: 'paused, and resumed since',
+    recorded: 'recorded',
+    reset: 'reset'
+};
+/**
+ * An ended iteration whose latest attempt was not green (a pause lifted by `reconcile` or by
+ * hand, an iteration `record` ended): what `beginAttempt` does next. A paused (or reset)
+ * iteration is over, so even its own SHA starts a new iteration with a fresh budget; after a
+ * `record`, its SHA counts as gated and only a new commit starts one.
+ */
+function endedNotGreenBrief(attempt, outcome) {
+    const why = outcome ? ` (${OUTCOME_WORDS[outcome]})` : '';
+    const sha = (0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20);
+    const next = outcome === 'recorded'
+        ? `the next gate on a new commit starts a new iteration with a fresh fix budget (${sha} itself is not gated again).`
+        : `the next gate starts a new iteration with a fresh fix budget (on ${sha} too, if the branch head is still there).`;
+    return [
+        `⏹️ **The iteration ended${why}; its last attempt (attempt ${attempt.index}) on ${gatedCommit(attempt)} was ${STATE_WORDS[attempt.state]}:** ${next}`,
+        '',
+        'CI was not green on that commit, but no fix is pending: run the next iteration as usual.'
+    ];
+}
 function endedBrief(attempt, outcome) {
+    if (attempt.state !== 'green' && attempt.state !== 'green-except-pre-existing')
+        return endedNotGreenBrief(attempt, outcome);
     const lines = [
         `✅ **CI is green on ${gatedCommit(attempt)}** (attempt ${attempt.index}; iteration ${outcome}). Nothing to fix: run the next iteration as usual.`
     ];
@@ -42489,11 +42607,13 @@ function resetBrief(ledger) {
  * - Every write of Machine State rows (and of an Iteration History entry) is logged in the
  *   ledger under the revision that made it. The CI Gate section names the revision it was
  *   projected from. When the file names an older revision (or none), the writes after it are
- *   applied again: that is how a write reverted by another run's memory push comes back,
- *   while rows the agent or a human changed since the last projection are left alone.
+ *   applied again: that is how a write reverted by another run's memory push comes back. A
+ *   re-applied write sets every row in its patch, overwriting what the agent or a human
+ *   wrote there since; rows no pending write names are left alone.
  * - The CI Gate section is rewritten whole from the ledger (the fix brief), within the file's
  *   size budget; the oldest Iteration History entries are collapsed when the file is over it.
  */
+
 
 
 
@@ -42509,14 +42629,18 @@ function isProjected(text, ledger) {
     return readLedgerPointer(text)?.revision === ledger.revision;
 }
 /**
- * The brief always gets this much room, with its first error lines: when the file is near its
- * budget, the oldest Iteration History entries are collapsed to make it, since what the next
- * run must fix matters more than the detail of old iterations.
+ * The brief gets at least this much room, with its first error lines, when collapsing the
+ * oldest Iteration History entries can make it: what the next run must fix matters more than
+ * the detail of old iterations. It never gets more than the file's budget leaves.
  */
 const MIN_BRIEF_BYTES = 3072;
+/** Renderings tried before the shortest brief (each one given the room the last one left). */
+const MAX_BRIEF_RENDERINGS = 8;
 /**
  * The file with the ledger projected onto it (see the module comment). Pure and idempotent:
  * projecting a projected file changes nothing. Throws a StateFileError for a malformed file.
+ * The result is within `maxBytes` whenever the file with the shortest brief (and its history
+ * collapsed) is.
  */
 function projectStateFile(text, ledger, options) {
     // A program the action never gated or recorded has nothing to project: its file is left alone.
@@ -42529,26 +42653,40 @@ function projectStateFile(text, ledger, options) {
         if (entry && !isRecorded(next, entry.runKey))
             next = prependHistoryEntry(next, { lines: entry.lines, runKey: entry.runKey });
     }
-    const machine = readMachineState(next);
-    const pointer = ledgerPointerLine({
-        path: ledgerPath(options.program),
-        revision: ledger.revision
-    });
-    const withoutSection = removeCiGateSection(next);
-    const room = options.maxBytes - Buffer.byteLength(withoutSection, 'utf8') - 200;
-    const brief = renderFixBrief(ledger, {
-        program: options.program,
-        branch: machine.branch ?? `autoloop/${options.program}`,
-        pauseReason: machine.paused ? (machine.pauseReason ?? '') : null,
-        maxBytes: Math.max(MIN_BRIEF_BYTES, room)
-    });
-    next = writeCiGateSection(next, [
-        pointer,
+    const machine = machine_state_readMachineState(next);
+    const direction = machine.metricDirection ?? 'higher';
+    const head = [
+        ledgerPointerLine({ path: ledgerPath(options.program), revision: ledger.revision }),
         `🤖 *Written by autoloop-ci-gate from its ledger \`${ledgerPath(options.program)}\` in the same store (revision ${ledger.revision}); it is rewritten on every gate, so edit the ledger through the action, not here.*`,
-        '',
-        ...brief
-    ]);
-    return compactHistory(next, options.maxBytes, machine.metricDirection ?? 'higher').text;
+        ''
+    ];
+    const withBrief = (budget) => {
+        const brief = renderFixBrief(ledger, {
+            program: options.program,
+            branch: machine.branch ?? `autoloop/${options.program}`,
+            pauseReason: machine.paused ? (machine.pauseReason ?? '') : null,
+            maxBytes: Math.max(0, budget)
+        });
+        return compactHistory(writeCiGateSection(next, [...head, ...brief]), options.maxBytes, direction);
+    };
+    // The section's real overhead (heading, pointer, note, line breaks): the file with no brief
+    // lines, less one line break for the line the brief's first line adds.
+    const skeleton = writeCiGateSection(next, head);
+    const eolBytes = Buffer.byteLength(detectEol(next), 'utf8');
+    const room = options.maxBytes - Buffer.byteLength(skeleton, 'utf8') - eolBytes;
+    // What collapsing every history entry it can would leave.
+    const most = options.maxBytes - compactHistory(skeleton, 0, direction).bytes - eolBytes;
+    let budget = Math.max(room, Math.min(MIN_BRIEF_BYTES, most));
+    let result = withBrief(budget);
+    // The brief's line breaks may be wider than it counted (CRLF), and history collapses by
+    // whole entries: render it again within the room actually left, then at its shortest.
+    for (let i = 0; i < MAX_BRIEF_RENDERINGS && !result.fits && budget > 0; i += 1) {
+        budget -= result.bytes - options.maxBytes;
+        result = withBrief(budget);
+    }
+    if (!result.fits && budget > 0)
+        result = withBrief(0);
+    return result.text;
 }
 
 // EXTERNAL MODULE: ./src/state/store.ts
@@ -42640,9 +42778,10 @@ function ledgerOf(program, stored, storedLedger, description) {
         : null;
     if (!legacy)
         return null;
-    return parseLedgerJson(legacy.json, stored.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
+    // Located in the block's own text, its lines counted from the block's first line.
+    return parseLedgerJson(legacy.json, legacy.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
         program,
-        firstLine: 1
+        firstLine: legacy.line
     });
 }
 /** The files as read (pure): the ledger parsed or migrated, the state file projected. */
@@ -42658,7 +42797,7 @@ function programFilesOf(program, stored, storedLedger, description, options) {
         storedLedger,
         ledger,
         text,
-        machine: inFile(source, () => readMachineState(text)),
+        machine: inFile(source, () => machine_state_readMachineState(text)),
         // With no ledger anywhere there is nothing to project: a file the gate never touched is
         // not stale (reconcile leaves it alone).
         stale: stored !== null &&
@@ -42743,7 +42882,7 @@ async function writeProjection(deps, program, ledger, storedLedger, options) {
         storedLedger,
         ledger,
         text: written.text,
-        machine: readMachineState(written.text),
+        machine: machine_state_readMachineState(written.text),
         stale: false
     };
 }
@@ -48396,12 +48535,12 @@ async function resolveAbandoned(program, store, plan, context) {
     if (plan.inFlight.length === 0)
         return null;
     const liveness = await livenessOfAttempts(plan.inFlight, context);
-    let marked = { abandoned: [], paused: false };
+    // What the write did is its value: a compare-and-swap retry decides again from the new text.
     const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
         const now = deps.clock.now();
         const stale = staleAttempts(current.ledger, liveness, now);
         if (stale.length === 0)
-            return { ledger: current.ledger, value: null };
+            return { ledger: current.ledger, value: { abandoned: [], paused: false } };
         let ledger = current.ledger;
         for (const attempt of stale)
             ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now });
@@ -48418,9 +48557,9 @@ async function resolveAbandoned(program, store, plan, context) {
                 remember: null,
                 now
             });
-        marked = { abandoned: stale.map((a) => a.index), paused: pause };
-        return { ledger, value: null };
+        return { ledger, value: { abandoned: stale.map((a) => a.index), paused: pause } };
     });
+    const marked = written.value;
     if (marked.abandoned.length === 0)
         return null;
     const runs = plan.inFlight
@@ -48454,7 +48593,6 @@ async function resolveUnfixed(program, store, plan, context) {
     }
     if (!fixerEnded && !plan.expired)
         return null;
-    let paused = null;
     const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
         const latest = latestAttempt(current.ledger);
         if (!latest ||
@@ -48475,7 +48613,6 @@ async function resolveUnfixed(program, store, plan, context) {
                 timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
             });
             const judged = noProgressPause(began.ledger, began.attempt.index, now, `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`);
-            paused = { kind: judged.kind, reason: judged.reason };
             const ledger = pauseInLedger(began.ledger, current.machine, {
                 index: began.attempt.index,
                 verdict: judged.verdict,
@@ -48484,9 +48621,8 @@ async function resolveUnfixed(program, store, plan, context) {
                 remember: judged.remember,
                 now
             });
-            return { ledger, value: null };
+            return { ledger, value: { kind: judged.kind, reason: judged.reason } };
         }
-        paused = { kind: 'timeout', reason: pauseReason('timeout') };
         const ledger = pauseInLedger(current.ledger, current.machine, {
             index: latest.index,
             verdict: repeatedVerdict(latest, latest.state, now, 'no fix was gated before the wall clock ran out'),
@@ -48495,9 +48631,9 @@ async function resolveUnfixed(program, store, plan, context) {
             remember: null,
             now
         });
-        return { ledger, value: null };
+        return { ledger, value: { kind: 'timeout', reason: pauseReason('timeout') } };
     });
-    const done = paused;
+    const done = written.value;
     if (!done)
         return null;
     await announce(deps, {
@@ -48541,17 +48677,15 @@ async function tryResume(program, store, files, plan, context) {
         : verdict.kind === 'green';
     if (!ready)
         return { action: `left paused: ${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}` };
-    let resumed = false;
     const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
         if (!current.machine.paused || current.machine.pauseReason !== files.machine.pauseReason)
-            return { ledger: current.ledger, value: null };
-        resumed = true;
+            return { ledger: current.ledger, value: false };
         return {
             ledger: withStateWrite(current.ledger, { machineState: { paused: false, pauseReason: null } }, deps.clock.now()),
-            value: null
+            value: true
         };
     });
-    if (!resumed)
+    if (!written.value)
         return { action: 'none: the pause changed meanwhile' };
     const counted = verdict.checks.filter((check) => check.excluded === undefined).length;
     const why = plan.resume === 'verdict'
@@ -48866,6 +49000,7 @@ class ContentsConflictError extends Error {
 /* harmony export */ });
 /* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS, isoUtc */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
 /**
  * The Machine State table of a program's state file (README: "The state file"): its rows, how each value
  * cell is read into a typed view (validated with zod) and how a patch value is written
@@ -48966,13 +49101,24 @@ const MachineStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
  * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
  * patches it wrote (JSON), so the schema is zod's.
  */
+/** Epoch milliseconds a Date can hold. */
+const epochMs = zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()
+    .refine((ms) => Number.isFinite(new Date(ms).getTime()), { message: 'is not a time' });
+/** A number, or its decimal text (what `renderCell` writes; anything else is refused here). */
+const metricValue = zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().refine((text) => NUMBER_PATTERN.test(text.trim()), {
+        message: 'must be a number such as 0.87 (no units, no text)'
+    })
+]);
 const MachineStatePatchSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
-    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()]).nullable(),
+    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_1__/* .datetime */ .w$({ offset: true, message: 'must be an ISO 8601 time' }), epochMs])
+        .nullable(),
     iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
     /** A number, or its decimal text when the exact digits matter (`0.8730`). */
-    bestMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()]).nullable(),
-    targetMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()]).nullable(),
+    bestMetric: metricValue.nullable(),
+    targetMetric: metricValue.nullable(),
     metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
     branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
     pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
@@ -52945,6 +53091,34 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+
+/***/ }),
+
+/***/ 4377:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   w$: () => (/* binding */ datetime)
+/* harmony export */ });
+/* unused harmony exports date, time, duration */
+/* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3759);
+/* harmony import */ var _schemas_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3798);
+
+
+
+function datetime(params) {
+    return _core_index_js__WEBPACK_IMPORTED_MODULE_0__/* ._isoDateTime */ .G1(_schemas_js__WEBPACK_IMPORTED_MODULE_1__/* .ZodISODateTime */ .You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
 
 /***/ }),
 

@@ -32411,7 +32411,7 @@ module.exports = {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1086);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5164);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4680);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8422);
@@ -42088,7 +42088,7 @@ function crossFieldProblems(config) {
 
 /***/ }),
 
-/***/ 1086:
+/***/ 5164:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42551,25 +42551,8 @@ function toAlignment(value) {
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
 var schemas = __nccwpck_require__(3798);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __nccwpck_require__(3759);
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function datetime(params) {
-    return api/* _isoDateTime */.G1(schemas/* ZodISODateTime */.You, params);
-}
-function date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/iso.js
+var iso = __nccwpck_require__(4377);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
 var core_errors = __nccwpck_require__(7428);
 ;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
@@ -42652,7 +42635,7 @@ const FailureSummarySchema = schemas/* object */.Ikc({
     sha: shaSchema,
     /** 0 for the first gate of an iteration, k for the k-th fix. */
     attempt: attemptSchema,
-    generatedAt: datetime(),
+    generatedAt: iso/* datetime */.w$(),
     signature: SummarySignatureSchema,
     checks: schemas/* array */.YOg(FailingCheckSchema),
     /** Keys fixed, new and persisting since the previous attempt of this iteration. */
@@ -43652,7 +43635,7 @@ function machineStateOf(text, table) {
     });
 }
 /** Reads and validates the Machine State table. Throws a StateFileError quoting a bad line. */
-function readMachineState(text) {
+function machine_state_readMachineState(text) {
     return machineStateOf(text, readMachineStateTable(text));
 }
 function applySplices(text, splices) {
@@ -43790,7 +43773,7 @@ function ledgerPointerLine(pointer) {
  * after Machine State. The file must be valid first: nothing is written otherwise.
  */
 function writeCiGateSection(text, bodyLines) {
-    readMachineState(text);
+    machine_state_readMachineState(text);
     if (bodyLines.some((line) => line.startsWith('## ') || /[\r\n]/.test(line)))
         throw new Error('internal error: a CI Gate line must be one line and not a `## ` heading');
     const eol = detectEol(text);
@@ -43836,7 +43819,11 @@ function readLegacyLedgerBlock(text) {
     const first = lines[open + 1];
     const jsonText = text.slice(first.start, lines[close].start);
     try {
-        return { json: JSON.parse(jsonText), line: lineNumberAt(text, first.start) };
+        return {
+            json: JSON.parse(jsonText),
+            text: jsonText,
+            line: lineNumberAt(text, first.start)
+        };
     }
     catch (error) {
         throw new state_errors/* StateFileError */.ci({
@@ -43920,7 +43907,13 @@ const LEDGER_LIMITS = {
     maxPausedSignatures: 16,
     /** Machine State writes kept for re-projection (oldest dropped first). */
     maxWrites: 8,
+    /**
+     * Base branch failures are kept only whole: more failing checks than this, or more keys in
+     * one check than `maxBaseKeysPerCheck`, and they are not kept at all (a cut list would make
+     * the dropped keys look new; without a list the gate reads the base head again).
+     */
     maxBaseChecks: 30,
+    maxBaseKeysPerCheck: 200,
     maxNoteChars: 300,
     /**
      * An attempt's note may hold what a maintainer must do when no fix can help (every cause
@@ -43947,7 +43940,7 @@ const ITERATION_OUTCOMES = [
     'recorded',
     'reset'
 ];
-const isoTime = datetime({ offset: true });
+const isoTime = iso/* datetime */.w$({ offset: true });
 const commitSha = schemas/* string */.YjP().regex(/^[0-9a-f]{7,64}$/, 'must be a lower-case hex commit SHA');
 const SignatureRecordSchema = schemas/* object */.Ikc({
     /** Hash of the full key set: equal hashes, equal signatures. */
@@ -44084,7 +44077,7 @@ const LedgerSchema = schemas/* object */.Ikc({
     message: 'an iteration has at least one attempt, and attempts need an iteration',
     path: ['attempts']
 });
-function iso(ms) {
+function ledger_iso(ms) {
     if (!Number.isFinite(ms))
         throw new RangeError(`not a time: ${ms}`);
     return new Date(ms).toISOString();
@@ -44109,7 +44102,7 @@ function emptyLedger(program, now) {
         version: LEDGER_VERSION,
         program,
         revision: 0,
-        updatedAt: iso(now),
+        updatedAt: ledger_iso(now),
         iteration: null,
         earlierSignatureHashes: [],
         attempts: [],
@@ -44157,7 +44150,7 @@ function freshAttempt(index, input, sha) {
         ...(input.agentSha ? { agentSha: input.agentSha.toLowerCase() } : {}),
         runId: input.runId,
         runAttempt: input.runAttempt ?? null,
-        startedAt: iso(input.now),
+        startedAt: ledger_iso(input.now),
         endedAt: null,
         state: 'in-flight',
         signature: null
@@ -44171,7 +44164,7 @@ function beginAttempt(ledger, input) {
     const sha = input.sha.toLowerCase();
     if (!/^[0-9a-f]{7,64}$/.test(sha))
         throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`);
-    const now = iso(input.now);
+    const now = ledger_iso(input.now);
     const limits = { maxFixAttempts: input.maxFixAttempts, timeoutMinutes: input.timeoutMinutes };
     const latest = latestAttempt(ledger);
     const run = { runId: input.runId, runAttempt: input.runAttempt ?? null };
@@ -44305,7 +44298,7 @@ function completeAttempt(ledger, index, verdict) {
     const completed = {
         ...attempt,
         state: verdict.state,
-        endedAt: iso(verdict.now),
+        endedAt: ledger_iso(verdict.now),
         signature: verdict.signature ? signatureRecord(verdict.signature) : null,
         failingChecks: (verdict.failingChecks ?? [])
             .slice(0, LEDGER_LIMITS.maxFailingChecks)
@@ -44337,7 +44330,7 @@ function completeAttempt(ledger, index, verdict) {
 function finishIteration(ledger, outcome, now) {
     if (!ledger.iteration)
         return ledger;
-    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: iso(now), outcome } };
+    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: ledger_iso(now), outcome } };
 }
 // ---------------------------------------------------------------------------------------
 // What survives the iteration
@@ -44353,7 +44346,7 @@ function rememberPausedSignature(ledger, pause) {
         hash: key,
         short: cut(pause.signature.short, LEDGER_LIMITS.maxShortChars),
         reason: cut(pause.reason, LEDGER_LIMITS.maxNoteChars),
-        pausedAt: iso(pause.now),
+        pausedAt: ledger_iso(pause.now),
         iterationId: ledger.iteration?.id ?? '',
         resetAt: null,
         resetBy: null
@@ -44370,7 +44363,7 @@ function pausedSignatureOf(ledger, hash) {
 }
 /** Appends a Machine State write (and history entry) under the ledger's next revision. */
 function withStateWrite(ledger, write, now) {
-    const entry = { revision: ledger.revision + 1, at: iso(now), ...write };
+    const entry = { revision: ledger.revision + 1, at: ledger_iso(now), ...write };
     return { ...ledger, writes: [...ledger.writes, entry].slice(-LEDGER_LIMITS.maxWrites) };
 }
 // ---------------------------------------------------------------------------------------
@@ -44427,6 +44420,15 @@ function shrinkDetails(attempt) {
         }
     };
 }
+/** The base failures when within `maxBaseChecks` and `maxBaseKeysPerCheck`, else null. */
+function baseFailuresWithinLimits(base) {
+    if (!base)
+        return null;
+    const { maxBaseChecks, maxBaseKeysPerCheck } = LEDGER_LIMITS;
+    const whole = base.checks.length <= maxBaseChecks &&
+        base.checks.every((check) => check.keys.length <= maxBaseKeysPerCheck);
+    return whole ? base : null;
+}
 function ledgerBytes(ledger) {
     return new TextEncoder().encode(serializeLedger(ledger)).length;
 }
@@ -44437,7 +44439,8 @@ function ledgerBytes(ledger) {
  * no-progress guard still sees it). Then, while the JSON is over `maxBytes`, in this order:
  * drop the oldest records outside the latest `detailedAttempts`; drop the details of the
  * older of those; halve the latest attempt's lists until they are gone; drop the remaining
- * older records; drop the base failures' keys, the oldest writes, the oldest earlier hashes.
+ * older records; drop the base failures (never kept cut), the oldest writes, the oldest earlier
+ * hashes. Base failures over `maxBaseChecks` or `maxBaseKeysPerCheck` are dropped always.
  * The latest attempt's record and the paused signatures always stay.
  */
 function compactLedger(ledger) {
@@ -44445,7 +44448,7 @@ function compactLedger(ledger) {
     let attempts = ledger.attempts.map((attempt, i, all) => i < all.length - detailedAttempts && hasDetails(attempt) ? withoutDetails(attempt) : attempt);
     let earlier = [...ledger.earlierSignatureHashes];
     let writes = [...ledger.writes];
-    let baseFailures = ledger.baseFailures;
+    let baseFailures = baseFailuresWithinLimits(ledger.baseFailures);
     const dropOldest = () => {
         const [oldest, ...rest] = attempts;
         attempts = rest;
@@ -44471,8 +44474,9 @@ function compactLedger(ledger) {
         attempts[attempts.length - 1] = shrinkDetails(latest());
     while (attempts.length > 1 && !fits())
         dropOldest();
+    // Never kept cut: a list without some keys would count those as new while its SHA matches.
     if (baseFailures && !fits())
-        baseFailures = { ...baseFailures, checks: baseFailures.checks.map((c) => ({ ...c, keys: [] })) };
+        baseFailures = null;
     while (writes.length > 1 && !fits())
         writes = writes.slice(1);
     while (earlier.length > 0 && !fits())
@@ -44591,10 +44595,37 @@ function migrateV1(json, program) {
         iteration: v1.iteration ? { ...v1.iteration, maxFixAttempts: 5, timeoutMinutes: 60 } : null,
         earlierSignatureHashes: v1.earlierSignatureHashes ?? [],
         attempts: v1.attempts ?? [],
-        pausedSignatures: [],
+        pausedSignatures: pausedSignaturesOfV1(v1.iteration, v1.attempts),
         baseFailures: null,
         writes: []
     };
+}
+/**
+ * Version 1 kept no paused signatures: an iteration that ended paused remembers its latest
+ * attempt's signature (as `rememberPausedSignature` would have), so that a `reset` after the
+ * upgrade does not forget what the loop was stuck on.
+ */
+function pausedSignaturesOfV1(iteration, attempts) {
+    if (iteration?.outcome !== 'paused' || !Array.isArray(attempts))
+        return [];
+    const signature = [...attempts]
+        .reverse()
+        .map((attempt) => attempt?.signature)
+        .find((found) => typeof found?.hash === 'string' && found.hash !== '');
+    if (!signature || typeof iteration.finishedAt !== 'string')
+        return [];
+    const short = typeof signature.short === 'string' ? signature.short : '';
+    return [
+        {
+            hash: hashKey(signature.hash),
+            short: cut(short, LEDGER_LIMITS.maxShortChars),
+            reason: cut(`paused by an earlier version of autoloop-ci-gate on: ${short}`, LEDGER_LIMITS.maxNoteChars),
+            pausedAt: iteration.finishedAt,
+            iterationId: typeof iteration.id === 'string' ? iteration.id : '',
+            resetAt: null,
+            resetBy: null
+        }
+    ];
 }
 
 ;// CONCATENATED MODULE: ./src/loop/classify.ts
@@ -44607,7 +44638,7 @@ function migrateV1(json, program) {
 const TEST_FAILURE_KEYS = [
     /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
     /^pytest:(?!error:)/,
-    /^go:[^:]+:(?:Test|Example|Fuzz)/,
+    /^go:(?:[^:]+:)?(?:Test|Example|Fuzz)/,
     /^dotnet:(?!CS\d{4}:)/
 ];
 function isTestFailure(keys) {
@@ -44617,9 +44648,21 @@ function isTestFailure(keys) {
 function projectFailureCount(keys) {
     return keys.filter((key) => !key.startsWith('gha:')).length;
 }
-/** Whether `key` of the check also fails, in the same-named check, on the base branch head. */
+/**
+ * Keys that name no failure of their own: the step's exit code (`gha:exit code 1`) and a check
+ * with nothing readable (`check:<name>:<conclusion>`). Two different failures give the same
+ * such key, so one on the base branch head proves nothing about the head's.
+ */
+const UNSPECIFIC_KEYS = [/^gha:exit code -?\d+$/, /^check:/];
+function isSpecificKey(key) {
+    return !UNSPECIFIC_KEYS.some((pattern) => pattern.test(key));
+}
+/**
+ * Whether `key` of the check also fails, in the same-named check, on the base branch head.
+ * Never for a key that names no failure of its own: it stays the iteration's.
+ */
 function failsOnBase(check, key, base) {
-    if (!base || base.state !== 'complete')
+    if (!base || base.state !== 'complete' || !isSpecificKey(key))
         return false;
     return base.checks.some((b) => b.name === check.name && b.keys.includes(key));
 }
@@ -45182,7 +45225,14 @@ function compactHistory(text, maxBytes, direction) {
     const ranges = [...layout.collapsed];
     const fixed = byteLength(layout.head) + byteLength(layout.tail);
     let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
-    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol));
+    // The collapsed block starts after a blank line: the last entry gets one when it has none.
+    const blankBefore = () => {
+        const last = entries[entries.length - 1];
+        return last !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(last)
+            ? byteLength(eol)
+            : 0;
+    };
+    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol)) + blankBefore();
     let collapsed = 0;
     while (entries.length > 1 && size() > maxBytes) {
         const oldest = entries.pop();
@@ -45199,12 +45249,8 @@ function compactHistory(text, maxBytes, direction) {
         const oldest = ranges.pop();
         ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
     }
-    let lastEntry = entries[entries.length - 1];
-    if (lastEntry !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(lastEntry)) {
-        // The collapsed block starts after a blank line.
-        lastEntry += eol;
-        entries[entries.length - 1] = lastEntry;
-    }
+    if (blankBefore() > 0)
+        entries[entries.length - 1] += eol;
     const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
     const bytes = byteLength(result);
     return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
@@ -45218,7 +45264,15 @@ function compactHistory(text, maxBytes, direction) {
  * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
  * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
  * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
- * push that reverts `<program>.md` cannot lose it) and ends the ledger's iteration.
+ * push that reverts `<program>.md` cannot lose it).
+ *
+ * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
+ * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
+ * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile` (SPEC
+ * §5, §9), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
+ * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
+ * accepted (`already-gated`).
  *
  * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
  * higher GITHUB_RUN_ATTEMPT) records nothing more.
@@ -45318,6 +45372,30 @@ function statusOf(machine) {
         return 'paused';
     return 'recorded';
 }
+/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
+const AWAITING_FIX = new Set(['red', 'no-checks']);
+/**
+ * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
+ * one that ended and that no record described yet (no history entry written at or after its
+ * end, e.g. the gate's green path, which ends it and then records in the same write).
+ */
+function describedIteration(ledger) {
+    const iteration = ledger.iteration;
+    if (!iteration)
+        return null;
+    if (iteration.finishedAt === null)
+        return ledger;
+    const ended = Date.parse(iteration.finishedAt);
+    const recorded = ledger.writes.some((write) => write.historyEntry !== undefined && Date.parse(write.at) >= ended);
+    return recorded ? null : ledger;
+}
+/** Whether `record` ends the ledger's iteration (see the module comment). */
+function recordEndsIteration(ledger) {
+    if (!isIterationOpen(ledger))
+        return false;
+    const latest = latestAttempt(ledger);
+    return latest === undefined || !AWAITING_FIX.has(latest.state);
+}
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
 function recordKeyOf(runId, ledger) {
     return runId === null ? `local-${ledger.revision + 1}` : String(runId);
@@ -45350,8 +45428,8 @@ function recordIteration(current, request) {
         };
     }
     const transition = recordTransition(machine, request);
-    const open = ledger.iteration && ledger.iteration.outcome !== 'recorded' ? ledger : null;
-    const latest = open ? latestAttempt(open) : undefined;
+    const described = describedIteration(ledger);
+    const latest = described ? latestAttempt(described) : undefined;
     const fixAttempts = latest?.index ?? 0;
     const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null;
     const metric = request.metric ?? null;
@@ -45373,7 +45451,7 @@ function recordIteration(current, request) {
         runKey,
         fixAttempts
     });
-    let next = open ? finishIteration(ledger, 'recorded', request.now) : ledger;
+    let next = recordEndsIteration(ledger) ? finishIteration(ledger, 'recorded', request.now) : ledger;
     next = withStateWrite(next, { machineState: transition.patch, historyEntry: { runKey, lines } }, request.now);
     return {
         ledger: next,
@@ -45593,7 +45671,47 @@ function pausedBrief(ledger, attempt, context, detail) {
         advice
     ];
 }
+/** How an attempt ended, in words (after "was"). */
+const STATE_WORDS = {
+    'in-flight': 'still waiting for CI',
+    green: 'green',
+    'green-except-pre-existing': 'green except pre-existing failures',
+    red: 'red',
+    'no-checks': 'silent (no checks ran)',
+    blocked: 'blocked',
+    'ci-timeout': 'timed out waiting for CI',
+    abandoned: 'abandoned',
+    error: 'an error of the gate'
+};
+/** Why an iteration ended, in words (the pause, when one is still in force, is `pausedBrief`'s). */
+const OUTCOME_WORDS = {
+    green: 'green',
+    'green-except-pre-existing': 'green except pre-existing failures',
+    paused: 'paused, and resumed since',
+    recorded: 'recorded',
+    reset: 'reset'
+};
+/**
+ * An ended iteration whose latest attempt was not green (a pause lifted by `reconcile` or by
+ * hand, an iteration `record` ended): what `beginAttempt` does next. A paused (or reset)
+ * iteration is over, so even its own SHA starts a new iteration with a fresh budget; after a
+ * `record`, its SHA counts as gated and only a new commit starts one.
+ */
+function endedNotGreenBrief(attempt, outcome) {
+    const why = outcome ? ` (${OUTCOME_WORDS[outcome]})` : '';
+    const sha = (0,untrusted/* inlineCode */.ti)(attempt.sha.slice(0, 12), 20);
+    const next = outcome === 'recorded'
+        ? `the next gate on a new commit starts a new iteration with a fresh fix budget (${sha} itself is not gated again).`
+        : `the next gate starts a new iteration with a fresh fix budget (on ${sha} too, if the branch head is still there).`;
+    return [
+        `⏹️ **The iteration ended${why}; its last attempt (attempt ${attempt.index}) on ${gatedCommit(attempt)} was ${STATE_WORDS[attempt.state]}:** ${next}`,
+        '',
+        'CI was not green on that commit, but no fix is pending: run the next iteration as usual.'
+    ];
+}
 function endedBrief(attempt, outcome) {
+    if (attempt.state !== 'green' && attempt.state !== 'green-except-pre-existing')
+        return endedNotGreenBrief(attempt, outcome);
     const lines = [
         `✅ **CI is green on ${gatedCommit(attempt)}** (attempt ${attempt.index}; iteration ${outcome}). Nothing to fix: run the next iteration as usual.`
     ];
@@ -45620,11 +45738,13 @@ function resetBrief(ledger) {
  * - Every write of Machine State rows (and of an Iteration History entry) is logged in the
  *   ledger under the revision that made it. The CI Gate section names the revision it was
  *   projected from. When the file names an older revision (or none), the writes after it are
- *   applied again: that is how a write reverted by another run's memory push comes back,
- *   while rows the agent or a human changed since the last projection are left alone.
+ *   applied again: that is how a write reverted by another run's memory push comes back. A
+ *   re-applied write sets every row in its patch, overwriting what the agent or a human
+ *   wrote there since; rows no pending write names are left alone.
  * - The CI Gate section is rewritten whole from the ledger (the fix brief), within the file's
  *   size budget; the oldest Iteration History entries are collapsed when the file is over it.
  */
+
 
 
 
@@ -45640,14 +45760,18 @@ function isProjected(text, ledger) {
     return readLedgerPointer(text)?.revision === ledger.revision;
 }
 /**
- * The brief always gets this much room, with its first error lines: when the file is near its
- * budget, the oldest Iteration History entries are collapsed to make it, since what the next
- * run must fix matters more than the detail of old iterations.
+ * The brief gets at least this much room, with its first error lines, when collapsing the
+ * oldest Iteration History entries can make it: what the next run must fix matters more than
+ * the detail of old iterations. It never gets more than the file's budget leaves.
  */
 const MIN_BRIEF_BYTES = 3072;
+/** Renderings tried before the shortest brief (each one given the room the last one left). */
+const MAX_BRIEF_RENDERINGS = 8;
 /**
  * The file with the ledger projected onto it (see the module comment). Pure and idempotent:
  * projecting a projected file changes nothing. Throws a StateFileError for a malformed file.
+ * The result is within `maxBytes` whenever the file with the shortest brief (and its history
+ * collapsed) is.
  */
 function projectStateFile(text, ledger, options) {
     // A program the action never gated or recorded has nothing to project: its file is left alone.
@@ -45660,26 +45784,40 @@ function projectStateFile(text, ledger, options) {
         if (entry && !isRecorded(next, entry.runKey))
             next = prependHistoryEntry(next, { lines: entry.lines, runKey: entry.runKey });
     }
-    const machine = readMachineState(next);
-    const pointer = ledgerPointerLine({
-        path: ledgerPath(options.program),
-        revision: ledger.revision
-    });
-    const withoutSection = removeCiGateSection(next);
-    const room = options.maxBytes - Buffer.byteLength(withoutSection, 'utf8') - 200;
-    const brief = renderFixBrief(ledger, {
-        program: options.program,
-        branch: machine.branch ?? `autoloop/${options.program}`,
-        pauseReason: machine.paused ? (machine.pauseReason ?? '') : null,
-        maxBytes: Math.max(MIN_BRIEF_BYTES, room)
-    });
-    next = writeCiGateSection(next, [
-        pointer,
+    const machine = machine_state_readMachineState(next);
+    const direction = machine.metricDirection ?? 'higher';
+    const head = [
+        ledgerPointerLine({ path: ledgerPath(options.program), revision: ledger.revision }),
         `🤖 *Written by autoloop-ci-gate from its ledger \`${ledgerPath(options.program)}\` in the same store (revision ${ledger.revision}); it is rewritten on every gate, so edit the ledger through the action, not here.*`,
-        '',
-        ...brief
-    ]);
-    return compactHistory(next, options.maxBytes, machine.metricDirection ?? 'higher').text;
+        ''
+    ];
+    const withBrief = (budget) => {
+        const brief = renderFixBrief(ledger, {
+            program: options.program,
+            branch: machine.branch ?? `autoloop/${options.program}`,
+            pauseReason: machine.paused ? (machine.pauseReason ?? '') : null,
+            maxBytes: Math.max(0, budget)
+        });
+        return compactHistory(writeCiGateSection(next, [...head, ...brief]), options.maxBytes, direction);
+    };
+    // The section's real overhead (heading, pointer, note, line breaks): the file with no brief
+    // lines, less one line break for the line the brief's first line adds.
+    const skeleton = writeCiGateSection(next, head);
+    const eolBytes = Buffer.byteLength(detectEol(next), 'utf8');
+    const room = options.maxBytes - Buffer.byteLength(skeleton, 'utf8') - eolBytes;
+    // What collapsing every history entry it can would leave.
+    const most = options.maxBytes - compactHistory(skeleton, 0, direction).bytes - eolBytes;
+    let budget = Math.max(room, Math.min(MIN_BRIEF_BYTES, most));
+    let result = withBrief(budget);
+    // The brief's line breaks may be wider than it counted (CRLF), and history collapses by
+    // whole entries: render it again within the room actually left, then at its shortest.
+    for (let i = 0; i < MAX_BRIEF_RENDERINGS && !result.fits && budget > 0; i += 1) {
+        budget -= result.bytes - options.maxBytes;
+        result = withBrief(budget);
+    }
+    if (!result.fits && budget > 0)
+        result = withBrief(0);
+    return result.text;
 }
 
 // EXTERNAL MODULE: ./src/state/store.ts
@@ -45771,9 +45909,10 @@ function ledgerOf(program, stored, storedLedger, description) {
         : null;
     if (!legacy)
         return null;
-    return parseLedgerJson(legacy.json, stored.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
+    // Located in the block's own text, its lines counted from the block's first line.
+    return parseLedgerJson(legacy.json, legacy.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
         program,
-        firstLine: 1
+        firstLine: legacy.line
     });
 }
 /** The files as read (pure): the ledger parsed or migrated, the state file projected. */
@@ -45789,7 +45928,7 @@ function programFilesOf(program, stored, storedLedger, description, options) {
         storedLedger,
         ledger,
         text,
-        machine: inFile(source, () => readMachineState(text)),
+        machine: inFile(source, () => machine_state_readMachineState(text)),
         // With no ledger anywhere there is nothing to project: a file the gate never touched is
         // not stale (reconcile leaves it alone).
         stale: stored !== null &&
@@ -45874,7 +46013,7 @@ async function writeProjection(deps, program, ledger, storedLedger, options) {
         storedLedger,
         ledger,
         text: written.text,
-        machine: readMachineState(written.text),
+        machine: machine_state_readMachineState(written.text),
         stale: false
     };
 }
@@ -48632,12 +48771,12 @@ async function resolveAbandoned(program, store, plan, context) {
     if (plan.inFlight.length === 0)
         return null;
     const liveness = await livenessOfAttempts(plan.inFlight, context);
-    let marked = { abandoned: [], paused: false };
+    // What the write did is its value: a compare-and-swap retry decides again from the new text.
     const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
         const now = deps.clock.now();
         const stale = staleAttempts(current.ledger, liveness, now);
         if (stale.length === 0)
-            return { ledger: current.ledger, value: null };
+            return { ledger: current.ledger, value: { abandoned: [], paused: false } };
         let ledger = current.ledger;
         for (const attempt of stale)
             ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now });
@@ -48654,9 +48793,9 @@ async function resolveAbandoned(program, store, plan, context) {
                 remember: null,
                 now
             });
-        marked = { abandoned: stale.map((a) => a.index), paused: pause };
-        return { ledger, value: null };
+        return { ledger, value: { abandoned: stale.map((a) => a.index), paused: pause } };
     });
+    const marked = written.value;
     if (marked.abandoned.length === 0)
         return null;
     const runs = plan.inFlight
@@ -48690,7 +48829,6 @@ async function resolveUnfixed(program, store, plan, context) {
     }
     if (!fixerEnded && !plan.expired)
         return null;
-    let paused = null;
     const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
         const latest = latestAttempt(current.ledger);
         if (!latest ||
@@ -48711,7 +48849,6 @@ async function resolveUnfixed(program, store, plan, context) {
                 timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
             });
             const judged = noProgressPause(began.ledger, began.attempt.index, now, `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`);
-            paused = { kind: judged.kind, reason: judged.reason };
             const ledger = pauseInLedger(began.ledger, current.machine, {
                 index: began.attempt.index,
                 verdict: judged.verdict,
@@ -48720,9 +48857,8 @@ async function resolveUnfixed(program, store, plan, context) {
                 remember: judged.remember,
                 now
             });
-            return { ledger, value: null };
+            return { ledger, value: { kind: judged.kind, reason: judged.reason } };
         }
-        paused = { kind: 'timeout', reason: pauseReason('timeout') };
         const ledger = pauseInLedger(current.ledger, current.machine, {
             index: latest.index,
             verdict: repeatedVerdict(latest, latest.state, now, 'no fix was gated before the wall clock ran out'),
@@ -48731,9 +48867,9 @@ async function resolveUnfixed(program, store, plan, context) {
             remember: null,
             now
         });
-        return { ledger, value: null };
+        return { ledger, value: { kind: 'timeout', reason: pauseReason('timeout') } };
     });
-    const done = paused;
+    const done = written.value;
     if (!done)
         return null;
     await announce(deps, {
@@ -48777,17 +48913,15 @@ async function tryResume(program, store, files, plan, context) {
         : verdict.kind === 'green';
     if (!ready)
         return { action: `left paused: ${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}` };
-    let resumed = false;
     const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
         if (!current.machine.paused || current.machine.pauseReason !== files.machine.pauseReason)
-            return { ledger: current.ledger, value: null };
-        resumed = true;
+            return { ledger: current.ledger, value: false };
         return {
             ledger: withStateWrite(current.ledger, { machineState: { paused: false, pauseReason: null } }, deps.clock.now()),
-            value: null
+            value: true
         };
     });
-    if (!resumed)
+    if (!written.value)
         return { action: 'none: the pause changed meanwhile' };
     const counted = verdict.checks.filter((check) => check.excluded === undefined).length;
     const why = plan.resume === 'verdict'
@@ -52049,6 +52183,7 @@ class ContentsConflictError extends Error {
 /* harmony export */ });
 /* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS, isoUtc */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
 /**
  * The Machine State table of a program's state file (README: "The state file"): its rows, how each value
  * cell is read into a typed view (validated with zod) and how a patch value is written
@@ -52149,13 +52284,24 @@ const MachineStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
  * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
  * patches it wrote (JSON), so the schema is zod's.
  */
+/** Epoch milliseconds a Date can hold. */
+const epochMs = zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()
+    .refine((ms) => Number.isFinite(new Date(ms).getTime()), { message: 'is not a time' });
+/** A number, or its decimal text (what `renderCell` writes; anything else is refused here). */
+const metricValue = zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().refine((text) => NUMBER_PATTERN.test(text.trim()), {
+        message: 'must be a number such as 0.87 (no units, no text)'
+    })
+]);
 const MachineStatePatchSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
-    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()]).nullable(),
+    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_1__/* .datetime */ .w$({ offset: true, message: 'must be an ISO 8601 time' }), epochMs])
+        .nullable(),
     iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
     /** A number, or its decimal text when the exact digits matter (`0.8730`). */
-    bestMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()]).nullable(),
-    targetMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()]).nullable(),
+    bestMetric: metricValue.nullable(),
+    targetMetric: metricValue.nullable(),
     metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
     branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
     pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
@@ -53167,6 +53313,34 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 4377:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   w$: () => (/* binding */ datetime)
+/* harmony export */ });
+/* unused harmony exports date, time, duration */
+/* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3759);
+/* harmony import */ var _schemas_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3798);
+
+
+
+function datetime(params) {
+    return _core_index_js__WEBPACK_IMPORTED_MODULE_0__/* ._isoDateTime */ .G1(_schemas_js__WEBPACK_IMPORTED_MODULE_1__/* .ZodISODateTime */ .You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
 
 /***/ }),
 

@@ -208,7 +208,7 @@ async function resolveAbandoned(
   const { deps, config } = context
   if (plan.inFlight.length === 0) return null
   const liveness = await livenessOfAttempts(plan.inFlight, context)
-  let marked: { abandoned: number[]; paused: boolean } = { abandoned: [], paused: false }
+  // What the write did is its value: a compare-and-swap retry decides again from the new text.
   const written = await updateProgram(
     { ...deps, store },
     program,
@@ -216,7 +216,8 @@ async function resolveAbandoned(
     (current) => {
       const now = deps.clock.now()
       const stale = staleAttempts(current.ledger, liveness, now)
-      if (stale.length === 0) return { ledger: current.ledger, value: null }
+      if (stale.length === 0)
+        return { ledger: current.ledger, value: { abandoned: [] as number[], paused: false } }
       let ledger = current.ledger
       for (const attempt of stale)
         ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now })
@@ -235,10 +236,10 @@ async function resolveAbandoned(
           remember: null,
           now
         })
-      marked = { abandoned: stale.map((a) => a.index), paused: pause }
-      return { ledger, value: null }
+      return { ledger, value: { abandoned: stale.map((a) => a.index), paused: pause } }
     }
   )
+  const marked = written.value
   if (marked.abandoned.length === 0) return null
   const runs = plan.inFlight
     .filter((attempt) => marked.abandoned.includes(attempt.index))
@@ -279,8 +280,7 @@ async function resolveUnfixed(
       state.kind === 'not-found' || (state.kind === 'found' && state.status === 'completed')
   }
   if (!fixerEnded && !plan.expired) return null
-  let paused: { kind: PauseKind; reason: string } | null = null
-  const written = await updateProgram(
+  const written = await updateProgram<{ kind: PauseKind; reason: string } | null>(
     { ...deps, store },
     program,
     { maxBytes: config.stateMaxBytes },
@@ -311,7 +311,6 @@ async function resolveUnfixed(
           now,
           `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
         )
-        paused = { kind: judged.kind, reason: judged.reason }
         const ledger = pauseInLedger(began.ledger, current.machine, {
           index: began.attempt.index,
           verdict: judged.verdict,
@@ -320,9 +319,8 @@ async function resolveUnfixed(
           remember: judged.remember,
           now
         })
-        return { ledger, value: null }
+        return { ledger, value: { kind: judged.kind, reason: judged.reason } }
       }
-      paused = { kind: 'timeout', reason: pauseReason('timeout') }
       const ledger = pauseInLedger(current.ledger, current.machine, {
         index: latest.index,
         verdict: repeatedVerdict(
@@ -336,10 +334,10 @@ async function resolveUnfixed(
         remember: null,
         now
       })
-      return { ledger, value: null }
+      return { ledger, value: { kind: 'timeout', reason: pauseReason('timeout') } }
     }
   )
-  const done = paused as { kind: PauseKind; reason: string } | null
+  const done = written.value
   if (!done) return null
   await announce(deps, {
     program,
@@ -399,26 +397,24 @@ async function tryResume(
       : verdict.kind === 'green'
   if (!ready)
     return { action: `left paused: ${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}` }
-  let resumed = false
   const written = await updateProgram(
     { ...deps, store },
     program,
     { maxBytes: config.stateMaxBytes },
     (current) => {
       if (!current.machine.paused || current.machine.pauseReason !== files.machine.pauseReason)
-        return { ledger: current.ledger, value: null }
-      resumed = true
+        return { ledger: current.ledger, value: false }
       return {
         ledger: withStateWrite(
           current.ledger,
           { machineState: { paused: false, pauseReason: null } },
           deps.clock.now()
         ),
-        value: null
+        value: true
       }
     }
   )
-  if (!resumed) return { action: 'none: the pause changed meanwhile' }
+  if (!written.value) return { action: 'none: the pause changed meanwhile' }
   const counted = verdict.checks.filter((check) => check.excluded === undefined).length
   const why =
     plan.resume === 'verdict'
