@@ -8,7 +8,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { Clock } from '../../src/clock.js'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { runInProcess } from '../helpers/in-process.js'
 import {
   beginAttempt,
   completeAttempt,
@@ -466,6 +468,49 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
 void BRANCH
 
 describe('reconcile in the gh-aw loop', () => {
+  it('a reconcile whose write met a change reads the branch again and decides from it: paused by hand meanwhile, no stuck pause claimed', async () => {
+    const scenario = ghAwScenario({
+      extra: { dispatchedRuns: { queuedSeconds: 5, runSeconds: 8 * 60, conclusion: 'failure' } }
+    })
+    await withFake(scenario, async (fake) => {
+      await redFirstRun(fake)
+      fake.advance(12 * MINUTE)
+      // The ledger write of the stuck pause meets a conflict; while reconcile backs off, a
+      // maintainer pauses the program by hand.
+      fake.addFault({ kind: 'status', status: 409, method: 'PUT', path: 'contents/ci-gate' })
+      const conflicted = () => fake.requests.some((r) => r.method === 'PUT' && r.status === 409)
+      let pausedByHand = false
+      const clock: Clock = {
+        now: () => fake.clock.now(),
+        async sleep(ms) {
+          if (!pausedByHand && conflicted()) {
+            pausedByHand = true
+            const text = stateFileOf(fake, PROGRAM)!
+              .replace(/^\| Paused \| false \|$/m, '| Paused | true |')
+              .replace(/^\| Pause Reason \| — \|$/m, '| Pause Reason | paused by hand |')
+            fake.commit(STATE_BRANCH, { [`${PROGRAM}.md`]: text }, 'pause by hand')
+          }
+          await fake.clock.sleep(ms)
+        }
+      }
+      const run = await runInProcess(fake, {
+        inputs: { command: 'reconcile', 'state-branch': STATE_BRANCH },
+        env: { GITHUB_RUN_ID: '19200000003' },
+        clock
+      })
+      expect(pausedByHand).toBe(true)
+      expect(run.errors).toEqual([])
+      expect(schedulerReads(fake, PROGRAM).fields).toMatchObject({
+        paused: 'true',
+        pause_reason: 'paused by hand'
+      })
+      expect(run.summary).not.toContain('ended without gating a new commit')
+      expect(commentsOn(fake).filter((c) => c.startsWith('<!-- autoloop-ci-gate:pause'))).toEqual(
+        []
+      )
+    })
+  })
+
   it('resolves a red attempt whose fixer run ended without gating: stuck, paused', async () => {
     const scenario = ghAwScenario({
       extra: { dispatchedRuns: { queuedSeconds: 5, runSeconds: 8 * 60, conclusion: 'failure' } }

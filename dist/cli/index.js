@@ -40904,8 +40904,9 @@ function createGitHubClient(options) {
         },
         retry: {
             retryAfterBaseValue: options.retryBackoffMs ?? 1000,
-            // 429 belongs to the throttling plugin, which honours retry-after.
-            doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451]
+            // 429 belongs to the throttling plugin, which honours retry-after. A 409 is a conflict
+            // (a file's sha moved): the same request cannot succeed; the compare-and-swap re-reads.
+            doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451]
         }
     });
     // A 429 asks the client to wait `retry-after`. The throttling plugin acts on one only when
@@ -48694,16 +48695,17 @@ function resumePolicy(config) {
 }
 /**
  * The store seen through the snapshot git fetched: reads are answered from the snapshot (a
- * file absent there reads as none), writes go to the store and update the snapshot. After a
- * write conflict the file is read from the store itself from then on.
+ * file absent there reads as none), writes go to the store and update the snapshot. A write
+ * conflict shows the branch moved since the fetch, for any file: every read goes to the
+ * store itself from then on.
  */
 function throughSnapshot(store, snapshot) {
     const files = new Map(snapshot.files);
-    const live = new Set();
+    let moved = false;
     return {
         description: store.description,
         async read(path) {
-            return live.has(path) ? store.read(path) : (files.get(path) ?? null);
+            return moved ? store.read(path) : (files.get(path) ?? null);
         },
         async write(path, text, expected) {
             try {
@@ -48713,7 +48715,7 @@ function throughSnapshot(store, snapshot) {
             }
             catch (error) {
                 if (error instanceof state_errors/* StateConflictError */.K$)
-                    live.add(path);
+                    moved = true;
                 throw error;
             }
         },

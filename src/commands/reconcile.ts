@@ -110,16 +110,17 @@ interface Context {
 
 /**
  * The store seen through the snapshot git fetched: reads are answered from the snapshot (a
- * file absent there reads as none), writes go to the store and update the snapshot. After a
- * write conflict the file is read from the store itself from then on.
+ * file absent there reads as none), writes go to the store and update the snapshot. A write
+ * conflict shows the branch moved since the fetch, for any file: every read goes to the
+ * store itself from then on.
  */
 function throughSnapshot(store: StateStore, snapshot: MemorySnapshot): StateStore {
   const files = new Map(snapshot.files)
-  const live = new Set<string>()
+  let moved = false
   return {
     description: store.description,
     async read(path) {
-      return live.has(path) ? store.read(path) : (files.get(path) ?? null)
+      return moved ? store.read(path) : (files.get(path) ?? null)
     },
     async write(path, text, expected) {
       try {
@@ -127,7 +128,7 @@ function throughSnapshot(store: StateStore, snapshot: MemorySnapshot): StateStor
         files.set(path, { text, version: written.version })
         return written
       } catch (error) {
-        if (error instanceof StateConflictError) live.add(path)
+        if (error instanceof StateConflictError) moved = true
         throw error
       }
     },

@@ -136,8 +136,9 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
     },
     retry: {
       retryAfterBaseValue: options.retryBackoffMs ?? 1000,
-      // 429 belongs to the throttling plugin, which honours retry-after.
-      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451]
+      // 429 belongs to the throttling plugin, which honours retry-after. A 409 is a conflict
+      // (a file's sha moved): the same request cannot succeed; the compare-and-swap re-reads.
+      doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451]
     }
   })
   // A 429 asks the client to wait `retry-after`. The throttling plugin acts on one only when
