@@ -45269,8 +45269,8 @@ function compactHistory(text, maxBytes, direction) {
  *
  * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
  * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
- * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile` (SPEC
- * §5, §9), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
+ * (README: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
  * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
  * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
  * accepted (`already-gated`).
