@@ -49000,7 +49000,7 @@ class ContentsConflictError extends Error {
 /* harmony export */   vz: () => (/* binding */ sanitizeCellText),
 /* harmony export */   yW: () => (/* binding */ MACHINE_STATE_FIELDS)
 /* harmony export */ });
-/* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS, isoUtc */
+/* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
 /**
@@ -49237,7 +49237,7 @@ function renderCell(field, value) {
 /* harmony export */   jy: () => (/* binding */ waitBeforeRetry),
 /* harmony export */   n0: () => (/* binding */ stateFilePath)
 /* harmony export */ });
-/* unused harmony exports UPDATE_BACKOFF, backoffMs, STALE_LOCK_MS */
+/* unused harmony export backoffMs */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1455);

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { expect } from '@jest/globals'
 import { StateFileError } from '../../src/state/errors.js'
+import {
+  prependHistoryEntry,
+  renderHistoryEntry,
+  type HistoryEntry
+} from '../../src/state/history.js'
 import { readLikeScheduler, type SchedulerReading } from '../helpers/scheduler-rule.js'
+import { sha } from '../loop/helpers.js'
 
 export const FIXTURE_PATH = new URL('../../__fixtures__/state/coverage.md', import.meta.url)
 
@@ -114,4 +120,33 @@ export function withoutOwnedParts(text: string): string {
     if (!owned) kept.push(line)
   }
   return kept.join('')
+}
+
+/**
+ * `text` with `entries` Iteration History entries prepended, the i-th made by `entry(i)` over
+ * defaults (accepted, metric 0.9, a commit, one fix attempt), run keys from `firstRunKey`.
+ */
+export function withHistory(
+  text: string,
+  entries: number,
+  entry: (i: number) => Partial<HistoryEntry> & Pick<HistoryEntry, 'iteration' | 'at' | 'change'>,
+  firstRunKey = 20_000
+): string {
+  let next = text
+  for (let i = 0; i < entries; i += 1) {
+    const runKey = String(firstRunKey + i)
+    const lines = renderHistoryEntry({
+      outcome: 'accepted',
+      metric: 0.9,
+      previousBest: null,
+      reason: null,
+      commit: sha(i),
+      runUrl: null,
+      fixAttempts: 1,
+      ...entry(i),
+      runKey
+    })
+    next = prependHistoryEntry(next, { runKey, lines })
+  }
+  return next
 }

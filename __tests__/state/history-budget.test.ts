@@ -1,32 +1,23 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { compactHistory, prependHistoryEntry, renderHistoryEntry } from '../../src/state/history.js'
-import { START, sha } from '../loop/helpers.js'
-import { fixtureText, toCrlf } from './helpers.js'
+import { compactHistory } from '../../src/state/history.js'
+import { START } from '../loop/helpers.js'
+import { fixtureText, toCrlf, withHistory } from './helpers.js'
 
-function withHistory(text: string, entries: number, spacing = 3_600_000): string {
-  let next = text
-  for (let i = 0; i < entries; i += 1) {
-    const runKey = String(30_000 + i)
-    next = prependHistoryEntry(next, {
-      runKey,
-      lines: renderHistoryEntry({
-        iteration: 40 + i,
-        outcome: i % 3 === 0 ? 'rejected' : 'accepted',
-        at: START + i * spacing,
-        metric: 0.5 + i / 100,
-        previousBest: null,
-        change: `change ${'y'.repeat(i % 30)}`,
-        reason: null,
-        commit: sha(i),
-        runUrl: null,
-        runKey,
-        fixAttempts: 1
-      })
-    })
-  }
-  return next
-}
+/** Entries an hour apart (`spacing`), one in three rejected, of growing change text. */
+const historyOf = (text: string, entries: number, spacing = 3_600_000): string =>
+  withHistory(
+    text,
+    entries,
+    (i) => ({
+      iteration: 40 + i,
+      outcome: i % 3 === 0 ? 'rejected' : 'accepted',
+      at: START + i * spacing,
+      metric: 0.5 + i / 100,
+      change: `change ${'y'.repeat(i % 30)}`
+    }),
+    30_000
+  )
 
 describe('compactHistory and its budget', () => {
   it('fits any budget at least the fully collapsed size (the blank line before the collapsed block counted)', () => {
@@ -36,7 +27,7 @@ describe('compactHistory and its budget', () => {
         fc.boolean(),
         fc.integer({ min: 0, max: 6_000 }),
         (entries, crlf, extra) => {
-          let text = withHistory(fixtureText(), entries)
+          let text = historyOf(fixtureText(), entries)
           if (crlf) text = toCrlf(text)
           const floor = compactHistory(text, 0, 'higher').bytes
           const result = compactHistory(text, floor + extra, 'higher')
@@ -52,7 +43,7 @@ describe('compactHistory and its budget', () => {
   it('counts the blank line it adds before the collapsed block (an entry edited to end without one)', () => {
     for (const crlf of [false, true]) {
       const eol = crlf ? '\r\n' : '\n'
-      let text = withHistory(fixtureText(), 120, 5 * 86_400_000)
+      let text = historyOf(fixtureText(), 120, 5 * 86_400_000)
       if (crlf) text = toCrlf(text)
       const marker = '<!-- autoloop-ci-gate:collapsed -->'
       // One entry left and three or more range lines (too far apart to merge within the span).

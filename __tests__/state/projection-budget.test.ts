@@ -4,12 +4,12 @@ import { completeAttempt, type Ledger } from '../../src/loop/ledger.js'
 import { signatureOf } from '../../src/signature/signature.js'
 import { renderFixBrief } from '../../src/loop/fix-brief.js'
 import { findCiGateSection, writeCiGateSection } from '../../src/state/ci-gate-section.js'
-import { compactHistory, prependHistoryEntry, renderHistoryEntry } from '../../src/state/history.js'
+import { compactHistory } from '../../src/state/history.js'
 import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
 import { projectStateFile } from '../../src/state/projection.js'
 import { createStateFile } from '../../src/state/template.js'
 import { MINUTE, START, begin, redAttempts, redVerdict, sha, sig } from '../loop/helpers.js'
-import { fixtureText, toCrlf } from './helpers.js'
+import { fixtureText, toCrlf, withHistory } from './helpers.js'
 
 const PROGRAM = 'perf'
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8')
@@ -39,29 +39,12 @@ function redOnMany(count: number): Ledger {
   )
 }
 
-function withHistory(text: string, entries: number): string {
-  let next = text
-  for (let i = 0; i < entries; i += 1) {
-    const runKey = String(20_000 + i)
-    next = prependHistoryEntry(next, {
-      runKey,
-      lines: renderHistoryEntry({
-        iteration: 18 + i,
-        outcome: 'accepted',
-        at: START,
-        metric: 0.9,
-        previousBest: null,
-        change: `faster parser ${'x'.repeat(i % 50)}`,
-        reason: null,
-        commit: sha(i),
-        runUrl: null,
-        runKey,
-        fixAttempts: 1
-      })
-    })
-  }
-  return next
-}
+const historyOf = (text: string, entries: number): string =>
+  withHistory(text, entries, (i) => ({
+    iteration: 18 + i,
+    at: START,
+    change: `faster parser ${'x'.repeat(i % 50)}`
+  }))
 
 /**
  * The smallest the projected file can be: the section with its heading, pointer and note and
@@ -95,7 +78,7 @@ describe('the projected file and state-max-bytes', () => {
         fc.boolean(),
         fc.integer({ min: 0, max: 12_000 }),
         (failing, entries, filler, crlf, fixture, paused, extra) => {
-          let text = withHistory(fixture ? fixtureText() : createStateFile(PROGRAM), entries)
+          let text = historyOf(fixture ? fixtureText() : createStateFile(PROGRAM), entries)
           text = text.replace(
             /^## 📚 Lessons Learned.*$/mu,
             (heading) => `${heading}\n\n${'word '.repeat(filler / 5)}`

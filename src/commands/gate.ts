@@ -32,7 +32,6 @@ import {
   type Attempt,
   type AttemptVerdict,
   type BeganAttempt,
-  type Classification,
   type Dispatch,
   type Ledger,
   type Rerun
@@ -1171,5 +1170,3 @@ async function fixCommittedNothing(
     files: written.files
   })
 }
-
-export type { Classification }

@@ -29,8 +29,7 @@ import {
   isIterationOpen,
   latestAttempt,
   withStateWrite,
-  type Attempt,
-  type Ledger
+  type Attempt
 } from '../loop/ledger.js'
 import { noProgressPause, repeatedVerdict } from '../loop/guard.js'
 import { pauseInLedger } from '../loop/pause.js'
@@ -597,5 +596,3 @@ export async function runReconcileCommand(
     message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
   }
 }
-
-export type { Ledger }

@@ -14,7 +14,7 @@ import type { BaseFailures } from './ledger.js'
  * re-runs test steps, never build or lint steps). Build errors of the same tools (`go` build
  * and vet paths, `dotnet` compiler codes, pytest collection errors) are not tests.
  */
-export const TEST_FAILURE_KEYS: readonly RegExp[] = [
+const TEST_FAILURE_KEYS: readonly RegExp[] = [
   /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
   /^pytest:(?!error:)/,
   /^go:(?:[^:]+:)?(?:Test|Example|Fuzz)/,

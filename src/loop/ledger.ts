@@ -27,7 +27,7 @@ import { jsonErrorOffset } from '../state/ci-gate-section.js'
 import { lineAt } from '../state/text.js'
 import { MachineStatePatchSchema } from '../state/schema.js'
 
-export const LEDGER_VERSION = 2
+const LEDGER_VERSION = 2
 
 /** Where a program's ledger lives in its store. */
 export function ledgerPath(program: string): string {
@@ -77,7 +77,7 @@ export const LEDGER_LIMITS = {
   maxAttemptNoteChars: 1000
 } as const
 
-export const ATTEMPT_STATES = [
+const ATTEMPT_STATES = [
   'in-flight',
   'green',
   'green-except-pre-existing',
@@ -91,7 +91,7 @@ export const ATTEMPT_STATES = [
 export type AttemptState = (typeof ATTEMPT_STATES)[number]
 
 /** How an iteration ended. */
-export const ITERATION_OUTCOMES = [
+const ITERATION_OUTCOMES = [
   'green',
   'green-except-pre-existing',
   'paused',

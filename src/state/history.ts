@@ -44,7 +44,7 @@ export type IterationOutcome = 'accepted' | 'rejected' | 'error'
 export type MetricDirection = 'higher' | 'lower'
 
 /** How many recorded run keys the hidden line keeps (newest first). */
-export const RECORDED_RUNS_KEPT = 30
+const RECORDED_RUNS_KEPT = 30
 /** A range line grows until it spans this many iterations; then a new one starts. */
 export const RANGE_SPAN = 20
 
@@ -61,7 +61,7 @@ const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/
  * of the same run, at a higher attempt, is the same run). Files written by an earlier version
  * name `<run id>.<run attempt>`; those read as their run id.
  */
-export function entryMarker(runKey: string): string {
+function entryMarker(runKey: string): string {
   return `<!-- autoloop-ci-gate:iteration ${runKey} -->`
 }
 
@@ -242,7 +242,7 @@ function maxOf(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.max(a, b)
 }
 
-export function mergeRanges(a: RangeLine, b: RangeLine, direction: MetricDirection): RangeLine {
+function mergeRanges(a: RangeLine, b: RangeLine, direction: MetricDirection): RangeLine {
   const best =
     a.best === null
       ? b.best

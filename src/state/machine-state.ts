@@ -250,7 +250,7 @@ function typedValue(
 }
 
 /** The typed view of a parsed table. */
-export function machineStateOf(text: string, table: MachineStateTable): MachineState {
+function machineStateOf(text: string, table: MachineStateTable): MachineState {
   const view: Record<string, unknown> = {}
   for (const field of MACHINE_STATE_FIELD_NAMES) {
     view[field] = typedValue(

@@ -166,7 +166,7 @@ export const MachineStatePatchSchema = z
 export type MachineStatePatch = z.infer<typeof MachineStatePatchSchema>
 
 /** Turns epoch milliseconds into the ISO UTC form used in the table (no milliseconds). */
-export function isoUtc(ms: number): string {
+function isoUtc(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 

@@ -83,7 +83,7 @@ export interface UpdatedState {
   attempts: number
 }
 
-export const UPDATE_BACKOFF = { baseMs: 250, maxMs: 8000 } as const
+const UPDATE_BACKOFF = { baseMs: 250, maxMs: 8000 } as const
 
 /** Exponential backoff with jitter: attempt 1 waits 125–250 ms, then doubling, at most 8 s. */
 export function backoffMs(attempt: number, random: () => number): number {
@@ -183,7 +183,7 @@ async function withPathLock<T>(path: string, critical: () => Promise<T>): Promis
 }
 
 /** A lock file older than this was left by a killed process (the locked step takes ms). */
-export const STALE_LOCK_MS = 30_000
+const STALE_LOCK_MS = 30_000
 const LOCK_WAIT_MS = { step: 5, total: 20_000 } as const
 
 /**
