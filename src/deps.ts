@@ -5,7 +5,6 @@
  * knows about tests.
  */
 import * as core from '@actions/core'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
@@ -19,6 +18,7 @@ import { gitMemoryBranchReader } from './state/memory-branch.js'
 import type { Config } from './inputs.js'
 import type { Logger } from './log.js'
 import { forLog } from './text/untrusted.js'
+import { fixCommandEnvironment, fixCommandRunner } from './fix-command.js'
 import type { Adapters, MainDeps } from './main.js'
 
 /** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
@@ -45,33 +45,6 @@ export function chooseStore(
 ): StateStore {
   const dir = config.stateDir ?? (exists(DEFAULT_STATE_DIR) ? DEFAULT_STATE_DIR : undefined)
   return dir ? new LocalDirStore(dir) : new ContentsApiStore(github, { branch: config.stateBranch })
-}
-
-function runShell(cwd: string, env: NodeJS.ProcessEnv, log: Logger) {
-  return (command: string, extraEnv: Record<string, string>, timeoutMs: number) =>
-    new Promise<{ exitCode: number }>((resolve) => {
-      const child = spawn('bash', ['-c', command], {
-        cwd,
-        env: { ...env, ...extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe']
-      })
-      const forward = (chunk: Buffer) => {
-        for (const line of chunk.toString().split('\n')) if (line) log.info(`  | ${line}`)
-      }
-      child.stdout.on('data', forward)
-      child.stderr.on('data', forward)
-      // A child process runs on real time whatever the injected clock says.
-      const timer = setTimeout(() => {
-        log.warning(
-          `fix-command still running after ${Math.round(timeoutMs / 1000)} s: stopping it`
-        )
-        child.kill('SIGTERM')
-      }, timeoutMs)
-      child.on('close', (code) => {
-        clearTimeout(timer)
-        resolve({ exitCode: code ?? 1 })
-      })
-    })
 }
 
 export interface ConnectOptions {
@@ -122,7 +95,14 @@ export function realConnect(options: ConnectOptions): MainDeps['connect'] {
         pushToken: config.pushToken,
         serverUrl: environment.serverUrl
       }),
-      runFixCommand: runShell(environment.workspace, env, log),
+      runFixCommand: fixCommandRunner({
+        cwd: environment.workspace,
+        env: fixCommandEnvironment(env, {
+          passOn: config.fixCommandEnv,
+          secrets: [config.githubToken, config.pushToken ?? '']
+        }),
+        log
+      }),
       async writeFile(path, text) {
         await mkdir(dirname(path), { recursive: true })
         await writeFile(path, text)

@@ -107,6 +107,17 @@ const listInput = z.string().transform((raw) => [
   )
 ])
 
+/** Environment variable names, as a shell can export them (`INPUT_*` names hold '-'). */
+const envNameListInput = listInput.transform((names, ctx) => {
+  for (const name of names)
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name))
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${name}" is not an environment variable name: list names such as NPM_TOKEN, one per line or comma separated`
+      })
+  return names
+})
+
 const globListInput = listInput.transform((globs, ctx) => {
   for (const glob of globs) {
     try {
@@ -254,6 +265,7 @@ const inputSchema = z
     'fail-fast': booleanInput(false),
     'allow-no-checks': booleanInput(false),
     'fix-command': optionalText,
+    'fix-command-env': envNameListInput,
     'state-dir': optionalText,
     'state-branch': branchInput('memory/autoloop'),
     outcome: enumInput(['accepted', 'rejected', 'error'] as const, undefined),
@@ -292,6 +304,7 @@ const inputSchema = z
     failFast: raw['fail-fast'],
     allowNoChecks: raw['allow-no-checks'],
     fixCommand: raw['fix-command'],
+    fixCommandEnv: raw['fix-command-env'],
     stateDir: raw['state-dir'],
     stateBranch: raw['state-branch'] as string,
     outcome: raw.outcome,
