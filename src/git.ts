@@ -3,6 +3,7 @@
  */
 import { execFile } from 'node:child_process'
 import { ActionError } from './errors.js'
+import { credentialForms, gitAuthEnv } from './credentials.js'
 
 export interface GitPort {
   headSha(): Promise<string>
@@ -24,14 +25,14 @@ interface RunResult {
   stderr: string
 }
 
-function runGit(args: string[], cwd: string): Promise<RunResult> {
+function runGit(args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve) => {
     execFile(
       'git',
       args,
       {
         cwd,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env },
         maxBuffer: 16 * 1024 * 1024
       },
       (error, stdout, stderr) => {
@@ -42,18 +43,11 @@ function runGit(args: string[], cwd: string): Promise<RunResult> {
   })
 }
 
-/** `git -c` arguments that replace any stored credentials for the server with the token. */
-export function tokenAuthArgs(serverUrl: string, token: string): string[] {
-  const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`
-  const basic = Buffer.from(`x-access-token:${token}`).toString('base64')
-  // An empty value first clears the header actions/checkout stored for GITHUB_TOKEN.
-  return ['-c', `${key}=`, '-c', `${key}=AUTHORIZATION: basic ${basic}`]
-}
-
 export function createGit(options: GitOptions): GitPort {
   const remote = options.remote ?? 'origin'
+  const secrets = options.pushToken ? credentialForms(options.pushToken) : []
   const redact = (text: string) =>
-    options.pushToken ? text.split(options.pushToken).join('***') : text
+    secrets.reduce((out, secret) => out.split(secret).join('***'), text)
   return {
     async headSha() {
       const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], options.cwd)
@@ -67,10 +61,13 @@ export function createGit(options: GitOptions): GitPort {
       return result.stdout.trim()
     },
     async push(sha, branch) {
-      const auth = options.pushToken ? tokenAuthArgs(options.serverUrl, options.pushToken) : []
+      const auth = options.pushToken
+        ? gitAuthEnv(options.serverUrl, options.pushToken, process.env)
+        : {}
       const result = await runGit(
-        [...auth, 'push', '--porcelain', remote, `${sha}:refs/heads/${branch}`],
-        options.cwd
+        ['push', '--porcelain', remote, `${sha}:refs/heads/${branch}`],
+        options.cwd,
+        auth
       )
       if (result.code === 0) return
       const output = redact(`${result.stdout}\n${result.stderr}`).trim()

@@ -6,6 +6,7 @@
 import { untrustedTextLogger, type Logger } from './log.js'
 import { forProgram, parseInputs, type Config } from './inputs.js'
 import { errorMessage } from './errors.js'
+import { credentialForms } from './credentials.js'
 import { OUTPUT_NAMES, type Outputs } from './outputs.js'
 import type { CommandDeps, CommandResult } from './commands/command-deps.js'
 import { runGateCommand } from './commands/gate.js'
@@ -32,8 +33,11 @@ export interface MainDeps {
   connect(config: Config): Promise<Adapters>
 }
 
+/** Every form of every token (raw, `x-access-token:…`, its base64 header value). */
 function maskedValuesOf(config: Config): string[] {
-  return [config.githubToken, config.pushToken].filter((value): value is string => Boolean(value))
+  return [config.githubToken, config.pushToken]
+    .filter((value): value is string => Boolean(value))
+    .flatMap(credentialForms)
 }
 
 async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> {
@@ -62,8 +66,7 @@ export async function run(deps: MainDeps): Promise<void> {
   const outputs: Outputs = {}
   try {
     const config = parseInputs(deps.io.readInput)
-    deps.io.setSecret(config.githubToken)
-    if (config.pushToken) deps.io.setSecret(config.pushToken)
+    for (const secret of maskedValuesOf(config)) deps.io.setSecret(secret)
     const result = await dispatch(config, deps)
     Object.assign(outputs, result.outputs)
     deps.log.info(result.message)

@@ -8,7 +8,7 @@
 import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { tokenAuthArgs } from '../git.js'
+import { gitAuthEnv } from '../credentials.js'
 import { ActionError } from '../errors.js'
 import type { StoredState } from './store.js'
 
@@ -33,7 +33,12 @@ export interface GitMemoryBranchOptions {
   tempDir: string
 }
 
-function git(args: string[], cwd: string, input?: string): Promise<string> {
+function git(
+  args: string[],
+  cwd: string,
+  options: { input?: string; env?: Record<string, string> } = {}
+): Promise<string> {
+  const { input } = options
   return new Promise((resolve, reject) => {
     if (input === undefined) {
       execFile(
@@ -41,16 +46,12 @@ function git(args: string[], cwd: string, input?: string): Promise<string> {
         args,
         {
           cwd,
-          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env },
           maxBuffer: 256 * 1024 * 1024
         },
         (error, stdout, stderr) => {
           if (error)
-            reject(
-              new Error(
-                `git ${args.filter((a) => !a.includes('AUTHORIZATION')).join(' ')}: ${String(stderr).trim() || error.message}`
-              )
-            )
+            reject(new Error(`git ${args.join(' ')}: ${String(stderr).trim() || error.message}`))
           else resolve(String(stdout))
         }
       )
@@ -98,11 +99,9 @@ export function gitMemoryBranchReader(options: GitMemoryBranchOptions): MemoryBr
       const dir = await mkdtemp(join(options.tempDir, 'autoloop-memory-'))
       try {
         await git(['init', '--bare', '-q'], dir)
-        const auth = tokenAuthArgs(options.serverUrl, options.token)
         try {
           await git(
             [
-              ...auth,
               'fetch',
               '--depth=1',
               '--no-tags',
@@ -110,7 +109,8 @@ export function gitMemoryBranchReader(options: GitMemoryBranchOptions): MemoryBr
               options.remoteUrl,
               `+refs/heads/${branch}:refs/memory`
             ],
-            dir
+            dir,
+            { env: gitAuthEnv(options.serverUrl, options.token, process.env) }
           )
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error)
@@ -134,7 +134,10 @@ export function gitMemoryBranchReader(options: GitMemoryBranchOptions): MemoryBr
         const texts =
           shas.length === 0
             ? new Map<string, string>()
-            : parseBatch(await git(['cat-file', '--batch'], dir, `${shas.join('\n')}\n`), shas)
+            : parseBatch(
+                await git(['cat-file', '--batch'], dir, { input: `${shas.join('\n')}\n` }),
+                shas
+              )
         const files = new Map<string, StoredState>()
         for (const entry of entries)
           files.set(entry.path, { text: texts.get(entry.sha) ?? '', version: entry.sha })
