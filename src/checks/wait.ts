@@ -1,11 +1,11 @@
 /**
  * Polls the checks of one SHA until the reduction gives a verdict or the deadline passes.
- * Read errors never turn into a verdict: they are retried a bounded number of times and
- * then thrown.
+ * Read errors never turn into a verdict: the poll's read-failure policy (`poll.ts`) retries
+ * them with a backoff, then throws a PollReadError.
  */
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
-import { errorMessage } from '../errors.js'
+import { poll } from './poll.js'
 import {
   reduceChecks,
   type CheckView,
@@ -25,7 +25,7 @@ export interface WaitOptions {
   graceFrom: number
   /** Wall-clock cap (ms epoch): still running then is `ci-timeout`. */
   deadline: number
-  /** Consecutive failed reads tolerated before giving up. */
+  /** Consecutive failed reads tolerated before the PollReadError (5 by default). */
   maxReadFailures?: number
   /** How often a progress line is logged while nothing changes. */
   progressEveryMs?: number
@@ -61,40 +61,24 @@ function describe(checks: CheckView[]): string {
 
 export async function waitForVerdict(options: WaitOptions): Promise<WaitResult> {
   const { clock, log, policy } = options
-  const maxReadFailures = options.maxReadFailures ?? 5
   const progressEveryMs = options.progressEveryMs ?? 60_000
   const started = clock.now()
-  let polls = 0
-  let readFailures = 0
   let lastLine = ''
   let lastLogAt = -Infinity
-  let lastPending: { checks: CheckView[]; waitingFor: string[] } = { checks: [], waitingFor: [] }
   const warned = new Set<string>()
-
-  for (;;) {
-    let snapshot: ChecksSnapshot | undefined
-    try {
-      snapshot = await options.readChecks(options.sha)
-      readFailures = 0
-    } catch (error) {
-      readFailures++
-      if (readFailures >= maxReadFailures) throw error
-      log.warning(
-        `Reading the checks of ${options.sha.slice(0, 12)} failed (${readFailures}/${maxReadFailures}), retrying: ${errorMessage(error)}`
-      )
-    }
-    polls++
-    const now = clock.now()
-    if (snapshot) {
-      const verdict = reduceChecks(snapshot, policy, now - options.graceFrom)
-      if (verdict.kind !== 'pending') return { kind: 'verdict', verdict, polls, finishedAt: now }
-      lastPending = verdict
+  const result = await poll<Verdict>({
+    what: `the checks of ${options.sha.slice(0, 12)}`,
+    read: async () => {
+      const snapshot = await options.readChecks(options.sha)
+      return reduceChecks(snapshot, policy, clock.now() - options.graceFrom)
+    },
+    done: (verdict) => verdict.kind !== 'pending',
+    pending(verdict, now) {
+      if (verdict.kind !== 'pending') return
       for (const check of verdict.checks) {
-        if (
-          check.state === 'unknown' &&
-          !warned.has(`${check.name}:${check.status}:${check.conclusion}`)
-        ) {
-          warned.add(`${check.name}:${check.status}:${check.conclusion}`)
+        const key = `${check.name}:${check.status}:${check.conclusion}`
+        if (check.state === 'unknown' && !warned.has(key)) {
+          warned.add(key)
           log.warning(
             `Check "${check.name}" reports an unknown state (status ${check.status}, conclusion ${check.conclusion}); it is treated as still running, never as passed.`
           )
@@ -106,16 +90,22 @@ export async function waitForVerdict(options: WaitOptions): Promise<WaitResult> 
         lastLine = line
         lastLogAt = now
       }
-    }
-    if (now >= options.deadline) {
-      return {
-        kind: 'ci-timeout',
-        checks: lastPending.checks,
-        waitingFor: lastPending.waitingFor,
-        polls,
-        finishedAt: now
-      }
-    }
-    await clock.sleep(Math.min(options.pollIntervalMs, options.deadline - now))
+    },
+    clock,
+    log,
+    intervalMs: options.pollIntervalMs,
+    deadline: options.deadline,
+    ...(options.maxReadFailures !== undefined ? { maxReadFailures: options.maxReadFailures } : {})
+  })
+  const { polls, at: finishedAt } = result
+  if (result.kind === 'done' && result.value.kind !== 'pending')
+    return { kind: 'verdict', verdict: result.value, polls, finishedAt }
+  const pending = result.value?.kind === 'pending' ? result.value : { checks: [], waitingFor: [] }
+  return {
+    kind: 'ci-timeout',
+    checks: pending.checks,
+    waitingFor: pending.waitingFor,
+    polls,
+    finishedAt
   }
 }

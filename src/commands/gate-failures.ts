@@ -9,6 +9,7 @@ import type { ProgramConfig } from '../inputs.js'
 import type { CheckView, ReducePolicy } from '../checks/reduce.js'
 import type { GateObservation } from '../checks/observation.js'
 import { reduceChecks } from '../checks/reduce.js'
+import { poll, PollReadError } from '../checks/poll.js'
 import { gatherFailures, type GatheredFailure } from '../failures/gather.js'
 import { infrastructureCause } from '../failures/infrastructure.js'
 import { isTestFailure, ownKeys, preExistingKeys, projectFailureCount } from '../loop/classify.js'
@@ -98,25 +99,28 @@ function rerunCandidates(
   return byRun
 }
 
-/** Polls until every re-run check has a newer run than the failed one (or the grace ends). */
+/**
+ * Polls until every re-run check has a newer run than the failed one (or the grace ends).
+ * Throws a PollReadError when the checks cannot be read.
+ */
 async function awaitRerunsStarted(
   context: RedContext,
   sha: string,
   failedIds: ReadonlyMap<string, number>
 ): Promise<void> {
   const { deps, config } = context
-  const until = Math.min(
-    deps.clock.now() + config.checksGraceSeconds * 1000,
-    context.window.deadline
-  )
-  for (;;) {
-    const snapshot = await deps.github.readChecks(sha)
-    const started = [...failedIds].every(([name, id]) =>
-      snapshot.checkRuns.some((run) => run.name === name && run.id > id)
-    )
-    if (started || deps.clock.now() >= until) return
-    await deps.clock.sleep(Math.min(config.pollIntervalSeconds * 1000, until - deps.clock.now()))
-  }
+  await poll({
+    what: `the re-run checks of ${sha.slice(0, 12)}`,
+    read: () => deps.github.readChecks(sha),
+    done: (snapshot) =>
+      [...failedIds].every(([name, id]) =>
+        snapshot.checkRuns.some((run) => run.name === name && run.id > id)
+      ),
+    clock: deps.clock,
+    log: deps.log,
+    intervalMs: config.pollIntervalSeconds * 1000,
+    deadline: Math.min(deps.clock.now() + config.checksGraceSeconds * 1000, context.window.deadline)
+  })
 }
 
 async function rerunRound(
@@ -163,15 +167,26 @@ async function rerunRound(
       if (view) failedIds.set(check.name, view.id)
     }
   }
-  await awaitRerunsStarted(context, observation.sha, failedIds)
-  const next = await waitForChecks(
-    context.config,
-    deps,
-    observation.sha,
-    observation.pull,
-    { ...context.policy, graceMs: 0 },
-    context.window
-  )
+  let next: GateObservation
+  try {
+    await awaitRerunsStarted(context, observation.sha, failedIds)
+    next = await waitForChecks(
+      context.config,
+      deps,
+      observation.sha,
+      observation.pull,
+      { ...context.policy, graceMs: 0 },
+      context.window
+    )
+  } catch (error) {
+    if (!(error instanceof PollReadError)) throw error
+    // No re-run verdict without reading it: the failures stand as first seen, the re-runs
+    // stay pending, and no further round is started.
+    deps.log.warning(
+      `${error.message.split('\n')[0]}. The failures stand as they were before the re-run.`
+    )
+    return { observation, failing, refused: true }
+  }
   const stillFailing = new Set(failingOf(next).map((check) => check.name))
   // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
   const passed = new Set(
@@ -206,6 +221,21 @@ async function baseFailuresOf(
   context: RedContext,
   pullBase: string | undefined
 ): Promise<{ base: BaseFailures | null; note: string | null }> {
+  try {
+    return await readBaseFailures(context, pullBase)
+  } catch (error) {
+    if (!(error instanceof PollReadError) && httpStatus(error) === undefined) throw error
+    // Loudly, never silently: a warning here, the note in the summary, ledger and brief.
+    const note = `the base branch could not be read (${errorMessage(error).split('\n')[0]}): every failure counts as new`
+    context.deps.log.warning(`Whose failure it is: ${note}`)
+    return { base: null, note }
+  }
+}
+
+async function readBaseFailures(
+  context: RedContext,
+  pullBase: string | undefined
+): Promise<{ base: BaseFailures | null; note: string | null }> {
   const { deps, config, ledger } = context
   const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch())
   const sha = await deps.github.branchHead(branch)
@@ -228,13 +258,21 @@ async function baseFailuresOf(
     failFast: false,
     allowNoChecks: false
   }
-  let verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity)
-  while (verdict.kind === 'pending' && deps.clock.now() < context.window.deadline) {
-    await deps.clock.sleep(
-      Math.min(config.pollIntervalSeconds * 1000, context.window.deadline - deps.clock.now())
-    )
-    verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity)
-  }
+  const polled = await poll({
+    what: `the checks of the base branch head ${sha.slice(0, 12)}`,
+    read: async () => reduceChecks(await deps.github.readChecks(sha), policy, Infinity),
+    done: (verdict) => verdict.kind !== 'pending',
+    clock: deps.clock,
+    log: deps.log,
+    intervalMs: config.pollIntervalSeconds * 1000,
+    deadline: context.window.deadline
+  })
+  const verdict = polled.value
+  if (!verdict)
+    return {
+      base: null,
+      note: `the checks of the base branch head ${sha.slice(0, 12)} could not be read before the wall-clock cap: every failure counts as new`
+    }
   if (verdict.kind === 'pending')
     return {
       base: null,
