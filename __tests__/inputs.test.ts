@@ -262,3 +262,25 @@ describe('branchNameProblem', () => {
     expect(branchNameProblem(name)).toBe(problem)
   })
 })
+
+describe('github-api-url and fix-command-env', () => {
+  it('github-api-url: an http(s) URL without its trailing slash, else a problem naming it', () => {
+    expect(
+      parseInputs(reader({ ...base, 'github-api-url': 'http://127.0.0.1:8080/api/' })).githubApiUrl
+    ).toBe('http://127.0.0.1:8080/api')
+    expect(parseInputs(reader(base)).githubApiUrl).toBeUndefined()
+    expect(problems({ ...base, 'github-api-url': 'api.github.com' })[0]).toMatch(
+      /^input `github-api-url`: "api.github.com" is not an http\(s\) URL/
+    )
+  })
+
+  it('fix-command-env: variable names, one per line or comma separated', () => {
+    expect(
+      parseInputs(reader({ ...base, 'fix-command-env': 'NPM_TOKEN, GH_TOKEN\nINPUT_PUSH-TOKEN' }))
+        .fixCommandEnv
+    ).toEqual(['NPM_TOKEN', 'GH_TOKEN', 'INPUT_PUSH-TOKEN'])
+    expect(problems({ ...base, 'fix-command-env': 'NPM TOKEN=1' })[0]).toMatch(
+      /^input `fix-command-env`: "NPM TOKEN=1" is not an environment variable name/
+    )
+  })
+})

@@ -66,7 +66,7 @@ export function realConnect(options: ConnectOptions): MainDeps['connect'] {
     const environment = readEnvironment(env, options.cwd)
     const client = createGitHubClient({
       token: config.githubToken,
-      baseUrl: environment.apiUrl,
+      baseUrl: config.githubApiUrl ?? environment.apiUrl,
       clock,
       log,
       ...options.client

@@ -131,6 +131,19 @@ const globListInput = listInput.transform((globs, ctx) => {
 
 const optionalText = z.string().transform((raw) => (raw === '' ? undefined : raw))
 
+/** An http(s) base URL (`github-api-url`); no trailing slash. */
+const apiUrlInput = z.string().transform((raw, ctx) => {
+  if (raw === '') return undefined
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(raw)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${raw}" is not an http(s) URL such as https://github.example.com/api/v3`
+    })
+    return z.NEVER
+  }
+  return raw.replace(/\/+$/, '')
+})
+
 const shaInput = z.string().transform((raw, ctx) => {
   if (raw === '') return undefined
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(raw)) {
@@ -247,6 +260,7 @@ const inputSchema = z
   .object({
     command: enumInput(COMMANDS, 'gate'),
     'github-token': z.string(),
+    'github-api-url': apiUrlInput,
     program: programInput,
     branch: branchInput(undefined),
     base: optionalText,
@@ -286,6 +300,7 @@ const inputSchema = z
   .transform((raw) => ({
     command: raw.command as Command,
     githubToken: raw['github-token'],
+    githubApiUrl: raw['github-api-url'],
     program: raw.program,
     branch: raw.branch ?? (raw.program ? `autoloop/${raw.program}` : undefined),
     base: raw.base,
