@@ -91,6 +91,11 @@ describe('fixCommandRunner', () => {
     expect(log.lines.join('\n')).toContain('attempt 2')
     expect(log.lines.join('\n')).toContain('oops')
   })
+
+  it('a command that cannot start ends with exit code 127', async () => {
+    const run = fixCommandRunner({ cwd: '/nonexistent/folder', env: {}, log: memoryLogger() })
+    await expect(run('true', {}, 10_000)).resolves.toEqual({ exitCode: 127, timedOut: false })
+  })
 })
 
 describe('fixCommandEnvironment', () => {

@@ -123,6 +123,7 @@ export function fixCommandRunner(options: FixCommandRunnerOptions): FixCommandRu
         stopGroup()
       })
       child.on('error', (error) => {
+        exitCode ??= 127
         options.log.warning(`fix-command could not start: ${error.message}`)
       })
       // 'close' comes when every holder of the output pipes is gone: the whole group.
