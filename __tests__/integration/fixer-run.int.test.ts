@@ -271,3 +271,56 @@ describe('a dispatch GitHub did not name the run of (204)', () => {
     })
   })
 })
+
+describe('what cannot be read never blocks the loop on its own', () => {
+  it('runs that cannot be listed or jobs that cannot be read: the fixer stays unknown, nothing is paused for it', async () => {
+    const scenario = ghAwScenario({
+      extra: {
+        dispatchedRuns: { ...SKIPPED_BY_PRE_ACTIVATION, runDetails: false },
+        faults: [
+          {
+            kind: 'status',
+            status: 403,
+            route: 'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs',
+            count: 'always'
+          }
+        ]
+      }
+    })
+    await withFake(scenario, async (fake) => {
+      const { run } = await redFirstRun(fake)
+      expect(run.outputs.dispatched).toBe('true')
+      // Sent, but GitHub did not say which run, and the runs could not be listed.
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.dispatch).toMatchObject({
+        state: 'sent',
+        runId: null
+      })
+      fake.advance(5 * MINUTE)
+      const reconciled = await reconcileJob(fake, 19_200_000_005)
+      expect(reconciled.errors).toEqual([])
+      expect(reconciled.outputs.errors).toBe('[]')
+      expect(schedulerReads(fake, PROGRAM).skipped).toBe(false)
+      expect(ledgerOf(fake, PROGRAM)!.attempts).toHaveLength(1)
+    })
+  })
+
+  it("a fixer run whose jobs cannot be read is judged by the branch head, as before (the gate's own view)", async () => {
+    const scenario = ghAwScenario({ extra: { dispatchedRuns: SKIPPED_BY_PRE_ACTIVATION } })
+    await withFake(scenario, async (fake) => {
+      const { run } = await redFirstRun(fake)
+      fake.addFault({
+        kind: 'status',
+        status: 403,
+        route: 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+        count: 'always'
+      })
+      fake.advance(20 * MINUTE)
+      const next = await ciGateJob(fake, {
+        runId: NEXT_SCHEDULED_RUN,
+        iteration: { metric: null, improved: false, change: 'nothing to change' }
+      })
+      expect(next.errors).toEqual([])
+      expect(next.outputs['pause-reason']).toBe(`stuck in CI fix loop: ${run.outputs.signature}`)
+    })
+  })
+})

@@ -115,6 +115,18 @@ describe('judgeFixerRun: the agent never ran', () => {
       /did not run the agent: the agent job ended failure at step "Run scheduler"$/
     ],
     [
+      'the agent job skipped after a successful activation (an if: of its own)',
+      completed('success'),
+      ghAw({ pre_activation: 'success', activation: 'success', agent: 'skipped' }),
+      /did not run the agent: the agent job was skipped \(run success\)$/
+    ],
+    [
+      'no agent job in a gh-aw run',
+      completed('success'),
+      ghAw({ pre_activation: 'success', activation: 'success' }),
+      /did not run the agent: the agent job was not in the run \(run success\)$/
+    ],
+    [
       'the run waits for approval',
       { kind: 'found', status: 'waiting', conclusion: null, runAttempt: 1 },
       ghAw({ pre_activation: 'success' }),
