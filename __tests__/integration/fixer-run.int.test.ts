@@ -244,6 +244,40 @@ describe('a push that did not land', () => {
   })
 })
 
+describe('a fallback branch without a PR', () => {
+  it('reconcile finds the branch committed since the attempt: ci-blocked naming it', async () => {
+    const scenario = ghAwScenario({
+      extra: {
+        dispatchedRuns: {
+          queuedSeconds: 5,
+          runSeconds: 30,
+          jobs: [
+            { name: 'pre_activation', conclusion: 'success' },
+            { name: 'activation', conclusion: 'success' },
+            { name: 'agent', conclusion: 'success' },
+            { name: 'detection', conclusion: 'success' },
+            { name: 'safe_outputs', conclusion: 'success' }
+          ]
+        }
+      }
+    })
+    await withFake(scenario, async (fake) => {
+      const { push } = await redFirstRun(fake)
+      fake.advance(MINUTE)
+      const fallback = `${BRANCH}-fallback-1759320600`
+      fake.setBranch(fallback, push.head)
+      fake.commit(fallback, { 'src/ranges.js': 'fixed\n' }, 'fix: ranges')
+      fake.advance(5 * MINUTE)
+      const reconciled = await reconcileJob(fake, 19_200_000_006)
+      expect(reconciled.errors).toEqual([])
+      expect(schedulerReads(fake, PROGRAM).fields.pause_reason).toBe(
+        `ci-blocked: the fix was pushed to ${fallback}, not to ${BRANCH}`
+      )
+      expect(ledgerOf(fake, PROGRAM)!.attempts).toHaveLength(1)
+    })
+  })
+})
+
 describe('a dispatch GitHub did not name the run of (204)', () => {
   it('finds the run by workflow, ref, event and creation time, and records it', async () => {
     const scenario = ghAwScenario({

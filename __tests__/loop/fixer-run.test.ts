@@ -270,6 +270,30 @@ describe('fallbackBlocked', () => {
     expect(blocked?.advice).toContain('`fallback-as-pull-request: false`')
   })
 
+  it('a fallback branch committed since the attempt, when no PR was opened for it', () => {
+    const blocked = fallbackBlocked(branch, [], since, [
+      { name: `${branch}-fallback-1759310000`, committedAt: since - 60_000 },
+      { name: `${branch}-fallback-1759320600`, committedAt: since + 600_000 },
+      { name: `${branch}-fallback-x`, committedAt: null }
+    ])
+    expect(blocked?.cause).toBe(
+      'the fix was pushed to autoloop/perf-fallback-1759320600, not to autoloop/perf'
+    )
+    expect(blocked?.advice).toContain('`fallback-as-pull-request: false`')
+    // A PR wins over its branch; an old branch alone is none.
+    expect(
+      fallbackBlocked(branch, [pull(9, `${branch}-fallback-1`, since + 1)], since, [
+        { name: `${branch}-fallback-1`, committedAt: since + 1 }
+      ])?.cause
+    ).toContain('(PR #9)')
+    expect(
+      fallbackBlocked(branch, [], since, [{ name: `${branch}-fallback-1`, committedAt: since - 1 }])
+    ).toBeNull()
+    expect(
+      fallbackBlocked(branch, [], since, [{ name: 'autoloop/perf-fix', committedAt: since + 1 }])
+    ).toBeNull()
+  })
+
   it('none: older than the attempt, another head, another base', () => {
     expect(fallbackBlocked(branch, [pull(3, `${branch}-fallback-1`, since - 1)], since)).toBeNull()
     expect(fallbackBlocked(branch, [pull(4, 'autoloop/perf-fix', since + 1)], since)).toBeNull()

@@ -72,17 +72,35 @@ export async function fixerRunVerdict(
   }
 }
 
-/** A fallback PR gh-aw opened into `branch` since `since` (epoch ms), as a blocked cause. */
+/** The fallback branches read per check, newest names last (gh-aw names them by time). */
+const MAX_FALLBACK_BRANCHES = 3
+
+/**
+ * A fallback PR gh-aw opened into `branch` since `since` (epoch ms), or a fallback branch
+ * committed since then, as a blocked cause.
+ */
 export async function fallbackOf(
   deps: Pick<CommandDeps, 'github' | 'log'>,
   branch: string,
   since: number
 ): Promise<Blocked | null> {
+  const prefix = fallbackPrefix(branch)
   try {
-    const pulls = await deps.github.pullsInto(branch, fallbackPrefix(branch))
-    return fallbackBlocked(branch, pulls, since)
+    const pulls = await deps.github.pullsInto(branch, prefix)
+    const found = fallbackBlocked(branch, pulls, since)
+    if (found) return found
+    const refs = (await deps.github.branchesStartingWith(prefix)).slice(-MAX_FALLBACK_BRANCHES)
+    const branches = await Promise.all(
+      refs.map(async (ref) => ({
+        name: ref.name,
+        committedAt: (await deps.github.commit(ref.sha))?.committedAt ?? null
+      }))
+    )
+    return fallbackBlocked(branch, pulls, since, branches)
   } catch (error) {
-    deps.log.warning(`Could not list the PRs into ${branch}: ${errorMessage(error)}`)
+    deps.log.warning(
+      `Could not look for gh-aw's fallback branches of ${branch}: ${errorMessage(error)}`
+    )
     return null
   }
 }

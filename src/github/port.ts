@@ -63,6 +63,8 @@ export interface GitHubPort {
     ref: string
     since: number
   }): Promise<{ runId: number; url: string } | null>
+  /** Branches whose name starts with `prefix`, with their head SHAs. */
+  branchesStartingWith(prefix: string): Promise<{ name: string; sha: string }[]>
   /** PRs (open or closed) into `base` whose head branch starts with `headPrefix`, newest first. */
   pullsInto(base: string, headPrefix: string): Promise<(PullInfo & { createdAt: number })[]>
   /** Re-runs the failed jobs of a workflow run. */
@@ -73,6 +75,8 @@ export interface CommitInfo {
   sha: string
   tree: string
   parents: string[]
+  /** The committer's time (epoch ms), when GitHub gave one. */
+  committedAt?: number
 }
 
 export interface WorkflowRunInfo {

@@ -271,11 +271,14 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
         sha: string
         tree: { sha: string }
         parents: { sha: string }[]
+        committer?: { date?: string }
       }>('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha })
+      const committedAt = Date.parse(commit.committer?.date ?? '')
       return {
         sha: commit.sha,
         tree: commit.tree.sha,
-        parents: commit.parents.map((parent) => parent.sha)
+        parents: commit.parents.map((parent) => parent.sha),
+        ...(Number.isFinite(committedAt) ? { committedAt } : {})
       }
     } catch (error) {
       const status = httpStatus(error)
@@ -387,6 +390,17 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
       (a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id
     )[0]
     return earliest ? { runId: earliest.id, url: earliest.html_url } : null
+  }
+
+  async branchesStartingWith(prefix: string): Promise<{ name: string; sha: string }[]> {
+    const refs = await this.conditionalGet<{ ref: string; object: { sha: string } }[]>(
+      'GET /repos/{owner}/{repo}/git/matching-refs/{ref}',
+      { ref: `heads/${prefix}` }
+    )
+    return refs.map((ref) => ({
+      name: ref.ref.replace(/^refs\/heads\//, ''),
+      sha: ref.object.sha
+    }))
   }
 
   async pullsInto(base: string, headPrefix: string): Promise<(PullInfo & { createdAt: number })[]> {

@@ -193,12 +193,14 @@ export function fallbackPrefix(branch: string): string {
 
 /**
  * gh-aw's `fallback-as-pull-request` diverted a push: a PR from `<branch>-fallback-*` into
- * the program branch, opened at or after `since` (epoch ms). The newest such PR, else null.
+ * the program branch opened at or after `since` (epoch ms), the newest; else such a branch
+ * whose head was committed since then (its PR could not be opened); else null.
  */
 export function fallbackBlocked(
   branch: string,
   pulls: readonly (PullInfo & { createdAt: number })[],
-  since: number
+  since: number,
+  branches: readonly { name: string; committedAt: number | null }[] = []
 ): Blocked | null {
   const found = pulls
     .filter(
@@ -208,7 +210,21 @@ export function fallbackBlocked(
         pull.createdAt >= since
     )
     .sort((a, b) => b.createdAt - a.createdAt)[0]
-  if (!found) return null
+  if (!found) {
+    const diverted = branches
+      .filter(
+        (b) =>
+          b.name.startsWith(fallbackPrefix(branch)) &&
+          b.committedAt !== null &&
+          b.committedAt >= since
+      )
+      .sort((a, b) => (b.committedAt ?? 0) - (a.committedAt ?? 0))[0]
+    if (!diverted) return null
+    return {
+      cause: `the fix was pushed to ${diverted.name}, not to ${branch}`,
+      advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to the new branch \`${diverted.name}\` instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge that branch into \`${branch}\` or delete it, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
+    }
+  }
   return {
     cause: `the fix was pushed to ${found.headRef} (PR #${found.number}), not to ${branch}`,
     advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to \`${found.headRef}\` and opened [PR #${found.number}](${found.url}) into the program branch instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge or close that PR, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
