@@ -148,6 +148,8 @@ describe('a fixer run that never ran its agent', () => {
         new RegExp(`^ci-blocked: fixer run ${fixerRun} did not run the agent: pre_activation`)
       )
       expect(reason).not.toContain(run.outputs.signature!)
+      // The fix, in reconcile's job summary too.
+      expect(reconciled.summary).toContain('`bots: ["github-actions[bot]"]`')
       const ledger = ledgerOf(fake, PROGRAM)!
       expect(ledger.attempts.map((a) => [a.index, a.state])).toEqual([[0, 'red']])
       expect(ledger.pausedSignatures).toEqual([])

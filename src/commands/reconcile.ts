@@ -68,6 +68,8 @@ export interface ProgramReport {
   resumed: boolean
   reprojected: boolean
   error: string | null
+  /** What a maintainer must do, when reconcile paused the program as blocked. */
+  advice?: string
 }
 
 function stateWord(machine: ProgramFiles['machine']): string {
@@ -205,6 +207,7 @@ interface Step {
   abandoned?: boolean
   resumed?: boolean
   paused?: boolean
+  advice?: string
 }
 
 /** In-flight attempts of runs that are gone: abandoned; paused `ci-timeout` when the wall clock is spent. */
@@ -383,7 +386,11 @@ async function resolveUnfixed(
       ? `the fixer run ${fixerRunId} ended without gating a new commit`
       : 'no fix was gated before the wall clock ran out'
   deps.log.info(`${program}: ${why}: paused (${done.reason})`)
-  return { action: `paused: ${done.reason} (${why})`, paused: true }
+  return {
+    action: `paused: ${done.reason} (${why})`,
+    paused: true,
+    ...(noFix ? { advice: noFix.advice } : {})
+  }
 }
 
 export function renderResumeComment(view: {
@@ -525,6 +532,8 @@ async function reconcileProgram(
       })
       report.reprojected = true
     } else if (plan.reproject) report.reprojected = true
+    const advice = steps.find((step) => step.advice)?.advice
+    if (advice) report.advice = advice
     report.abandoned = steps.some((step) => step.abandoned)
     report.resumed = steps.some((step) => step.resumed)
     report.action = steps.length > 0 ? steps.map((step) => step.action).join('; ') : 'none'
@@ -559,6 +568,8 @@ function summaryOf(reports: readonly ProgramReport[], source: string): string {
         ])
       ])
     )
+  for (const report of reports)
+    if (report.advice) lines.push('', `**${tableCell(report.program, 100)}:** ${report.advice}`)
   return lines.join('\n') + '\n'
 }
 
