@@ -36,7 +36,8 @@ export const REQUIRED_PERMISSIONS: Record<'gate' | 'reconcile', Record<string, A
     checks: 'read',
     statuses: 'read',
     actions: 'read',
-    issues: 'write'
+    issues: 'write',
+    'pull-requests': 'read'
   }
 }
 

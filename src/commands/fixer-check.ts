@@ -85,24 +85,31 @@ export async function fallbackOf(
   since: number
 ): Promise<Blocked | null> {
   const prefix = fallbackPrefix(branch)
-  try {
-    const pulls = await deps.github.pullsInto(branch, prefix)
-    const found = fallbackBlocked(branch, pulls, since)
-    if (found) return found
-    const refs = (await deps.github.branchesStartingWith(prefix)).slice(-MAX_FALLBACK_BRANCHES)
-    const branches = await Promise.all(
-      refs.map(async (ref) => ({
-        name: ref.name,
-        committedAt: (await deps.github.commit(ref.sha))?.committedAt ?? null
-      }))
-    )
-    return fallbackBlocked(branch, pulls, since, branches)
-  } catch (error) {
-    deps.log.warning(
-      `Could not look for gh-aw's fallback branches of ${branch}: ${errorMessage(error)}`
-    )
-    return null
+  const failSoft = async <T>(what: string, read: () => Promise<T>, none: T): Promise<T> => {
+    try {
+      return await read()
+    } catch (error) {
+      deps.log.warning(`Could not read ${what} of ${branch}: ${errorMessage(error)}`)
+      return none
+    }
   }
+  const pulls = await failSoft('the PRs', () => deps.github.pullsInto(branch, prefix), [])
+  const found = fallbackBlocked(branch, pulls, since)
+  if (found) return found
+  const branches = await failSoft(
+    "gh-aw's fallback branches",
+    async () => {
+      const refs = (await deps.github.branchesStartingWith(prefix)).slice(-MAX_FALLBACK_BRANCHES)
+      return Promise.all(
+        refs.map(async (ref) => ({
+          name: ref.name,
+          committedAt: (await deps.github.commit(ref.sha))?.committedAt ?? null
+        }))
+      )
+    },
+    []
+  )
+  return fallbackBlocked(branch, pulls, since, branches)
 }
 
 /**
