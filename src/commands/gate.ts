@@ -34,7 +34,8 @@ import {
   type BeganAttempt,
   type Dispatch,
   type Ledger,
-  type Rerun
+  type Rerun,
+  type SignatureLike
 } from '../loop/ledger.js'
 import { blockedCause, type Blocked } from '../loop/classify.js'
 import {
@@ -355,7 +356,6 @@ async function pauseWithoutFix(
 ): Promise<GateResult> {
   const { config, deps } = run
   deps.log.warning(`${config.program}: no fix arrived: ${blocked.cause}`)
-  const stored = latest.signature
   return pause(run, latest.index, null, {
     kind: 'blocked',
     reason: pauseReason('blocked', blocked.cause),
@@ -366,16 +366,21 @@ async function pauseWithoutFix(
       deps.clock.now(),
       blocked.cause
     ),
-    signature: stored
-      ? {
-          keys: [...(stored.keys ?? [])],
-          full: stored.full ?? stored.short,
-          short: stored.short,
-          hash: stored.hash
-        }
-      : null,
+    signature: signatureFromRecord(latest.signature),
     blocked
   })
+}
+
+/** A signature as the ledger stored it, in the form the pause comment shows. */
+function signatureFromRecord(stored: SignatureLike | null | undefined): Signature | null {
+  return stored
+    ? {
+        keys: [...(stored.keys ?? [])],
+        full: stored.full ?? stored.short,
+        short: stored.short,
+        hash: stored.hash
+      }
+    : null
 }
 
 function stoppedReason(files: ProgramFiles): string | null {
@@ -1004,20 +1009,12 @@ async function settleNoNewCommit(
   const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`
   deps.log.warning(`${config.program}: ${note}`)
   const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note)
-  const stored = judged.verdict.signature
   return pause(run, began.attempt.index, null, {
     kind: judged.kind,
     reason: judged.reason,
     verdict: 'red',
     record: judged.verdict,
-    signature: stored
-      ? {
-          keys: [...(stored.keys ?? [])],
-          full: stored.full ?? stored.short,
-          short: stored.short,
-          hash: stored.hash
-        }
-      : null,
+    signature: signatureFromRecord(judged.verdict.signature),
     remember: judged.remember !== null
   })
 }
