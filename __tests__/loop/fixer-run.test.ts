@@ -144,6 +144,17 @@ describe('judgeFixerRun: the agent never ran', () => {
     expect(verdict.blocked.advice).toContain('(https://github.com/o/r/actions/runs/1)')
   })
 
+  it('keeps a step name to plain text (it goes into markdown)', () => {
+    const verdict = judgeFixerRun(RUN, completed('failure'), [
+      jobOf('pre_activation', 'success'),
+      jobOf('activation', 'failure', [['Check [me](https://x.invalid) `now`', 'failure']]),
+      jobOf('agent', 'skipped')
+    ])
+    expect(verdict.kind === 'no-fix' && verdict.blocked.cause).toMatch(
+      /at step "Check me\(https:\/\/x.invalid\) now"$/
+    )
+  })
+
   it('names on.bots as the fix when pre_activation skipped the run', () => {
     const verdict = judgeFixerRun(
       RUN,

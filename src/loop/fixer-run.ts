@@ -47,9 +47,13 @@ function job(jobs: readonly WorkflowJobInfo[], name: string): WorkflowJobInfo | 
   return [...jobs].reverse().find((j) => j.name === name)
 }
 
+/**
+ * The first failed step's name, as plain text: a workflow names its steps, and the name goes
+ * into the pause reason and the advice, which are markdown.
+ */
 function failedStep(found: WorkflowJobInfo): string | null {
   const step = found.steps.find((s) => s.conclusion !== null && FAILED.has(s.conclusion))
-  return step ? step.name : null
+  return step ? step.name.replace(/[^\w .,:()/'+-]/g, '').slice(0, 100) : null
 }
 
 function noFix(runId: number, cause: string, fix: string, url: string | null): FixerRunVerdict {
