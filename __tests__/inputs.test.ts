@@ -228,6 +228,17 @@ describe('the gh-aw and classification inputs', () => {
     expect(problems({ ...base, 'forget-failures': 'yes' })[0]).toMatch(/^input `forget-failures`: /)
   })
 
+  it("safe-outputs-result is one of a job's results, or empty", () => {
+    expect(parseInputs(reader(base)).safeOutputsResult).toBeUndefined()
+    for (const result of ['success', 'failure', 'cancelled', 'skipped'])
+      expect(
+        parseInputs(reader({ ...base, 'safe-outputs-result': result })).safeOutputsResult
+      ).toBe(result)
+    expect(problems({ ...base, 'safe-outputs-result': 'failed' })).toEqual([
+      'input `safe-outputs-result`: "failed" is not one of success, failure, cancelled, skipped'
+    ])
+  })
+
   it('lists every input it reads, the new ones included', () => {
     expect(INPUT_NAMES).toEqual(
       expect.arrayContaining([
@@ -238,7 +249,8 @@ describe('the gh-aw and classification inputs', () => {
         'rerun-failed',
         'selection-file',
         'iteration-file',
-        'forget-failures'
+        'forget-failures',
+        'safe-outputs-result'
       ])
     )
   })

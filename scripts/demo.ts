@@ -11,7 +11,8 @@
  *    through safe_outputs with gh-aw's empty CI-trigger commit on top; the `ci_gate` job finds
  *    CI red, writes the fix brief into `<program>.md` and starts the fixer run. Run 2 (that
  *    dispatched run): the agent reads the brief, pushes a fix; CI is green and the gate records
- *    the iteration as accepted with the agent's metric.
+ *    the iteration as accepted with the agent's metric. Then the same red gate on a gh-aw whose
+ *    `pre_activation` skips the dispatched fixer run: `ci_reconcile` reports it as such.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -400,10 +401,125 @@ async function ghawScene(): Promise<boolean> {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// Scene 2, continued: a fixer run that gh-aw's pre_activation skipped
+
+/**
+ * gh-aw after v0.72 without `on.bots`: the gate dispatches the fixer run as
+ * `github-actions[bot]`, and `pre_activation` lets it through with `activated=false`, so
+ * every later job is skipped. The next run's `ci_reconcile` reads that run's jobs and pauses
+ * the program `ci-blocked: fixer run <id> did not run the agent: …`, spending no attempt.
+ */
+async function skippedFixerRun(): Promise<boolean> {
+  const program = 'cart-speed'
+  const branch = `autoloop/${program}`
+  const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
+  const repo = project(tmp, branch)
+  repo.git('push', '-q', 'origin', branch)
+  const artifact = join(tmp, 'gh-aw', 'agent')
+  mkdirSync(artifact, { recursive: true })
+  const stateFile = createStateFile(program, {
+    machineState: { issue: 1, pr: 7, metricDirection: 'higher', bestMetric: 0.82 }
+  })
+  const skipped = (name: string) => ({ name, conclusion: 'skipped' as const })
+  const fake = await startFakeGitHub({
+    realTime: true,
+    scenario: {
+      gitDir: repo.bare,
+      contents: { 'memory/autoloop': { [`${program}.md`]: stateFile } },
+      issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }],
+      pulls: [{ number: 7, head: branch, draft: true }],
+      workflows: ['autoloop.lock.yml'],
+      dispatchedRuns: {
+        queuedSeconds: 1,
+        runSeconds: 2,
+        jobs: [
+          { name: 'pre_activation', conclusion: 'success' },
+          ...['activation', 'agent', 'detection', 'safe_outputs', 'ci_gate', 'conclusion'].map(
+            skipped
+          )
+        ]
+      }
+    }
+  })
+  try {
+    banner(
+      'Scene 2, continued: the same red gate, on a gh-aw whose pre_activation skips bot-dispatched runs (no `on.bots`)'
+    )
+    const agent = repo.commit(
+      FAST_BROKEN_CART,
+      `[Autoloop: ${program}] Iteration 12: faster total()`
+    )
+    const trigger = repo.commit(null, 'ci: trigger checks')
+    repo.git('push', '-q', 'origin', branch)
+    console.log(`  agent commit ${agent.slice(0, 7)}, CI-trigger commit ${trigger.slice(0, 7)}`)
+    writeFileSync(
+      join(artifact, 'autoloop.json'),
+      JSON.stringify({ selected: program, selected_issue: 1, existing_pr: 7, head_branch: branch })
+    )
+    writeFileSync(
+      join(artifact, 'autoloop-iteration.json'),
+      JSON.stringify({ program, metric: 0.87, improved: true, change: 'faster total()' })
+    )
+    fake.state.checkRuns.push(
+      check(trigger, 'test', 3, 'failure', JEST_LOG),
+      check(trigger, 'lint', 2, 'success')
+    )
+    const run1 = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: '6001',
+      title: 'the ci_gate job of run 1',
+      inputs: {
+        command: 'gate',
+        push: 'false',
+        'selection-file': join(artifact, 'autoloop.json'),
+        'iteration-file': join(artifact, 'autoloop-iteration.json'),
+        'state-branch': 'memory/autoloop',
+        'create-pr': 'false',
+        'dispatch-workflow': 'autoloop.lock.yml'
+      }
+    })
+    const dispatch = fake.state.dispatches[0]
+    console.log(
+      `\n  status = ${run1.outputs.status ?? ''}, dispatched = ${run1.outputs.dispatched ?? ''} (run ${dispatch?.runId ?? '?'})`
+    )
+    // The fixer run ends within seconds: pre_activation succeeded, every later job skipped.
+    await new Promise((done) => setTimeout(done, 4_000))
+    banner(`The fixer run ${dispatch?.runId ?? '?'}, as GitHub's jobs API lists it`)
+    const jobs = fake.checkRunsFor(repo.main).filter((j) => j.runId === dispatch?.runId)
+    for (const job of jobs)
+      console.log(`  ${job.name.padEnd(16)} ${job.status} ${job.conclusion ?? ''}`)
+    const run2 = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: '6002',
+      title: 'the ci_reconcile job of the next scheduled run',
+      inputs: { command: 'reconcile', 'state-branch': 'memory/autoloop' }
+    })
+    const state = fake.readFile('memory/autoloop', `${program}.md`) ?? ''
+    const reason = /^\| Pause Reason \| (.*) \|$/m.exec(state)?.[1] ?? ''
+    banner('After ci_reconcile')
+    console.log(`  Pause Reason = ${reason}`)
+    const pause = fake.state.comments.find((c) => c.body.startsWith('<!-- autoloop-ci-gate:pause'))
+    banner('Program issue #1: the pause comment')
+    console.log(indent(pause?.body ?? '(none)'))
+    return result(
+      fake,
+      run1.outputs.dispatched === 'true' &&
+        run2.exitCode === 0 &&
+        reason.startsWith(`ci-blocked: fixer run ${dispatch?.runId} did not run the agent: `) &&
+        (pause?.body.includes('bots: ["github-actions[bot]"]') ?? false),
+      `the skipped fixer run ${dispatch?.runId} is reported as such: paused ci-blocked with the on.bots fix, no fix attempt spent.`
+    )
+  } finally {
+    await fake.close()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
 let ok = true
 for (const scene of scenes) {
   if (scene === 'plain') ok = (await plainScene()) && ok
-  else if (scene === 'gh-aw') ok = (await ghawScene()) && ok
+  else if (scene === 'gh-aw') ok = (await ghawScene()) && (await skippedFixerRun()) && ok
   else {
     console.error(`unknown scene "${scene}": use plain or gh-aw`)
     ok = false

@@ -256,6 +256,9 @@ const dispatchInputsInput = z.string().transform((raw, ctx) => {
   return Object.fromEntries(Object.entries(parsed.data).map(([key, value]) => [key, String(value)]))
 })
 
+/** The results GitHub gives a job in `needs.<job>.result`. */
+const SAFE_OUTPUTS_RESULTS = ['success', 'failure', 'cancelled', 'skipped'] as const
+
 const inputSchema = z
   .object({
     command: enumInput(COMMANDS, 'gate'),
@@ -295,7 +298,8 @@ const inputSchema = z
     'rerun-failed': integerInput(1, 0, 5),
     'selection-file': optionalText,
     'iteration-file': optionalText,
-    'forget-failures': booleanInput(false)
+    'forget-failures': booleanInput(false),
+    'safe-outputs-result': enumInput(SAFE_OUTPUTS_RESULTS, undefined)
   })
   .transform((raw) => ({
     command: raw.command as Command,
@@ -335,7 +339,8 @@ const inputSchema = z
     rerunFailed: raw['rerun-failed'] as number,
     selectionFile: raw['selection-file'],
     iterationFile: raw['iteration-file'],
-    forgetFailures: raw['forget-failures']
+    forgetFailures: raw['forget-failures'],
+    safeOutputsResult: raw['safe-outputs-result']
   }))
 
 export const INPUT_NAMES = Object.keys(

@@ -205,6 +205,7 @@ export function gateSummaryMarkdown(program: string, report: GateReport): string
   if (!gate || !report.verdict) {
     lines.push(report.message, '')
     if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
+    if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
     return lines.join('\n')
   }
   lines.push(

@@ -133,7 +133,7 @@ export const actionsRoutes: Record<string, Handler> = {
     const ref = str(body.ref) ?? ''
     const dispatch = ctx.model.dispatch(workflow, workflowId, ref, record(body.inputs))
     if (!dispatch) return errorReply(422, `No ref found for: ${ref}`)
-    if (body.return_run_details !== true) return { status: 204 }
+    if (body.return_run_details !== true || !ctx.model.lastDispatchDetails) return { status: 204 }
     return {
       status: 200,
       body: {

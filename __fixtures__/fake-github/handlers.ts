@@ -108,6 +108,18 @@ const routes: Record<string, Handler> = {
     return { status: 200, body: refJson(ctx, `refs/${ref}`, sha) }
   },
 
+  'GET /repos/{owner}/{repo}/git/matching-refs/{ref}': (ctx) => {
+    const ref = ctx.params.ref ?? ''
+    const prefix = ref.startsWith('heads/') ? ref.slice('heads/'.length) : undefined
+    const branches = Object.entries(ctx.model.state.branches)
+      .filter(([name]) => prefix !== undefined && name.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+    return {
+      status: 200,
+      body: branches.map(([name, sha]) => refJson(ctx, `refs/heads/${name}`, sha))
+    }
+  },
+
   'POST /repos/{owner}/{repo}/git/refs': (ctx) => {
     const body = record(ctx.body)
     const ref = str(body.ref) ?? ''

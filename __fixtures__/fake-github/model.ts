@@ -779,8 +779,33 @@ export class Model {
     }
     this.madeByFake.add(run)
     this.state.workflowRuns.push(run)
+    for (const job of plan.jobs ?? []) {
+      const end = job.conclusion === 'skipped' ? 0 : queued + running
+      const check: CheckRunPlan = {
+        sha,
+        name: job.name,
+        workflow: workflow.name,
+        runId,
+        startsAt: at,
+        timeline:
+          job.conclusion === 'skipped'
+            ? [{ at: end, status: 'completed', conclusion: 'skipped' }]
+            : [
+                { at: 0, status: 'queued' },
+                { at: queued, status: 'in_progress' },
+                { at: end, status: 'completed', conclusion: job.conclusion }
+              ],
+        ...(job.steps ? { steps: job.steps } : {})
+      }
+      this.madeByFake.add(check)
+      this.state.checkRuns.push(check)
+    }
+    this.lastDispatchDetails = plan.runDetails ?? true
     return record
   }
+
+  /** Whether the latest dispatch may answer with its run's id (see `DispatchedRunPlan`). */
+  lastDispatchDetails = true
 
   /** Jobs `rerun-failed-jobs` would re-run: the latest attempts that failed. */
   failedJobs(run: WorkflowRunView): CheckRunView[] {

@@ -84,6 +84,24 @@ export interface CheckRunPlan extends PlanTarget {
    * repeats this plan's outcome.
    */
   rerun?: RerunOutcome[]
+  /** The job's steps (Actions jobs), served with their conclusions once the job completed. */
+  steps?: JobStepPlan[]
+}
+
+/** One step of an Actions job. */
+export interface JobStepPlan {
+  name: string
+  conclusion: CheckConclusion
+}
+
+/**
+ * A job of a dispatched run: queued with the run, completed with `conclusion` when the run
+ * completes (`skipped`: completed at once, as GitHub shows a job whose `if:` was false).
+ */
+export interface DispatchedJobPlan {
+  name: string
+  conclusion: CheckConclusion
+  steps?: JobStepPlan[]
 }
 
 /**
@@ -139,6 +157,13 @@ export interface DispatchedRunPlan {
   runSeconds?: number
   /** Default `success`. */
   conclusion?: WorkflowRunConclusion
+  /** The run's jobs (each a check run of the ref's head); none by default. */
+  jobs?: DispatchedJobPlan[]
+  /**
+   * Whether the dispatch answers 200 with the run's id when asked (`return_run_details`).
+   * Default true; false answers 204 as GitHub Enterprise Server versions without it do.
+   */
+  runDetails?: boolean
 }
 
 /** A `workflow_dispatch` the fake received. */

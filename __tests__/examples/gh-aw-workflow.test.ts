@@ -108,6 +108,43 @@ describe('gh-aw frontmatter schema', () => {
   })
 })
 
+describe("autoloop's own gh-aw, v0.65.6", () => {
+  /** The example with the changes the README lists for gh-aw v0.65.6. */
+  function forV0656(): Mutable {
+    const workflow = copy()
+    const push = workflow['safe-outputs']['push-to-pull-request-branch']!
+    push['title-prefix'] = push['required-title-prefix']
+    delete push['required-title-prefix']
+    delete push['fallback-as-pull-request']
+    delete workflow['safe-outputs']['create-pull-request']!['recreate-ref']
+    return workflow
+  }
+
+  let validate: ValidateFunction
+  beforeAll(() => {
+    const schema = JSON.parse(
+      readFileSync(join(ROOT, '__fixtures__/gh-aw/main_workflow_schema.v0.65.6.json'), 'utf8')
+    ) as Record<string, unknown>
+    const ajv = new Ajv({ strict: false, allErrors: true, logger: false })
+    addFormatsModule.default(ajv)
+    validate = ajv.compile(schema)
+  })
+
+  it('refuses the keys newer gh-aw added, and accepts the example without them', () => {
+    expect(validate(frontmatter)).toBe(false)
+    const paths = (validate.errors ?? []).map(
+      (e) => `${e.instancePath} ${JSON.stringify(e.params)}`
+    )
+    for (const key of ['fallback-as-pull-request', 'required-title-prefix', 'recreate-ref'])
+      expect(paths.some((p) => p.includes(key))).toBe(true)
+    const ok = validate(forV0656())
+    expect(validate.errors ?? []).toEqual([])
+    expect(ok).toBe(true)
+    // on.bots is known to v0.65.6: the fixer run is let through there as well.
+    expect((forV0656().on as Record<string, unknown>).bots).toEqual(['github-actions[bot]'])
+  })
+})
+
 describe('the gh-aw example keeps the rules the schema cannot check', () => {
   it('has none broken', () => {
     expect(allProblems(frontmatter)).toEqual([])
@@ -253,6 +290,32 @@ describe('a broken copy of the gh-aw example fails the rules', () => {
       'an input with a value the action refuses',
       (w) => void (gateStep(w).with['pre-existing-failures'] = 'ignore'),
       /input `pre-existing-failures`: "ignore" is not one of allow, block/
+    ],
+    [
+      'no on.bots for the dispatched fixer run',
+      (w) => void delete (w.on as Record<string, unknown>).bots,
+      /on\.bots does not list github-actions\[bot\]/
+    ],
+    [
+      'fallback PRs left on',
+      (w) =>
+        void delete w['safe-outputs']['push-to-pull-request-branch']!['fallback-as-pull-request'],
+      /fallback-as-pull-request is not false/
+    ],
+    [
+      'the deprecated title-prefix',
+      (w) => void (w['safe-outputs']['push-to-pull-request-branch']!['title-prefix'] = '[Autoloop'),
+      /title-prefix is deprecated: use required-title-prefix/
+    ],
+    [
+      'preserve-branch-name without recreate-ref',
+      (w) => void delete w['safe-outputs']['create-pull-request']!['recreate-ref'],
+      /preserve-branch-name without recreate-ref/
+    ],
+    [
+      'the gate not told the result of safe_outputs',
+      (w) => void delete gateStep(w).with['safe-outputs-result'],
+      /safe-outputs-result is not \$\{\{ needs\.safe_outputs\.result \}\}/
     ],
     [
       'an expression with no sample value',

@@ -36,7 +36,8 @@ export const REQUIRED_PERMISSIONS: Record<'gate' | 'reconcile', Record<string, A
     checks: 'read',
     statuses: 'read',
     actions: 'read',
-    issues: 'write'
+    issues: 'write',
+    'pull-requests': 'read'
   }
 }
 
@@ -49,8 +50,14 @@ const ACCESS_RANK: Record<string, number> = { none: 0, read: 1, write: 2 }
 export const EXPRESSION_SAMPLES: Record<string, string> = {
   '${{ github.token }}': 'ghs_sample',
   // A dispatched fixer run names its program; a scheduled run leaves it empty.
-  '${{ github.event.inputs.program }}': 'perf'
+  '${{ github.event.inputs.program }}': 'perf',
+  '${{ needs.safe_outputs.result }}': 'failure'
 }
+
+/** The actor of a run the gate dispatches with GITHUB_TOKEN. */
+export const DISPATCH_ACTOR = 'github-actions[bot]'
+/** How the gate job hands it the result of gh-aw's push job. */
+export const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}'
 
 /** Where gh-aw's agent job keeps its files; its `agent` artifact is uploaded from here. */
 export const GH_AW_ROOT = '/tmp/gh-aw'
@@ -257,6 +264,7 @@ export function ghawGraphProblems(value: unknown, workflowName: string): string[
         )
     }
   }
+  problems.push(...currentGhAwProblems(workflow, gate))
   for (const output of PUSH_OUTPUTS) {
     const token = mapAt(workflow['safe-outputs'], output)?.['github-token-for-extra-empty-commit']
     if (token !== CI_TRIGGER_TOKEN)
@@ -264,6 +272,40 @@ export function ghawGraphProblems(value: unknown, workflowName: string): string[
         `safe-outputs.${output}.github-token-for-extra-empty-commit is not ${CI_TRIGGER_TOKEN}`
       )
   }
+  return problems
+}
+
+/**
+ * What today's gh-aw needs (README: "gh-aw as it ships"): the dispatched fixer run may start
+ * (`on.bots`), a push that cannot land fails where the gate sees it, the gate reads that
+ * result, a branch whose PR was merged or closed can get a PR again, no deprecated key.
+ */
+function currentGhAwProblems(workflow: Workflow, gate: ActionStep | undefined): string[] {
+  const problems: string[] = []
+  const bots = (workflow.on as Record<string, unknown> | undefined)?.bots
+  if (
+    gate?.step.with?.['dispatch-workflow'] &&
+    !(Array.isArray(bots) && bots.includes(DISPATCH_ACTOR))
+  )
+    problems.push(
+      `on.bots does not list ${DISPATCH_ACTOR}: gh-aw after v0.72 skips the fixer run the gate dispatches`
+    )
+  const push = mapAt(workflow['safe-outputs'], 'push-to-pull-request-branch')
+  if (push?.['fallback-as-pull-request'] !== false)
+    problems.push(
+      'safe-outputs.push-to-pull-request-branch.fallback-as-pull-request is not false: a push that cannot land goes to a fallback PR'
+    )
+  if (push && 'title-prefix' in push)
+    problems.push(
+      'safe-outputs.push-to-pull-request-branch.title-prefix is deprecated: use required-title-prefix'
+    )
+  const create = mapAt(workflow['safe-outputs'], 'create-pull-request')
+  if (create?.['preserve-branch-name'] === true && create['recreate-ref'] !== true)
+    problems.push(
+      'safe-outputs.create-pull-request has preserve-branch-name without recreate-ref: no PR for a branch whose PR was merged or closed'
+    )
+  if (gate && gate.step.with?.['safe-outputs-result'] !== SAFE_OUTPUTS_RESULT)
+    problems.push(`${gate.where}: safe-outputs-result is not ${SAFE_OUTPUTS_RESULT}`)
   return problems
 }
 

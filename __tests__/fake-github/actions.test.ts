@@ -101,6 +101,49 @@ describe('workflow dispatch', () => {
     })
   })
 
+  it("plays gh-aw's jobs of a dispatched run (skipped ones completed at once, steps served once done); runDetails false answers 204", async () => {
+    const { fake, octokit } = await start({
+      dispatchedRuns: {
+        queuedSeconds: 5,
+        runSeconds: 30,
+        runDetails: false,
+        jobs: [
+          {
+            name: 'pre_activation',
+            conclusion: 'success',
+            steps: [{ name: 'Check team membership for workflow', conclusion: 'success' }]
+          },
+          { name: 'agent', conclusion: 'skipped' }
+        ]
+      }
+    })
+    const sent = await octokit.request(DISPATCH, {
+      ...repo,
+      workflow_id: 'autoloop.lock.yml',
+      ref: 'main',
+      return_run_details: true
+    })
+    expect(sent.status).toBe(204)
+    const runId = fake.state.dispatches[0]?.runId ?? 0
+    const jobs = async () =>
+      (await octokit.rest.actions.listJobsForWorkflowRun({ ...repo, run_id: runId })).data.jobs
+    expect((await jobs()).map((j) => [j.name, j.status, j.conclusion, j.steps?.length])).toEqual([
+      ['pre_activation', 'queued', null, 1],
+      ['agent', 'completed', 'skipped', 0]
+    ])
+    expect((await jobs())[0]?.steps?.[0]).toMatchObject({ status: 'queued', conclusion: null })
+    fake.advance(35_000)
+    expect((await jobs())[0]?.steps?.[0]).toMatchObject({
+      name: 'Check team membership for workflow',
+      number: 1,
+      status: 'completed',
+      conclusion: 'success'
+    })
+    // Skipped jobs do not fail a run: GitHub concludes it success.
+    const run = await octokit.rest.actions.getWorkflowRun({ ...repo, run_id: runId })
+    expect(run.data).toMatchObject({ status: 'completed', conclusion: 'success' })
+  })
+
   it('answers 422 for an unknown ref, 404 for a workflow the scenario does not list, and 403 when scripted', async () => {
     const { fake, octokit } = await start({ workflows: ['autoloop.lock.yml'] })
     const dispatch = (workflow_id: string, ref: string) =>

@@ -163,7 +163,9 @@ describe('pre-existing failures: the same key of the same check fails on the bas
         attempt: '0',
         'pause-reason': `ci-base-red: ${ESLINT_KEY}`,
         'pre-existing': JSON.stringify([ESLINT_KEY]),
-        dispatched: 'false'
+        dispatched: 'false',
+        // No fix attempt spent: the whole budget is left.
+        'attempts-remaining': '5'
       })
       const base = mainHead(fake).slice(0, 12)
       const evidence = `[lint](${baseCheckUrl(fake, 'lint')})`

@@ -736,7 +736,9 @@ describe('what the gate job is handed, and what it says when nothing reports', (
         'GITHUB_TOKEN',
         'GH_AW_CI_TRIGGER_TOKEN',
         'github-token-for-extra-empty-commit',
-        'more than one commit',
+        'exactly one new commit',
+        'counts every commit of the branch since its base',
+        '30 of the last 60 commits',
         'waiting for approval'
       ]
       const json = readFileSync(run.outputs['failure-summary-path']!, 'utf8')

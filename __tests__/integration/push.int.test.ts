@@ -84,7 +84,7 @@ describe('gate with a real push to a local bare repository', () => {
         status: 'paused',
         verdict: 'no-checks',
         'pause-reason': `ci-blocked: no CI ran on ${sha.slice(0, 12)} within 60 s`,
-        'attempts-remaining': '0'
+        'attempts-remaining': '5'
       })
       expect(run.summary).toContain('pushes made with GITHUB_TOKEN start no workflow runs')
       expect(run.summary).toContain('`push-token`')

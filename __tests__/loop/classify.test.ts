@@ -144,8 +144,22 @@ describe('blockedCause', () => {
     expect(advice).toContain('`safe_outputs` pushes with GITHUB_TOKEN')
     expect(advice).toContain('`GH_AW_CI_TRIGGER_TOKEN`')
     expect(advice).toContain('`github-token-for-extra-empty-commit`')
-    expect(advice).toContain('gh-aw skips that commit when a push holds more than one commit')
     expect(advice).toContain('`push-token`')
+  })
+
+  it("no CI on gh-aw's push: today's CI-trigger rules, per handler", () => {
+    const advice = blockedCause({ ...input, noChecks: true })?.advice ?? ''
+    // push-to-pull-request-branch: the patch's commits, merge ranges squashed (not in v0.65.6).
+    expect(advice).toContain('`push-to-pull-request-branch` counts the commits its patch added')
+    expect(advice).toContain('squashes a range holding merge commits into one')
+    expect(advice).toContain('v0.65.6 counts each')
+    // create-pull-request: the whole branch since its base.
+    expect(advice).toContain(
+      '`create-pull-request` counts every commit of the branch since its base (`origin/<base>..HEAD`)'
+    )
+    // The cycle guard.
+    expect(advice).toContain('30 of the last 60 commits on the branch change no file')
+    expect(advice).toContain('`Skipping extra empty commit`')
   })
 
   it("no CI on gh-aw's empty CI-trigger commit: the token was set, so the workflow's filter or the token's rights", () => {

@@ -91,7 +91,21 @@ describe('planReconcile', () => {
       }
     }))
     expect(plan(red).fixer?.index).toBe(0)
-    // Not without a known run, not when paused, not when no longer the latest.
+    // A sent dispatch whose run GitHub did not name is looked up too (found by time).
+    const unnamed = updateAttempt(red, 0, (attempt) => ({
+      ...attempt,
+      dispatch: { ...attempt.dispatch!, runId: null }
+    }))
+    expect(plan(unnamed).fixer?.index).toBe(0)
+    // Not a dispatch GitHub refused, nor one never sent.
+    for (const state of ['failed', 'requested'] as const) {
+      const notSent = updateAttempt(red, 0, (attempt) => ({
+        ...attempt,
+        dispatch: { ...attempt.dispatch!, state }
+      }))
+      expect(plan(notSent).fixer).toBeNull()
+    }
+    // Not without a dispatch, not when paused, not when no longer the latest.
     expect(plan(redAttempts([sig('a')])).fixer).toBeNull()
     expect(plan(red, pausedFor(pauseReason('stuck', 'a'))).fixer).toBeNull()
   })

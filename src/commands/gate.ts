@@ -34,10 +34,17 @@ import {
   type BeganAttempt,
   type Dispatch,
   type Ledger,
-  type Rerun
+  type Rerun,
+  type SignatureLike
 } from '../loop/ledger.js'
 import { blockedCause, type Blocked } from '../loop/classify.js'
-import { deadlineOf, decideAfterRed, noProgressPause, type RedDecision } from '../loop/guard.js'
+import {
+  deadlineOf,
+  decideAfterRed,
+  noProgressPause,
+  repeatedVerdict,
+  type RedDecision
+} from '../loop/guard.js'
 import { pauseInLedger } from '../loop/pause.js'
 import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
 import { recordIteration, reportedOutcome, type RecordOutcome } from '../loop/record-outcome.js'
@@ -63,6 +70,7 @@ import { gateOutputs, gateSummaryMarkdown, type GateReport } from '../outputs.js
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
 import { findRedFindings, type RedFindings } from './gate-failures.js'
+import { LOCATE_TRIES, locateFixerRun, whyNoFix } from './fixer-check.js'
 import {
   checkPolicy,
   ciTriggerParent,
@@ -201,6 +209,8 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
         `${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`
       )
     requireReportForNewCommit(run, initial, head)
+    const noFix = steps.length === 0 ? await noFixArrived(run, initial, head) : null
+    if (noFix) return { ...(await pauseWithoutFix(run, noFix.latest, noFix.blocked)), steps }
     const pull = await findOrOpenPull(config, deps, knownPull)
     if (pull) knownPull = pull.number
     const began = await begin(run, head, agentSha, pull)
@@ -305,6 +315,72 @@ async function recordWithoutCommit(
     pauseReason: recorded.pauseReason,
     recorded
   }
+}
+
+/**
+ * The branch head did not move since the red attempt, but no fix could have arrived (this
+ * run's push failed, gh-aw diverted it, or the fixer run never ran its agent): the cause,
+ * else null (the fixer pushed nothing: the no-progress guard judges it).
+ */
+async function noFixArrived(
+  run: GateRun,
+  files: ProgramFiles,
+  head: GatedHead
+): Promise<{ latest: Attempt; blocked: Blocked } | null> {
+  const { config, deps } = run
+  const kind = beginAttempt(files.ledger, {
+    sha: head.sha,
+    runId: deps.environment.runId ?? null,
+    now: deps.clock.now(),
+    maxFixAttempts: config.maxFixAttempts,
+    timeoutMinutes: config.timeoutMinutes
+  }).kind
+  const latest = latestAttempt(files.ledger)
+  if (kind !== 'no-new-commit' || !latest) return null
+  const blocked = await whyNoFix(deps, {
+    branch: config.branch,
+    latest,
+    safeOutputsResult: config.safeOutputsResult
+  })
+  return blocked ? { latest, blocked } : null
+}
+
+/**
+ * Paused `ci-blocked` on the red attempt `latest` itself: no attempt is added, none spent;
+ * the attempt keeps its failures, with the cause as its note.
+ */
+async function pauseWithoutFix(
+  run: GateRun,
+  latest: Attempt,
+  blocked: Blocked
+): Promise<GateResult> {
+  const { config, deps } = run
+  deps.log.warning(`${config.program}: no fix arrived: ${blocked.cause}`)
+  return pause(run, latest.index, null, {
+    kind: 'blocked',
+    reason: pauseReason('blocked', blocked.cause),
+    verdict: 'blocked',
+    record: repeatedVerdict(
+      latest,
+      latest.state === 'no-checks' ? 'no-checks' : 'red',
+      deps.clock.now(),
+      blocked.cause
+    ),
+    signature: signatureFromRecord(latest.signature),
+    blocked
+  })
+}
+
+/** A signature as the ledger stored it, in the form the pause comment shows. */
+function signatureFromRecord(stored: SignatureLike | null | undefined): Signature | null {
+  return stored
+    ? {
+        keys: [...(stored.keys ?? [])],
+        full: stored.full ?? stored.short,
+        short: stored.short,
+        hash: stored.hash
+      }
+    : null
 }
 
 function stoppedReason(files: ProgramFiles): string | null {
@@ -933,20 +1009,12 @@ async function settleNoNewCommit(
   const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`
   deps.log.warning(`${config.program}: ${note}`)
   const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note)
-  const stored = judged.verdict.signature
   return pause(run, began.attempt.index, null, {
     kind: judged.kind,
     reason: judged.reason,
     verdict: 'red',
     record: judged.verdict,
-    signature: stored
-      ? {
-          keys: [...(stored.keys ?? [])],
-          full: stored.full ?? stored.short,
-          short: stored.short,
-          hash: stored.hash
-        }
-      : null,
+    signature: signatureFromRecord(judged.verdict.signature),
     remember: judged.remember !== null
   })
 }
@@ -1023,13 +1091,24 @@ async function pause(
     verdict: request.verdict,
     observation,
     attempt,
-    attemptsRemaining: 0,
+    attemptsRemaining: budgetLeftAfter(request.kind, ledger, index),
     signature: request.signature,
     pauseReason: written.files.machine.pauseReason ?? request.reason,
     preExisting: request.findings?.classification.preExisting ?? [],
     classification: request.findings?.classification ?? null,
     blocked: request.blocked ?? null
   }
+}
+
+/**
+ * The fix attempts a pause leaves: none after a pause of the fix loop (stuck, exhausted,
+ * wall clock); after a `ci-blocked` or `ci-base-red` pause, which spends none, the budget
+ * that was left (`max-fix-attempts` minus the fixes made so far).
+ */
+function budgetLeftAfter(kind: PauseKind, ledger: Ledger, index: number): number {
+  if (kind !== 'blocked' && kind !== 'base-red') return 0
+  const budget = ledger.iteration?.maxFixAttempts ?? 0
+  return Math.max(0, budget - index)
 }
 
 /** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
@@ -1085,8 +1164,12 @@ async function sendDispatch(run: GateRun, index: number, requested: Dispatch): P
       inputs
     })
     outcome = { ...requested, state: 'sent', runId: started.runId, url: started.url }
+    if (started.runId === null) {
+      const found = await locateFixerRun(deps, outcome, LOCATE_TRIES)
+      if (found) outcome = { ...outcome, runId: found.runId, url: found.url }
+    }
     deps.log.info(
-      `Started the fixer run: ${requested.workflow} on ${requested.ref} with program=${config.program}${started.url ? ` (${started.url})` : ''}`
+      `Started the fixer run: ${requested.workflow} on ${requested.ref} with program=${config.program}${outcome.url ? ` (${outcome.url})` : ''}`
     )
   } catch (error) {
     const status = httpStatus(error)

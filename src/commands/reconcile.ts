@@ -32,6 +32,8 @@ import {
   type Attempt
 } from '../loop/ledger.js'
 import { noProgressPause, repeatedVerdict } from '../loop/guard.js'
+import type { Blocked } from '../loop/classify.js'
+import { fallbackOf, fixerRunVerdict } from './fixer-check.js'
 import { pauseInLedger } from '../loop/pause.js'
 import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
 import {
@@ -66,6 +68,8 @@ export interface ProgramReport {
   resumed: boolean
   reprojected: boolean
   error: string | null
+  /** What a maintainer must do, when reconcile paused the program as blocked. */
+  advice?: string
 }
 
 function stateWord(machine: ProgramFiles['machine']): string {
@@ -168,7 +172,13 @@ async function livenessOfAttempts(
   return liveness
 }
 
-function pauseComment(context: Context, program: string, files: ProgramFiles, reason: string) {
+function pauseComment(
+  context: Context,
+  program: string,
+  files: ProgramFiles,
+  reason: string,
+  blocked: Blocked | null = null
+) {
   const ledger = files.ledger
   const iterationId = ledger.iteration?.id ?? program
   const marker = commentMarker('pause', iterationId)
@@ -186,7 +196,8 @@ function pauseComment(context: Context, program: string, files: ProgramFiles, re
       attempts: ledger.attempts,
       runUrlOf: (runId) => runUrl(context.deps.environment, runId),
       maskedValues: context.deps.maskedValues,
-      branch: files.machine.branch ?? `autoloop/${program}`
+      branch: files.machine.branch ?? `autoloop/${program}`,
+      ...(blocked ? { blocked } : {})
     })
   }
 }
@@ -196,6 +207,7 @@ interface Step {
   abandoned?: boolean
   resumed?: boolean
   paused?: boolean
+  advice?: string
 }
 
 /** In-flight attempts of runs that are gone: abandoned; paused `ci-timeout` when the wall clock is spent. */
@@ -269,15 +281,25 @@ async function resolveAbandoned(
 async function resolveUnfixed(
   program: string,
   store: StateStore,
+  files: ProgramFiles,
   plan: ReconcilePlan,
   context: Context
 ): Promise<Step | null> {
   const { deps, config } = context
   let fixerEnded = false
-  if (plan.fixer?.dispatch?.runId) {
-    const state = await deps.github.workflowRunStatus(plan.fixer.dispatch.runId)
-    fixerEnded =
-      state.kind === 'not-found' || (state.kind === 'found' && state.status === 'completed')
+  let fixerRunId: number | null = null
+  let noFix: Blocked | null = null
+  if (plan.fixer) {
+    const fixer = await fixerRunVerdict(deps, plan.fixer)
+    fixerRunId = fixer.runId
+    fixerEnded = fixer.verdict.kind !== 'running'
+    if (fixer.verdict.kind === 'no-fix') noFix = fixer.verdict.blocked
+    else if (fixer.verdict.kind === 'agent-ran')
+      noFix = await fallbackOf(
+        deps,
+        files.machine.branch ?? `autoloop/${program}`,
+        Date.parse(plan.fixer.endedAt ?? plan.fixer.startedAt)
+      )
   }
   if (!fixerEnded && !plan.expired) return null
   const written = await updateProgram<{ kind: PauseKind; reason: string } | null>(
@@ -296,11 +318,24 @@ async function resolveUnfixed(
       if (latest.state !== 'red' && latest.state !== 'no-checks')
         return { ledger: current.ledger, value: null }
       const now = deps.clock.now()
+      if (noFix) {
+        // No fix could have come: paused on the red attempt itself, no attempt spent.
+        const reason = pauseReason('blocked', noFix.cause)
+        const ledger = pauseInLedger(current.ledger, current.machine, {
+          index: latest.index,
+          verdict: repeatedVerdict(latest, latest.state, now, noFix.cause),
+          kind: 'blocked',
+          reason,
+          remember: null,
+          now
+        })
+        return { ledger, value: { kind: 'blocked', reason } }
+      }
       if (fixerEnded) {
         const began = appendNoNewCommit(current.ledger, {
           sha: latest.sha,
           agentSha: latest.agentSha ?? null,
-          runId: latest.dispatch?.runId ?? null,
+          runId: latest.dispatch?.runId ?? fixerRunId,
           now,
           maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
           timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
@@ -309,7 +344,7 @@ async function resolveUnfixed(
           began.ledger,
           began.attempt.index,
           now,
-          `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`
+          `the fixer run ${fixerRunId} ended without gating a new commit`
         )
         const ledger = pauseInLedger(began.ledger, current.machine, {
           index: began.attempt.index,
@@ -343,13 +378,19 @@ async function resolveUnfixed(
     program,
     machine: written.files.machine,
     issue: undefined,
-    comment: pauseComment(context, program, written.files, done.reason)
+    comment: pauseComment(context, program, written.files, done.reason, noFix)
   })
-  const why = fixerEnded
-    ? `the fixer run ${plan.fixer?.dispatch?.runId} ended without gating a new commit`
-    : 'no fix was gated before the wall clock ran out'
+  const why = noFix
+    ? 'no fix could arrive'
+    : fixerEnded
+      ? `the fixer run ${fixerRunId} ended without gating a new commit`
+      : 'no fix was gated before the wall clock ran out'
   deps.log.info(`${program}: ${why}: paused (${done.reason})`)
-  return { action: `paused: ${done.reason} (${why})`, paused: true }
+  return {
+    action: `paused: ${done.reason} (${why})`,
+    paused: true,
+    ...(noFix ? { advice: noFix.advice } : {})
+  }
 }
 
 export function renderResumeComment(view: {
@@ -468,7 +509,7 @@ async function reconcileProgram(
     const abandoned = await resolveAbandoned(program, store, plan, context)
     if (abandoned) steps.push(abandoned)
     if (!abandoned?.paused) {
-      const unfixed = await resolveUnfixed(program, store, plan, context)
+      const unfixed = await resolveUnfixed(program, store, files, plan, context)
       if (unfixed) steps.push(unfixed)
     }
     if (plan.resume && !steps.some((step) => step.paused)) {
@@ -491,6 +532,8 @@ async function reconcileProgram(
       })
       report.reprojected = true
     } else if (plan.reproject) report.reprojected = true
+    const advice = steps.find((step) => step.advice)?.advice
+    if (advice) report.advice = advice
     report.abandoned = steps.some((step) => step.abandoned)
     report.resumed = steps.some((step) => step.resumed)
     report.action = steps.length > 0 ? steps.map((step) => step.action).join('; ') : 'none'
@@ -525,6 +568,8 @@ function summaryOf(reports: readonly ProgramReport[], source: string): string {
         ])
       ])
     )
+  for (const report of reports)
+    if (report.advice) lines.push('', `**${tableCell(report.program, 100)}:** ${report.advice}`)
   return lines.join('\n') + '\n'
 }
 

@@ -52,6 +52,21 @@ export interface GitHubPort {
   workflowRunsOf(sha: string): Promise<WorkflowRunInfo[]>
   /** Starts a workflow with `workflow_dispatch`; the run, when GitHub says which. */
   dispatchWorkflow(request: DispatchRequest): Promise<{ runId: number | null; url: string | null }>
+  /** The latest attempt of each job of a workflow run, with its steps. */
+  workflowRunJobs(runId: number): Promise<WorkflowJobInfo[]>
+  /**
+   * The earliest `workflow_dispatch` run of `workflow` on `ref` created at or after `since`
+   * (epoch ms): the run a dispatch started when GitHub did not say which. Null when none.
+   */
+  findDispatchedRun(query: {
+    workflow: string
+    ref: string
+    since: number
+  }): Promise<{ runId: number; url: string } | null>
+  /** Branches whose name starts with `prefix`, with their head SHAs. */
+  branchesStartingWith(prefix: string): Promise<{ name: string; sha: string }[]>
+  /** PRs (open or closed) into `base` whose head branch starts with `headPrefix`, newest first. */
+  pullsInto(base: string, headPrefix: string): Promise<(PullInfo & { createdAt: number })[]>
   /** Re-runs the failed jobs of a workflow run. */
   rerunFailedJobs(runId: number): Promise<void>
 }
@@ -60,6 +75,8 @@ export interface CommitInfo {
   sha: string
   tree: string
   parents: string[]
+  /** The committer's time (epoch ms), when GitHub gave one. */
+  committedAt?: number
 }
 
 export interface WorkflowRunInfo {
@@ -69,6 +86,14 @@ export interface WorkflowRunInfo {
   status: string
   conclusion: string | null
   url: string
+}
+
+export interface WorkflowJobInfo {
+  name: string
+  status: string
+  conclusion: string | null
+  url: string
+  steps: { name: string; status: string; conclusion: string | null }[]
 }
 
 export interface DispatchRequest {

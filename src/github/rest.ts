@@ -10,6 +10,7 @@ import type {
   GitHubPort,
   PullInfo,
   RepoRef,
+  WorkflowJobInfo,
   WorkflowRunInfo,
   WorkflowRunState
 } from './port.js'
@@ -60,6 +61,7 @@ interface RestPull {
   number: number
   html_url: string
   state: string
+  created_at?: string
   draft?: boolean
   head: { sha: string; ref: string }
   base: { ref: string }
@@ -269,11 +271,14 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
         sha: string
         tree: { sha: string }
         parents: { sha: string }[]
+        committer?: { date?: string }
       }>('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha })
+      const committedAt = Date.parse(commit.committer?.date ?? '')
       return {
         sha: commit.sha,
         tree: commit.tree.sha,
-        parents: commit.parents.map((parent) => parent.sha)
+        parents: commit.parents.map((parent) => parent.sha),
+        ...(Number.isFinite(committedAt) ? { committedAt } : {})
       }
     } catch (error) {
       const status = httpStatus(error)
@@ -332,6 +337,83 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
       html_url?: string
     } | null
     return { runId: details?.workflow_run_id ?? null, url: details?.html_url ?? null }
+  }
+
+  async workflowRunJobs(runId: number): Promise<WorkflowJobInfo[]> {
+    const jobs = await this.allPages(
+      'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+      { run_id: runId, filter: 'latest' },
+      (page) => {
+        const body = page as {
+          total_count: number
+          jobs: {
+            name: string
+            status: string
+            conclusion: string | null
+            html_url: string | null
+            steps?: { name: string; status: string; conclusion: string | null }[]
+          }[]
+        }
+        return { total: body.total_count, items: body.jobs }
+      }
+    )
+    return jobs.map((job) => ({
+      name: job.name,
+      status: job.status,
+      conclusion: job.conclusion,
+      url: job.html_url ?? '',
+      steps: (job.steps ?? []).map((step) => ({
+        name: step.name,
+        status: step.status,
+        conclusion: step.conclusion
+      }))
+    }))
+  }
+
+  async findDispatchedRun(query: {
+    workflow: string
+    ref: string
+    since: number
+  }): Promise<{ runId: number; url: string } | null> {
+    // Creation times have whole seconds: a run created in the dispatch's second counts.
+    const since = new Date(Math.floor(query.since / 1000) * 1000).toISOString()
+    const body = await this.conditionalGet<{
+      workflow_runs: { id: number; html_url: string; created_at: string }[]
+    }>('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
+      workflow_id: query.workflow,
+      branch: query.ref.replace(/^refs\/heads\//, ''),
+      event: 'workflow_dispatch',
+      created: `>=${since.replace(/\.000Z$/, 'Z')}`,
+      per_page: PAGE_SIZE
+    })
+    const earliest = [...body.workflow_runs].sort(
+      (a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id
+    )[0]
+    return earliest ? { runId: earliest.id, url: earliest.html_url } : null
+  }
+
+  async branchesStartingWith(prefix: string): Promise<{ name: string; sha: string }[]> {
+    const refs = await this.conditionalGet<{ ref: string; object: { sha: string } }[]>(
+      'GET /repos/{owner}/{repo}/git/matching-refs/{ref}',
+      { ref: `heads/${prefix}` }
+    )
+    return refs.map((ref) => ({
+      name: ref.ref.replace(/^refs\/heads\//, ''),
+      sha: ref.object.sha
+    }))
+  }
+
+  async pullsInto(base: string, headPrefix: string): Promise<(PullInfo & { createdAt: number })[]> {
+    const pulls = await this.conditionalGet<RestPull[]>('GET /repos/{owner}/{repo}/pulls', {
+      base,
+      state: 'all',
+      sort: 'created',
+      direction: 'desc',
+      per_page: PAGE_SIZE
+    })
+    return pulls
+      .filter((pull) => pull.head.ref.startsWith(headPrefix))
+      .map((pull) => ({ ...toPull(pull), createdAt: Date.parse(pull.created_at ?? '') || 0 }))
   }
 
   async rerunFailedJobs(runId: number): Promise<void> {

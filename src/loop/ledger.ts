@@ -74,7 +74,7 @@ export const LEDGER_LIMITS = {
    * An attempt's note may hold what a maintainer must do when no fix can help (every cause
    * of silence, named): the brief shows it whole.
    */
-  maxAttemptNoteChars: 1000
+  maxAttemptNoteChars: 1600
 } as const
 
 const ATTEMPT_STATES = [

@@ -68,7 +68,7 @@ export function planReconcile(
   const kind = machine.paused ? pauseKindOf(machine.pauseReason) : null
   return {
     inFlight: open ? inFlightAttempts(ledger) : [],
-    fixer: redAndWaiting && latest?.dispatch?.runId ? latest : null,
+    fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
     expired: redAndWaiting && spent,
     resume:
       machine.paused && isCiPause(machine.pauseReason)
