@@ -15,12 +15,14 @@ import { dirname, join, posix, resolve } from 'node:path'
 const ENTRIES = [
   'setup/js/setup_globals.cjs',
   'setup/js/check_membership.cjs',
+  'setup/js/check_command_position.cjs',
   'setup/js/safe_output_handler_manager.cjs',
   'setup/js/push_to_pull_request_branch.cjs',
   'setup/js/create_pull_request.cjs',
   'setup/js/extra_empty_commit.cjs',
   'setup/js/push_repo_memory.cjs',
   'setup/js/push_signed_commits.cjs',
+  'setup/js/generate_git_patch.cjs',
   'setup/sh/clone_repo_memory_branch.sh'
 ]
 const REPOSITORY = 'https://github.com/github/gh-aw-actions'

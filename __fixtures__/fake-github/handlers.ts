@@ -76,6 +76,12 @@ const routes: Record<string, Handler> = {
 
   'GET /repos/{owner}/{repo}': (ctx) => ({ status: 200, body: repoJson(ctx) }),
 
+  // Branches here carry no protection rules (`protected: false` above): GitHub's answer.
+  'GET /repos/{owner}/{repo}/branches/{branch}/protection': (ctx) =>
+    ctx.model.state.branches[ctx.params.branch ?? '']
+      ? errorReply(404, 'Branch not protected')
+      : errorReply(404, 'Branch not found'),
+
   'GET /repos/{owner}/{repo}/branches/{branch}': (ctx) => {
     const sha = ctx.model.state.branches[ctx.params.branch ?? '']
     if (!sha) return errorReply(404, 'Branch not found')
