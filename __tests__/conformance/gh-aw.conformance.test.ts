@@ -124,8 +124,18 @@ function commitOf(world: GhAwWorld, ref: string): Commit {
 }
 
 const open: FakeGitHub[] = []
+// What gh-aw's scripts and the gate asked of the fake fits GitHub's description and was served.
 afterEach(async () => {
-  for (const fake of open.splice(0)) await fake.close()
+  for (const fake of open.splice(0)) {
+    try {
+      expect(
+        fake.invalidRequests().map((r) => `${r.method} ${r.path}: ${r.openapi.errors.join('; ')}`)
+      ).toEqual([])
+      expect(fake.unimplementedRequests().map((r) => `${r.method} ${r.path}`)).toEqual([])
+    } finally {
+      await fake.close()
+    }
+  }
 })
 
 async function live(memory: Record<string, string>, extra: Partial<Scenario> = {}) {
