@@ -2,12 +2,12 @@
  * The jobs of one autoloop workflow run, in the lock's order, each running gh-aw's own
  * scripts (gh-aw-runtime.ts): the agent job (the repo-memory clone, the agent's commit and
  * memory edits, gh-aw's patch), `safe_outputs` (the push handler, its CI-trigger commit),
- * `push_repo_memory`, and the gate from `dist/` between and after them.
+ * `push_repo_memory`. The gate's jobs between and after them are in gate-jobs.ts. No jest
+ * here: `npm run demo` runs these jobs too.
  */
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Scenario } from '../../__fixtures__/fake-github/index.js'
-import { runAction, type ActionRun } from '../helpers/run-action.js'
 import {
   OWNER,
   REPO,
@@ -80,11 +80,15 @@ export async function agentJob(
     runId: number
     change: Record<string, string>
     message: string
-    /** Edits to the memory snapshot, made after `beforeEdits` ran. */
+    /** The agent's edits to its memory snapshot. */
     editMemory?: (memoryDir: string) => void
+    /** The program's branch and its pull request; default `autoloop/coverage`, #5. */
+    branch?: string
+    pull?: number
   }
 ): Promise<AgentJob> {
   const job = startJob(world, 'agent', options.runId)
+  const branch = options.branch ?? PROGRAM_BRANCH
   const clone = await runShell(job, {
     tag: options.tag,
     script: 'clone_repo_memory_branch.sh',
@@ -96,8 +100,8 @@ export async function agentJob(
   })
   const memoryDir = join(job.ghAwDir, 'repo-memory', 'default')
   const workspace = checkout(job)
-  jobGit(job, workspace, 'fetch', 'origin', `${PROGRAM_BRANCH}:${PROGRAM_BRANCH}`)
-  jobGit(job, workspace, 'checkout', PROGRAM_BRANCH)
+  jobGit(job, workspace, 'fetch', 'origin', `${branch}:${branch}`)
+  jobGit(job, workspace, 'checkout', branch)
   for (const [path, text] of Object.entries(options.change))
     writeFileSync(join(workspace, path), text)
   jobGit(job, workspace, 'add', '-A')
@@ -110,7 +114,7 @@ export async function agentJob(
     script: 'generate_git_patch',
     cwd: workspace,
     env: { GITHUB_WORKSPACE: workspace },
-    call: { fn: 'generateGitPatch', args: [PROGRAM_BRANCH, 'main', { mode: 'incremental' }] }
+    call: { fn: 'generateGitPatch', args: [branch, 'main', { mode: 'incremental' }] }
   })
   const result = patch.result as { success?: boolean; patchPath?: string; baseCommit?: string }
   if (!result?.success || !result.patchPath)
@@ -119,8 +123,8 @@ export async function agentJob(
     )
   const item = {
     type: 'push_to_pull_request_branch',
-    branch: PROGRAM_BRANCH,
-    pull_request_number: PULL,
+    branch,
+    pull_request_number: options.pull ?? PULL,
     message: options.message,
     patch_path: result.patchPath,
     ...(result.baseCommit ? { base_commit: result.baseCommit } : {})
@@ -190,63 +194,6 @@ export async function pushRepoMemoryJob(
       GITHUB_WORKSPACE: workspace,
       ...options.env
     }
-  })
-}
-
-/** The selection the scheduler handed over (the fixture it wrote, for this program). */
-const SELECTION = readFileSync(
-  join(import.meta.dirname, '../../__fixtures__/handover/selection-selected.json'),
-  'utf8'
-)
-
-/** The `ci_gate` job: the bundled action (`node dist/index.js`), as the runner runs it. */
-export async function gateJob(
-  world: GhAwWorld,
-  runId: number,
-  iteration: { metric: number | null; improved: boolean; change: string },
-  serverUrl: string
-): Promise<ActionRun> {
-  const job = startJob(world, 'ci_gate', runId)
-  const selection = join(job.dir, 'autoloop.json')
-  const iterationFile = join(job.dir, 'iteration.json')
-  writeFileSync(selection, SELECTION)
-  writeFileSync(iterationFile, JSON.stringify(iteration))
-  return runAction({
-    inputs: {
-      push: 'false',
-      'selection-file': selection,
-      'iteration-file': iterationFile,
-      'state-branch': MEMORY_BRANCH,
-      'dispatch-workflow': 'autoloop.lock.yml',
-      'create-pr': 'false',
-      'poll-interval-seconds': '1',
-      'checks-grace-seconds': '3'
-    },
-    env: {
-      GITHUB_API_URL: world.apiUrl,
-      GITHUB_SERVER_URL: serverUrl,
-      GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
-      GITHUB_RUN_ID: String(runId)
-    },
-    timeoutMs: 60_000
-  })
-}
-
-/** `reconcile` (the `ci_reconcile` job, or a schedule), from the bundle. */
-export function reconcileJob(
-  world: GhAwWorld,
-  runId: number,
-  serverUrl: string
-): Promise<ActionRun> {
-  return runAction({
-    inputs: { command: 'reconcile', 'state-branch': MEMORY_BRANCH },
-    env: {
-      GITHUB_API_URL: world.apiUrl,
-      GITHUB_SERVER_URL: serverUrl,
-      GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
-      GITHUB_RUN_ID: String(runId)
-    },
-    timeoutMs: 60_000
   })
 }
 

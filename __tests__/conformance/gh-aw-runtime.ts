@@ -26,7 +26,7 @@ import {
 } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse } from 'yaml'
-import { parseOutputFile } from '../helpers/run-action.js'
+import { parseOutputFile } from '../helpers/output-file.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 export const VENDOR = join(ROOT, 'vendor', 'gh-aw-actions')
