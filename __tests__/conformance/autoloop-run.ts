@@ -34,7 +34,9 @@ const MEMORY_DIR = '/tmp/gh-aw/repo-memory/default'
 export function autoloopScenario(
   world: GhAwWorld,
   memory: Record<string, string>,
-  extra: Partial<Scenario> = {}
+  extra: Partial<Scenario> = {},
+  /** false: the program has no branch and no PR yet (its first iteration opens them). */
+  programBranch = true
 ): Scenario {
   return {
     owner: OWNER,
@@ -43,18 +45,24 @@ export function autoloopScenario(
     ...extra,
     contents: {
       main: { 'README.md': '# demo\n', 'src/ranges.js': 'module.exports = {}\n' },
-      [PROGRAM_BRANCH]: { 'README.md': '# demo\n', 'src/ranges.js': 'module.exports = {}\n' },
+      ...(programBranch
+        ? {
+            [PROGRAM_BRANCH]: { 'README.md': '# demo\n', 'src/ranges.js': 'module.exports = {}\n' }
+          }
+        : {}),
       [MEMORY_BRANCH]: memory,
       ...extra.contents
     },
-    pulls: [
-      {
-        number: PULL,
-        head: PROGRAM_BRANCH,
-        title: `[Autoloop: ${PROGRAM}] improve coverage`,
-        draft: true
-      }
-    ]
+    pulls: programBranch
+      ? [
+          {
+            number: PULL,
+            head: PROGRAM_BRANCH,
+            title: `[Autoloop: ${PROGRAM}] improve coverage`,
+            draft: true
+          }
+        ]
+      : []
   }
 }
 
@@ -85,6 +93,13 @@ export async function agentJob(
     /** The program's branch and its pull request; default `autoloop/coverage`, #5. */
     branch?: string
     pull?: number
+    /** Commits after the first, each its own. */
+    more?: Array<{ change: Record<string, string>; message: string }>
+    /**
+     * `push`: push_to_pull_request_branch onto the existing branch (default); `create`:
+     * create_pull_request, the branch made from `main` (the program's first iteration).
+     */
+    kind?: 'push' | 'create'
   }
 ): Promise<AgentJob> {
   const job = startJob(world, 'agent', options.runId)
@@ -100,12 +115,21 @@ export async function agentJob(
   })
   const memoryDir = join(job.ghAwDir, 'repo-memory', 'default')
   const workspace = checkout(job)
-  jobGit(job, workspace, 'fetch', 'origin', `${branch}:${branch}`)
-  jobGit(job, workspace, 'checkout', branch)
-  for (const [path, text] of Object.entries(options.change))
-    writeFileSync(join(workspace, path), text)
-  jobGit(job, workspace, 'add', '-A')
-  jobGit(job, workspace, 'commit', '-m', options.message)
+  const create = options.kind === 'create'
+  if (create) jobGit(job, workspace, 'checkout', '-b', branch)
+  else {
+    jobGit(job, workspace, 'fetch', 'origin', `${branch}:${branch}`)
+    jobGit(job, workspace, 'checkout', branch)
+  }
+  for (const commit of [
+    { change: options.change, message: options.message },
+    ...(options.more ?? [])
+  ]) {
+    for (const [path, text] of Object.entries(commit.change))
+      writeFileSync(join(workspace, path), text)
+    jobGit(job, workspace, 'add', '-A')
+    jobGit(job, workspace, 'commit', '-m', commit.message)
+  }
   const localSha = jobGit(job, workspace, 'rev-parse', 'HEAD').trim()
   options.editMemory?.(memoryDir)
 
@@ -114,7 +138,11 @@ export async function agentJob(
     script: 'generate_git_patch',
     cwd: workspace,
     env: { GITHUB_WORKSPACE: workspace },
-    call: { fn: 'generateGitPatch', args: [branch, 'main', { mode: 'incremental' }] }
+    // what the safe-outputs tool asks for: only the new commits for a push, all for a PR
+    call: {
+      fn: 'generateGitPatch',
+      args: [branch, 'main', { mode: create ? 'full' : 'incremental' }]
+    }
   })
   const result = patch.result as { success?: boolean; patchPath?: string; baseCommit?: string }
   if (!result?.success || !result.patchPath)
@@ -122,10 +150,18 @@ export async function agentJob(
       `gh-aw made no patch: ${JSON.stringify(result)}\n${patch.stdout}${patch.stderr}`
     )
   const item = {
-    type: 'push_to_pull_request_branch',
+    ...(create
+      ? {
+          type: 'create_pull_request',
+          title: `[Autoloop: ${branch.replace(/^autoloop\//, '')}] ${options.message}`,
+          body: 'The first iteration of the program.'
+        }
+      : {
+          type: 'push_to_pull_request_branch',
+          pull_request_number: options.pull ?? PULL,
+          message: options.message
+        }),
     branch,
-    pull_request_number: options.pull ?? PULL,
-    message: options.message,
     patch_path: result.patchPath,
     ...(result.baseCommit ? { base_commit: result.baseCommit } : {})
   }

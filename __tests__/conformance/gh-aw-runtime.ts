@@ -20,6 +20,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  rmdirSync,
   symlinkSync,
   unlinkSync,
   writeFileSync
@@ -257,7 +258,9 @@ let isolation: 'namespace' | 'lock' | undefined
 /** A private mount namespace where we are root and `unshare` works; else the lock. */
 function isolationKind(): 'namespace' | 'lock' {
   if (isolation) return isolation
+  // GH_AW_ISOLATION=lock forces the fallback (to try it where namespaces work)
   const probe =
+    process.env.GH_AW_ISOLATION !== 'lock' &&
     process.getuid?.() === 0 &&
     spawnSync('unshare', ['-m', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status ===
       0
@@ -275,6 +278,9 @@ async function withTmpLock<T>(ghAwDir: string, body: () => Promise<T>): Promise<
     }
   }
   try {
+    // an empty folder is the mount point a namespace run left: nothing to keep
+    if (existsSync(GH_AW_TMP) && !isSymlink(GH_AW_TMP) && readdirSync(GH_AW_TMP).length === 0)
+      rmdirSync(GH_AW_TMP)
     if (existsSync(GH_AW_TMP) || isSymlink(GH_AW_TMP)) {
       if (!isSymlink(GH_AW_TMP))
         throw new Error(
