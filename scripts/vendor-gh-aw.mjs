@@ -3,9 +3,9 @@
 // the scripts on the gate's path (README: "gh-aw conformance"), every local script they
 // require, gh-aw's licence and a SOURCE file naming repository, tag, tag object and commit.
 //
-//   node scripts/vendor-gh-aw.mjs <path to a clone or bare mirror of gh-aw-actions> <tag>
+//   node scripts/vendor-gh-aw.mjs <path to a clone or bare mirror of gh-aw-actions> <tag> [out]
 //
-// writes vendor/gh-aw-actions/<tag>/ (replacing it). Then run the conformance suite:
+// writes vendor/gh-aw-actions/<tag>/ (or `out`), replacing it. Then run the conformance suite:
 //   GH_AW_TAGS=<tag> npm run test:conformance
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -29,11 +29,13 @@ const REPOSITORY = 'https://github.com/github/gh-aw-actions'
 const REQUIRE = /require\(\s*["'`](\.\/[^"'`]+)["'`]\s*\)/g
 
 function usage(message) {
-  console.error(`${message}\nusage: node scripts/vendor-gh-aw.mjs <gh-aw-actions clone> <tag>`)
+  console.error(
+    `${message}\nusage: node scripts/vendor-gh-aw.mjs <gh-aw-actions clone> <tag> [out]`
+  )
   process.exit(2)
 }
 
-const [source, tag] = process.argv.slice(2)
+const [source, tag, outArg] = process.argv.slice(2)
 if (!source || !tag) usage('Missing an argument.')
 if (!/^v\d+\.\d+\.\d+$/.test(tag)) usage(`Tag ${tag} is not of the form vX.Y.Z.`)
 const git = (...args) =>
@@ -73,7 +75,9 @@ while (todo.length > 0) {
   }
 }
 
-const out = resolve(import.meta.dirname, '..', 'vendor', 'gh-aw-actions', tag)
+const out = outArg
+  ? resolve(outArg)
+  : resolve(import.meta.dirname, '..', 'vendor', 'gh-aw-actions', tag)
 rmSync(out, { recursive: true, force: true })
 const sorted = [...files].sort()
 for (const path of [...sorted, 'LICENSE']) {
