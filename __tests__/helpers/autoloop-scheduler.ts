@@ -8,6 +8,7 @@
  * Its GitHub lookups (issue programs, an existing PR) get no token and a proxy that refuses
  * at once, so they fail fast as it allows.
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ghAwWorld, spawnStep, startJob } from '../conformance/gh-aw-runtime.js'
@@ -20,9 +21,11 @@ export const SCHEDULER_PATH = resolve(
 
 /** Why the scheduler cannot run here, or null when it can. */
 export function schedulerMissing(): string | null {
-  return existsSync(SCHEDULER_PATH)
-    ? null
-    : `autoloop's scheduler is absent (expected at ${SCHEDULER_PATH}): its tests are skipped`
+  if (!existsSync(SCHEDULER_PATH))
+    return `autoloop's scheduler is absent (expected at ${SCHEDULER_PATH}): its tests are skipped`
+  if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0)
+    return "python3 is not on PATH: the tests that run autoloop's scheduler are skipped"
+  return null
 }
 
 /** What the scheduler wrote to /tmp/gh-aw/autoloop.json. */
