@@ -195,6 +195,7 @@ export class Model {
       repo: scenario.repo ?? 'demo',
       defaultBranch,
       actor,
+      collaborators: { ...scenario.collaborators },
       branches: { ...scenario.branches },
       heads: {},
       shaSeenAt: {},

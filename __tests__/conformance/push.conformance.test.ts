@@ -249,65 +249,80 @@ describeTags('gh-aw %s', (tag) => {
     })
   })
 
-  describe('the membership check of a run the gate dispatched (actor github-actions[bot], workflow_dispatch)', () => {
-    async function activated(allowedBots: string | undefined): Promise<boolean> {
-      const { world, fake } = await live(programFiles(PROGRAM, INITIAL))
+  describe('the membership check (pre_activation) of a run the gate dispatched', () => {
+    /** gh-aw's check_membership and check_command_position with the lock's environment. */
+    async function preActivation(options: {
+      event: string
+      actor: string
+      allowedBots?: string
+    }): Promise<{ activated: boolean; result: string | undefined; asked: number }> {
+      const { world, fake } = await live(programFiles(PROGRAM, INITIAL), {
+        collaborators: { octocat: 'write' }
+      })
       const job = startJob(world, 'pre_activation', 19_000_000_501)
       const env = {
-        GITHUB_EVENT_NAME: 'workflow_dispatch',
-        GITHUB_ACTOR: 'github-actions[bot]',
-        ...(allowedBots ? { GH_AW_ALLOWED_BOTS: allowedBots } : {})
+        GITHUB_EVENT_NAME: options.event,
+        GITHUB_ACTOR: options.actor,
+        ...(options.allowedBots ? { GH_AW_ALLOWED_BOTS: options.allowedBots } : {})
       }
       const payload = {
         inputs: { program: PROGRAM },
         ref: 'refs/heads/main',
         workflow: '.github/workflows/autoloop.lock.yml'
       }
-      const membership = await runScript(job, {
-        tag,
-        script: 'check_membership',
-        payload,
-        env: {
-          ...lockStepEnv(
-            'pre_activation',
-            { id: 'check_membership' },
-            world.expressions(job.runId)
-          ),
-          ...env
-        }
-      })
-      const position = await runScript(job, {
-        tag,
-        script: 'check_command_position',
-        payload,
-        env: {
-          ...lockStepEnv(
-            'pre_activation',
-            { id: 'check_command_position' },
-            world.expressions(job.runId)
-          ),
-          ...env
-        }
-      })
+      const step = (id: string, script: string) =>
+        runScript(job, {
+          tag,
+          script,
+          payload,
+          env: { ...lockStepEnv('pre_activation', { id }, world.expressions(job.runId)), ...env }
+        })
+      const membership = await step('check_membership', 'check_membership')
+      const position = await step('check_command_position', 'check_command_position')
       expect([membership.failed, position.failed]).toEqual([false, false])
-      // this tag's reason: workflow_dispatch is trusted when the roles include write
-      expect(membership.outputs.result).toBe('safe_event')
-      expect(fake.requests.filter((r) => r.route?.includes('collaborators'))).toEqual([])
-      // the lock's `activated` output
-      return (
-        membership.outputs.is_team_member === 'true' &&
-        position.outputs.command_position_ok === 'true'
-      )
+      return {
+        // the lock's `activated` output
+        activated:
+          membership.outputs.is_team_member === 'true' &&
+          position.outputs.command_position_ok === 'true',
+        result: membership.outputs.result,
+        asked: fake.requests.filter((r) => r.route?.includes('/collaborators/')).length
+      }
     }
 
-    // This tag predates gh-aw PR #31605, which stops trusting workflow_dispatch: the lock's
-    // `write` role lets every dispatched run through, bot or not.
-    it('without on.bots: activated (this tag still trusts workflow_dispatch)', async () => {
-      expect(await activated(undefined)).toBe(true)
-    })
+    // This tag predates gh-aw PR #31605, which stops trusting workflow_dispatch: with the
+    // lock's roles (write among them) every dispatched run is let through, bot or not.
+    it.each([
+      ['without on.bots', undefined],
+      ['with on.bots: [github-actions[bot]]', 'github-actions[bot]']
+    ])(
+      'workflow_dispatch by github-actions[bot], %s: activated, without asking',
+      async (_, allowedBots) => {
+        expect(
+          await preActivation({
+            event: 'workflow_dispatch',
+            actor: 'github-actions[bot]',
+            ...(allowedBots ? { allowedBots } : {})
+          })
+        ).toEqual({ activated: true, result: 'safe_event', asked: 0 })
+      }
+    )
 
-    it('with on.bots: [github-actions[bot]]: activated', async () => {
-      expect(await activated('github-actions[bot]')).toBe(true)
+    // What #31605 makes of a dispatched run: the permission check this tag already applies to
+    // repository_dispatch. github-actions[bot] has no role: only on.bots lets it through.
+    it('an event it checks, by github-actions[bot]: not activated; with on.bots: activated', async () => {
+      const bot = { event: 'repository_dispatch', actor: 'github-actions[bot]' }
+      expect(await preActivation(bot)).toMatchObject({
+        activated: false,
+        result: 'insufficient_permissions'
+      })
+      expect(await preActivation({ ...bot, allowedBots: 'github-actions[bot]' })).toMatchObject({
+        activated: true,
+        result: 'authorized_bot'
+      })
+      expect(await preActivation({ event: 'repository_dispatch', actor: 'octocat' })).toMatchObject(
+        { activated: true, result: 'authorized' }
+      )
     })
   })
 })

@@ -100,7 +100,7 @@ describe('POST /graphql createCommitOnBranch', () => {
   })
 })
 
-describe('branch protection', () => {
+describe('routes the gh-aw scripts call', () => {
   it('no branch has rules: 404 Branch not protected; pulls carry their labels', async () => {
     const { octokit } = await start()
     await expect(
@@ -122,5 +122,23 @@ describe('branch protection', () => {
     })
     const pull = await octokit.rest.pulls.get({ ...repo, pull_number: data.number })
     expect(pull.data.labels.map((l) => l.name)).toEqual(['autoloop'])
+  })
+
+  it("collaborator permission: the scenario role, GitHub's legacy permission beside it, none for others", async () => {
+    fake = await startFakeGitHub({
+      scenario: { collaborators: { octocat: 'maintain', hubot: 'admin' } }
+    })
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const permission = async (username: string) =>
+      (await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username })).data
+    expect(await permission('octocat')).toMatchObject({
+      permission: 'write',
+      role_name: 'maintain'
+    })
+    expect(await permission('hubot')).toMatchObject({ permission: 'admin', role_name: 'admin' })
+    expect(await permission('github-actions[bot]')).toMatchObject({
+      permission: 'none',
+      user: { login: 'github-actions[bot]', type: 'Bot' }
+    })
   })
 })
