@@ -272,9 +272,11 @@ async function withTmpLock<T>(ghAwDir: string, body: () => Promise<T>): Promise<
   for (;;) {
     try {
       mkdirSync(LOCK_DIR)
+      writeFileSync(join(LOCK_DIR, 'pid'), String(process.pid))
       break
     } catch {
-      await new Promise((r) => setTimeout(r, 50))
+      if (lockHolderGone()) rmSync(LOCK_DIR, { recursive: true, force: true })
+      else await new Promise((r) => setTimeout(r, 50))
     }
   }
   try {
@@ -293,6 +295,22 @@ async function withTmpLock<T>(ghAwDir: string, body: () => Promise<T>): Promise<
   } finally {
     if (isSymlink(GH_AW_TMP)) unlinkSync(GH_AW_TMP)
     rmSync(LOCK_DIR, { recursive: true, force: true })
+  }
+}
+
+/** Whether the process that holds the lock has ended without releasing it. */
+function lockHolderGone(): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(LOCK_DIR, 'pid'), 'utf8'))
+  } catch {
+    return false // being taken right now, or released
+  }
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
   }
 }
 
