@@ -28,7 +28,6 @@ export const PROGRAM = 'coverage'
 export const PROGRAM_BRANCH = `autoloop/${PROGRAM}`
 export const MEMORY_BRANCH = 'memory/autoloop'
 export const PULL = 5
-const MEMORY_DIR = '/tmp/gh-aw/repo-memory/default'
 
 /** The world's fake scenario: its bare repository, the program's branch, PR and files. */
 export function autoloopScenario(
@@ -233,4 +232,4 @@ export async function pushRepoMemoryJob(
   })
 }
 
-export { ghAwWorld, MEMORY_DIR }
+export { ghAwWorld }

@@ -58,12 +58,6 @@ export function vendoredTags(): string[] {
   return wanted ? all.filter((tag) => wanted.includes(tag)) : all
 }
 
-/** The commit a vendored tag was taken from (its SOURCE file). */
-export function vendoredCommit(tag: string): string {
-  const source = readFileSync(join(VENDOR, tag, 'SOURCE'), 'utf8')
-  return /^commit: ([0-9a-f]{40})$/m.exec(source)?.[1] ?? ''
-}
-
 // --- autoloop's lock ------------------------------------------------------------------------
 
 interface LockStep {
