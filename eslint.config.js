@@ -29,7 +29,7 @@ const PURE_MODULES = [
 ]
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '__fixtures__/corpus/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '__fixtures__/corpus/**', 'vendor/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -1,3 +1,4 @@
+/* global process */
 // ESM jest: sources are TypeScript compiled per file by swc (no type checking here;
 // `npm run typecheck` does that), test files import siblings with `.js` specifiers.
 // Two projects: `unit` (pure modules and single adapters) and `integration` (the action run
@@ -24,6 +25,9 @@ const integration = [
   '<rootDir>/__tests__/hostile/**/*.test.ts',
   '<rootDir>/__tests__/concurrency/**/*.test.ts'
 ]
+// gh-aw's own runtime scripts around the bundle (README: "gh-aw conformance"): about two
+// minutes, so only `npm run test:conformance` runs it (GH_AW_CONFORMANCE=1).
+const conformance = ['<rootDir>/__tests__/conformance/**/*.test.ts']
 
 /** @type {import('jest').Config} */
 export default {
@@ -34,7 +38,9 @@ export default {
       testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
       testPathIgnorePatterns: [
         '/node_modules/',
-        ...integration.map((glob) => glob.replace('<rootDir>/', '/').replace('/**/*.test.ts', '/'))
+        ...[...integration, ...conformance].map((glob) =>
+          glob.replace('<rootDir>/', '/').replace('/**/*.test.ts', '/')
+        )
       ]
     },
     {
@@ -42,7 +48,10 @@ export default {
       displayName: 'integration',
       testMatch: integration,
       setupFilesAfterEnv: ['<rootDir>/__tests__/setup/integration.ts']
-    }
+    },
+    ...(process.env.GH_AW_CONFORMANCE
+      ? [{ ...common, displayName: 'conformance', testMatch: conformance }]
+      : [])
   ],
   coverageProvider: 'v8',
   // Everything but the two entry points, which only wire the real runner in.

@@ -7,15 +7,17 @@
  * 1. plain `uses:` step: one step runs a whole iteration: the agent's commit is pushed and CI
  *    goes red (a real jest failure log); `fix-command` reads the failure summary and commits a
  *    fix; the gate pushes it and CI goes green.
- * 2. gh-aw autoloop: two workflow runs as gh-aw runs them. Run 1: the agent's commit lands
- *    through safe_outputs with gh-aw's empty CI-trigger commit on top; the `ci_gate` job finds
+ * 2. gh-aw autoloop: two workflow runs as gh-aw runs them, with gh-aw's own scripts
+ *    (vendor/gh-aw-actions, README: "gh-aw conformance") for the repo-memory clone, the push
+ *    and the memory push. Run 1: the agent's commit lands through safe_outputs with gh-aw's
+ *    empty CI-trigger commit on top; the `ci_gate` job finds
  *    CI red, writes the fix brief into `<program>.md` and starts the fixer run. Run 2 (that
  *    dispatched run): the agent reads the brief, pushes a fix; CI is green and the gate records
  *    the iteration as accepted with the agent's metric. Then the same red gate on a gh-aw whose
  *    `pre_activation` skips the dispatched fixer run: `ci_reconcile` reports it as such.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -25,6 +27,12 @@ import {
   type FakeGitHub
 } from '../__fixtures__/fake-github/index.js'
 import { createStateFile } from '../src/state/template.js'
+import {
+  agentJob,
+  pushRepoMemoryJob,
+  safeOutputsJob
+} from '../__tests__/conformance/autoloop-run.js'
+import { LOCK_PATH, OWNER, REPO, ghAwWorld } from '../__tests__/conformance/gh-aw-runtime.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const DIST = join(ROOT, 'dist/index.js')
@@ -32,6 +40,8 @@ const JEST_LOG = join(ROOT, '__fixtures__/corpus/jest/assertion/job-log.log')
 const GOOD_CART = 'export const total = (prices) => prices.reduce((a, b) => a + b, 0)\n'
 const FAST_BROKEN_CART =
   'export const total = (prices) => prices.slice(1).reduce((a, b) => a + b, 0)\n'
+/** The gh-aw release whose scripts scene 2 runs: the one autoloop's lock pins. */
+const DEMO_GH_AW = 'v0.65.6'
 const FIXED_CART =
   'export const total = (prices) => prices.reduce((a, b) => a + b, 0) // fast path kept\n'
 
@@ -254,11 +264,16 @@ async function plainScene(): Promise<boolean> {
 // Scene 2: gh-aw autoloop, two workflow runs
 
 async function ghawScene(): Promise<boolean> {
+  if (!existsSync(LOCK_PATH)) {
+    console.log(
+      `Scene 2 skipped: it runs gh-aw's scripts with the environment autoloop's lock sets, and the lock is not at ${LOCK_PATH}`
+    )
+    return true
+  }
   const program = 'cart-speed'
   const branch = `autoloop/${program}`
   const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
-  const repo = project(tmp, branch)
-  repo.git('push', '-q', 'origin', branch)
+  const world = ghAwWorld(tmp)
   const artifact = join(tmp, 'gh-aw', 'agent')
   mkdirSync(artifact, { recursive: true })
   const stateFile = createStateFile(program, {
@@ -273,14 +288,23 @@ async function ghawScene(): Promise<boolean> {
   const fake = await startFakeGitHub({
     realTime: true,
     scenario: {
-      gitDir: repo.bare,
-      contents: { 'memory/autoloop': { [`${program}.md`]: stateFile } },
+      owner: OWNER,
+      repo: REPO,
+      gitDir: world.gitDir,
+      contents: {
+        main: { 'cart.js': GOOD_CART },
+        [branch]: { 'cart.js': GOOD_CART },
+        'memory/autoloop': { [`${program}.md`]: stateFile }
+      },
       issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }],
-      pulls: [{ number: 7, head: branch, draft: true }],
+      pulls: [
+        { number: 7, head: branch, title: `[Autoloop: ${program}] faster cart`, draft: true }
+      ],
       workflows: ['autoloop.lock.yml'],
       dispatchedRuns: { queuedSeconds: 1, runSeconds: 600, conclusion: 'success' }
     }
   })
+  world.apiUrl = fake.apiUrl
   const gateInputs = {
     command: 'gate',
     push: 'false',
@@ -290,13 +314,48 @@ async function ghawScene(): Promise<boolean> {
     'create-pr': 'false',
     'dispatch-workflow': 'autoloop.lock.yml'
   }
-  /** What safe_outputs does: the agent's commit, then gh-aw's empty CI-trigger commit. */
-  const landPush = (content: string, message: string): { agent: string; trigger: string } => {
-    const agent = repo.commit(content, message)
-    repo.git('push', '-q', 'origin', branch)
-    const trigger = repo.commit(null, 'ci: trigger checks')
-    repo.git('push', '-q', 'origin', branch)
-    return { agent, trigger }
+  /**
+   * The agent job and the jobs after it, with gh-aw's own scripts (vendored, the tag
+   * autoloop's lock pins): the repo-memory clone, the agent's commit and a lesson in its
+   * memory, safe_outputs (the push and the empty CI-trigger commit), push_repo_memory.
+   */
+  const landPush = async (
+    runId: number,
+    content: string,
+    message: string,
+    lesson: string
+  ): Promise<{ agent: string; trigger: string }> => {
+    const agent = await agentJob(world, {
+      tag: DEMO_GH_AW,
+      runId,
+      change: { 'cart.js': content },
+      message,
+      branch,
+      pull: 7,
+      editMemory: (dir) => {
+        const file = join(dir, `${program}.md`)
+        writeFileSync(
+          file,
+          readFileSync(file, 'utf8').replace(
+            '## 📚 Lessons Learned\n',
+            `## 📚 Lessons Learned\n\n- ${lesson}\n`
+          )
+        )
+      }
+    })
+    const safe = await safeOutputsJob(world, agent, { tag: DEMO_GH_AW })
+    const memory = await pushRepoMemoryJob(world, agent, { tag: DEMO_GH_AW })
+    if (safe.failed || memory.failed)
+      throw new Error(
+        `gh-aw's safe_outputs or push_repo_memory failed:\n${safe.stdout}\n${memory.stdout}`
+      )
+    const revParse = (ref: string) =>
+      execFileSync('git', [`--git-dir=${world.gitDir}`, 'rev-parse', ref], {
+        encoding: 'utf8'
+      }).trim()
+    const trigger = revParse(`refs/heads/${branch}`)
+    const pushed = revParse(`${trigger}^`)
+    return { agent: pushed, trigger }
   }
   const handOver = (iteration: object) => {
     writeFileSync(
@@ -305,18 +364,19 @@ async function ghawScene(): Promise<boolean> {
     )
     writeFileSync(join(artifact, 'autoloop-iteration.json'), JSON.stringify(iteration))
   }
+  const mainHead = fake.state.branches.main!
   try {
     banner(
       'Scene 2, gh-aw autoloop, run 1 (scheduled): the agent commits a faster cart; safe_outputs pushes it'
     )
-    const first = landPush(FAST_BROKEN_CART, `[Autoloop: ${program}] Iteration 12: faster total()`)
-    console.log(
-      `  agent commit ${first.agent.slice(0, 7)}, gh-aw's empty CI-trigger commit ${first.trigger.slice(0, 7)} on top`
+    const first = await landPush(
+      5001,
+      FAST_BROKEN_CART,
+      `[Autoloop: ${program}] Iteration 12: faster total()`,
+      'total() is hot: 40% of checkout time'
     )
-    fake.memoryPush(
-      'memory/autoloop',
-      { [`${program}.md`]: stateFile },
-      'Update repo memory from workflow run 5001'
+    console.log(
+      `  gh-aw ${DEMO_GH_AW}: agent commit ${first.agent.slice(0, 7)} (through GraphQL), its empty CI-trigger commit ${first.trigger.slice(0, 7)} on top; push_repo_memory wrote the agent's lesson`
     )
     handOver({
       program,
@@ -325,7 +385,7 @@ async function ghawScene(): Promise<boolean> {
       change: 'faster total(): skip the first price'
     })
     fake.state.checkRuns.push(
-      check(repo.main, 'test', 1, 'success'),
+      check(mainHead, 'test', 1, 'success'),
       check(first.trigger, 'test', 3, 'failure', JEST_LOG),
       check(first.trigger, 'lint', 2, 'success')
     )
@@ -351,9 +411,14 @@ async function ghawScene(): Promise<boolean> {
     banner(
       `Run 2 (dispatched, run ${dispatch?.runId ?? '?'}): the agent fixes what the brief lists and pushes one commit`
     )
-    const second = landPush(FIXED_CART, `[Autoloop: ${program}] Iteration 12: fix total()`)
+    const second = await landPush(
+      dispatch?.runId ?? 5002,
+      FIXED_CART,
+      `[Autoloop: ${program}] Iteration 12: fix total()`,
+      'keep the first price: the test covers it'
+    )
     console.log(
-      `  agent commit ${second.agent.slice(0, 7)}, gh-aw's empty CI-trigger commit ${second.trigger.slice(0, 7)} on top`
+      `  gh-aw ${DEMO_GH_AW}: agent commit ${second.agent.slice(0, 7)}, its empty CI-trigger commit ${second.trigger.slice(0, 7)} on top`
     )
     handOver({ program, metric: 0.91, improved: true, change: 'faster total(), first price kept' })
     fake.state.checkRuns.push(

@@ -259,19 +259,32 @@ export class GitRepo {
     files: Record<string, string | Buffer>
     message: string
     author: Identity
+    /** Default: the author. */
+    committer?: Identity
+    /** Paths removed from the parent's tree. */
+    deletions?: string[]
   }): string {
     const { branch, parent, files, message, author } = options
-    const who = `${author.name} <${author.email}> ${Math.floor(author.date / 1000)} +0000`
+    const stamp = (who: Identity) =>
+      `${who.name} <${who.email}> ${Math.floor(who.date / 1000)} +0000`
+    const who = stamp(author)
     const stream: Buffer[] = []
     const data = (content: string | Buffer): void => {
       const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
       stream.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'))
     }
     stream.push(
-      Buffer.from(`commit refs/heads/${branch}\nmark :1\nauthor ${who}\ncommitter ${who}\n`)
+      Buffer.from(
+        `commit refs/heads/${branch}\nmark :1\nauthor ${who}\ncommitter ${stamp(options.committer ?? author)}\n`
+      )
     )
     data(message)
     if (parent) stream.push(Buffer.from(`from ${parent}\n`))
+    for (const path of options.deletions ?? []) {
+      if (/[\n"]/.test(path) || path === '')
+        throw new Error(`unsupported path ${JSON.stringify(path)}`)
+      stream.push(Buffer.from(`D ${path}\n`))
+    }
     for (const [path, content] of Object.entries(files)) {
       if (/[\n"]/.test(path) || path === '')
         throw new Error(`unsupported path ${JSON.stringify(path)}`)

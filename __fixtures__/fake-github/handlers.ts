@@ -23,6 +23,7 @@ import {
   record,
   repoJson,
   statusJson,
+  userJson,
   str,
   type Handler,
   type HandlerContext,
@@ -75,6 +76,23 @@ const routes: Record<string, Handler> = {
   },
 
   'GET /repos/{owner}/{repo}': (ctx) => ({ status: 200, body: repoJson(ctx) }),
+
+  // GitHub's legacy `permission` maps maintain to write and triage to read; `role_name` is the role.
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission': (ctx) => {
+    const login = ctx.params.username ?? ''
+    const role = ctx.model.state.collaborators[login] ?? 'none'
+    const legacy = { maintain: 'write', triage: 'read' } as Record<string, string>
+    return {
+      status: 200,
+      body: { permission: legacy[role] ?? role, role_name: role, user: userJson(ctx, login) }
+    }
+  },
+
+  // Branches here carry no protection rules (`protected: false` above): GitHub's answer.
+  'GET /repos/{owner}/{repo}/branches/{branch}/protection': (ctx) =>
+    ctx.model.state.branches[ctx.params.branch ?? '']
+      ? errorReply(404, 'Branch not protected')
+      : errorReply(404, 'Branch not found'),
 
   'GET /repos/{owner}/{repo}/branches/{branch}': (ctx) => {
     const sha = ctx.model.state.branches[ctx.params.branch ?? '']

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { faultAnswer, takeFault } from './faults.js'
 import { GIT_HTTP_PATH, serveGitHttp } from './git-http.js'
+import { GRAPHQL_ROUTE, graphqlRequest } from './graphql.js'
 import { errorReply, handlerFor, type Reply } from './handlers.js'
 import { Model } from './model.js'
 import { openApiValidator, type RequestToValidate } from './openapi.js'
@@ -230,11 +231,21 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     }
     model.syncHeads()
     model.rollRateLimitWindow()
-    const match = validator.validate({ method, path, query: url.searchParams, body })
+    // GraphQL is outside GitHub's REST description: graphql.ts checks and answers it.
+    const graphql =
+      method === 'POST' && path === '/graphql' ? graphqlRequest(model, rec.body) : undefined
+    const match = graphql
+      ? {
+          route: GRAPHQL_ROUTE,
+          valid: graphql.errors.length === 0,
+          errors: graphql.errors,
+          params: {} as Record<string, string>
+        }
+      : validator.validate({ method, path, query: url.searchParams, body })
     rec.route = match.route
     rec.openapi = { valid: match.valid, errors: match.errors }
-    const handler = handlerFor(match.route)
-    rec.implemented = handler !== undefined
+    const handler = graphql ? () => graphql.run() : handlerFor(match.route)
+    rec.implemented = graphql ? graphql.implemented : handler !== undefined
     const { owner, repo } = match.params
     const wrongRepo =
       (owner !== undefined && owner.toLowerCase() !== model.state.owner.toLowerCase()) ||

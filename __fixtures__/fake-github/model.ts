@@ -195,6 +195,7 @@ export class Model {
       repo: scenario.repo ?? 'demo',
       defaultBranch,
       actor,
+      collaborators: { ...scenario.collaborators },
       branches: { ...scenario.branches },
       heads: {},
       shaSeenAt: {},
@@ -387,6 +388,46 @@ export class Model {
     this.state.branches[branch] = sha
     this.syncHeads()
     return sha
+  }
+
+  /**
+   * GraphQL `createCommitOnBranch`: a commit on the branch head, only when that is
+   * `expectedHeadOid`, authored by the token's user and committed by GitHub (what GitHub
+   * signs). Returns the new SHA, or GitHub's error when the head is another commit.
+   */
+  createCommitOnBranch(change: {
+    branch: string
+    expectedHeadOid: string
+    additions: Record<string, Buffer>
+    deletions: string[]
+    message: string
+  }): { oid: string } | { error: string; type: string } {
+    this.syncHeads()
+    const head = this.state.branches[change.branch]
+    if (head === undefined || !this.gitCommit(head))
+      return {
+        type: 'NOT_FOUND',
+        error: `A ref named "refs/heads/${change.branch}" does not exist`
+      }
+    if (head !== change.expectedHeadOid)
+      return {
+        type: 'STALE_DATA',
+        error: `Expected branch to point to "${change.expectedHeadOid}" but it did not. Pull and try again.`
+      }
+    const committer = { name: 'GitHub', email: 'noreply@github.com', date: this.now() }
+    const sha = this.repo().writeCommit({
+      branch: change.branch,
+      parent: head,
+      files: change.additions,
+      deletions: change.deletions,
+      message: change.message,
+      author: this.identity(),
+      committer
+    })
+    this.lastGitHeads[change.branch] = sha
+    this.state.branches[change.branch] = sha
+    this.syncHeads()
+    return { oid: sha }
   }
 
   memoryPush(branch: string, files: Record<string, string>, message?: string): string {

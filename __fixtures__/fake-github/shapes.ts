@@ -277,6 +277,10 @@ export function pullJson(ctx: HandlerContext, pull: PullRecord): Record<string, 
     body: pull.body,
     user: userJson(ctx, ctx.model.state.actor),
     draft: pull.draft,
+    // a pull is an issue: its labels are the issue's (GitHub always sends the list)
+    labels: (ctx.model.state.issues.find((i) => i.pull === pull.number)?.labels ?? []).map((name) =>
+      labelJson(ctx, name)
+    ),
     created_at: iso(pull.createdAt),
     updated_at: iso(pull.updatedAt),
     closed_at: null,

@@ -309,7 +309,11 @@ export interface Scenario {
   startTime?: number | string
   /** Login that authors comments, pulls and commits. Default `github-actions[bot]`. */
   actor?: string
+  /** Repository roles by login, for the collaborator permission route; others have none. */
+  collaborators?: Record<string, CollaboratorRole>
 }
+
+export type CollaboratorRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
 
 export interface FakeGitHubOptions {
   scenario?: Scenario
@@ -473,6 +477,7 @@ export interface FakeState {
   repo: string
   defaultBranch: string
   actor: string
+  collaborators: Record<string, CollaboratorRole>
   /** Branch → head SHA (git's `refs/heads/*` are merged in before every request). */
   branches: Record<string, string>
   heads: Record<string, HeadHistory>

@@ -6,7 +6,10 @@
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { parseOutputFile } from './output-file.js'
 import { tempDir } from './temp-dir.js'
+
+export { parseOutputFile }
 
 export const DIST_ENTRY = resolve(import.meta.dirname, '../../dist/index.js')
 
@@ -26,25 +29,6 @@ export interface RunActionOptions {
   env?: Record<string, string | undefined>
   cwd?: string
   timeoutMs?: number
-}
-
-/** Parses the GITHUB_OUTPUT file format (`name=value` and `name<<DELIM` heredocs). */
-export function parseOutputFile(text: string): Record<string, string> {
-  const outputs: Record<string, string> = {}
-  const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? ''
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
-    if (heredoc?.[1] && heredoc[2]) {
-      const value: string[] = []
-      for (i++; i < lines.length && lines[i] !== heredoc[2]; i++) value.push(lines[i] ?? '')
-      outputs[heredoc[1]] = value.join('\n')
-    } else if (line.includes('=')) {
-      const at = line.indexOf('=')
-      outputs[line.slice(0, at)] = line.slice(at + 1)
-    }
-  }
-  return outputs
 }
 
 export function inputEnv(inputs: Record<string, string>): Record<string, string> {

@@ -12,7 +12,8 @@
  * - a program is skipped when `completed` or `paused` lower-cased is `true`, or when the last
  *   five recent statuses are all `rejected`.
  *
- * Deliberately shares no code with `src/state/**`: tests check the writer against it.
+ * Deliberately shares no code with `src/state/**`: tests check the writer against it, and
+ * integration/scheduler-rule-vs-autoloop.int.test.ts checks it against autoloop's own code.
  */
 
 /** The characters Python's `str.isspace()` (and so `\s` and `strip()`) treats as whitespace. */
@@ -54,8 +55,10 @@ export function readLikeScheduler(text: string): SchedulerReading {
     }
   }
   const isTrue = (key: string): boolean => (fields[key] ?? 'None').toLowerCase() === 'true'
-  if (isTrue('completed')) return { fields, skipped: true, why: 'completed' }
-  if (isTrue('paused')) return { fields, skipped: true, why: `paused: ${fields['pause_reason']}` }
+  if (isTrue('completed')) return { fields, skipped: true, why: 'completed: target metric reached' }
+  // Python's `state.get("pause_reason", "unknown")`: None prints as `None`
+  const reason = 'pause_reason' in fields ? (fields['pause_reason'] ?? 'None') : 'unknown'
+  if (isTrue('paused')) return { fields, skipped: true, why: `paused: ${reason}` }
   const recent = (fields['recent_statuses'] ?? '')
     .split(',')
     .map((status) => pyStrip(status).toLowerCase())
