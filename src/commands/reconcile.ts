@@ -52,6 +52,7 @@ import { errorMessage } from '../errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
 import { ignoreMatcher } from './gate-wait.js'
+import { doctorForReconcile } from './doctor.js'
 
 /** Programs handled at once. */
 export const RECONCILE_CONCURRENCY = 8
@@ -585,14 +586,17 @@ export async function runReconcileCommand(
   const errors = reports
     .filter((r) => r.error !== null)
     .map((r) => ({ program: r.program, reason: r.error as string }))
+  // The setup check, fail-soft: a broken setup shows here before the first red iteration.
+  const doctor = await doctorForReconcile(config, deps)
   return {
     outputs: {
       status: 'reconciled',
       resumed: JSON.stringify(resumed),
       abandoned: JSON.stringify(abandoned),
-      errors: JSON.stringify(errors)
+      errors: JSON.stringify(errors),
+      doctor: doctor.output
     },
-    summary: summaryOf(reports, label),
+    summary: summaryOf(reports, label) + doctor.summary,
     message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
   }
 }
