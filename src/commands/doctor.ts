@@ -8,7 +8,7 @@ import type { Config } from '../inputs.js'
 import { errorMessage } from '../errors.js'
 import { oneLine } from '../text/untrusted.js'
 import type { DoctorReport } from '../doctor/model.js'
-import { runDoctor, type DoctorApi } from '../doctor/read.js'
+import { runDoctor, type DoctorApi, type DoctorSources } from '../doctor/read.js'
 import { reportJson, reportLines, reportMarkdown, reportTable } from '../doctor/report.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
 
@@ -23,9 +23,13 @@ function apiOf(deps: CommandDeps): DoctorApi | null {
   }
 }
 
-function diagnoseRepository(config: Config, deps: CommandDeps): Promise<DoctorReport> {
+function diagnoseRepository(
+  config: Config,
+  deps: CommandDeps,
+  sources: Partial<DoctorSources> = {}
+): Promise<DoctorReport> {
   return runDoctor(
-    { dir: deps.environment.workspace, api: apiOf(deps) },
+    { dir: deps.environment.workspace, api: apiOf(deps), ...sources },
     { stateBranch: config.stateBranch }
   )
 }
@@ -47,15 +51,21 @@ export async function runDoctorCommand(config: Config, deps: CommandDeps): Promi
 }
 
 /**
- * The doctor as `reconcile` runs it: never throws. Returns the summary section (empty when the
- * repository has no autoloop workflow or every check is ok) and the `doctor` output.
+ * The doctor as `reconcile` runs it: never throws, and sends no API request (reconcile's cost
+ * stays what its programs need): it reads the checkout, and takes the state branch's existence
+ * from reconcile's own read. Returns the summary section (empty when the workspace has no
+ * autoloop workflow or every check is ok) and the `doctor` output.
  */
 export async function doctorForReconcile(
   config: Config,
-  deps: CommandDeps
+  deps: CommandDeps,
+  known?: DoctorSources['known']
 ): Promise<{ summary: string; output: string }> {
   try {
-    const report = await diagnoseRepository(config, deps)
+    const report = await diagnoseRepository(config, deps, {
+      api: null,
+      ...(known ? { known } : {})
+    })
     if (!report.found) return { summary: '', output: '' }
     const problems = report.checks.filter((f) => f.level !== 'ok')
     for (const finding of problems)

@@ -34,8 +34,10 @@ export interface DoctorApi {
 export interface DoctorSources {
   /** The repository checkout; its files win when it has `.github/workflows/`. */
   dir: string | null
-  /** The API; absent offline. */
+  /** The API (the default branch, the state branch, the files without a checkout); null offline. */
   api: DoctorApi | null
+  /** A state branch whose existence the caller knows already (reconcile read it with git). */
+  known?: { branch: string; exists: boolean }
 }
 
 const WORKFLOW_NAME = WORKFLOW_FILE.split('/').pop() as string
@@ -94,8 +96,42 @@ async function readApi(api: DoctorApi, branch: string): Promise<SetupFiles> {
   }
 }
 
+/** Nothing to read: no checkout with workflows, and no API. */
+function nothingFound(sources: DoctorSources): SetupFiles {
+  return {
+    source: sources.dir
+      ? `local: ${sources.dir} (no ${WORKFLOWS_DIR}/)`
+      : 'nothing (no checkout, no API)',
+    workflow: null,
+    lock: null,
+    others: [],
+    skipped: 0
+  }
+}
+
+async function stateBranchFacts(
+  sources: DoctorSources,
+  branch: string
+): Promise<Pick<RepoFacts, 'stateBranchExists' | 'stateBranchNote'>> {
+  if (sources.known?.branch === branch) return { stateBranchExists: sources.known.exists }
+  if (!sources.api)
+    return {
+      stateBranchExists: null,
+      stateBranchNote: 'offline (no token or repository to ask the API)'
+    }
+  try {
+    return { stateBranchExists: (await sources.api.branchHead(branch)) !== null }
+  } catch (error) {
+    return {
+      stateBranchExists: null,
+      stateBranchNote: `the API answered: ${errorMessage(error).split('\n')[0]}`
+    }
+  }
+}
+
 /**
- * Reads the setup and checks it. Throws only when neither the checkout nor the API can be read.
+ * Reads the setup and checks it: the checkout's files when it has `.github/workflows/`, else the
+ * default branch's through the API. Throws only when the API fails to list or read them.
  */
 export async function runDoctor(
   sources: DoctorSources,
@@ -104,35 +140,12 @@ export async function runDoctor(
   const { api } = sources
   const local = sources.dir ? await readLocal(sources.dir) : null
   const defaultBranch = api ? await api.defaultBranch() : null
-  let files = local
-  if (!files) {
-    if (!api || defaultBranch === null)
-      return diagnose(
-        parseSetup({
-          source: sources.dir
-            ? `local: ${sources.dir} (no ${WORKFLOWS_DIR}/)`
-            : 'nothing (no checkout, no API)',
-          workflow: null,
-          lock: null,
-          others: [],
-          skipped: 0
-        }),
-        { defaultBranch: null, stateBranchExists: null },
-        options
-      )
-    files = await readApi(api, defaultBranch)
-  }
+  const files =
+    local ??
+    (api && defaultBranch !== null ? await readApi(api, defaultBranch) : nothingFound(sources))
   const setup = parseSetup(files)
   const facts: RepoFacts = { defaultBranch, stateBranchExists: null }
-  if (setup.workflow) {
-    if (!api) facts.stateBranchNote = 'offline (no token or repository to ask the API)'
-    else {
-      try {
-        facts.stateBranchExists = (await api.branchHead(stateBranchOf(setup, options))) !== null
-      } catch (error) {
-        facts.stateBranchNote = `the API answered: ${errorMessage(error).split('\n')[0]}`
-      }
-    }
-  }
+  if (setup.workflow)
+    Object.assign(facts, await stateBranchFacts(sources, stateBranchOf(setup, options)))
   return diagnose(setup, facts, options)
 }
