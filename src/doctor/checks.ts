@@ -450,10 +450,16 @@ export function memoryGlobMatches(glob: string, path: string): boolean {
 /** The gate's state branch: its step's `state-branch`, else the configured one. */
 export function stateBranchOf(setup: ParsedSetup, options: DoctorOptions): string {
   const { main } = views(setup)
-  const gate = main
-    ? actionSteps(main.doc).find((s) => input(s, 'state-branch') !== undefined)
-    : undefined
-  return (gate && input(gate, 'state-branch')) ?? options.stateBranch
+  const steps = main ? actionSteps(main.doc) : []
+  const step = steps.find((s) => s.command === 'gate') ?? steps[0]
+  return (step && input(step, 'state-branch')) ?? options.stateBranch
+}
+
+/** Every state branch the action's steps use (a step without `state-branch`: the configured one). */
+function stateBranchesOf(view: View, options: DoctorOptions): string[] {
+  const steps = actionSteps(view.doc).filter((s) => s.command !== 'doctor')
+  const branches = steps.map((s) => input(s, 'state-branch') ?? options.stateBranch)
+  return [...new Set(branches.length > 0 ? branches : [options.stateBranch])]
 }
 
 /** The file-globs of the memory on `branch`: null when no memory pushes to it, [] when none is set. */
@@ -482,20 +488,23 @@ function memoryGlobs(view: View, branch: string): string[] | null {
 function memoryGlobCheck(setup: ParsedSetup, options: DoctorOptions): Finding {
   const branch = stateBranchOf(setup, options)
   const ledger = 'ci-gate/example.json'
-  const { problems, stale, view } = judged(setup, (view) => {
-    const globs = memoryGlobs(view, branch)
-    if (globs === null) return [`no repo-memory pushes to ${branch}, the gate's state branch`]
-    if (globs.length === 0)
-      return [
-        `repo-memory on ${branch} has no file-glob: every memory push copies the agent's whole snapshot, its stale ci-gate/ ledgers too`
-      ]
-    const leaking = globs.filter((glob) => memoryGlobMatches(glob, ledger))
-    return leaking.length > 0
-      ? [
-          `file-glob ${leaking.join(', ')} matches ${ledger}: memory pushes copy the agent's stale ledgers over the gate's`
+  const { problems, stale, view } = judged(setup, (view) =>
+    stateBranchesOf(view, options).flatMap((branch) => {
+      const globs = memoryGlobs(view, branch)
+      if (globs === null)
+        return [`no repo-memory pushes to ${branch}, the state branch the action is given`]
+      if (globs.length === 0)
+        return [
+          `repo-memory on ${branch} has no file-glob: every memory push copies the agent's whole snapshot, its stale ci-gate/ ledgers too`
         ]
-      : []
-  })
+      const leaking = globs.filter((glob) => memoryGlobMatches(glob, ledger))
+      return leaking.length > 0
+        ? [
+            `file-glob ${leaking.join(', ')} matches ${ledger}: memory pushes copy the agent's stale ledgers over the gate's`
+          ]
+        : []
+    })
+  )
   if (!view)
     return finding('memory-glob', 'fail', 'no workflow to read', 'see the autoloop workflow check')
   if (problems.length === 0)
