@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { errorMessage } from '../errors.js'
+import { ActionError, errorMessage } from '../errors.js'
 import { stateBranchOf, type DoctorOptions } from './checks.js'
 import {
   LOCK_FILE,
@@ -60,13 +60,18 @@ async function readLocal(dir: string): Promise<SetupFiles | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw error
   }
-  const read = async (name: string): Promise<RepoFile | null> =>
-    names.includes(name)
-      ? {
-          path: `${WORKFLOWS_DIR}/${name}`,
-          text: await readFile(join(dir, WORKFLOWS_DIR, name), 'utf8')
-        }
-      : null
+  const read = async (name: string): Promise<RepoFile | null> => {
+    if (!names.includes(name)) return null
+    const path = `${WORKFLOWS_DIR}/${name}`
+    try {
+      return { path, text: await readFile(join(dir, path), 'utf8') }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error)
+      throw new ActionError(`cannot read ${path} in ${dir} (${code})`, {
+        fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
+      })
+    }
+  }
   const { others, skipped } = pick(names)
   return {
     source: `local: ${dir}`,
