@@ -38,7 +38,11 @@ export async function runDoctorCli(args: string[], io: DoctorCliIo): Promise<num
       allowPositionals: false
     }).values
   } catch (error) {
-    io.stderr.write(`error: ${errorMessage(error)}\n${USAGE}\n`)
+    // parseArgs' errors carry the option in their message.
+    const message = String((error as { message?: unknown }).message ?? errorMessage(error))
+    io.stderr.write(
+      `error: ${message}: the doctor takes --dir PATH, --json and --state-branch BRANCH\n${USAGE}\n`
+    )
     return 2
   }
   if (values.help) {
