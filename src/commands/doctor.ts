@@ -68,8 +68,12 @@ export async function doctorForReconcile(
     })
     if (!report.found) return { summary: '', output: '' }
     const problems = report.checks.filter((f) => f.level !== 'ok')
-    for (const finding of problems)
-      deps.log.warning(`doctor: ${finding.id}: ${finding.message}. Fix: ${finding.fix ?? ''}`)
+    // A failed check is a warning on the run; a warning is a log line.
+    for (const finding of problems) {
+      const line = `doctor: ${finding.id}: ${finding.message}. Fix: ${finding.fix ?? ''}`
+      if (finding.level === 'fail') deps.log.warning(line)
+      else deps.log.info(line)
+    }
     const summary =
       problems.length === 0
         ? ''

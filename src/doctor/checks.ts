@@ -369,65 +369,78 @@ function botAllowed(view: View): boolean {
   return [...names(at(view.doc, 'on', 'bots')), ...names(view.doc.bots)].some(isBot)
 }
 
+interface Issue {
+  level: 'warn' | 'fail'
+  text: string
+  fix: string
+}
+
+/** One finding from several issues: the worst level, every text, each fix once. */
+function fromIssues(id: CheckId, issues: readonly Issue[], okMessage: string): Finding {
+  if (issues.length === 0) return finding(id, 'ok', okMessage)
+  const level = issues.some((issue) => issue.level === 'fail') ? 'fail' : 'warn'
+  const fixes = [...new Set(issues.map((issue) => issue.fix))]
+  return finding(id, level, issues.map((issue) => issue.text).join('; '), fixes.join('; '))
+}
+
 function fixerRunCheck(setup: ParsedSetup): Finding {
   const { main, frontmatter } = views(setup)
   if (!main)
     return finding('fixer-run', 'fail', 'no workflow to read', 'see the autoloop workflow check')
   const version = setup.ghAwVersion
-  const needsBots =
-    version === null || compareVersions(version, FIRST_GH_AW_SKIPPING_BOT_DISPATCH) >= 0
-  const problems: string[] = []
-  const warnings: string[] = []
+  const issues: Issue[] = []
   const gates = actionSteps(main.doc).filter((s) => s.command === 'gate')
   const dispatch = gates.map((g) => input(g, 'dispatch-workflow')).find((w) => w !== undefined)
+  const dispatchFix = 'give the gate step `dispatch-workflow: autoloop.lock.yml`'
   if (gates.length > 0 && dispatch === undefined)
-    warnings.push(
-      'the gate starts no fixer run (no dispatch-workflow): a red attempt waits for the next scheduled run'
-    )
+    issues.push({
+      level: 'warn',
+      text: 'the gate starts no fixer run (no dispatch-workflow): a red attempt waits for the next scheduled run',
+      fix: dispatchFix
+    })
   if (dispatch !== undefined && dispatch !== 'autoloop.lock.yml')
-    problems.push(`the gate dispatches ${dispatch}, not this workflow (autoloop.lock.yml)`)
+    issues.push({
+      level: 'fail',
+      text: `the gate dispatches ${dispatch}, not this workflow (autoloop.lock.yml)`,
+      fix: dispatchFix
+    })
   if (at(main.doc, 'on', 'workflow_dispatch', 'inputs', 'program') === undefined)
-    problems.push(
-      'on.workflow_dispatch takes no `program` input, so a fixer run cannot name its program'
-    )
-  const allowed = botAllowed(main)
-  const stale = !allowed && main.compiled && frontmatter !== null && botAllowed(frontmatter)
-  if (!allowed) {
+    issues.push({
+      level: 'fail',
+      text: 'on.workflow_dispatch takes no `program` input, so a fixer run cannot name its program',
+      fix: "keep autoloop's on.workflow_dispatch.inputs.program"
+    })
+  if (!botAllowed(main)) {
+    const stale = main.compiled && frontmatter !== null && botAllowed(frontmatter)
     const what = stale
       ? `autoloop.md lets ${DISPATCH_BOT} through pre-activation but the lock does not (it is older than the workflow)`
       : `pre-activation does not let ${DISPATCH_BOT} start the workflow (on.bots does not list it)`
+    const fix = stale
+      ? RECOMPILE
+      : `add \`bots: ["${DISPATCH_BOT}"]\` under \`on:\` in autoloop.md, then ${RECOMPILE}`
+    const since = `gh-aw PR #31605 (${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on)`
     if (version === null)
-      problems.push(
-        `${what}: the lock names no gh-aw release, so a release after gh-aw PR #31605 (${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on) is assumed, which skips every fixer run the gate dispatches`
-      )
-    else if (needsBots)
-      problems.push(
-        `${what}: gh-aw ${version}, like every release since gh-aw PR #31605 (${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on), skips every fixer run the gate dispatches`
-      )
+      issues.push({
+        level: 'fail',
+        text: `${what}: the lock names no gh-aw release, so a release after ${since} is assumed, which skips every fixer run the gate dispatches`,
+        fix
+      })
+    else if (compareVersions(version, FIRST_GH_AW_SKIPPING_BOT_DISPATCH) >= 0)
+      issues.push({
+        level: 'fail',
+        text: `${what}: gh-aw ${version}, like every release since ${since}, skips every fixer run the gate dispatches`,
+        fix
+      })
     else
-      warnings.push(
-        `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`
-      )
+      issues.push({
+        level: 'warn',
+        text: `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`,
+        fix
+      })
   }
-  const fix = [
-    !allowed &&
-      (stale
-        ? RECOMPILE
-        : `add \`bots: ["${DISPATCH_BOT}"]\` under \`on:\` in autoloop.md, then ${RECOMPILE}`),
-    dispatch !== 'autoloop.lock.yml' &&
-      gates.length > 0 &&
-      'give the gate step `dispatch-workflow: autoloop.lock.yml`',
-    problems.some((p) => p.includes('`program`')) &&
-      "keep autoloop's on.workflow_dispatch.inputs.program"
-  ]
-    .filter(Boolean)
-    .join('; ')
-  if (problems.length > 0)
-    return finding('fixer-run', 'fail', [...problems, ...warnings].join('; '), fix)
-  if (warnings.length > 0) return finding('fixer-run', 'warn', warnings.join('; '), fix)
-  return finding(
+  return fromIssues(
     'fixer-run',
-    'ok',
+    issues,
     `the gate dispatches autoloop.lock.yml with its program, and ${DISPATCH_BOT} passes pre-activation`
   )
 }
