@@ -48,7 +48,7 @@ describeWithAutoloop("autoloop's tests.yml with other triggers", () => {
       'push to autoloop/** ignoring docs',
       { push: { branches: ['autoloop/**'], 'paths-ignore': ['docs/**'] } },
       null,
-      'limited'
+      'never'
     ],
     [
       'push to autoloop/** under src/',

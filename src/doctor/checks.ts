@@ -710,7 +710,7 @@ function ciWorkflowCheck(setup: ParsedSetup, facts: RepoFacts): Finding {
   const runs = verdicts.filter((v) => v.kind === 'runs')
   const limited = verdicts.filter((v) => v.kind === 'limited')
   const fix =
-    "run CI on `push: branches: ['autoloop/**']` or on `pull_request` (with synchronize) without `paths`; a `push` filtered by `paths` never runs on the CI-trigger commit"
+    "run CI on `push: branches: ['autoloop/**']` or on `pull_request` (with synchronize) without `paths`; a `push` filtered by paths never runs on the CI-trigger commit"
   if (runs.length > 0)
     return finding(
       'ci-workflow',

@@ -2,10 +2,11 @@
  * Does any CI workflow run on the program branch? (README: "doctor", the check `ci-workflow`.)
  * Pure. gh-aw pushes the agent's commit with GITHUB_TOKEN, which starts no workflow; CI starts
  * from the CI-trigger token's push of an empty commit on top of it, which is a `push` to
- * `autoloop/<program>` and a `pull_request` `synchronize` of the program PR. GitHub reads a
- * `push`'s `paths` from the commits of that push, and the empty commit changes no file: a
- * `push` workflow limited by `paths` never runs on it. A `pull_request`'s `paths` are read
- * from the whole PR: it runs when the iteration's changes match.
+ * `autoloop/<program>` and a `pull_request` `synchronize` of the program PR. GitHub filters a
+ * `push` by the files changed between the branch's old and new head (a two-dot diff), and does
+ * not run a path-filtered workflow when no file changed: the empty commit changes none, so a
+ * `push` workflow with `paths` or `paths-ignore` never runs on it. A `pull_request`'s paths are
+ * the whole PR's (a three-dot diff): it runs when the iteration's changes match.
  */
 import { asMap, type ParsedFile, type YamlMap } from './setup.js'
 
@@ -97,12 +98,11 @@ function pushVerdict(config: YamlMap | null): Omit<CiWorkflowVerdict, 'path'> | 
   if (!refAllowed(config, SAMPLE_PROGRAM_BRANCH, 'branches')) return null
   const paths = pathsOf(config)
   if (paths === null) return { kind: 'runs', why: 'on pushes to autoloop/<program>' }
-  if (config?.paths !== undefined)
-    return {
-      kind: 'never',
-      why: `on pushes to autoloop/<program> with ${paths}, which the CI-trigger commit (it changes no file) never matches`
-    }
-  return { kind: 'limited', why: `on pushes to autoloop/<program> with ${paths}` }
+  // GitHub runs a path-filtered workflow only when the push changed a file.
+  return {
+    kind: 'never',
+    why: `on pushes to autoloop/<program> with ${paths}, which skips the CI-trigger commit (it changes no file)`
+  }
 }
 
 function pullRequestVerdict(
