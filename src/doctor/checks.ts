@@ -147,6 +147,19 @@ function staleMessage(problems: string[], view: View | null): string {
   return `${problems.join('; ')} in ${view?.file ?? 'the lock'}, though autoloop.md has it right: the lock is older than the workflow`
 }
 
+/** The finding of a rule read through `judged`: ok, broken in the lock only (compile it again), or broken. */
+function ruleFinding(
+  id: CheckId,
+  { problems, stale, view }: ReturnType<typeof judged>,
+  ok: string,
+  fix: string
+): Finding {
+  if (problems.length === 0) return finding(id, 'ok', ok)
+  return stale
+    ? finding(id, 'fail', staleMessage(problems, view), RECOMPILE)
+    : finding(id, 'fail', problems.join('; '), fix)
+}
+
 // --- the checks ---------------------------------------------------------------------------
 
 function workflowCheck(setup: ParsedSetup): Finding {
@@ -228,15 +241,12 @@ function ciGateCheck(setup: ParsedSetup): Finding {
     }
     return problems
   })
-  if (problems.length === 0)
-    return finding(
-      'ci-gate',
-      'ok',
-      `the gate job waits for ${GATE_NEEDS.join(', ')}, runs always(), gates without pushing`
-    )
-  return stale
-    ? finding('ci-gate', 'fail', staleMessage(problems, view), RECOMPILE)
-    : finding('ci-gate', 'fail', problems.join('; '), fix)
+  return ruleFinding(
+    'ci-gate',
+    { problems, stale, view },
+    `the gate job waits for ${GATE_NEEDS.join(', ')}, runs always(), gates without pushing`,
+    fix
+  )
 }
 
 function ciReconcileCheck(setup: ParsedSetup): Finding {
@@ -263,11 +273,12 @@ function ciReconcileCheck(setup: ParsedSetup): Finding {
     }
     return problems
   })
-  if (problems.length === 0)
-    return finding('ci-reconcile', 'ok', 'reconcile runs before the agent, fail-soft')
-  return stale
-    ? finding('ci-reconcile', 'fail', staleMessage(problems, view), RECOMPILE)
-    : finding('ci-reconcile', 'fail', problems.join('; '), fix)
+  return ruleFinding(
+    'ci-reconcile',
+    { problems, stale, view },
+    'reconcile runs before the agent, fail-soft',
+    fix
+  )
 }
 
 function pinnedCheck(setup: ParsedSetup): Finding {
@@ -331,20 +342,12 @@ function permissionsCheck(setup: ParsedSetup): Finding {
       'no job runs the action yet',
       'see ci_gate and ci_reconcile'
     )
-  if (problems.length === 0)
-    return finding(
-      'permissions',
-      'ok',
-      'every job that runs the action grants what its command needs'
-    )
-  return stale
-    ? finding('permissions', 'fail', staleMessage(problems, view), RECOMPILE)
-    : finding(
-        'permissions',
-        'fail',
-        problems.join('; '),
-        "grant each job the README's permissions for its command (gate: contents write, checks read, statuses read, actions write, issues write, pull-requests read; reconcile: contents write, checks read, statuses read, actions read, issues write), in map form"
-      )
+  return ruleFinding(
+    'permissions',
+    { problems, stale, view },
+    'every job that runs the action grants what its command needs',
+    "grant each job the README's permissions for its command (gate: contents write, checks read, statuses read, actions write, issues write, pull-requests read; reconcile: contents write, checks read, statuses read, actions read, issues write), in map form"
+  )
 }
 
 /** Does pre-activation let the dispatch bot through? From the lock's membership step, or the frontmatter. */
@@ -520,20 +523,12 @@ function memoryGlobCheck(setup: ParsedSetup, options: DoctorOptions): Finding {
   )
   if (!view)
     return finding('memory-glob', 'fail', 'no workflow to read', 'see the autoloop workflow check')
-  if (problems.length === 0)
-    return finding(
-      'memory-glob',
-      'ok',
-      `repo-memory on ${branch} pushes ${memoryGlobs(view, branch)?.join(', ')} only: ci-gate/ stays the gate's`
-    )
-  return stale
-    ? finding('memory-glob', 'fail', staleMessage(problems, view), RECOMPILE)
-    : finding(
-        'memory-glob',
-        'fail',
-        problems.join('; '),
-        `set \`file-glob: ['*.md']\` on tools.repo-memory (branch-name: ${branch}) in autoloop.md, then ${RECOMPILE}`
-      )
+  return ruleFinding(
+    'memory-glob',
+    { problems, stale, view },
+    `repo-memory on ${branch} pushes ${memoryGlobs(view, branch)?.join(', ')} only: ci-gate/ stays the gate's`,
+    `set \`file-glob: ['*.md']\` on tools.repo-memory (branch-name: ${branch}) in autoloop.md, then ${RECOMPILE}`
+  )
 }
 
 function safeOutputsEnv(doc: YamlMap, name: string): unknown {
