@@ -293,6 +293,23 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       /get no CI-trigger token and the lock does not wire GH_AW_CI_TRIGGER_TOKEN/
     ],
     [
+      'no CI-trigger token, but safe outputs pushing with a token that starts CI',
+      (s) => {
+        for (const output of ['create-pull-request', 'push-to-pull-request-branch'])
+          s.md.deleteIn(['safe-outputs', output, 'github-token-for-extra-empty-commit'])
+        s.md.setIn(['safe-outputs', 'github-token'], '${{ secrets.AUTOLOOP_PUSH_TOKEN }}')
+        const step = stepIndex(
+          s.lock,
+          'safe_outputs',
+          (st) => !!(st.env as Record<string, unknown> | undefined)?.GH_AW_CI_TRIGGER_TOKEN
+        )
+        s.lock.deleteIn(['jobs', 'safe_outputs', 'steps', step, 'env', 'GH_AW_CI_TRIGGER_TOKEN'])
+      },
+      'ci-trigger-token',
+      'ok',
+      /secrets\.AUTOLOOP_PUSH_TOKEN \}\} \(safe-outputs\.github-token\)/
+    ],
+    [
       "gh-aw's fallback-as-pull-request kept",
       (s) => {
         s.md.deleteIn(['safe-outputs', 'push-to-pull-request-branch', 'fallback-as-pull-request'])

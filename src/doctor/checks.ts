@@ -556,6 +556,18 @@ function ciTriggerTokenCheck(setup: ParsedSetup): Finding {
       'autoloop.md declares neither create-pull-request nor push-to-pull-request-branch',
       fix
     )
+  // gh-aw's full token override: the pushes themselves are made with a token that starts CI.
+  const pushToken = at(outputs, 'github-token')
+  if (
+    typeof pushToken === 'string' &&
+    /secrets\./.test(pushToken) &&
+    !/\bGITHUB_TOKEN\b/.test(pushToken)
+  )
+    return finding(
+      'ci-trigger-token',
+      'ok',
+      `safe outputs push with ${pushToken} (safe-outputs.github-token), not GITHUB_TOKEN, so the pushes start CI themselves`
+    )
   const problems: string[] = []
   const missing: string[] = []
   for (const output of declared) {
