@@ -25,6 +25,12 @@ const PURE_MODULES = [
   'src/outputs.ts',
   'src/inputs.ts',
   'src/handover.ts',
+  'src/doctor/model.ts',
+  'src/doctor/setup.ts',
+  'src/doctor/checks.ts',
+  'src/doctor/ci-workflows.ts',
+  'src/doctor/permissions.ts',
+  'src/doctor/report.ts',
   'src/errors.ts'
 ]
 

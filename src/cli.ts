@@ -11,10 +11,15 @@ import { realConnect } from './deps.js'
 import type { Logger } from './log.js'
 import { INPUT_NAMES } from './inputs.js'
 import { runSignatureCommand } from './cli/signature.js'
+import { runDoctorCli } from './cli/doctor.js'
+import { createGitHubClient } from './github/client.js'
+import { RestGitHub } from './github/rest.js'
+import { readEnvironment } from './environment.js'
 
 const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
+  autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]
 
 Inputs are the action's (see action.yml), e.g. --program my-program --push false.
 The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`
@@ -40,6 +45,25 @@ async function main(argv: string[]): Promise<number> {
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr
+    })
+  }
+  if (command === 'doctor') {
+    return runDoctorCli(rest, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      connect() {
+        const token = process.env.GITHUB_TOKEN || process.env.GH_TOKEN
+        if (!token || !process.env.GITHUB_REPOSITORY) return null
+        const environment = readEnvironment(process.env, process.cwd())
+        const client = createGitHubClient({
+          token,
+          baseUrl: environment.apiUrl,
+          clock: systemClock,
+          log: consoleLogger
+        })
+        return new RestGitHub(client, environment.repository)
+      }
     })
   }
   if (!command || command === '--help' || command === '-h') {

@@ -80,6 +80,7 @@ export function realConnect(options: ConnectOptions): MainDeps['connect'] {
       failures: github,
       issues: github,
       store,
+      repoContents: github,
       ...(store instanceof ContentsApiStore
         ? {
             memoryBranch: gitMemoryBranchReader({

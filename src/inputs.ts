@@ -9,7 +9,7 @@ import picomatch from 'picomatch'
 import { ActionError } from './errors.js'
 import { PROGRAM_NAME_PATTERN } from './state/schema.js'
 
-export const COMMANDS = ['gate', 'record', 'reset', 'reconcile'] as const
+export const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'] as const
 export type Command = (typeof COMMANDS)[number]
 
 export class InputError extends ActionError {

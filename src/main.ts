@@ -13,6 +13,7 @@ import { runGateCommand } from './commands/gate.js'
 import { runRecordCommand } from './commands/record.js'
 import { runResetCommand } from './commands/reset.js'
 import { runReconcileCommand } from './commands/reconcile.js'
+import { runDoctorCommand } from './commands/doctor.js'
 
 export interface ActionIO {
   /** The raw value of an input by its kebab-case name ('' when unset). */
@@ -59,6 +60,8 @@ async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> 
       return runRecordCommand(forProgram(config, config.program as string), commandDeps)
     case 'reset':
       return runResetCommand(forProgram(config, config.program as string), commandDeps)
+    case 'doctor':
+      return runDoctorCommand(config, commandDeps)
   }
 }
 

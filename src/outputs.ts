@@ -36,7 +36,8 @@ export const OUTPUT_NAMES = [
   'pre-existing',
   'resumed',
   'abandoned',
-  'errors'
+  'errors',
+  'doctor'
 ] as const
 export type OutputName = (typeof OUTPUT_NAMES)[number]
 export type Outputs = Partial<Record<OutputName, string>>

@@ -15,33 +15,16 @@ import { dirname, join, posix } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { InputError, parseInputs } from '../../src/inputs.js'
+import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../../src/doctor/permissions.js'
 
 /** The action as example workflows name it in `uses:`. */
 export const ACTION = 'autoloop/autoloop-ci-gate'
 
-type Access = 'read' | 'write'
-
-/** What each command needs of GITHUB_TOKEN (the README's permission table says the same). */
-export const REQUIRED_PERMISSIONS: Record<'gate' | 'reconcile', Record<string, Access>> = {
-  gate: {
-    contents: 'write',
-    checks: 'read',
-    statuses: 'read',
-    actions: 'write',
-    issues: 'write',
-    'pull-requests': 'read'
-  },
-  reconcile: {
-    contents: 'write',
-    checks: 'read',
-    statuses: 'read',
-    actions: 'read',
-    issues: 'write',
-    'pull-requests': 'read'
-  }
+/** What each command needs of GITHUB_TOKEN: the doctor's table (the README's permission table). */
+export const REQUIRED_PERMISSIONS = {
+  gate: COMMAND_PERMISSIONS.gate,
+  reconcile: COMMAND_PERMISSIONS.reconcile
 }
-
-const ACCESS_RANK: Record<string, number> = { none: 0, read: 1, write: 2 }
 
 /**
  * Values that stand for the expressions the examples pass, so that the action's input parser

@@ -11,7 +11,7 @@ import type { IssuesPort } from '../issue/program-issue.js'
 import type { Logger } from '../log.js'
 import type { Outputs } from '../outputs.js'
 import type { MemoryBranchReader } from '../state/memory-branch.js'
-import type { StateStore } from '../state/store.js'
+import type { ContentsApi, StateStore } from '../state/store.js'
 
 export interface CommandDeps {
   clock: Clock
@@ -31,6 +31,8 @@ export interface CommandDeps {
   writeFile(path: string, text: string): Promise<void>
   /** A file a workflow handed over (the scheduler's selection, the agent's iteration file). */
   readFile(path: string): Promise<string | null>
+  /** Files of the repository through the contents API (the doctor, when there is no checkout). */
+  repoContents?: Pick<ContentsApi, 'getFile' | 'listDir'>
   /** Reads the state branch with git (no REST rate limit); absent for a folder store. */
   memoryBranch?: MemoryBranchReader
   /** Jitter for retries; Math.random by default. */

@@ -54,6 +54,7 @@ import { errorMessage } from '../errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
 import { ignoreMatcher } from './gate-wait.js'
+import { doctorForReconcile } from './doctor.js'
 
 /** Programs handled at once. */
 export const RECONCILE_CONCURRENCY = 8
@@ -576,7 +577,7 @@ function summaryOf(reports: readonly ProgramReport[], source: string): string {
 /** The programs and a store to read them from: the git snapshot when there is one. */
 async function source(
   context: Context
-): Promise<{ programs: string[]; store: StateStore; label: string }> {
+): Promise<{ programs: string[]; store: StateStore; label: string; branchFound?: boolean }> {
   const { deps, config } = context
   if (deps.memoryBranch) {
     try {
@@ -599,7 +600,8 @@ async function source(
         store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
         label: snapshot
           ? `with git at ${snapshot.commit.slice(0, 12)}`
-          : 'with git: the branch does not exist'
+          : 'with git: the branch does not exist',
+        branchFound: snapshot !== null
       }
     } catch (error) {
       deps.log.warning(
@@ -619,7 +621,7 @@ export async function runReconcileCommand(
   deps: CommandDeps
 ): Promise<CommandResult> {
   const context: Context = { config, deps }
-  const { programs, store, label } = await source(context)
+  const { programs, store, label, branchFound } = await source(context)
   deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`)
   const limit = pLimit(RECONCILE_CONCURRENCY)
   const reports = await Promise.all(
@@ -630,14 +632,21 @@ export async function runReconcileCommand(
   const errors = reports
     .filter((r) => r.error !== null)
     .map((r) => ({ program: r.program, reason: r.error as string }))
+  // The setup check, fail-soft: a broken setup shows here before the first red iteration.
+  const doctor = await doctorForReconcile(
+    config,
+    deps,
+    branchFound === undefined ? undefined : { branch: config.stateBranch, exists: branchFound }
+  )
   return {
     outputs: {
       status: 'reconciled',
       resumed: JSON.stringify(resumed),
       abandoned: JSON.stringify(abandoned),
-      errors: JSON.stringify(errors)
+      errors: JSON.stringify(errors),
+      doctor: doctor.output
     },
-    summary: summaryOf(reports, label),
+    summary: summaryOf(reports, label) + doctor.summary,
     message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
   }
 }
