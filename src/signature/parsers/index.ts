@@ -30,6 +30,15 @@ import { createRustcParser, rustGrepPatterns } from './rust.js'
 import { createSurefireParser, surefireGrepPatterns } from './surefire.js'
 import { createTscParser, tscGrepPatterns } from './tsc.js'
 import { createVitestParser, vitestGrepPatterns } from './vitest.js'
+import { bunGrepPatterns, createBunParser } from './bun.js'
+import { createCtestParser, ctestGrepPatterns } from './ctest.js'
+import { createDenoParser, denoGrepPatterns } from './deno.js'
+import { createGolangciLintParser, golangciLintGrepPatterns } from './golangci-lint.js'
+import { createNextParser, nextGrepPatterns } from './next.js'
+import { createPlaywrightParser, playwrightGrepPatterns } from './playwright.js'
+import { createSwiftParser, swiftGrepPatterns } from './swift.js'
+import { createUnittestParser, unittestGrepPatterns } from './unittest.js'
+import { createViteParser, viteGrepPatterns } from './vite.js'
 
 export interface Triggers {
   /** Regular-expression fragments that may match anywhere in the line. */
@@ -190,6 +199,63 @@ export const PARSERS: readonly ParserEntry[] = [
     create: createJunitParser,
     triggers: { lineStart: [THERE_WERE] },
     grepPatterns: junitGrepPatterns
+  },
+  {
+    tool: 'playwright',
+    create: createPlaywrightParser,
+    triggers: { anywhere: [' › '], lineStart: ['\\d+ (?:failed|flaky)\\b'] },
+    grepPatterns: playwrightGrepPatterns
+  },
+  {
+    tool: 'bun',
+    create: createBunParser,
+    // A file's path line and the stack frames in test files, besides the result line.
+    triggers: {
+      anywhere: ['\\(fail\\)', '✗ ', '\\.test\\.', '\\.spec\\.', '_test\\.', '_spec\\.']
+    },
+    grepPatterns: bunGrepPatterns
+  },
+  {
+    tool: 'deno',
+    create: createDenoParser,
+    triggers: { anywhere: [' => ', ' \\.\\.\\.'], lineStart: ['running \\d'] },
+    grepPatterns: denoGrepPatterns
+  },
+  {
+    tool: 'swift',
+    create: createSwiftParser,
+    triggers: { anywhere: [ERROR_WORD, "' failed", '✘ Test'] },
+    grepPatterns: swiftGrepPatterns
+  },
+  {
+    tool: 'ctest',
+    create: createCtestParser,
+    triggers: { anywhere: ['\\*\\*\\*'], lineStart: ['\\d{1,6} - \\S'] },
+    grepPatterns: ctestGrepPatterns
+  },
+  {
+    tool: 'unittest',
+    create: createUnittestParser,
+    triggers: { lineStart: ['(?:FAIL|ERROR): \\w'] },
+    grepPatterns: unittestGrepPatterns
+  },
+  {
+    tool: 'golangci-lint',
+    create: createGolangciLintParser,
+    triggers: { lineStart: [pathWith('go')] },
+    grepPatterns: golangciLintGrepPatterns
+  },
+  {
+    tool: 'vite',
+    create: createViteParser,
+    triggers: { anywhere: ['failed to resolve import', 'error during build'] },
+    grepPatterns: viteGrepPatterns
+  },
+  {
+    tool: 'next',
+    create: createNextParser,
+    triggers: { anywhere: ['Type error: '] },
+    grepPatterns: nextGrepPatterns
   },
   {
     tool: 'gha',
