@@ -148,7 +148,16 @@ export const PARSERS: readonly ParserEntry[] = [
     create: createCargoParser,
     triggers: {
       anywhere: ['FAIL'],
-      lineStart: ['Running ', 'Doc-tests ', 'failures:', '---- ', "thread '"]
+      lineStart: [
+        'Running ',
+        'Doc-tests ',
+        'failures:',
+        '---- ',
+        "thread '",
+        // nextest: a timeout, a signal, a test's captured output
+        '(?:TIMEOUT|SIG[A-Z]{2,8}) \\[',
+        '(?:-{3}|─{2,}) STD'
+      ]
     },
     grepPatterns: cargoGrepPatterns
   },
