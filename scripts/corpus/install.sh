@@ -54,6 +54,29 @@ install_atl_tools() {
   printf '%s' "${ATL_PACKAGES[*]} $ATL_OVERRIDES" >"$stamp"
 }
 
+# The runtimes group's tools, in a folder of their own so that the js group's stay as they are.
+RUNTIME_PACKAGES=(
+  bun@1.4.5
+  deno@2.9.6
+  @playwright/test@1.65.1
+  vite@8.3.8
+  @biomejs/biome@2.6.8
+)
+
+install_runtime_tools() {
+  local stamp="$RUNTIME_TOOLS/.installed"
+  if [ -f "$stamp" ] && [ -d "$RUNTIME_TOOLS/node_modules" ] &&
+    [ "$(cat "$stamp")" = "${RUNTIME_PACKAGES[*]}" ]; then
+    return
+  fi
+  log "installing npm packages into $RUNTIME_TOOLS"
+  rm -rf "$RUNTIME_TOOLS"
+  mkdir -p "$RUNTIME_TOOLS"
+  printf '{ "name": "corpus-runtime-tools", "private": true }\n' >"$RUNTIME_TOOLS/package.json"
+  (cd "$RUNTIME_TOOLS" && npm install --no-audit --no-fund --loglevel=error "${RUNTIME_PACKAGES[@]}") >&2
+  printf '%s' "${RUNTIME_PACKAGES[*]}" >"$stamp"
+}
+
 APT_UPDATED=''
 # install_debian <package...>: installs the packages that are not installed yet.
 install_debian() {

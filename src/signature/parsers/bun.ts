@@ -13,6 +13,8 @@ import { FindingSet } from './common.js'
 const FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/
 const FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/
 const RESULT = /^\((?:pass|fail|skip|todo)\) |^[✓✗] /
+/** `bun test v1.4.5 (a7733435c)`: the run's banner (other tools print `✗` lines too). */
+const BANNER = /^bun test v\d/
 /** A stack frame in a test file: `at x (/abs/src/a.test.ts:3:38)` or `at /abs/a.spec.ts:3:2`. */
 const TEST_FRAME =
   /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}[._-](?:test|spec)\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/
@@ -22,13 +24,17 @@ export const bunGrepPatterns = ['^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$', '^(\
 export function createBunParser(): ToolParser {
   const findings = new FindingSet()
   let file: string | undefined
+  /** A bun run was seen (its banner or a file's path line): `✗` lines are bun's. */
+  let bunRun = false
   /** The test file named by a stack frame since the last result line. */
   let frameFile: string | undefined
   return {
     tool: 'bun',
     push(line) {
+      if (BANNER.test(line)) bunRun = true
       const header = FILE_HEADER.exec(line)
       if (header !== null) {
+        bunRun = true
         file = normalisePath(header[1] ?? '')
         frameFile = undefined
         return
@@ -39,7 +45,7 @@ export function createBunParser(): ToolParser {
         return
       }
       const failed = FAILED.exec(line)
-      if (failed !== null) {
+      if (failed !== null && (bunRun || line.startsWith('('))) {
         const path = file ?? frameFile
         const name = stripTrailingDuration(failed[1] ?? '')
         findings.add(buildKey('bun', path === undefined ? name : `${path}>${name}`), line)

@@ -30,6 +30,7 @@ import { createRustcParser, rustGrepPatterns } from './rust.js'
 import { createSurefireParser, surefireGrepPatterns } from './surefire.js'
 import { createTscParser, tscGrepPatterns } from './tsc.js'
 import { createVitestParser, vitestGrepPatterns } from './vitest.js'
+import { biomeGrepPatterns, createBiomeParser } from './biome.js'
 import { bunGrepPatterns, createBunParser } from './bun.js'
 import { createCtestParser, ctestGrepPatterns } from './ctest.js'
 import { createDenoParser, denoGrepPatterns } from './deno.js'
@@ -176,7 +177,7 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'surefire',
     create: createSurefireParser,
-    triggers: { anywhere: [ERROR_TITLE, 'RROR'] },
+    triggers: { anywhere: [ERROR_TITLE, 'RROR'], lineStart: ['Failed tests:', 'Tests in error:'] },
     grepPatterns: surefireGrepPatterns
   },
   {
@@ -194,7 +195,7 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'rspec',
     create: createRspecParser,
-    triggers: { lineStart: ['Failures:', 'rspec '] },
+    triggers: { lineStart: ['Failures:', 'rspec ', 'An error occurred while loading '] },
     grepPatterns: rspecGrepPatterns
   },
   {
@@ -220,7 +221,7 @@ export const PARSERS: readonly ParserEntry[] = [
     create: createBunParser,
     // A file's path line and the stack frames in test files, besides the result line.
     triggers: {
-      anywhere: ['\\(fail\\)', '✗ ', '\\.test\\.', '\\.spec\\.', '_test\\.', '_spec\\.']
+      anywhere: ['\\(fail\\)', '✗', 'bun test ', '\\.test\\.', '\\.spec\\.', '_test\\.', '_spec\\.']
     },
     grepPatterns: bunGrepPatterns
   },
@@ -253,6 +254,12 @@ export const PARSERS: readonly ParserEntry[] = [
     create: createGolangciLintParser,
     triggers: { lineStart: [pathWith('go')] },
     grepPatterns: golangciLintGrepPatterns
+  },
+  {
+    tool: 'biome',
+    create: createBiomeParser,
+    triggers: { anywhere: ['━━━'] },
+    grepPatterns: biomeGrepPatterns
   },
   {
     tool: 'vite',
