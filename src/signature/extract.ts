@@ -12,7 +12,6 @@ import {
   cleanLine,
   DEFAULT_MAX_LINE_LENGTH,
   foreignPrefixLength,
-  GH_COPY_MARK,
   ghCopyPrefixLength,
   LineBlockSplitter,
   runnerMarker,
@@ -79,6 +78,9 @@ const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
 
+/** The first lines of a log, where a `gh run view --log` copy's prefix is looked for. */
+const GH_COPY_LINES = 20
+
 /** Options for tests: `everyLine` feeds every line to every parser (no trigger prefilter). */
 export interface ExtractTuning {
   everyLine?: boolean
@@ -111,11 +113,12 @@ class Extraction {
   /** The line being fed is the last one and no newline ended it: it may be cut. */
   private unterminated = false
   private readonly anywhere = new RegExp(ANYWHERE_SOURCE, 'g')
-  private readonly lineStart = new RegExp(`(?:${LINE_START_SOURCE})`, 'y')
+  private readonly lineStart = new RegExp(`(?:${byteStringPattern(LINE_START_SOURCE)})`, 'y')
   private readonly maxLineLength: number
   private readonly everyLine: boolean
   /** The log is a `gh run view --log` copy: its lines start with the job's and step's names. */
   private ghCopy = false
+  private linesSeen = 0
   step: string | undefined
 
   constructor(options: ExtractOptions = {}) {
@@ -129,8 +132,6 @@ class Extraction {
     const anywhere = this.anywhere
     const lineStart = this.lineStart
     this.unterminated = unterminated
-    if (!this.ghCopy && GH_COPY_MARK.test(block)) this.ghCopy = true
-    const ghCopy = this.ghCopy
     let nextAnywhere = -1
     let pos = 0
     while (pos < length) {
@@ -139,9 +140,14 @@ class Extraction {
         anywhere.lastIndex = pos
         nextAnywhere = anywhere.exec(block)?.index ?? length
       }
+      // A `gh run view --log` copy shows itself on its first lines (see pushLine for the rest).
+      if (!this.ghCopy && this.linesSeen < GH_COPY_LINES) {
+        this.linesSeen += 1
+        if (ghCopyPrefixLength(block, pos) > 0) this.ghCopy = true
+      }
       let triggered = nextAnywhere < end
       if (!triggered) {
-        const start = textStart(block, pos, end, ghCopy)
+        const start = textStart(block, pos, end, this.ghCopy)
         if (start < 0) {
           // Colour codes at the start may also split the text after them: test it cleaned.
           triggered = LINE_START.test(cleanLine(bytesToText(block.slice(pos, end))))
@@ -164,6 +170,7 @@ class Extraction {
   private pushLine(block: string, start: number, end: number, triggered: boolean): void {
     const cut = Math.min(end, start + this.maxLineLength)
     const raw = bytesToText(block.slice(start, cut))
+    if (!this.ghCopy && ghCopyPrefixLength(raw, 0) > 0) this.ghCopy = true
     const line = cleanLine(raw)
     const marker = runnerMarker(line)
     if (marker !== undefined) {

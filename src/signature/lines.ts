@@ -128,14 +128,13 @@ const CONTROL_SEQUENCES =
  */
 const GH_COPY_PREFIX =
   /[^\t\n]{1,300}\t[^\t\n]{1,300}\t(?=(?:\ufeff|\xef\xbb\xbf)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/y
-/** A gh copy's prefix somewhere in a block (a tab before a runner timestamp); see GH_COPY_PREFIX. */
-export const GH_COPY_MARK = /\t(?:\ufeff|\xef\xbb\xbf)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/
-
 /**
  * Length of a `gh run view --log` prefix (`<job>\t<step>\t`, see GH_COPY_PREFIX) at `start` of
  * `text` (a line or a byte string), 0 when there is none; the BOM and timestamp after it stay.
  */
 export function ghCopyPrefixLength(text: string, start: number): number {
+  const tab = text.indexOf('\t', start)
+  if (tab <= start || tab > start + 300) return 0
   GH_COPY_PREFIX.lastIndex = start
   return GH_COPY_PREFIX.test(text) ? GH_COPY_PREFIX.lastIndex - start : 0
 }

@@ -30,6 +30,7 @@ export function createBiomeParser(): ToolParser {
         }
         pending = undefined
       }
+      if (line.indexOf('━━━') === -1) return false
       const header = HEADER.exec(line)
       if (header === null) return false
       pending = { key: buildKey('biome', header[2], normalisePath(header[1] ?? '')), line }

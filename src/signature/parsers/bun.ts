@@ -31,6 +31,17 @@ export function createBunParser(): ToolParser {
   return {
     tool: 'bun',
     push(line) {
+      const first = line.charCodeAt(0)
+      // Results start with `(` or `✗`, paths end with `:`, frames hold `at `.
+      if (
+        first !== 40 &&
+        first !== 10007 &&
+        first !== 98 &&
+        !line.trimEnd().endsWith(':') &&
+        line.indexOf('at ') === -1
+      ) {
+        return
+      }
       if (BANNER.test(line)) bunRun = true
       const header = FILE_HEADER.exec(line)
       if (header !== null) {

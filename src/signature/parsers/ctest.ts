@@ -26,6 +26,7 @@ export function createCtestParser(): ToolParser {
   return {
     tool: 'ctest',
     push(line) {
+      if (line.indexOf('***') === -1 && line.indexOf(' - ') === -1) return
       const progress = PROGRESS.exec(line)
       if (progress !== null) {
         add(progress[1] ?? '', progress[2] === 'Timeout', line)

@@ -12,6 +12,10 @@ import { FindingSet, indentOf } from './common.js'
 const RUNNING = /^running \d+ tests? from (\S{1,1000})\s*$/
 const PLACE = /^(\S.{0,2000}?) => (\S{1,1000}?):\d+:\d+\s*$/
 const PROGRESS = /^(\s*)(\S.{0,2000}?) \.\.\.(?: (FAILED|ok|ignored)\b(.*))?\s*$/
+/** The run's report: ` ERRORS ` and ` FAILURES `, which name each failure as `name => place`. */
+const REPORT = /^\s*(?:ERRORS|FAILURES)\s*$/
+/** The run's result line, which ends its progress and its report. */
+const RESULT = /^(?:ok|FAILED) \|/
 
 export const denoGrepPatterns = [
   ' => .*:[0-9]+:[0-9]+$',
@@ -24,24 +28,47 @@ export function createDenoParser(): ToolParser {
   let file: string | undefined
   /** The open tests and steps of the progress lines, by depth. */
   let open: string[] = []
+  /** Inside the ERRORS or FAILURES report. */
+  let report = false
   return {
     tool: 'deno',
     push(line) {
+      if (
+        file === undefined &&
+        !report &&
+        line.indexOf('running ') === -1 &&
+        line.indexOf(' => ') === -1
+      ) {
+        if (line.indexOf('ERRORS') === -1 && line.indexOf('FAILURES') === -1) return false
+      }
       const running = RUNNING.exec(line)
       if (running !== null) {
         file = normalisePath(running[1] ?? '')
         open = []
-        return
+        return true
       }
       const place = PLACE.exec(line)
       if (place !== null) {
         const name = (place[1] ?? '').split(' ... ').join(' > ')
         findings.add(buildKey('deno', `${normalisePath(place[2] ?? '')}>${name}`), line)
-        return
+        return true
       }
-      if (file === undefined) return
+      if (REPORT.test(line)) {
+        file = undefined
+        report = true
+        return true
+      }
+      if (report) {
+        report = !RESULT.test(line)
+        return report
+      }
+      if (file === undefined) return false
+      if (RESULT.test(line)) {
+        file = undefined
+        return false
+      }
       const progress = PROGRESS.exec(line)
-      if (progress === null) return
+      if (progress === null) return true
       const depth = Math.floor(indentOf(progress[1] ?? '') / 2)
       open = open.slice(0, depth)
       open[depth] = progress[2] ?? ''
@@ -49,7 +76,7 @@ export function createDenoParser(): ToolParser {
       if (progress[3] === 'FAILED' && !(progress[4] ?? '').includes('due to')) {
         findings.add(buildKey('deno', `${file}>${open.join(' > ')}`), line)
       }
-      return
+      return true
     },
     finish: () => findings.list()
   }

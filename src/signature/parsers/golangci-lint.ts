@@ -21,6 +21,7 @@ export function createGolangciLintParser(): ToolParser {
   return {
     tool: 'golangci-lint',
     push(line) {
+      if (line.indexOf('.go:') === -1) return
       const issue = GOLANGCI_ISSUE.exec(line)
       if (issue === null) return
       const message = issue[2] ?? ''

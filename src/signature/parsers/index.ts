@@ -62,8 +62,13 @@ export interface ParserEntry {
 const ERROR_WORD = 'error'
 /** `Error:` and ESLint's `[Error/rule]`, but not `Errors: 0` in every Maven test summary. */
 const ERROR_TITLE = 'Error[:/]'
+/**
+ * A path at the start of a line. Line-start fragments that begin with it are tried as one
+ * (see lineStartFragments): each would otherwise scan the line's first word again.
+ */
+const PATH_START = '(?:[A-Za-z]:)?[^\\s:]{1,300}'
 /** A path at the start of a line followed by `.<ext>:<digit>`. */
-const pathWith = (extension: string): string => `(?:[A-Za-z]:)?[^\\s:]{1,300}\\.${extension}:\\d`
+const pathWith = (extension: string): string => `${PATH_START}\\.${extension}:\\d`
 /** The list header JUnit 4's runner and PHPUnit share: `There were 2 failures:`. */
 const THERE_WERE = 'There w'
 const PY_LINT: Triggers = {
@@ -157,7 +162,7 @@ export const PARSERS: readonly ParserEntry[] = [
         "thread '",
         // nextest: a timeout, a signal, a test's captured output
         '(?:TIMEOUT|SIG[A-Z]{2,8}) \\[',
-        '(?:-{3}|─{2,}) STD'
+        '(?:---|──)[^ ]* STD'
       ]
     },
     grepPatterns: cargoGrepPatterns
@@ -213,34 +218,44 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'playwright',
     create: createPlaywrightParser,
-    triggers: { anywhere: [' › '], lineStart: ['\\d+ (?:failed|flaky)\\b'] },
+    // A failure's numbered header (`  1) [chromium] › …`), the closing lists' counts.
+    triggers: { lineStart: ['\\d+\\) ', '\\d+ (?:failed|flaky)\\b'] },
     grepPatterns: playwrightGrepPatterns
   },
   {
     tool: 'bun',
     create: createBunParser,
-    // A file's path line and the stack frames in test files, besides the result line.
+    // The result line, a file's path line (`src/a.test.ts:`) and a stack frame in a test file;
+    // never a PASS line or a file named in passing.
     triggers: {
-      anywhere: ['\\(fail\\)', '✗', 'bun test ', '\\.test\\.', '\\.spec\\.', '_test\\.', '_spec\\.']
+      lineStart: [
+        '\\(fail\\) ',
+        '✗',
+        `${PATH_START}\\.[cm]?[jt]sx?:[ \\t\\r]*(?:\\n|$)`,
+        '::group::',
+        'at .{0,500}?[._](?:test|spec)\\.[cm]?[jt]sx?:\\d'
+      ]
     },
     grepPatterns: bunGrepPatterns
   },
   {
     tool: 'deno',
     create: createDenoParser,
-    triggers: { anywhere: [' => ', ' \\.\\.\\.'], lineStart: ['running \\d'] },
+    // Inside a run (after `running N tests from`) and its ERRORS and FAILURES report the
+    // parser reads every line.
+    triggers: { lineStart: ['running \\d', '(?:ERRORS|FAILURES) *(?:\\r?\\n|$)'] },
     grepPatterns: denoGrepPatterns
   },
   {
     tool: 'swift',
     create: createSwiftParser,
-    triggers: { anywhere: [ERROR_WORD, "' failed", '✘ Test'] },
+    triggers: { anywhere: [ERROR_WORD], lineStart: ["Test Case '", '(?:✘|􀢄) Test'] },
     grepPatterns: swiftGrepPatterns
   },
   {
     tool: 'ctest',
     create: createCtestParser,
-    triggers: { anywhere: ['\\*\\*\\*'], lineStart: ['\\d{1,6} - \\S'] },
+    triggers: { lineStart: ['\\d+/\\d+ Test +#', '\\d{1,6} - \\S'] },
     grepPatterns: ctestGrepPatterns
   },
   {
@@ -258,19 +273,24 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'biome',
     create: createBiomeParser,
-    triggers: { anywhere: ['━━━'] },
+    // A diagnostic's header: `src/a.ts:2:22 lint/suspicious/noExplicitAny …`, `src/a.ts format …`
+    triggers: {
+      lineStart: [`${PATH_START}(?::\\d+:\\d+)? (?:lint|format|assist|parse|organizeImports)\\b`]
+    },
     grepPatterns: biomeGrepPatterns
   },
   {
     tool: 'vite',
     create: createViteParser,
-    triggers: { anywhere: ['failed to resolve import', 'error during build'] },
+    // `[vite]: Rollup failed to resolve import …`; `error during build:` has `error`.
+    triggers: { anywhere: [ERROR_WORD], lineStart: ['(?:Error: )?\\[vite\\]'] },
     grepPatterns: viteGrepPatterns
   },
   {
     tool: 'next',
     create: createNextParser,
-    triggers: { anywhere: ['Type error: '] },
+    // `Type error: …`
+    triggers: { anywhere: [ERROR_WORD] },
     grepPatterns: nextGrepPatterns
   },
   {
@@ -290,9 +310,14 @@ export function anywhereFragments(): string[] {
   return unique(PARSERS.flatMap((entry) => entry.triggers.anywhere ?? []))
 }
 
-/** The parsers' `lineStart` trigger fragments, de-duplicated. */
+/** The parsers' `lineStart` trigger fragments, de-duplicated; those after a path as one. */
 export function lineStartFragments(): string[] {
-  return unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []))
+  const all = unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []))
+  const afterPath = all.filter((fragment) => fragment.startsWith(PATH_START))
+  const others = all.filter((fragment) => !fragment.startsWith(PATH_START))
+  if (afterPath.length === 0) return others
+  const tails = afterPath.map((fragment) => fragment.slice(PATH_START.length))
+  return [...others, `${PATH_START}(?:${tails.join('|')})`]
 }
 
 /** Every parser's grep patterns, de-duplicated: what `grep -E` must match to do the same selection. */

@@ -18,6 +18,7 @@ export function createNextParser(): ToolParser {
   return {
     tool: 'next',
     push(line, previous) {
+      if (line.indexOf('Type error: ') === -1) return
       const error = TYPE_ERROR.exec(line)
       if (error === null || previous === undefined) return
       const place = PLACE.exec(previous)

@@ -30,6 +30,7 @@ export function createPlaywrightParser(): ToolParser {
   return {
     tool: 'playwright',
     push(line) {
+      if (list === undefined && line.indexOf(') ') === -1 && line.indexOf(' f') === -1) return false
       const count = COUNT.exec(line)
       if (count !== null) {
         list = count[1] === 'failed' || count[1] === 'flaky' ? count[1] : undefined

@@ -28,6 +28,7 @@ export function createSwiftParser(): ToolParser {
   return {
     tool: 'swift',
     push(line) {
+      if (line.indexOf('Test') === -1 && line.indexOf(': error: ') === -1) return
       const xctest = CASE_FAILED.exec(line) ?? ASSERTION.exec(line)
       if (xctest !== null) {
         const cls = xctest[1] ?? xctest[3] ?? ''

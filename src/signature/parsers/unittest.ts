@@ -41,6 +41,8 @@ export function createUnittestParser(): ToolParser {
           return false
         }
       }
+      const first = line.charCodeAt(0)
+      if (first !== 70 && first !== 69) return false // F, E
       const header = HEADER.exec(line)
       if (header === null) return false
       const method = header[2] ?? ''

@@ -25,6 +25,13 @@ export function createViteParser(): ToolParser {
   return {
     tool: 'vite',
     push(line) {
+      if (
+        !afterBuildError &&
+        line.indexOf(' to resolve import') === -1 &&
+        line.indexOf('during build') === -1
+      ) {
+        return
+      }
       const unresolved = UNRESOLVED.exec(line)
       if (unresolved !== null) {
         findings.add(buildKey('vite', 'cannot resolve', unresolved[1]), line)
