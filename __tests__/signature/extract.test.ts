@@ -113,6 +113,21 @@ describe('extractFailures', () => {
     }
   })
 
+  test("eslint problems the runner's problem matcher marked give the same keys, also as the web UI copies them", () => {
+    for (const file of files.filter(
+      (name) => name.startsWith('eslint/') && name.endsWith('.txt')
+    )) {
+      const text = readCorpusFile(file)
+      if (text.includes('\u001b')) continue // the coloured variant: the matcher reads plain text
+      // setup-node's eslint-stylish matcher marks each problem line (not the file's line).
+      const marked = text.replace(/^(?=\s+\d+:\d+\s+error\s)/gm, '##[error]')
+      const copied = marked.replace(/^##\[error\]/gm, 'Error: ')
+      expect(marked).not.toBe(text)
+      expect(keys(marked)).toEqual(keys(text))
+      expect(keys(copied)).toEqual(keys(text))
+    }
+  })
+
   test("the web UI's copy of the step trailer is the trailer", () => {
     expect(keys('Run ls missing\nError: Process completed with exit code 2.\n')).toEqual([
       'gha:exit code 2'

@@ -29,6 +29,7 @@ META_DIR="$WORK/meta"
 NODE_TOOLS="$WORK/node-tools"
 ATL_TOOLS="$WORK/atl-tools"
 RUNTIME_TOOLS="$WORK/runtime-tools"
+NEXT_TOOLS="$WORK/next-tools"
 # The npm tools a class's project borrows (a group sets it for its classes; default: the js group's).
 CLASS_NODE_TOOLS=''
 
