@@ -214,7 +214,12 @@ const EXPECTED: Record<string, string[]> = {
   // unittest: "tests/test_vat.py VatTest.test_standard_rate expects 12.5 …" (a failed assertion)
   'unittest/fail': ['unittest:tests.test_vat.VatTest.test_standard_rate'],
   // "tests/test_vat.py VatTest.test_luxury_rate: shop.price_with_vat raises KeyError 'luxury'"
-  'unittest/error': ['unittest:tests.test_vat.VatTest.test_luxury_rate:KeyError']
+  'unittest/error': ['unittest:tests.test_vat.VatTest.test_luxury_rate:KeyError'],
+  // next build: "app/page.tsx assigns the string 'twelve' to total: number" (Next.js prints no TS code)
+  'next/type-error': ["next:Type 'string' is not assignable to type 'number'.:app/page.tsx"],
+  // next lint: "app/page.tsx uses <img> where @next/next/no-img-element … wants <Image />"; the
+  // first quoted name of the rule's message is `next/image`
+  'next/lint-error': ['eslint:@next/next/no-img-element:next/image:app/page.tsx']
 }
 
 const present = new Map(completeClasses().map((cls) => [cls.id, cls]))
