@@ -48,7 +48,8 @@ corpus_deno() {
   tools_begin deno
   TOOLS_RUN+=(deno)
   tool_version deno "$("$RUNTIME_TOOLS/node_modules/.bin/deno" --version | head -n 1)"
-  local class description shift_file deno_dir="DENO_DIR=$WORK/deno-cache"
+  # deno caches what it compiles under $HOME (the runner home), outside the repository.
+  local class description shift_file
   for class in assertion thrown step; do
     case $class in
       assertion)
@@ -62,14 +63,14 @@ corpus_deno() {
         shift_file=order_test.ts ;;
     esac
     class_begin deno "$class" deno "$description"
-    variant default 'baseline: deno test, no terminal' --env "$deno_dir" -- deno test --no-check
-    variant rerun 'another run of the baseline command (durations differ)' --env "$deno_dir" \
+    variant default 'baseline: deno test, no terminal' -- deno test --no-check
+    variant rerun 'another run of the baseline command (durations differ)' \
       -- deno test --no-check
-    variant type-check 'type-checked first (deno test without --no-check)' --env "$deno_dir" -- deno test
+    variant type-check 'type-checked first (deno test without --no-check)' -- deno test
     variant shifted 'line shift: blank lines and a comment inserted at the top of the failing test file' \
-      --env "$deno_dir" --shift "$shift_file" -- deno test --no-check
-    variant tmp-dir 'another working directory under /tmp' --env "$deno_dir" --dir tmp -- deno test --no-check
-    variant job-log 'GitHub Actions job log of deno test' --env "$deno_dir" --job-log 'deno test' \
+      --shift "$shift_file" -- deno test --no-check
+    variant tmp-dir 'another working directory under /tmp' --dir tmp -- deno test --no-check
+    variant job-log 'GitHub Actions job log of deno test' --job-log 'deno test' \
       -- deno test --no-check
   done
 }
