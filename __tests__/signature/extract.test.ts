@@ -128,6 +128,24 @@ describe('extractFailures', () => {
     }
   })
 
+  test("jest's failure blocks pasted without their FAIL line or summary give the same keys", () => {
+    for (const file of files.filter((name) => name.startsWith('jest/') && name.endsWith('.txt'))) {
+      const text = readCorpusFile(file)
+      if (text.includes('\u001b') || text.includes('Test suite failed to run')) continue
+      // What a person copies: the failure blocks, not the FAIL line above nor the summary below.
+      const blocks = text
+        .split('\n')
+        .filter(
+          (line) =>
+            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
+            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
+        )
+        .join('\n')
+      expect(blocks).not.toBe(text)
+      expect(keys(blocks)).toEqual(keys(text))
+    }
+  })
+
   test("the web UI's copy of the step trailer is the trailer", () => {
     expect(keys('Run ls missing\nError: Process completed with exit code 2.\n')).toEqual([
       'gha:exit code 2'

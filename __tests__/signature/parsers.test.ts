@@ -215,6 +215,8 @@ const EXPECTED: Record<string, string[]> = {
   'unittest/fail': ['unittest:tests.test_vat.VatTest.test_standard_rate'],
   // "tests/test_vat.py VatTest.test_luxury_rate: shop.price_with_vat raises KeyError 'luxury'"
   'unittest/error': ['unittest:tests.test_vat.VatTest.test_luxury_rate:KeyError'],
+  // RSpec: "spec/invoice_spec.rb describes Invoice, which is defined nowhere: the file fails to load (NameError)"
+  'rspec/load-error': ['rspec:spec/invoice_spec.rb>(load):NameError'],
   // next build: "app/page.tsx assigns the string 'twelve' to total: number" (Next.js prints no TS code)
   'next/type-error': ["next:Type 'string' is not assignable to type 'number'.:app/page.tsx"],
   // next lint: "app/page.tsx uses <img> where @next/next/no-img-element … wants <Image />"; the

@@ -85,7 +85,7 @@ export function createJestParser(): ToolParser {
       const title = text.slice(2).trim()
       if (title === 'Console') return false
       if (suite === undefined) {
-        if (title === SUITE_FAILED || !title.includes(' › ')) return false
+        if (title === SUITE_FAILED) return false
         orphan = {
           title: title
             .split(' › ')
