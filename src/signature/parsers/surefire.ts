@@ -33,6 +33,7 @@ const SUMMARY_ENTRY =
 
 /** Surefire 2.x's summary lists; an entry may follow on the header's line. */
 const OLD_SUMMARY_HEADER = /^(Failed tests|Tests in error):\s*(.*)$/
+const OLD_ID_ENTRY = /^[\w$]{1,500}\([\w.$]{1,500}\)/
 const OLD_SUMMARY_ENTRY =
   /^\s*(?:([\w$]{1,500})\(([\w.$]{1,500})\)|([\w$]{1,500}\.[\w$]{1,500})(?::\d+)*(?: » (\w{1,200}))?)(?:[\s:].*)?$/
 
@@ -88,7 +89,9 @@ export function createSurefireParser(): ToolParser {
         section = undefined
       }
       if (oldSection !== undefined) {
-        if (line.trim() !== '' && indentOf(line) > 0 && addOld(line, oldSection)) return true
+        // Entries are indented; a paste that lost the indent keeps `method(com.x.FooTest)`.
+        const entryLike = indentOf(line) > 0 || OLD_ID_ENTRY.test(line)
+        if (line.trim() !== '' && entryLike && addOld(line, oldSection)) return true
         oldSection = undefined
       }
       const first = line.charCodeAt(0)
