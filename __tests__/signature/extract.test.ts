@@ -101,6 +101,78 @@ describe('extractFailures', () => {
     expect(keys(withJest).some((key) => key.startsWith('gha:'))).toBe(false)
   })
 
+  test("a problem matcher's ##[error] before a tool's line never enters its key", () => {
+    for (const file of files.filter(
+      (name) => name.startsWith('go-build/') && name.endsWith('.txt')
+    )) {
+      const text = readCorpusFile(file)
+      // The runner's problem matcher for Go marks each diagnostic line in the job log.
+      const marked = text.replace(/^(?=\S+\.go:\d)/gm, '##[error]')
+      expect(marked).not.toBe(text)
+      expect(keys(marked)).toEqual(keys(text))
+    }
+  })
+
+  test("eslint problems the runner's problem matcher marked give the same keys, also as the web UI copies them", () => {
+    for (const file of files.filter(
+      (name) => name.startsWith('eslint/') && name.endsWith('.txt')
+    )) {
+      const text = readCorpusFile(file)
+      if (text.includes('\u001b')) continue // the coloured variant: the matcher reads plain text
+      // setup-node's eslint-stylish matcher marks each problem line (not the file's line).
+      const marked = text.replace(/^(?=\s+\d+:\d+\s+error\s)/gm, '##[error]')
+      const copied = marked.replace(/^##\[error\]/gm, 'Error: ')
+      expect(marked).not.toBe(text)
+      expect(keys(marked)).toEqual(keys(text))
+      expect(keys(copied)).toEqual(keys(text))
+    }
+  })
+
+  test("jest's failure blocks pasted without their FAIL line or summary give the same keys", () => {
+    for (const file of files.filter((name) => name.startsWith('jest/') && name.endsWith('.txt'))) {
+      const text = readCorpusFile(file)
+      if (text.includes('\u001b') || text.includes('Test suite failed to run')) continue
+      // What a person copies: the failure blocks, not the FAIL line above nor the summary below.
+      const blocks = text
+        .split('\n')
+        .filter(
+          (line) =>
+            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
+            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
+        )
+        .join('\n')
+      expect(blocks).not.toBe(text)
+      expect(keys(blocks)).toEqual(keys(text))
+    }
+  })
+
+  test("the web UI's copy of the step trailer is the trailer", () => {
+    expect(keys('Run ls missing\nError: Process completed with exit code 2.\n')).toEqual([
+      'gha:exit code 2'
+    ])
+  })
+
+  test("a wrapper's summary line is never the key", () => {
+    // yarn after a coverage run that failed its threshold, quoted from
+    // https://github.com/yarnpkg/yarn/issues/6466: nothing names a failure of its own.
+    const yarn = [
+      '=============================== Coverage summary ===============================',
+      'Statements   : 99.65% ( 3715/3728 )',
+      'Lines        : 99.6% ( 3250/3263 )',
+      '================================================================================',
+      'error Command failed with exit code 1.',
+      'info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command.'
+    ].join('\n')
+    expect(keys(yarn)).toEqual([])
+    // Docker BuildKit's summary, quoted from https://github.com/zaldivards/ContextQA/issues/25
+    const buildkit =
+      'ERROR: failed to solve: process "/bin/sh -c npm install && npm i -g serve" did not complete successfully: exit code: 254'
+    expect(keys(buildkit)).toEqual([])
+    // The same summary under a real failure: the failure's key, never the wrapper's.
+    const output = outputOf("throw new TypeError('no profile for customer 4711')")
+    expect(keys(`${output}\n${buildkit}\n`)).toEqual(['error:TypeError: no profile for customer N'])
+  })
+
   test('an empty log has no findings', async () => {
     expect(keys('')).toEqual([])
     expect((await extractFailures(Readable.from([]))).findings).toEqual([])

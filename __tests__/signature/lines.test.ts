@@ -125,6 +125,19 @@ describe('cleanLine', () => {
     expect(stripTimestamp('2026-07-28 not a timestamp')).toBe('2026-07-28 not a timestamp')
   })
 
+  test("removes a gh run view --log copy's job and step names, and the BOM after them", () => {
+    expect(
+      cleanLine(
+        'test (ubuntu-latest, 20)\tRun tests\t\ufeff2026-07-28T23:19:32.4965943Z ##[group]Run npm test'
+      )
+    ).toBe('##[group]Run npm test')
+    expect(cleanLine('build\tUNKNOWN STEP\t2026-07-28T23:19:32.4965943Z FAIL src/a.test.ts')).toBe(
+      'FAIL src/a.test.ts'
+    )
+    // Tabs that no timestamp follows are the tool's own.
+    expect(cleanLine('FAIL\texample.com/shop\t0.012s')).toBe('FAIL\texample.com/shop\t0.012s')
+  })
+
   test('removes a BOM, CRLF and what a lone CR overwrote', () => {
     expect(cleanLine('\ufeff2026-07-28T23:19:32.4965943Z ##[group]Run npm test\r')).toBe(
       '##[group]Run npm test'

@@ -181,7 +181,47 @@ const EXPECTED: Record<string, string[]> = {
   // Receipt.java assigns a String to an int
   'javac/incompatible-types': [
     'javac:incompatible types: String cannot be converted to int:src/main/java/shop/Receipt.java'
-  ]
+  ],
+  // bun: "expect(total([2, 3])).toBe(5) fails in test/cart.test.ts (cart > adds the prices of two items)"
+  'bun/assertion': ['bun:test/cart.test.ts>cart > adds the prices of two items'],
+  // "TypeError … thrown in test/customer.test.ts (labels a missing customer)"
+  'bun/thrown': ['bun:test/customer.test.ts>labels a missing customer'],
+  // "two files each have a test titled 'adds'; only test/discount.test.ts's fails"
+  'bun/same-title': ['bun:test/discount.test.ts>adds'],
+  // deno: "… in cart_test.ts (adds the prices of two items)"
+  'deno/assertion': ['deno:cart_test.ts>adds the prices of two items'],
+  'deno/thrown': ['deno:customer_test.ts>labels a missing customer'],
+  // "the step 'rejects a negative quantity' of the test 'order' fails in order_test.ts"
+  'deno/step': ['deno:order_test.ts>order > rejects a negative quantity'],
+  // Playwright: "… fails in tests/cart.spec.ts (cart › adds the prices of two items)"
+  'playwright/assertion': ['playwright:tests/cart.spec.ts>cart > adds the prices of two items'],
+  'playwright/thrown': ['playwright:tests/customer.spec.ts>labels a missing customer'],
+  // "nested describes: checkout › shipping › is free above 50 fails in tests/checkout.spec.ts"
+  'playwright/describe': [
+    'playwright:tests/checkout.spec.ts>checkout > shipping > is free above 50'
+  ],
+  // vite: "src/main.ts imports price-format, which is not installed"
+  'vite/unresolved-import': ['vite:cannot resolve:price-format'],
+  // "src/main.ts misses the closing parenthesis of a reduce call" (the transform plugin's message)
+  'vite/syntax-error': ['vite:builtin:vite-transform:Expected `,` or `)` but found `Identifier`'],
+  // Biome: "lint/suspicious/noExplicitAny (set to error): src/orders.ts …"
+  'biome/lint-error': ['biome:lint/suspicious/noExplicitAny:src/orders.ts'],
+  // "src/orders.ts is indented with four spaces where Biome's formatter prints two"
+  'biome/format': ['biome:format:src/orders.ts'],
+  // CTest: "cart_total: cart_test.c … exits 1"; "stock_refresh … CTest stops it at its TIMEOUT"
+  'ctest/failed': ['ctest:cart_total'],
+  'ctest/timeout': ['ctest:stock_refresh:timeout'],
+  // unittest: "tests/test_vat.py VatTest.test_standard_rate expects 12.5 …" (a failed assertion)
+  'unittest/fail': ['unittest:tests.test_vat.VatTest.test_standard_rate'],
+  // "tests/test_vat.py VatTest.test_luxury_rate: shop.price_with_vat raises KeyError 'luxury'"
+  'unittest/error': ['unittest:tests.test_vat.VatTest.test_luxury_rate:KeyError'],
+  // RSpec: "spec/invoice_spec.rb describes Invoice, which is defined nowhere: the file fails to load (NameError)"
+  'rspec/load-error': ['rspec:spec/invoice_spec.rb>(load):NameError'],
+  // next build: "app/page.tsx assigns the string 'twelve' to total: number" (Next.js prints no TS code)
+  'next/type-error': ["next:Type 'string' is not assignable to type 'number'.:app/page.tsx"],
+  // next lint: "app/page.tsx uses <img> where @next/next/no-img-element … wants <Image />"; the
+  // first quoted name of the rule's message is `next/image`
+  'next/lint-error': ['eslint:@next/next/no-img-element:next/image:app/page.tsx']
 }
 
 const present = new Map(completeClasses().map((cls) => [cls.id, cls]))

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark, printed as markdown (the figures in BENCHMARKS.md come
- * from this command). `--only polling|reconcile|classification|signature|fix-command` runs one of them.
+ * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command`
+ * runs one of them.
  */
 import { cpus, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -9,6 +10,7 @@ import { runReconcileBench } from './reconcile.js'
 import { runClassificationBench } from './classification.js'
 import { runSignatureBench } from './signature.js'
 import { runFixCommandBench } from './fix-command.js'
+import { runHeldOutBench } from './held-out.js'
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } })
 const only = values.only
@@ -43,5 +45,10 @@ if (!only || only === 'signature') {
 if (!only || only === 'fix-command') {
   console.log('## fix-command: giving the step back at the timeout\n')
   console.log(await runFixCommandBench())
+  console.log()
+}
+if (!only || only === 'held-out') {
+  console.log('## Held-out real logs\n')
+  console.log(runHeldOutBench())
   console.log()
 }

@@ -7,7 +7,7 @@
 # tools printed, unedited, with a manifest. Nothing a tool prints is written by hand.
 #
 # Usage: bash scripts/corpus/generate.sh [group...]
-#   groups: js python go rust jvm ruby php mixed (default: all, after wiping the whole corpus)
+#   groups: js python go rust jvm ruby php mixed runtimes cmake next (default: all, after wiping the whole corpus)
 # Needs: Debian with apt-get (root or sudo), Node.js with npm and the npm registry; cargo, rustc
 # and clippy on PATH for the rust group. Project copies are made under /home/runner/work and /tmp
 # (see lib.sh; CORPUS_RUNNER_HOME and CORPUS_TMP_DIR move them).
@@ -22,7 +22,7 @@ for group_file in "$CORPUS_ROOT"/tools/*.sh; do
   source "$group_file"
 done
 
-ALL_GROUPS=(js python go rust jvm ruby php mixed)
+ALL_GROUPS=(js python go rust jvm ruby php mixed runtimes cmake next)
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
   groups=("${ALL_GROUPS[@]}")

@@ -54,6 +54,47 @@ install_atl_tools() {
   printf '%s' "${ATL_PACKAGES[*]} $ATL_OVERRIDES" >"$stamp"
 }
 
+# The runtimes group's tools and the next group's, each in a folder of their own so that the js
+# group's stay as they are.
+RUNTIME_PACKAGES=(
+  bun@1.4.5
+  deno@2.9.6
+  @playwright/test@1.65.1
+  vite@8.3.8
+  @biomejs/biome@2.6.8
+)
+NEXT_PACKAGES=(
+  next@15.5.4
+  react@19.3.1
+  react-dom@19.3.1
+  typescript@5.9.3
+  @types/react@19.3.3
+  @types/node@20.19.43
+  eslint@9.39.5
+  eslint-config-next@15.5.4
+  @eslint/eslintrc@3.3.7
+)
+
+# install_npm_tools <folder> <package...>: installs the packages into <folder> unless the same
+# list is there already.
+install_npm_tools() {
+  local folder=$1
+  shift
+  local stamp="$folder/.installed"
+  if [ -f "$stamp" ] && [ -d "$folder/node_modules" ] && [ "$(cat "$stamp")" = "$*" ]; then
+    return
+  fi
+  log "installing npm packages into $folder"
+  rm -rf "$folder"
+  mkdir -p "$folder"
+  printf '{ "name": "corpus-tools", "private": true }\n' >"$folder/package.json"
+  (cd "$folder" && npm install --no-audit --no-fund --loglevel=error "$@") >&2
+  printf '%s' "$*" >"$stamp"
+}
+
+install_runtime_tools() { install_npm_tools "$RUNTIME_TOOLS" "${RUNTIME_PACKAGES[@]}"; }
+install_next_tools() { install_npm_tools "$NEXT_TOOLS" "${NEXT_PACKAGES[@]}"; }
+
 APT_UPDATED=''
 # install_debian <package...>: installs the packages that are not installed yet.
 install_debian() {

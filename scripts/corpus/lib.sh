@@ -28,6 +28,10 @@ WORK="${CORPUS_WORK:-$REPO_ROOT/.corpus-work}"
 META_DIR="$WORK/meta"
 NODE_TOOLS="$WORK/node-tools"
 ATL_TOOLS="$WORK/atl-tools"
+RUNTIME_TOOLS="$WORK/runtime-tools"
+NEXT_TOOLS="$WORK/next-tools"
+# The npm tools a class's project borrows (a group sets it for its classes; default: the js group's).
+CLASS_NODE_TOOLS=''
 
 # Where the project copies live. Paths printed by the tools include them: that is real noise.
 RUNNER_HOME="${CORPUS_RUNNER_HOME:-/home/runner}"
@@ -134,18 +138,20 @@ prepare_project() {
   # A JavaScript project gets node_modules inside itself, as on a CI runner, so that stack frames
   # show project paths: the scratch install is moved in for the run and back afterwards.
   if [ -f "$dest/package.json" ]; then
-    [ -d "$NODE_TOOLS/node_modules" ] || die "no npm packages in $NODE_TOOLS (run the js group)"
-    mv "$NODE_TOOLS/node_modules" "$dest/node_modules"
+    BORROWED_FROM="${CLASS_NODE_TOOLS:-$NODE_TOOLS}"
+    [ -d "$BORROWED_FROM/node_modules" ] || die "no npm packages in $BORROWED_FROM (run its group)"
+    mv "$BORROWED_FROM/node_modules" "$dest/node_modules"
     BORROWED_NODE_MODULES="$dest/node_modules"
   fi
 }
 
 BORROWED_NODE_MODULES=''
+BORROWED_FROM=''
 return_node_modules() {
   [ -n "$BORROWED_NODE_MODULES" ] || return 0
   # Caches a tool wrote there (vitest's results, transform caches) must not leak into the next run.
   rm -rf "$BORROWED_NODE_MODULES/.vite" "$BORROWED_NODE_MODULES/.vitest" "$BORROWED_NODE_MODULES/.cache"
-  mv "$BORROWED_NODE_MODULES" "$NODE_TOOLS/node_modules"
+  mv "$BORROWED_NODE_MODULES" "$BORROWED_FROM/node_modules"
   BORROWED_NODE_MODULES=''
 }
 trap return_node_modules EXIT

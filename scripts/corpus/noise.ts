@@ -55,7 +55,54 @@ function moveCheckout(text: string, root: string, separator: '/' | '\\'): string
   )
 }
 
+/**
+ * The form `gh run view --log` (and `--log-failed`) prints: `<job>\t<step>\t` before every line,
+ * the step's first line with its BOM after them; a line of raw output gets a runner timestamp.
+ */
+function ghRunView(text: string): string {
+  const lines = text.split('\n')
+  const last = lines.at(-1) === '' ? lines.length - 1 : lines.length
+  return lines
+    .map((line, index) => {
+      if (index >= last) return line
+      const prefix = 'test (ubuntu-latest, 20)\tRun tests\t'
+      const stamped = RUNNER_TIMESTAMP.test(line)
+      if (stamped) return `${prefix}${line}`
+      const bom = line.startsWith('\ufeff') ? '\ufeff' : ''
+      return `${prefix}${bom}2026-07-28T${clock(index)}.1234567Z ${line.slice(bom.length)}`
+    })
+    .join('\n')
+}
+
+/**
+ * A job log as the web UI's copy gives it: no timestamps or BOM, the step header a plain
+ * `Run …` line, `##[error]` shown as `Error: ` and the group end gone.
+ */
+function webUiCopy(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !/^\ufeff?(?:\S+Z )?##\[endgroup\]/.test(line))
+    .map((line) =>
+      line
+        .replace(RUNNER_TIMESTAMP, '')
+        .replace(/^\ufeff/, '')
+        .replace(/^##\[group\]/, '')
+        .replace(/^##\[error\]/, 'Error: ')
+    )
+    .join('\n')
+}
+
 export const NOISE_VARIANTS: readonly NoiseVariant[] = [
+  {
+    name: 'gh-run-view',
+    noise: 'copied with gh run view --log: job and step names and a tab before every line',
+    apply: ghRunView
+  },
+  {
+    name: 'web-ui-copy',
+    noise: "copied from the web UI: no timestamps, ##[error] shown as 'Error: '",
+    apply: webUiCopy
+  },
   {
     name: 'jenkins-clock',
     noise: "a clock before every line, as Jenkins' timestamper prints it (13:10:32 )",

@@ -12,6 +12,7 @@ import {
   cleanLine,
   DEFAULT_MAX_LINE_LENGTH,
   foreignPrefixLength,
+  ghCopyPrefixLength,
   LineBlockSplitter,
   runnerMarker,
   type LineReaderOptions
@@ -39,7 +40,7 @@ const ERROR_LINE =
   /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/
 /** Lines of the error family that only wrap another failure. */
 const WRAPPER_LINE =
-  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/
+  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|(?:error|Error:?) Command failed with exit code|(?:error|ERROR):? (?:during build|failed to (?:solve|build))|.{0,80}ELIFECYCLE|ERR_PNPM_|Error: Command "[^"]{1,200}" exited with|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/
 /**
  * Words that make a line an error without saying what failed; a candidate for the fallback that
  * has fewer than MIN_SUBSTANCE letters besides them is a banner (`====== ERRORS ======`, `*** Error
@@ -77,6 +78,9 @@ const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
 
+/** The first lines of a log, where a `gh run view --log` copy's prefix is looked for. */
+const GH_COPY_LINES = 20
+
 /** Options for tests: `everyLine` feeds every line to every parser (no trigger prefilter). */
 export interface ExtractTuning {
   everyLine?: boolean
@@ -109,9 +113,12 @@ class Extraction {
   /** The line being fed is the last one and no newline ended it: it may be cut. */
   private unterminated = false
   private readonly anywhere = new RegExp(ANYWHERE_SOURCE, 'g')
-  private readonly lineStart = new RegExp(`(?:${LINE_START_SOURCE})`, 'y')
+  private readonly lineStart = new RegExp(`(?:${byteStringPattern(LINE_START_SOURCE)})`, 'y')
   private readonly maxLineLength: number
   private readonly everyLine: boolean
+  /** The log is a `gh run view --log` copy: its lines start with the job's and step's names. */
+  private ghCopy = false
+  private linesSeen = 0
   step: string | undefined
 
   constructor(options: ExtractOptions = {}) {
@@ -133,9 +140,14 @@ class Extraction {
         anywhere.lastIndex = pos
         nextAnywhere = anywhere.exec(block)?.index ?? length
       }
+      // A `gh run view --log` copy shows itself on its first lines (see pushLine for the rest).
+      if (!this.ghCopy && this.linesSeen < GH_COPY_LINES) {
+        this.linesSeen += 1
+        if (ghCopyPrefixLength(block, pos) > 0) this.ghCopy = true
+      }
       let triggered = nextAnywhere < end
       if (!triggered) {
-        const start = textStart(block, pos, end)
+        const start = textStart(block, pos, end, this.ghCopy)
         if (start < 0) {
           // Colour codes at the start may also split the text after them: test it cleaned.
           triggered = LINE_START.test(cleanLine(bytesToText(block.slice(pos, end))))
@@ -158,6 +170,7 @@ class Extraction {
   private pushLine(block: string, start: number, end: number, triggered: boolean): void {
     const cut = Math.min(end, start + this.maxLineLength)
     const raw = bytesToText(block.slice(start, cut))
+    if (!this.ghCopy && ghCopyPrefixLength(raw, 0) > 0) this.ghCopy = true
     const line = cleanLine(raw)
     const marker = runnerMarker(line)
     if (marker !== undefined) {
@@ -183,10 +196,14 @@ class Extraction {
 
   private pushToAll(line: string, previous: string | undefined): void {
     const parsers = this.parsers
+    // A problem matcher's `##[error]` before a tool's line: the tool parsers read the line
+    // without it, the runner's parser (`gha`) with it.
+    const bare = line.charCodeAt(0) === 35 && line.startsWith('##[error]') ? line.slice(9) : line
     let active: ToolParser[] | undefined
     for (let i = 0; i < parsers.length; i++) {
       const parser = parsers[i]!
-      if (parser.push(line, previous) === true) (active ??= []).push(parser)
+      const text = bare === line || parser.tool === 'gha' ? line : bare
+      if (parser.push(text, previous) === true) (active ??= []).push(parser)
     }
     this.setActive(active ?? [])
     if (this.capturing) return
@@ -197,7 +214,10 @@ class Extraction {
         this.firstErrorLine ??= candidate
       }
     }
-    if (line.charCodeAt(0) === 35 && line.startsWith('##[error]Process completed')) {
+    if (
+      line.startsWith('##[error]Process completed') ||
+      line.startsWith('Error: Process completed')
+    ) {
       const trailer = EXIT_CODE_TRAILER.exec(line)
       if (trailer !== null) {
         this.exitCode ??= trailer[1]
@@ -255,13 +275,18 @@ function fallbackCandidate(line: string): Finding | undefined {
 }
 
 /**
- * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a runner timestamp
+ * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a `gh run view --log`
+ * copy's job and step names (when the log is one), a runner timestamp
  * (`2026-07-28T23:19:32.4965943Z `), another CI system's prefix and blanks; -1 when the text begins with an escape
  * sequence (colour), which the caller must clean first.
  */
-function textStart(block: string, start: number, end: number): number {
+function textStart(block: string, start: number, end: number, ghCopy: boolean): number {
   let i = start
   if (block.charCodeAt(i) === 0xef && block.charCodeAt(i + 1) === 0xbb) i += 3
+  if (ghCopy) {
+    i += ghCopyPrefixLength(block, i)
+    if (block.charCodeAt(i) === 0xef && block.charCodeAt(i + 1) === 0xbb) i += 3
+  }
   if (
     block.charCodeAt(i + 4) === 45 &&
     block.charCodeAt(i + 10) === 84 &&

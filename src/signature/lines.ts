@@ -122,12 +122,34 @@ const CONTROL_SEQUENCES =
   /\x1b\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g
 
 /**
- * Removes the runner's timestamp prefix, a BOM, CR overwrites (only what was written after the
+ * `gh run view --log` and `--log-failed` put the job's and the step's names, each followed by a
+ * tab, before the runner's timestamp of every line (the step's first line has a BOM after them).
+ * A name holds no tab; the step is `UNKNOWN STEP` when gh cannot tell.
+ */
+const GH_COPY_PREFIX =
+  /[^\t\n]{1,300}\t[^\t\n]{1,300}\t(?=(?:\ufeff|\xef\xbb\xbf)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/y
+/**
+ * Length of a `gh run view --log` prefix (`<job>\t<step>\t`, see GH_COPY_PREFIX) at `start` of
+ * `text` (a line or a byte string), 0 when there is none; the BOM and timestamp after it stay.
+ */
+export function ghCopyPrefixLength(text: string, start: number): number {
+  const tab = text.indexOf('\t', start)
+  if (tab <= start || tab > start + 300) return 0
+  GH_COPY_PREFIX.lastIndex = start
+  return GH_COPY_PREFIX.test(text) ? GH_COPY_PREFIX.lastIndex - start : 0
+}
+
+/**
+ * Removes a `gh run view --log` copy's job and step names (see ghCopyPrefixLength), the runner's
+ * timestamp prefix, a BOM, CR overwrites (only what was written after the
  * last lone CR stays, as on a terminal), terminal control sequences and the line prefixes other
  * CI systems and builders add (see `foreignPrefixLength`) from one line.
  */
 export function cleanLine(raw: string): string {
   let line = raw
+  if (line.charCodeAt(0) === 0xfeff) line = line.slice(1)
+  const copied = ghCopyPrefixLength(line, 0)
+  if (copied > 0) line = line.slice(copied)
   if (line.charCodeAt(0) === 0xfeff) line = line.slice(1)
   line = stripTimestamp(line)
   if (NEEDS_CLEANING.test(line)) {

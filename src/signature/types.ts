@@ -1,9 +1,12 @@
 /**
  * Contract between the log reader and the per-tool parsers (see the README, Failure signatures).
  *
- * A parser sees one log line at a time, already cleaned by the reader: the runner's
- * timestamp prefix, ANSI escapes and the trailing `\r` are gone, and `##[group]` /
- * `##[endgroup]` markers are removed. `##[error]` lines reach parsers with the marker kept.
+ * A parser sees one log line at a time, already cleaned by the reader: how the log was copied
+ * (a `gh run view --log` line's job and step names, the runner's timestamp, other CI systems'
+ * and builders' line prefixes), ANSI escapes and the trailing `\r` are gone, and `##[group]` /
+ * `##[endgroup]` markers are removed. A `##[error]` line reaches the runner's parser (`gha`)
+ * with the marker and every other parser without it (a problem matcher put it before a tool's
+ * line).
  * Parsers may keep state between lines (multi-line formats such as jest's `●` blocks),
  * so each log gets fresh instances from the factories in the registry.
  */

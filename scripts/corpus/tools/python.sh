@@ -1,4 +1,5 @@
-# Python tools from Debian's packages: pytest (with xdist), mypy, flake8, ruff if packaged (sourced).
+# Python tools from Debian's packages: pytest (with xdist), mypy, flake8, ruff if packaged, and
+# the standard library's unittest (sourced).
 # They run with Debian's /usr/bin/python3, never a python found elsewhere on PATH.
 
 corpus_python() {
@@ -7,6 +8,7 @@ corpus_python() {
   corpus_mypy
   corpus_flake8
   corpus_ruff
+  corpus_unittest
 }
 
 corpus_pytest() {
@@ -114,4 +116,28 @@ corpus_ruff() {
     return 0
   fi
   die "ruff is packaged here: add its classes to scripts/corpus/tools/python.sh"
+}
+
+corpus_unittest() {
+  want_tool unittest || return 0
+  tools_begin unittest
+  TOOLS_RUN+=(unittest)
+  tool_version unittest "unittest of $(/usr/bin/python3 --version)"
+  local unittest=(/usr/bin/python3 -m unittest)
+  local class description
+  for class in fail error; do
+    case $class in
+      fail) description="tests/test_vat.py VatTest.test_standard_rate expects 12.5, price_with_vat(10, 'standard') returns 12.0" ;;
+      error) description="tests/test_vat.py VatTest.test_luxury_rate: shop.price_with_vat raises KeyError 'luxury'" ;;
+    esac
+    class_begin unittest "$class" unittest "$description"
+    variant default 'baseline: python3 -m unittest' -- "${unittest[@]}"
+    variant verbose 'python3 -m unittest -v: one line per test' -- "${unittest[@]}" -v
+    variant rerun 'another run of the baseline command (durations differ)' -- "${unittest[@]}"
+    variant shifted 'line shift: blank lines and a comment inserted at the top of the test file' \
+      --shift tests/test_vat.py -- "${unittest[@]}"
+    variant tmp-dir 'another working directory under /tmp' --dir tmp -- "${unittest[@]}"
+    variant job-log 'GitHub Actions job log of python -m unittest' --job-log 'python -m unittest' \
+      -- "${unittest[@]}"
+  done
 }

@@ -11,8 +11,11 @@ corpus_rspec() {
   TOOLS_RUN+=(rspec)
   tool_version rspec "$(env -i "$(tool_env "$WORK" | grep '^PATH=')" rspec --version | tr -s '\n ' ' ' | sed 's/ $//')"
   local class description shift_file
-  for class in expectation zero-division no-method; do
+  for class in expectation zero-division no-method load-error; do
     case $class in
+      load-error)
+        description="spec/invoice_spec.rb describes Invoice, which is defined nowhere: the file fails to load (NameError)"
+        shift_file=spec/invoice_spec.rb ;;
       expectation)
         description="Cart#total adds the shipping to the prices expects eq(949) and gets 449 in spec/total_spec.rb"
         shift_file=spec/total_spec.rb ;;

@@ -5,13 +5,18 @@
  *   `Doc-tests mycrate`; the `failures:` list names the tests again (the only place with the
  *   terse format), and so does each `---- tests::bad_add stdout ----` block of captured output,
  *   which is all a log cut before the summary has. Doc-test names lose their ` (line N)`.
- * - nextest: `FAIL [   0.005s] mycrate parser::tests::parses_negative`.
+ * - nextest: `FAIL [   0.005s] mycrate parser::tests::parses_negative`, `TIMEOUT [ 60.003s] …` for a
+ *   test killed at its slow-timeout, `SIGABRT [   0.195s] …` for one a signal ended. What the
+ *   test printed follows in `--- STDOUT: … ---` / `--- STDERR: … ---` sections (`──── STDOUT:`
+ *   in newer releases): libtest's own report inside them is not another failure.
+ * - A libtest run inside a test's captured output (`running 1 test` … `test result:` inside a
+ *   `---- name stdout ----` block: a test that runs a test binary) is not this run's either.
  * - The kind comes from the test thread's panic, `thread 'tests::bad_add' panicked at
  *   src/lib.rs:9:5:` and the message on the next line (before Rust 1.73, quoted on the same
  *   line): none for an assertion, else `unwrap on None`, `unwrap on Err`, `index out of
  *   bounds`, `divide by zero`, `overflow`, `todo`, `unimplemented`, `unreachable`, or `panic`.
  * Key: `cargo:<binary>:<test path>`, plus `:<kind>` when the test panicked other than by an
- * assertion.
+ * assertion, `:timeout` or the signal (`:SIGABRT`) for nextest's TIMEOUT and SIG… results.
  */
 import { buildKey } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
@@ -21,7 +26,13 @@ const RUNNING = /^\s*Running (?:unittests |tests |benches )?\S+ \((.{1,1000})\)\
 const DOC_TESTS = /^\s*Doc-tests (\S+)\s*$/
 const TEST_FAILED = /^test (.{1,1000}?) \.\.\. FAILED\s*$/
 const NEXTEST_FAIL =
-  /^\s*(?:TRY \d+ )?FAIL \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+\/\d+\)\s+)?(\S+)\s+(\S.*?)\s*$/
+  /^\s*(?:TRY \d+ )?(FAIL|TIMEOUT|SIG[A-Z]{2,8}) \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+\/\d+\)\s+)?(\S+)\s+(\S.*?)\s*$/
+/** nextest's section of a test's captured output. */
+const NEXTEST_OUTPUT = /^\s*(?:-{3}|─{2,}) STD(?:OUT|ERR):/
+/** A nextest status or progress line: the captured output before it is over. */
+const NEXTEST_STATUS =
+  /^\s*(?:TRY \d+ )?[A-Z][A-Z-]{2,10} \[\s*[\d.]+m?s\]|^\s*(?:Summary|Starting|Canceling|Cancelling) |^─{10,}\s*$/
+const LIBTEST_RUN = /^running \d+ tests?\s*$/
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/
 const PANIC =
@@ -29,7 +40,7 @@ const PANIC =
 
 export const cargoGrepPatterns = [
   '^test .* \\.\\.\\. FAILED',
-  '^\\s*(TRY [0-9]+ )?FAIL \\[',
+  '^\\s*(TRY [0-9]+ )?(FAIL|TIMEOUT|SIG[A-Z]+) \\[',
   '^---- .* std(out|err) ----$'
 ]
 
@@ -74,12 +85,27 @@ export function createCargoParser(): ToolParser {
   let block: string | undefined
   /** A panic line whose message is on the next line. */
   let panicking: string | undefined
+  /** Inside nextest's STDOUT/STDERR of a test: only its panics are read. */
+  let nextestOutput = false
+  /** Inside a libtest run within a captured block: nothing is read until its `test result:`. */
+  let nestedRun = false
   return {
     tool: 'cargo',
     push(line) {
       if (panicking !== undefined) {
         if (!kinds.has(panicking)) kinds.set(panicking, panicKind(line) ?? null)
         panicking = undefined
+      }
+      if (nextestOutput) {
+        if (!NEXTEST_STATUS.test(line)) {
+          if (line.trimStart().startsWith("thread '")) readPanic(line)
+          return true
+        }
+        nextestOutput = false
+      }
+      if (nestedRun) {
+        if (line.startsWith('test result:')) nestedRun = false
+        return true
       }
       if (list !== undefined) {
         if (line === '') return true
@@ -122,8 +148,15 @@ export function createCargoParser(): ToolParser {
         list = []
         return true
       }
-      if (block !== undefined) return true
-      if (first !== 32 && first !== 70 && first !== 84 && first !== 68) return false // ' ', F, T, D
+      if (block !== undefined) {
+        if (first === 114 && LIBTEST_RUN.test(line)) nestedRun = true // r
+        return true
+      }
+      if (NEXTEST_OUTPUT.test(line)) {
+        nextestOutput = true
+        return true
+      }
+      if (first !== 32 && first !== 70 && first !== 84 && first !== 68 && first !== 83) return false // ' ', F, T, D, S
       if (line.indexOf('Running ') !== -1) {
         const running = RUNNING.exec(line)
         if (running !== null) binary = binaryName(running[1] ?? '')
@@ -134,9 +167,9 @@ export function createCargoParser(): ToolParser {
         if (doc !== null) binary = `${doc[1]} doc`
         return false
       }
-      if (line.indexOf('FAIL [') !== -1) {
+      if (line.indexOf(' [') !== -1) {
         const found = NEXTEST_FAIL.exec(line)
-        if (found !== null) nextest.add(`${found[1]}\u0000${found[2]}`, line)
+        if (found !== null) nextest.add(`${found[2]}\u0000${found[3]}\u0000${found[1]}`, line)
       }
       return false
     },
@@ -147,12 +180,18 @@ export function createCargoParser(): ToolParser {
         findings.add(buildKey('cargo', test.binary, test.name, kindOf(test.name)), test.line)
       }
       for (const { key, line } of nextest.list()) {
-        const [crate, name] = key.split('\u0000')
-        findings.add(buildKey('cargo', crate, name, kindOf(name ?? '')), line)
+        const [crate, name, status] = key.split('\u0000')
+        const kind =
+          status === 'TIMEOUT'
+            ? 'timeout'
+            : status?.startsWith('SIG') === true
+              ? status
+              : kindOf(name ?? '')
+        findings.add(buildKey('cargo', crate, name, kind), line)
       }
       return findings.list()
     },
-    capturing: () => block !== undefined
+    capturing: () => block !== undefined || nextestOutput
   }
 
   function record(name: string, line: string): void {

@@ -1,7 +1,9 @@
 /**
  * ESLint, in the stylish form (a file line, then `  2:10  error  'x' is defined but never used
- * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`).
- * Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
+ * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`),
+ * and `next lint`'s (a `./app/page.tsx` line, then `5:7  Error: 'x' is … never used.  rule` at
+ * column 0). A stylish problem copied from the web UI, where the runner's problem matcher
+ * marked it, reads `Error:   2:10  error  …`. Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
  * without a rule (a parsing error) uses its masked message instead.
  */
 import {
@@ -14,23 +16,32 @@ import {
 import type { ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
-const PROBLEM_START = /^\s+\d+:\d+\s/
-const STYLISH_PROBLEM = /^\s+\d+:\d+\s+error\s+(.*?)(?:\s{2,}(@?[\w/.-]{1,100}))?\s*$/
+const PROBLEM_START = /^(?:\s+\d+:\d+\s|\d+:\d+\s+(?:Error|Warning): )/
+const STYLISH_PROBLEM =
+  /^(?:\s+\d+:\d+\s+error\s+|\d+:\d+\s+Error: )(.*?)(?:\s{2,}(@?[\w/.-]{1,100}))?\s*$/
+/** The web UI's copy of a line the runner marked `##[error]`. */
+const WEB_UI_MARK = /^Error: (?=\s+\d+:\d+\s)/
 const UNIX_PROBLEM =
   /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}):\d+:\d+: (.*) \[Error\/([\w@/.-]{1,100})\]$/
 const FILE_LINE =
   /^(?:[A-Za-z]:)?[^\s:][^:]*\.(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)$/
 
-export const eslintGrepPatterns = ['^\\s+[0-9]+:[0-9]+\\s+error\\s', '\\[Error/[^]]+\\]$']
+export const eslintGrepPatterns = [
+  '^\\s+[0-9]+:[0-9]+\\s+error\\s',
+  '^[0-9]+:[0-9]+\\s+Error: ',
+  '\\[Error/[^]]+\\]$'
+]
 
 export function createEslintParser(): ToolParser {
   const findings = new FindingSet()
   let file: string | undefined
   return {
     tool: 'eslint',
-    push(raw, previous) {
+    push(text, before) {
+      const raw = unmark(text)
+      const previous = before === undefined ? undefined : unmark(before)
       const first = raw.charCodeAt(0)
-      if (first !== 32 && first !== 9) {
+      if (first !== 32 && first !== 9 && !PROBLEM_START.test(raw)) {
         const line = stripErrorMarker(raw)
         if (line.endsWith(']') && line.indexOf('[Error/') !== -1) {
           const unix = UNIX_PROBLEM.exec(line)
@@ -57,6 +68,12 @@ export function createEslintParser(): ToolParser {
       findings.add(buildKey('eslint', maskMessage(message), normalisedPath), line)
     else findings.add(buildKey('eslint', rule, firstQuotedSymbol(message), normalisedPath), line)
   }
+}
+
+/** A line without the runner's `##[error]` or the web UI's `Error: ` before a stylish problem. */
+function unmark(line: string): string {
+  const bare = stripErrorMarker(line)
+  return WEB_UI_MARK.test(bare) ? bare.slice(7) : bare
 }
 
 function looksLikeSourcePath(line: string): boolean {

@@ -19,6 +19,7 @@
 import { buildKey, maskMessage, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
+import { GOLANGCI_ISSUE } from './golangci-lint.js'
 
 const TEST_FAIL = /^\s*--- FAIL: (\S+)/
 const PACKAGE_FAIL = /^FAIL\t(\S+)(?:\t|\s+\[([^\]]{1,80})\]|\s*$)/
@@ -137,7 +138,8 @@ export function createGoParser(): ToolParser {
       }
       if (line.indexOf('.go:') === -1) return timedOut
       const diagnostic = DIAGNOSTIC.exec(line)
-      if (diagnostic !== null) {
+      // A golangci-lint issue (its linter named at the end) is that parser's.
+      if (diagnostic !== null && !GOLANGCI_ISSUE.test(line)) {
         const message = (diagnostic[2] ?? '').replace(/^vet: /, '')
         if (message.startsWith('too many errors')) return timedOut
         diagnostics.add(

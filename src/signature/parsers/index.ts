@@ -30,6 +30,16 @@ import { createRustcParser, rustGrepPatterns } from './rust.js'
 import { createSurefireParser, surefireGrepPatterns } from './surefire.js'
 import { createTscParser, tscGrepPatterns } from './tsc.js'
 import { createVitestParser, vitestGrepPatterns } from './vitest.js'
+import { biomeGrepPatterns, createBiomeParser } from './biome.js'
+import { bunGrepPatterns, createBunParser } from './bun.js'
+import { createCtestParser, ctestGrepPatterns } from './ctest.js'
+import { createDenoParser, denoGrepPatterns } from './deno.js'
+import { createGolangciLintParser, golangciLintGrepPatterns } from './golangci-lint.js'
+import { createNextParser, nextGrepPatterns } from './next.js'
+import { createPlaywrightParser, playwrightGrepPatterns } from './playwright.js'
+import { createSwiftParser, swiftGrepPatterns } from './swift.js'
+import { createUnittestParser, unittestGrepPatterns } from './unittest.js'
+import { createViteParser, viteGrepPatterns } from './vite.js'
 
 export interface Triggers {
   /** Regular-expression fragments that may match anywhere in the line. */
@@ -52,8 +62,13 @@ export interface ParserEntry {
 const ERROR_WORD = 'error'
 /** `Error:` and ESLint's `[Error/rule]`, but not `Errors: 0` in every Maven test summary. */
 const ERROR_TITLE = 'Error[:/]'
+/**
+ * A path at the start of a line. Line-start fragments that begin with it are tried as one
+ * (see lineStartFragments): each would otherwise scan the line's first word again.
+ */
+const PATH_START = '(?:[A-Za-z]:)?[^\\s:]{1,300}'
 /** A path at the start of a line followed by `.<ext>:<digit>`. */
-const pathWith = (extension: string): string => `(?:[A-Za-z]:)?[^\\s:]{1,300}\\.${extension}:\\d`
+const pathWith = (extension: string): string => `${PATH_START}\\.${extension}:\\d`
 /** The list header JUnit 4's runner and PHPUnit share: `There were 2 failures:`. */
 const THERE_WERE = 'There w'
 const PY_LINT: Triggers = {
@@ -139,7 +154,16 @@ export const PARSERS: readonly ParserEntry[] = [
     create: createCargoParser,
     triggers: {
       anywhere: ['FAIL'],
-      lineStart: ['Running ', 'Doc-tests ', 'failures:', '---- ', "thread '"]
+      lineStart: [
+        'Running ',
+        'Doc-tests ',
+        'failures:',
+        '---- ',
+        "thread '",
+        // nextest: a timeout, a signal, a test's captured output
+        '(?:TIMEOUT|SIG[A-Z]{2,8}) \\[',
+        '(?:---|──)[^ ]* STD'
+      ]
     },
     grepPatterns: cargoGrepPatterns
   },
@@ -158,7 +182,7 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'surefire',
     create: createSurefireParser,
-    triggers: { anywhere: [ERROR_TITLE, 'RROR'] },
+    triggers: { anywhere: [ERROR_TITLE, 'RROR'], lineStart: ['Failed tests:', 'Tests in error:'] },
     grepPatterns: surefireGrepPatterns
   },
   {
@@ -176,7 +200,7 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'rspec',
     create: createRspecParser,
-    triggers: { lineStart: ['Failures:', 'rspec '] },
+    triggers: { lineStart: ['Failures:', 'rspec ', 'An error occurred while loading '] },
     grepPatterns: rspecGrepPatterns
   },
   {
@@ -190,6 +214,84 @@ export const PARSERS: readonly ParserEntry[] = [
     create: createJunitParser,
     triggers: { lineStart: [THERE_WERE] },
     grepPatterns: junitGrepPatterns
+  },
+  {
+    tool: 'playwright',
+    create: createPlaywrightParser,
+    // A failure's numbered header (`  1) [chromium] › …`), the closing lists' counts.
+    triggers: { lineStart: ['\\d+\\) ', '\\d+ (?:failed|flaky)\\b'] },
+    grepPatterns: playwrightGrepPatterns
+  },
+  {
+    tool: 'bun',
+    create: createBunParser,
+    // The result line, a file's path line (`src/a.test.ts:`) and a stack frame in a test file;
+    // never a PASS line or a file named in passing.
+    triggers: {
+      lineStart: [
+        '\\(fail\\) ',
+        '✗',
+        `${PATH_START}\\.[cm]?[jt]sx?:[ \\t\\r]*(?:\\n|$)`,
+        '::group::',
+        'at .{0,500}?[._](?:test|spec)\\.[cm]?[jt]sx?:\\d'
+      ]
+    },
+    grepPatterns: bunGrepPatterns
+  },
+  {
+    tool: 'deno',
+    create: createDenoParser,
+    // Inside a run (after `running N tests from`) and its ERRORS and FAILURES report the
+    // parser reads every line.
+    triggers: { lineStart: ['running \\d', '(?:ERRORS|FAILURES) *(?:\\r?\\n|$)'] },
+    grepPatterns: denoGrepPatterns
+  },
+  {
+    tool: 'swift',
+    create: createSwiftParser,
+    triggers: { anywhere: [ERROR_WORD], lineStart: ["Test Case '", '(?:✘|􀢄) Test'] },
+    grepPatterns: swiftGrepPatterns
+  },
+  {
+    tool: 'ctest',
+    create: createCtestParser,
+    triggers: { lineStart: ['\\d+/\\d+ Test +#', '\\d{1,6} - \\S'] },
+    grepPatterns: ctestGrepPatterns
+  },
+  {
+    tool: 'unittest',
+    create: createUnittestParser,
+    triggers: { lineStart: ['(?:FAIL|ERROR): \\w'] },
+    grepPatterns: unittestGrepPatterns
+  },
+  {
+    tool: 'golangci-lint',
+    create: createGolangciLintParser,
+    triggers: { lineStart: [pathWith('go')] },
+    grepPatterns: golangciLintGrepPatterns
+  },
+  {
+    tool: 'biome',
+    create: createBiomeParser,
+    // A diagnostic's header: `src/a.ts:2:22 lint/suspicious/noExplicitAny …`, `src/a.ts format …`
+    triggers: {
+      lineStart: [`${PATH_START}(?::\\d+:\\d+)? (?:lint|format|assist|parse|organizeImports)\\b`]
+    },
+    grepPatterns: biomeGrepPatterns
+  },
+  {
+    tool: 'vite',
+    create: createViteParser,
+    // `[vite]: Rollup failed to resolve import …`; `error during build:` has `error`.
+    triggers: { anywhere: [ERROR_WORD], lineStart: ['(?:Error: )?\\[vite\\]'] },
+    grepPatterns: viteGrepPatterns
+  },
+  {
+    tool: 'next',
+    create: createNextParser,
+    // `Type error: …`
+    triggers: { anywhere: [ERROR_WORD] },
+    grepPatterns: nextGrepPatterns
   },
   {
     tool: 'gha',
@@ -208,9 +310,14 @@ export function anywhereFragments(): string[] {
   return unique(PARSERS.flatMap((entry) => entry.triggers.anywhere ?? []))
 }
 
-/** The parsers' `lineStart` trigger fragments, de-duplicated. */
+/** The parsers' `lineStart` trigger fragments, de-duplicated; those after a path as one. */
 export function lineStartFragments(): string[] {
-  return unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []))
+  const all = unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []))
+  const afterPath = all.filter((fragment) => fragment.startsWith(PATH_START))
+  const others = all.filter((fragment) => !fragment.startsWith(PATH_START))
+  if (afterPath.length === 0) return others
+  const tails = afterPath.map((fragment) => fragment.slice(PATH_START.length))
+  return [...others, `${PATH_START}(?:${tails.join('|')})`]
 }
 
 /** Every parser's grep patterns, de-duplicated: what `grep -E` must match to do the same selection. */

@@ -6,6 +6,9 @@
  * an assertion (`:TypeError`, `:timeout`). A file that could not run (`● Test suite failed to
  * run`) adds what stopped it: `jest:<path>>(suite):<TS code>` for ts-jest type errors (tsc's
  * parser adds the full tsc key), else the masked first error line.
+ * A paste that starts below the `FAIL` line (or a bot's copy of the failure blocks alone) has
+ * `●` titles with no file: the file is then the test file of the block's first stack frame
+ * (`at Object.<anonymous> (tests/a.test.js:4:23)`). `● Console` is what the tests printed.
  */
 import {
   buildKey,
@@ -19,6 +22,11 @@ import type { ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
 const SUITE_FAILED = 'Test suite failed to run'
+/** Lines of a block without a file read for its stack frame before it is given up. */
+const ORPHAN_LINES = 60
+/** A stack frame in a test file: `at Object.<anonymous> (tests/a.test.js:4:23)`. */
+const TEST_FRAME =
+  /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}(?:[._-](?:test|spec)|__tests__\/[^\s()]{1,500})\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/
 const TS_CODE = /\berror\s+(TS\d+)\b/
 
 export const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● ']
@@ -28,9 +36,28 @@ export function createJestParser(): ToolParser {
   let suite: string | undefined
   /** A `●` title waiting for its first error line: the test's id, or the suite's. */
   let waiting: { id: string; line: string; suiteFailed: boolean } | undefined
+  /** A `●` title outside any FAIL suite, waiting for a stack frame that names its file. */
+  let orphan: { title: string; line: string; kind?: string; lines: number } | undefined
   return {
     tool: 'jest',
     push(line) {
+      if (orphan !== undefined) {
+        const text = line.trim()
+        const frame = TEST_FRAME.exec(line)
+        if (frame !== null) {
+          const { title, line: titleLine, kind } = orphan
+          findings.add(
+            buildKey('jest', `${normalisePath(frame[1] ?? '')}>${title}`, kind),
+            titleLine
+          )
+          orphan = undefined
+        } else if (text.startsWith('● ') || ++orphan.lines > ORPHAN_LINES) orphan = undefined
+        else {
+          if (text !== '' && orphan.lines > 0 && !('kind' in orphan))
+            orphan.kind = failureKind(text)
+          return true
+        }
+      }
       if (waiting !== undefined) {
         const text = line.trim()
         if (text === '') return true
@@ -44,7 +71,7 @@ export function createJestParser(): ToolParser {
         // The line may itself open the next block (a title with nothing under it).
       }
       const first = line.charCodeAt(0)
-      if (first !== 32 && first !== 70 && first !== 80) return false // ' ', 'F', 'P'
+      if (first !== 32 && first !== 70 && first !== 80 && first !== 9679) return false // ' ', F, P, ●
       const text = line.trimStart()
       if (text.startsWith('FAIL ')) {
         suite = suitePath(text.slice(5))
@@ -54,8 +81,21 @@ export function createJestParser(): ToolParser {
         suite = undefined
         return false
       }
-      if (suite === undefined || !text.startsWith('● ')) return false
+      if (!text.startsWith('● ')) return false
       const title = text.slice(2).trim()
+      if (title === 'Console') return false
+      if (suite === undefined) {
+        if (title === SUITE_FAILED) return false
+        orphan = {
+          title: title
+            .split(' › ')
+            .map((part) => part.trim())
+            .join(' > '),
+          line,
+          lines: 0
+        }
+        return true
+      }
       if (title === SUITE_FAILED) {
         waiting = { id: `${suite}>(suite)`, line, suiteFailed: true }
       } else {

@@ -8,6 +8,9 @@
  * the exception type of its last `tests/t.py:9: KeyError` line, else of its first `E   …` line.
  * A `Captured stdout call` (or stderr, log) part of a section is what the test printed: another
  * tool's failures there are not this run's.
+ * A paste of the FAILURES or ERRORS report alone (no summary, no result lines) names each test
+ * only in its section's title: its file is then the first `tests/t.py:9: ` place in the section
+ * (old py.test: `file /abs/tests/t.py, line 9`).
  * Key: `pytest:<node id>`, or `pytest:error:<node id or path>` for errors outside a test body,
  * plus `:<kind>` when the test raised rather than failed an assertion.
  */
@@ -29,6 +32,8 @@ const SECTION = /^_{3,} (.{1,1000}?) _{3,}$/
 /** Where a section's exception was raised, with its type: `shop/pricing.py:5: KeyError`. */
 const RAISED_AT = /^\S{1,1000}\.py:\d+: ([A-Za-z_][\w.]{0,200})$/
 const E_LINE = /^E\s+(.*)$/
+/** A place in a section's traceback: `tests/t.py:9: ` or old py.test's `file /abs/t.py, line 9`. */
+const PLACE = /^(?:(\S{1,1000}\.py):\d+:(?: |$)|file (\S{1,1000}\.py), line \d+$)/
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /
@@ -47,6 +52,9 @@ interface Result {
 
 interface Section {
   title: string
+  line: string
+  /** The first place in its traceback: the test's file. */
+  file?: string
   kindAt?: string
   firstE?: string
   captured: boolean
@@ -55,6 +63,8 @@ interface Section {
 export function createPytestParser(): ToolParser {
   const results: Result[] = []
   const kinds = new Map<string, string | undefined>()
+  /** Each section's title and file, for a report without a summary. */
+  const sections: { title: string; file: string; line: string }[] = []
   let section: Section | undefined
   return {
     tool: 'pytest',
@@ -82,6 +92,19 @@ export function createPytestParser(): ToolParser {
     },
     finish(): Finding[] {
       closeSection()
+      const titled = new Set(results.map(({ id, isError }) => sectionTitle(id, isError)))
+      for (const { title, file, line } of sections) {
+        if (titled.has(title)) continue
+        const setup = /^ERROR at (?:setup|teardown) of (.+)$/.exec(title)
+        const name = setup?.[1] ?? title
+        const open = name.indexOf('[')
+        const path = open === -1 ? name : name.slice(0, open)
+        add(
+          `${file}::${path.replaceAll('.', '::')}${open === -1 ? '' : name.slice(open)}`,
+          setup !== null,
+          line
+        )
+      }
       const findings = new FindingSet()
       for (const { id, isError, line } of results) {
         const kind = kinds.get(sectionTitle(id, isError))
@@ -110,7 +133,7 @@ export function createPytestParser(): ToolParser {
     const header = SECTION.exec(line)
     if (header === null) return false
     closeSection()
-    section = { title: (header[1] ?? '').trim(), captured: false }
+    section = { title: (header[1] ?? '').trim(), captured: false, line }
     return true
   }
 
@@ -126,6 +149,10 @@ export function createPytestParser(): ToolParser {
       return true
     }
     if (section.captured) return true
+    if (section.file === undefined) {
+      const place = PLACE.exec(line)
+      if (place !== null) section.file = normalisePath(place[1] ?? place[2] ?? '')
+    }
     const raised = RAISED_AT.exec(line)
     if (raised !== null) section.kindAt = raised[1]
     else if (section.firstE === undefined) {
@@ -140,6 +167,9 @@ export function createPytestParser(): ToolParser {
     if (kinds.size < 1000) {
       const type = section.kindAt ?? section.firstE
       kinds.set(section.title, type === undefined ? undefined : failureKind(type))
+      if (section.file !== undefined && !section.title.startsWith('ERROR collecting ')) {
+        sections.push({ title: section.title, file: section.file, line: section.line })
+      }
     }
     section = undefined
   }

@@ -5,8 +5,11 @@
  * ./spec/cart_spec.rb:10:in …`). The closing `Failed examples:` list repeats each one with its
  * file, `rspec ./spec/cart_spec.rb:4 # Cart#total adds the prices` (or the `[1:2:1]` id form);
  * a log cut before that list takes the file from the failure's backtrace.
+ * A spec file that raised while loading is `An error occurred while loading ./spec/a_spec.rb.`,
+ * then `Failure/Error: <source line>` and the exception's class at column 0 (`NameError:`).
  * Key: `rspec:<spec file>><description>` (never the line number), plus `:<kind>` when the
- * example raised rather than failed an expectation (`:ZeroDivisionError`, `:NoMethodError`).
+ * example raised rather than failed an expectation (`:ZeroDivisionError`, `:NoMethodError`);
+ * `rspec:<spec file>>(load):<class>` for a file that could not load.
  */
 import { buildKey, failureKind, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
@@ -20,10 +23,19 @@ const EXCEPTION_CLASS = /^\s{3,}((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/
 const BACKTRACE_SPEC = /^\s+# (\S{1,1000}?_spec\.rb):\d+/
 const FAILED_EXAMPLE = /^rspec (\S{1,1000}?\.rb)(?::\d+|\[[\d:]+\])? # (.{1,1000}?)\s*$/
 const END_OF_FAILURES = /^(?:Finished in |Failed examples:|\d+ examples?, )/
+const LOAD_ERROR = /^An error occurred while loading (\S{1,1000}?)\.?\s*$/
+/** The class of what a file raised while loading, at column 0: `NameError:`. */
+const LOAD_ERROR_CLASS = /^((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/
+/** Lines after a load error's header within which its class must come. */
+const LOAD_ERROR_LINES = 200
 /** Lines read for one failure before the list is given up as cut or malformed. */
 const MAX_LINES_PER_FAILURE = 2000
 
-export const rspecGrepPatterns = ['^Failures:', '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # ']
+export const rspecGrepPatterns = [
+  '^Failures:',
+  '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # ',
+  '^An error occurred while loading '
+]
 
 interface Example {
   description: string
@@ -40,9 +52,30 @@ export function createRspecParser(): ToolParser {
   let inFailures = false
   let current: Example | undefined
   let budget = 0
+  /** A spec file that failed to load, waiting for the class of what it raised. */
+  let loading: { file: string; line: string; lines: number } | undefined
+  const loadErrors = new FindingSet()
   return {
     tool: 'rspec',
     push(line) {
+      if (loading !== undefined) {
+        const type = LOAD_ERROR_CLASS.exec(line)
+        if (type !== null) {
+          const id = `${loading.file}>(load)`
+          loadErrors.add(buildKey('rspec', id, lastSegment(type[1] ?? '')), loading.line)
+          loading = undefined
+        } else if (LOAD_ERROR.test(line) || ++loading.lines > LOAD_ERROR_LINES) {
+          loadErrors.add(buildKey('rspec', `${loading.file}>(load)`), loading.line)
+          loading = undefined
+        } else return true
+      }
+      if (line.charCodeAt(0) === 65 && line.startsWith('An error occurred while loading ')) {
+        const load = LOAD_ERROR.exec(line)
+        if (load !== null) {
+          loading = { file: normalisePath(load[1] ?? ''), line, lines: 0 }
+          return true
+        }
+      }
       if (line.charCodeAt(0) === 114 && line.startsWith('rspec ')) {
         const example = FAILED_EXAMPLE.exec(line)
         if (example !== null && listed.length < 1000) {
@@ -88,7 +121,11 @@ export function createRspecParser(): ToolParser {
       return true
     },
     finish(): Finding[] {
+      if (loading !== undefined)
+        loadErrors.add(buildKey('rspec', `${loading.file}>(load)`), loading.line)
+      loading = undefined
       const findings = new FindingSet()
+      for (const { key, line } of loadErrors.list()) findings.add(key, line)
       const kinds = new Map(examples.map((example) => [example.description, example.kind]))
       const listedDescriptions = new Set<string>()
       for (const { file, description, line } of listed) {

@@ -9,7 +9,9 @@ import { buildKey, maskMessage } from '../normalise.js'
 import type { ToolParser } from '../types.js'
 import { FindingSet } from './common.js'
 
-export const EXIT_CODE_TRAILER = /^##\[error\]Process completed with exit code (\d+)\.?\s*$/
+/** The step trailer; a copy from the web UI shows `##[error]` as `Error: `. */
+export const EXIT_CODE_TRAILER =
+  /^(?:##\[error\]|Error: )Process completed with exit code (\d+)\.?\s*$/
 const COMMAND = /^::error(?:\s[^:]{0,2000})?::(.*)$/
 
 export const runnerGrepPatterns = ['^##\\[error\\]', '^::error( [^:]*)?::']

@@ -7,13 +7,15 @@
  * `[ERROR]   FooTest.method:42 » NullPointer message` (no package, no parameters); it counts for
  * the tests the per-test lines did not name (a log cut at the start). The class line `Tests run:
  * …, Failures: 1 … <<< FAILURE! -- in com.x.FooTest` counts only when no test of that class is
- * named (a class that failed to initialise). On GitHub `[ERROR]` can read `Error:`.
+ * named (a class that failed to initialise). On GitHub `[ERROR]` can read `Error:`. Surefire 2.x's
+ * summary is `Failed tests:` and `Tests in error:` (no level), each entry `  method(com.x.FooTest)`
+ * (2.19: `  FooTest.method:42 » NullPointer`), the first one sometimes on the header's line.
  * Key: `surefire:<class without package>.<method>`, plus `:<kind>` for a test in error: the
  * exception's type as the summary shortens it (`NullPointer` for `java.lang.NullPointerException`).
  */
 import { buildKey, failureKind } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
-import { FindingSet } from './common.js'
+import { FindingSet, indentOf } from './common.js'
 
 /** `[ERROR] `, `Error: ` on GitHub, or nothing (Surefire before 2.13 printed no level). */
 const PREFIX = String.raw`^(?:(?:\[ERROR\]|Error:)\s+)?`
@@ -29,7 +31,14 @@ const SUMMARY_HEADER = /^(?:\[ERROR\]|Error:)\s+(Failures|Errors):\s*$/
 const SUMMARY_ENTRY =
   /^(?:\[ERROR\]|Error:) {2,}(?!Run \d+:)([\w$]{1,500}(?:\.[\w$]{1,500})?)(?:[:\d]*(?:->[\w$.]+:\d+)*)(?: (?:» (\w{1,200}))?.*)?$/
 
+/** Surefire 2.x's summary lists; an entry may follow on the header's line. */
+const OLD_SUMMARY_HEADER = /^(Failed tests|Tests in error):\s*(.*)$/
+const OLD_ID_ENTRY = /^[\w$]{1,500}\([\w.$]{1,500}\)/
+const OLD_SUMMARY_ENTRY =
+  /^\s*(?:([\w$]{1,500})\(([\w.$]{1,500})\)|([\w$]{1,500}\.[\w$]{1,500})(?::\d+)*(?: » (\w{1,200}))?)(?:[\s:].*)?$/
+
 export const surefireGrepPatterns = [
+  '^(Failed tests|Tests in error):',
   '<<< (FAILURE|ERROR)!',
   '^(\\[ERROR\\]|Error:) +(Failures|Errors): *$'
 ]
@@ -49,6 +58,18 @@ export function createSurefireParser(): ToolParser {
   let awaitingException: Named | undefined
   /** Inside the end-of-run summary: which list. */
   let section: 'Failures' | 'Errors' | undefined
+  /** Inside Surefire 2.x's summary: which list. */
+  let oldSection: 'Failures' | 'Errors' | undefined
+  /** Reads one entry of Surefire 2.x's summary; false when the line is not one. */
+  function addOld(text: string, list: 'Failures' | 'Errors'): boolean {
+    const entry = OLD_SUMMARY_ENTRY.exec(text)
+    if (entry === null) return false
+    const [cls, method] =
+      entry[1] !== undefined ? [entry[2] ?? '', entry[1]] : splitId(entry[3] ?? '')
+    const kind = list === 'Errors' ? entry[4] : undefined
+    if (summary.length < 1000) summary.push({ cls, method, line: text, kind })
+    return true
+  }
   return {
     tool: 'surefire',
     push(line) {
@@ -66,6 +87,22 @@ export function createSurefireParser(): ToolParser {
           return true
         }
         section = undefined
+      }
+      if (oldSection !== undefined) {
+        // Entries are indented; a paste that lost the indent keeps `method(com.x.FooTest)`.
+        const entryLike = indentOf(line) > 0 || OLD_ID_ENTRY.test(line)
+        if (line.trim() !== '' && entryLike && addOld(line, oldSection)) return true
+        oldSection = undefined
+      }
+      const first = line.charCodeAt(0)
+      if (first === 70 || first === 84) {
+        // F, T
+        const old = OLD_SUMMARY_HEADER.exec(line)
+        if (old !== null) {
+          oldSection = old[1] === 'Tests in error' ? 'Errors' : 'Failures'
+          if ((old[2] ?? '') !== '') addOld(old[2] ?? '', oldSection)
+          return true
+        }
       }
       const header = SUMMARY_HEADER.exec(line)
       if (header !== null) {
@@ -89,6 +126,7 @@ export function createSurefireParser(): ToolParser {
       return true
     },
     finish(): Finding[] {
+      oldSection = undefined
       const findings = new FindingSet()
       const namedClasses = new Set<string>()
       const namedTests = new Set<string>()

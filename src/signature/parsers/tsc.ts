@@ -4,7 +4,8 @@
  * `● Test suite failed to run`), and as webpack's TypeScript loaders and checkers print them,
  * with the place and the code on two lines: ts-loader's `[tsl] ERROR in /abs/src/a.ts(3,13)`,
  * fork-ts-checker-webpack-plugin's `ERROR in ./src/a.ts:3:13` and awesome-typescript-loader's
- * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`.
+ * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`, and the older ones
+ * that name only the file (`ERROR in ./src/a.ts`, then `(3,13): error TS2339: msg`).
  * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it.
  */
 import { buildKey, firstQuotedSymbol, normalisePath, stripErrorMarker } from '../normalise.js'
@@ -13,16 +14,22 @@ import { FindingSet } from './common.js'
 
 const DIAGNOSTIC =
   /^\s{0,40}(?:\d{1,4}>\s?)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?)(?:\((\d+),(\d+)\):\s+|:(\d+):(\d+)\s+-\s+)error\s+TS(\d+)\s*:\s*(.*)$/
-/** A webpack loader's or checker's place line; the code and message follow on the next line. */
+/**
+ * A webpack loader's or checker's place line; the code and message follow on the next line.
+ * Older loaders name only the file (ts-loader 0.x: `ERROR in ./src/a.ts`, then `(3,13): error
+ * TS2339: msg`); Symfony Encore's checker writes `error  in src/a.ts:3:13` and a clock.
+ */
 const LOADER_PLACE =
-  /^(?:\[tsl\] )?ERROR in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)\s*$/
-const LOADER_CODE = /^\s*TS(\d+):\s*(.*)$/
+  /^\s{0,4}(?:\[tsl\] )?(?:ERROR|error)\s{1,4}in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)?(?:\s+\d\d:\d\d:\d\d)?\s*$/
+const LOADER_CODE = /^\s*(?:\(\d+,\d+\): error )?TS(\d+):\s*(.*)$/
+const LOADER_PLACE_WORDS = /(?:ERROR|error)\s{1,4}in /
 /** Lines after a loader's place line within which its `TSnnnn:` line must come. */
 const LOADER_CODE_WITHIN = 3
 
 export const tscGrepPatterns = [
   'error TS[0-9]+',
-  'ERROR in .*\\.[cm]?tsx?(\\([0-9]+,[0-9]+\\)|:[0-9]+:[0-9]+)'
+  '(ERROR|error) +in .*\\.[cm]?tsx?',
+  '^\\s*(\\([0-9]+,[0-9]+\\): error )?TS[0-9]+:'
 ]
 
 export function createTscParser(): ToolParser {
@@ -46,7 +53,7 @@ export function createTscParser(): ToolParser {
         place.waited += 1
         if (place.waited >= LOADER_CODE_WITHIN) place = undefined
       }
-      if (line.indexOf('ERROR in ') !== -1) {
+      if (LOADER_PLACE_WORDS.test(line)) {
         const loader = LOADER_PLACE.exec(line)
         if (loader !== null) {
           place = { path: normalisePath(loader[1] ?? ''), line, waited: 0 }

@@ -1,0 +1,68 @@
+/**
+ * `bun test`. Each test file's output opens with its path alone on a line (`src/a.test.ts:`,
+ * `::group::src/a.test.ts:` on GitHub Actions, where the job log turns it into a group the
+ * reader removes); a failed test ends with `(fail) describe > test [0.44ms]` (older releases:
+ * `✗ test [0.44ms]`) after its error and stack. Without a path line the file comes from the
+ * stack's frame in a test file (`at <anonymous> (/…/src/a.test.ts:3:38)`).
+ * Key: `bun:<path>><describe > test>`.
+ */
+import { buildKey, normalisePath, stripTrailingDuration } from '../normalise.js'
+import type { ToolParser } from '../types.js'
+import { FindingSet } from './common.js'
+
+const FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/
+const FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/
+const RESULT = /^\((?:pass|fail|skip|todo)\) |^[✓✗] /
+/** `bun test v1.4.5 (a7733435c)`: the run's banner (other tools print `✗` lines too). */
+const BANNER = /^bun test v\d/
+/** A stack frame in a test file: `at x (/abs/src/a.test.ts:3:38)` or `at /abs/a.spec.ts:3:2`. */
+const TEST_FRAME =
+  /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}[._-](?:test|spec)\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/
+
+export const bunGrepPatterns = ['^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$', '^(\\(fail\\)|✗) ']
+
+export function createBunParser(): ToolParser {
+  const findings = new FindingSet()
+  let file: string | undefined
+  /** A bun run was seen (its banner or a file's path line): `✗` lines are bun's. */
+  let bunRun = false
+  /** The test file named by a stack frame since the last result line. */
+  let frameFile: string | undefined
+  return {
+    tool: 'bun',
+    push(line) {
+      const first = line.charCodeAt(0)
+      // Results start with `(` or `✗`, paths end with `:`, frames hold `at `.
+      if (
+        first !== 40 &&
+        first !== 10007 &&
+        first !== 98 &&
+        !line.trimEnd().endsWith(':') &&
+        line.indexOf('at ') === -1
+      ) {
+        return
+      }
+      if (BANNER.test(line)) bunRun = true
+      const header = FILE_HEADER.exec(line)
+      if (header !== null) {
+        bunRun = true
+        file = normalisePath(header[1] ?? '')
+        frameFile = undefined
+        return
+      }
+      const frame = TEST_FRAME.exec(line)
+      if (frame !== null) {
+        frameFile = normalisePath(frame[1] ?? '')
+        return
+      }
+      const failed = FAILED.exec(line)
+      if (failed !== null && (bunRun || line.startsWith('('))) {
+        const path = file ?? frameFile
+        const name = stripTrailingDuration(failed[1] ?? '')
+        findings.add(buildKey('bun', path === undefined ? name : `${path}>${name}`), line)
+      }
+      if (RESULT.test(line)) frameFile = undefined
+    },
+    finish: () => findings.list()
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * `swift test`. XCTest reports a failed test as `Test Case 'Class.testX' failed (0.001 seconds)`
+ * on Linux and `Test Case '-[Module.Class testX]' failed (0.004 seconds).` on macOS, after the
+ * assertion's line, `path/File.swift:12: error: Class.testX : XCTAssertEqual failed: …` (macOS:
+ * `error: -[Module.Class testX] : …`), which a cut log may hold alone. Swift Testing prints
+ * `✘ Test "name" recorded an issue at File.swift:12:5: …` and `✘ Test name() failed after …`.
+ * Key: `swift:<Class.testX>` (the module dropped, so both platforms agree), or `swift:<name>`
+ * for a Swift Testing test.
+ */
+import { buildKey } from '../normalise.js'
+import type { ToolParser } from '../types.js'
+import { FindingSet } from './common.js'
+
+const CASE_FAILED = /^Test Case '(?:-\[(?:\w+\.)?(\w+) (\w+)\]|(?:\w+\.)?(\w+)\.(\w+))' failed\b/
+const ASSERTION =
+  /^\S.{0,1000}?:\d+: error: (?:-\[(?:\w+\.)?(\w+) (\w+)\]|(?:\w+\.)?(\w+)\.(\w+)) : /
+const SWIFT_TESTING =
+  /^\s*(?:✘|􀢄) Test (?:"((?:[^"\\]|\\.){1,500})"|(\S{1,500}\)))(?: recorded an issue| failed)\b/
+
+export const swiftGrepPatterns = [
+  "^Test Case '.*' failed",
+  ':[0-9]+: error: (-\\[[A-Za-z0-9_.]+ [A-Za-z0-9_]+\\]|[A-Za-z0-9_.]+) : ',
+  '^\\s*✘ Test .* (recorded an issue|failed)'
+]
+
+export function createSwiftParser(): ToolParser {
+  const findings = new FindingSet()
+  return {
+    tool: 'swift',
+    push(line) {
+      if (line.indexOf('Test') === -1 && line.indexOf(': error: ') === -1) return
+      const xctest = CASE_FAILED.exec(line) ?? ASSERTION.exec(line)
+      if (xctest !== null) {
+        const cls = xctest[1] ?? xctest[3] ?? ''
+        const method = xctest[2] ?? xctest[4] ?? ''
+        findings.add(buildKey('swift', `${cls}.${method}`), line)
+        return
+      }
+      const testing = SWIFT_TESTING.exec(line)
+      if (testing !== null) findings.add(buildKey('swift', testing[1] ?? testing[2]), line)
+    },
+    finish: () => findings.list()
+  }
+}
