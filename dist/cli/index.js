@@ -4316,7 +4316,7 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 6752:
+/***/ 4371:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -4930,7 +4930,7 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4043:
+/***/ 6424:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -5498,7 +5498,7 @@ module.exports = upgrade
 
 
 
-module.exports.request = __nccwpck_require__(4043)
+module.exports.request = __nccwpck_require__(6424)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
@@ -6246,7 +6246,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 735:
+/***/ 3116:
 /***/ ((module) => {
 
 
@@ -7037,7 +7037,7 @@ const {
   normalizedMethodRecords
 } = __nccwpck_require__(3440)
 const { channels } = __nccwpck_require__(2414)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(3116)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -7583,7 +7583,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(735)
+} = __nccwpck_require__(3116)
 
 class TstNode {
   /** @type {any} */
@@ -7749,7 +7749,7 @@ const nodeUtil = __nccwpck_require__(7975)
 const { stringify } = __nccwpck_require__(1792)
 const { EventEmitter: EE } = __nccwpck_require__(8474)
 const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(3116)
 const { tree } = __nccwpck_require__(7752)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
@@ -32411,11 +32411,15 @@ module.exports = {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5164);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4507);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
-/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4680);
+/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1416);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8422);
 /* harmony import */ var _cli_signature_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5016);
+/* harmony import */ var _cli_doctor_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(5343);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(4212);
+/* harmony import */ var _github_rest_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(6417);
+/* harmony import */ var _environment_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(2678);
 /**
  * `autoloop-ci-gate <command> [--flag value]...`: the action's core from a shell, for local
  * debugging, reading the same runner variables (GITHUB_REPOSITORY, GITHUB_API_URL, …).
@@ -32427,9 +32431,14 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 
+
+
+
+
 const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
+  autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]
 
 Inputs are the action's (see action.yml), e.g. --program my-program --push false.
 The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`;
@@ -32454,6 +32463,26 @@ async function main(argv) {
             stdin: process.stdin,
             stdout: process.stdout,
             stderr: process.stderr
+        });
+    }
+    if (command === 'doctor') {
+        return (0,_cli_doctor_js__WEBPACK_IMPORTED_MODULE_6__/* .runDoctorCli */ .Z)(rest, {
+            stdout: process.stdout,
+            stderr: process.stderr,
+            cwd: process.cwd(),
+            connect() {
+                const token = process.env.GITHUB_TOKEN || process.env.GH_TOKEN;
+                if (!token || !process.env.GITHUB_REPOSITORY)
+                    return null;
+                const environment = (0,_environment_js__WEBPACK_IMPORTED_MODULE_9__/* .readEnvironment */ .Qo)(process.env, process.cwd());
+                const client = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_7__/* .createGitHubClient */ .LX)({
+                    token,
+                    baseUrl: environment.apiUrl,
+                    clock: _clock_js__WEBPACK_IMPORTED_MODULE_2__/* .systemClock */ .m,
+                    log: consoleLogger
+                });
+                return new _github_rest_js__WEBPACK_IMPORTED_MODULE_8__/* .RestGitHub */ .En(client, environment.repository);
+            }
         });
     }
     if (!command || command === '--help' || command === '-h') {
@@ -32516,6 +32545,84 @@ __webpack_async_result__();
 
 /***/ }),
 
+/***/ 5343:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Z: () => (/* binding */ runDoctorCli)
+/* harmony export */ });
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7975);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
+/* harmony import */ var _doctor_read_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6223);
+/* harmony import */ var _doctor_report_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5933);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8422);
+/**
+ * `autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]` (README: "doctor"):
+ * checks a checkout's gh-aw setup. Read-only. With GITHUB_TOKEN (or GH_TOKEN) and
+ * GITHUB_REPOSITORY set it also asks the API (the state branch, the default branch, and the
+ * files when the folder has no `.github/workflows/`); without them it checks the files alone.
+ * Exit code 1 when a check fails, 2 for bad arguments.
+ */
+
+
+
+
+
+
+const USAGE = 'usage: autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]';
+async function runDoctorCli(args, io) {
+    let values;
+    try {
+        values = (0,node_util__WEBPACK_IMPORTED_MODULE_0__.parseArgs)({
+            args,
+            options: {
+                dir: { type: 'string' },
+                json: { type: 'boolean' },
+                'state-branch': { type: 'string' },
+                help: { type: 'boolean', short: 'h' }
+            },
+            strict: true,
+            allowPositionals: false
+        }).values;
+    }
+    catch (error) {
+        // parseArgs' errors carry the option in their message.
+        const message = String(error.message ?? (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error));
+        io.stderr.write(`error: ${message}: the doctor takes --dir PATH, --json and --state-branch BRANCH\n${USAGE}\n`);
+        return 2;
+    }
+    if (values.help) {
+        io.stdout.write(`${USAGE}\n\nChecks that a repository's gh-aw autoloop setup lets the CI gate work: one line per\n` +
+            `check (ok, warn, fail, each with its fix). --dir is the checkout (default: this folder);\n` +
+            `--json prints one object {"status", "source", "checks": [...]}. Set GITHUB_TOKEN and\n` +
+            `GITHUB_REPOSITORY to let it ask the API too. Exit code 1 when a check fails.\n`);
+        return 0;
+    }
+    const stateBranch = values['state-branch'] ?? 'memory/autoloop';
+    const problem = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .branchNameProblem */ .hq)(stateBranch);
+    if (problem) {
+        io.stderr.write(`error: --state-branch "${stateBranch}" is not a branch name: it ${problem}\n`);
+        return 2;
+    }
+    let report;
+    try {
+        report = await (0,_doctor_read_js__WEBPACK_IMPORTED_MODULE_3__/* .runDoctor */ .j)({ dir: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(io.cwd, values.dir ?? '.'), api: io.connect() }, { stateBranch });
+    }
+    catch (error) {
+        io.stderr.write(`error: the doctor could not read the repository: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error)}\n` +
+            'Fix: check --dir, and that the token may read the repository (contents: read).\n');
+        return 2;
+    }
+    io.stdout.write(values.json ? `${(0,_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__/* .reportJson */ .l4)(report)}\n` : `${(0,_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__/* .reportLines */ .QS)(report).join('\n')}\n`);
+    return report.status === 'fail' ? 1 : 0;
+}
+
+
+/***/ }),
+
 /***/ 5016:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -32528,7 +32635,7 @@ __webpack_async_result__();
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
-/* harmony import */ var _signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9246);
+/* harmony import */ var _signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8711);
 /* harmony import */ var _signature_signature_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(724);
 /**
  * `autoloop-ci-gate signature [--log FILE]... [--json]` (README: "Failure signatures"): reads CI logs, raw tool
@@ -32635,7 +32742,53 @@ const systemClock = {
 
 /***/ }),
 
-/***/ 4680:
+/***/ 3029:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Lq: () => (/* binding */ credentialForms),
+/* harmony export */   Y$: () => (/* binding */ gitAuthEnv)
+/* harmony export */ });
+/* unused harmony export basicCredential */
+/**
+ * The git credential (README: "Security"): a token sent as an HTTP basic auth header for the
+ * server's URL, as actions/checkout sends it. The header travels in git's environment
+ * (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`), never on its command line,
+ * which any user of the machine can read; and every form of the token is masked.
+ */
+/** The `Authorization: basic` value git sends: base64 of `x-access-token:<token>`. */
+function basicCredential(token) {
+    return Buffer.from(`x-access-token:${token}`).toString('base64');
+}
+/** Every form of a token that can reach a log: raw, as a basic auth pair, and base64. */
+function credentialForms(token) {
+    return [token, `x-access-token:${token}`, basicCredential(token)];
+}
+/**
+ * Environment variables that make git send the token to `serverUrl`, added after any
+ * `GIT_CONFIG_*` entries already in `env`. An empty value first clears the header
+ * actions/checkout stored for GITHUB_TOKEN.
+ */
+function gitAuthEnv(serverUrl, token, env = {}) {
+    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
+    const entries = [
+        [key, ''],
+        [key, `AUTHORIZATION: basic ${basicCredential(token)}`]
+    ];
+    const given = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10);
+    const first = Number.isInteger(given) && given > 0 ? given : 0;
+    const vars = { GIT_CONFIG_COUNT: String(first + entries.length) };
+    entries.forEach(([name, value], i) => {
+        vars[`GIT_CONFIG_KEY_${first + i}`] = name;
+        vars[`GIT_CONFIG_VALUE_${first + i}`] = value;
+    });
+    return vars;
+}
+
+
+/***/ }),
+
+/***/ 1416:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32915,7 +33068,7 @@ class DecodedURL extends URL {
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
 var node_modules_tunnel = __nccwpck_require__(770);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
+var undici = __nccwpck_require__(4371);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -35591,8 +35744,6 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
 // EXTERNAL MODULE: external "node:fs/promises"
@@ -35601,6 +35752,1681 @@ var promises_ = __nccwpck_require__(1455);
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./src/environment.ts
 var src_environment = __nccwpck_require__(2678);
+// EXTERNAL MODULE: ./src/github/client.ts + 25 modules
+var github_client = __nccwpck_require__(4212);
+// EXTERNAL MODULE: ./src/github/rest.ts
+var rest = __nccwpck_require__(6417);
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/credentials.ts
+var credentials = __nccwpck_require__(3029);
+;// CONCATENATED MODULE: ./src/git.ts
+/**
+ * The git adapter: read HEAD and push it to the program branch, fast-forward only.
+ */
+
+
+
+function runGit(args, cwd, env = {}) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)('git', args, {
+            cwd,
+            env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env },
+            maxBuffer: 16 * 1024 * 1024
+        }, (error, stdout, stderr) => {
+            const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+            resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        });
+    });
+}
+function createGit(options) {
+    const remote = options.remote ?? 'origin';
+    const secrets = options.pushToken ? (0,credentials/* credentialForms */.Lq)(options.pushToken) : [];
+    const redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('***'), text);
+    return {
+        async headSha() {
+            const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], options.cwd);
+            if (result.code !== 0)
+                throw new errors/* ActionError */.lZ(`Cannot read the local HEAD in ${options.cwd}: ${result.stderr.trim()}`, {
+                    fix: 'check out the repository (actions/checkout) and commit the iteration before the gate, or pass `push: false` with `sha`.'
+                });
+            return result.stdout.trim();
+        },
+        async push(sha, branch) {
+            const auth = options.pushToken
+                ? (0,credentials/* gitAuthEnv */.Y$)(options.serverUrl, options.pushToken, process.env)
+                : {};
+            const result = await runGit(['push', '--porcelain', remote, `${sha}:refs/heads/${branch}`], options.cwd, auth);
+            if (result.code === 0)
+                return;
+            const output = redact(`${result.stdout}\n${result.stderr}`).trim();
+            if (/\[rejected\]|non-fast-forward|fetch first|stale info/.test(output)) {
+                throw new errors/* ActionError */.lZ(`Push to ${branch} was rejected: the branch moved (it has commits that ${sha.slice(0, 12)} does not contain), so this iteration is not a fast-forward.`, {
+                    fix: `fetch ${branch}, rebase or merge the iteration onto it, and gate again; the gate never force-pushes. Git said: ${output}`
+                });
+            }
+            if (/Authentication failed|could not read Username|403|Permission to .* denied/i.test(output)) {
+                throw new errors/* ActionError */.lZ(`Push to ${branch} was refused: the credentials cannot write to the repository.`, {
+                    fix: `give the job \`permissions: contents: write\`, or pass a \`push-token\` (a GitHub App or fine-grained token with Contents: write). Git said: ${output}`
+                });
+            }
+            throw new errors/* ActionError */.lZ(`git push to ${branch} failed (exit ${result.code}): ${output}`, {
+                fix: 'check that the checkout has an `origin` remote and the job can reach it.'
+            });
+        }
+    };
+}
+
+// EXTERNAL MODULE: ./src/state/store.ts
+var state_store = __nccwpck_require__(6992);
+;// CONCATENATED MODULE: ./src/state/memory-branch.ts
+/**
+ * Reads the state branch with git (README: "reconcile"): one shallow fetch of one branch
+ * into a throwaway bare repository, then every program's two files from that commit. Git
+ * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
+ * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
+ * writes by compare-and-swap against exactly what was read.
+ */
+
+
+
+
+
+function git(args, cwd, options = {}) {
+    const { input } = options;
+    return new Promise((resolve, reject) => {
+        if (input === undefined) {
+            (0,external_node_child_process_namespaceObject.execFile)('git', args, {
+                cwd,
+                env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env },
+                maxBuffer: 256 * 1024 * 1024
+            }, (error, stdout, stderr) => {
+                if (error)
+                    reject(new Error(`git ${args.join(' ')}: ${String(stderr).trim() || error.message}`));
+                else
+                    resolve(String(stdout));
+            });
+            return;
+        }
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, LC_ALL: 'C' } });
+        const chunks = [];
+        let stderr = '';
+        child.stdout.on('data', (chunk) => chunks.push(chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => {
+            if (code === 0)
+                resolve(Buffer.concat(chunks).toString('latin1'));
+            else
+                reject(new Error(`git ${args.join(' ')}: ${stderr.trim()}`));
+        });
+        child.stdin.end(input);
+    });
+}
+/** Which files of the branch reconcile reads: the state files and the ledgers. */
+function isProgramFile(path) {
+    return /^[^/]+\.md$/.test(path) || /^ci-gate\/[^/]+\.json$/.test(path);
+}
+/** Parses `git cat-file --batch` output (read as latin1, one byte per character). */
+function parseBatch(output, shas) {
+    const texts = new Map();
+    let at = 0;
+    for (const sha of shas) {
+        const headerEnd = output.indexOf('\n', at);
+        const header = output.slice(at, headerEnd).split(' ');
+        const size = Number(header[2]);
+        if (header[0] !== sha || !Number.isFinite(size))
+            throw new Error(`unexpected git cat-file output for ${sha}`);
+        const body = output.slice(headerEnd + 1, headerEnd + 1 + size);
+        texts.set(sha, Buffer.from(body, 'latin1').toString('utf8'));
+        at = headerEnd + 1 + size + 1;
+    }
+    return texts;
+}
+function gitMemoryBranchReader(options) {
+    return {
+        async read(branch) {
+            const dir = await (0,promises_.mkdtemp)((0,external_node_path_.join)(options.tempDir, 'autoloop-memory-'));
+            try {
+                await git(['init', '--bare', '-q'], dir);
+                try {
+                    await git([
+                        'fetch',
+                        '--depth=1',
+                        '--no-tags',
+                        '-q',
+                        options.remoteUrl,
+                        `+refs/heads/${branch}:refs/memory`
+                    ], dir, { env: (0,credentials/* gitAuthEnv */.Y$)(options.serverUrl, options.token, process.env) });
+                }
+                catch (error) {
+                    const message = error instanceof Error ? error.message : String(error);
+                    if (/couldn't find remote ref|not found/i.test(message))
+                        return null;
+                    throw new errors/* ActionError */.lZ(`Cannot fetch ${branch} with git: ${message}`, {
+                        fix: 'give the job `contents: read` (or write) on the repository, and check GITHUB_SERVER_URL'
+                    });
+                }
+                const commit = (await git(['rev-parse', 'refs/memory'], dir)).trim();
+                const listing = await git(['ls-tree', '-r', '-z', 'refs/memory'], dir);
+                const entries = listing
+                    .split('\0')
+                    .filter(Boolean)
+                    .map((line) => {
+                    const tab = line.indexOf('\t');
+                    const [, type, sha] = line.slice(0, tab).split(' ');
+                    return { type, sha: sha, path: line.slice(tab + 1) };
+                })
+                    .filter((entry) => entry.type === 'blob' && isProgramFile(entry.path));
+                const shas = [...new Set(entries.map((entry) => entry.sha))];
+                const texts = shas.length === 0
+                    ? new Map()
+                    : parseBatch(await git(['cat-file', '--batch'], dir, { input: `${shas.join('\n')}\n` }), shas);
+                const files = new Map();
+                for (const entry of entries)
+                    files.set(entry.path, { text: texts.get(entry.sha) ?? '', version: entry.sha });
+                return { commit, files };
+            }
+            finally {
+                await (0,promises_.rm)(dir, { recursive: true, force: true });
+            }
+        }
+    };
+}
+
+// EXTERNAL MODULE: ./src/text/untrusted.ts
+var untrusted = __nccwpck_require__(9209);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/fix-command.ts
+/**
+ * The fix-command runner (README: "As a plain step", "Security"). The command runs code an
+ * agent wrote, so:
+ * - it runs in its own process group, and when it ends or its time is up the whole group is
+ *   stopped (SIGTERM, then SIGKILL after a grace period): a test suite it started cannot
+ *   outlive it, and a hung one cannot run until the job's limit;
+ * - its environment holds no token: every `INPUT_*` (the action's inputs, `github-token` and
+ *   `push-token` among them), every `ACTIONS_*` (the runner's own tokens and URLs),
+ *   `GITHUB_TOKEN`, `GH_TOKEN`, and any variable whose value carries one of the tokens are
+ *   left out, unless `fix-command-env` names them.
+ */
+
+
+/** Variables that carry a credential by name; `INPUT_*` and `ACTIONS_*` are dropped by prefix. */
+const TOKEN_VARIABLES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN'
+];
+const DROPPED_PREFIXES = ['INPUT_', 'ACTIONS_'];
+/**
+ * The fix command's environment: `env` without the variables named in the module comment,
+ * except those `passOn` names.
+ */
+function fixCommandEnvironment(env, options) {
+    const passOn = new Set(options.passOn);
+    const secrets = options.secrets.filter(Boolean);
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value === undefined)
+            continue;
+        const upper = name.toUpperCase();
+        const dropped = DROPPED_PREFIXES.some((prefix) => upper.startsWith(prefix)) ||
+            TOKEN_VARIABLES.includes(upper) ||
+            secrets.some((secret) => value.includes(secret));
+        if (!dropped || passOn.has(name))
+            kept[name] = value;
+    }
+    return kept;
+}
+const realTimer = (ms, fire) => {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+};
+/** Sends `signal` to every process of the group led by `pid`; false when none is left. */
+function signalGroup(pid, signal) {
+    try {
+        process.kill(-pid, signal);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * Runs `bash -c command` in `cwd`, forwarding its output to the log line by line. It
+ * resolves once the command has ended and every process it started is gone (their output
+ * read to the end): at the command's exit, or at `timeoutMs`, the group gets SIGTERM, then
+ * SIGKILL after the grace period.
+ */
+function fixCommandRunner(options) {
+    const graceMs = options.graceMs ?? 5_000;
+    const startTimer = options.timer ?? realTimer;
+    return (command, extraEnv, timeoutMs) => new Promise((resolve) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', command], {
+            cwd: options.cwd,
+            env: { ...options.env, ...extraEnv },
+            stdio: ['ignore', 'pipe', 'pipe'],
+            detached: true
+        });
+        const pid = child.pid;
+        let timedOut = false;
+        let exitCode = null;
+        let cancelKill = null;
+        const forward = (chunk) => {
+            for (const line of chunk.toString().split('\n'))
+                if (line)
+                    options.log.info(`  | ${line}`);
+        };
+        child.stdout.on('data', forward);
+        child.stderr.on('data', forward);
+        const stopGroup = () => {
+            if (cancelKill || !signalGroup(pid, 'SIGTERM'))
+                return;
+            cancelKill = startTimer(graceMs, () => signalGroup(pid, 'SIGKILL'));
+        };
+        const cancelTimeout = startTimer(timeoutMs, () => {
+            timedOut = true;
+            options.log.warning(`fix-command still running after ${Math.round(timeoutMs / 1000)} s: stopping it and every process it started`);
+            stopGroup();
+        });
+        // The command is done when bash exits; anything it left running is stopped then.
+        child.on('exit', (code, signal) => {
+            exitCode = code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0);
+            cancelTimeout();
+            stopGroup();
+        });
+        child.on('error', (error) => {
+            exitCode ??= 127;
+            options.log.warning(`fix-command could not start: ${error.message}`);
+        });
+        // 'close' comes when every holder of the output pipes is gone: the whole group.
+        child.on('close', (code) => {
+            cancelTimeout();
+            cancelKill?.();
+            resolve({ exitCode: exitCode ?? code ?? 1, timedOut });
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/deps.ts
+/**
+ * The composition root: builds the real adapters once the inputs are valid (GitHub client,
+ * git, the state store, the fix-command runner) around the clock and logger it is given.
+ * The action passes the system clock; tests pass the fake API's clock, so nothing here
+ * knows about tests.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+/** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
+const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
+/**
+ * The runner's log. Messages may quote CI text (check names, signatures, a fix command's
+ * output), so every line is passed through `forLog`: it can issue no workflow command and
+ * carries no token-like string.
+ */
+const coreLogger = {
+    debug: (message) => core_debug((0,untrusted/* forLog */.Ig)(message)),
+    info: (message) => info((0,untrusted/* forLog */.Ig)(message)),
+    warning: (message) => warning((0,untrusted/* forLog */.Ig)(message)),
+    error: (message) => error((0,untrusted/* forLog */.Ig)(message)),
+    group: (title, body) => group((0,untrusted/* forLog */.Ig)(title), body)
+};
+/** `state-dir` when given, else gh-aw's repo-memory folder when it exists, else the state branch. */
+function chooseStore(config, github, exists) {
+    const dir = config.stateDir ?? (exists(DEFAULT_STATE_DIR) ? DEFAULT_STATE_DIR : undefined);
+    return dir ? new state_store/* LocalDirStore */.YP(dir) : new state_store/* ContentsApiStore */.gm(github, { branch: config.stateBranch });
+}
+function realConnect(options) {
+    const { env, log, clock } = options;
+    return async (config) => {
+        const environment = (0,src_environment/* readEnvironment */.Qo)(env, options.cwd);
+        const client = (0,github_client/* createGitHubClient */.LX)({
+            token: config.githubToken,
+            baseUrl: config.githubApiUrl ?? environment.apiUrl,
+            clock,
+            log,
+            ...options.client
+        });
+        const github = new rest/* RestGitHub */.En(client, environment.repository);
+        const store = chooseStore(config, github, options.exists ?? external_node_fs_.existsSync);
+        return {
+            clock,
+            environment,
+            github,
+            failures: github,
+            issues: github,
+            store,
+            repoContents: github,
+            ...(store instanceof state_store/* ContentsApiStore */.gm
+                ? {
+                    memoryBranch: gitMemoryBranchReader({
+                        remoteUrl: `${environment.serverUrl}/${(0,src_environment/* repositoryName */.aR)(environment)}.git`,
+                        serverUrl: environment.serverUrl,
+                        token: config.githubToken,
+                        tempDir: environment.tempDir
+                    })
+                }
+                : {}),
+            git: createGit({
+                cwd: environment.workspace,
+                pushToken: config.pushToken,
+                serverUrl: environment.serverUrl
+            }),
+            runFixCommand: fixCommandRunner({
+                cwd: environment.workspace,
+                env: fixCommandEnvironment(env, {
+                    passOn: config.fixCommandEnv,
+                    secrets: [config.githubToken, config.pushToken ?? '']
+                }),
+                log
+            }),
+            async writeFile(path, text) {
+                await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
+                await (0,promises_.writeFile)(path, text);
+            },
+            async readFile(path) {
+                try {
+                    return await (0,promises_.readFile)(path, 'utf8');
+                }
+                catch (error) {
+                    if (error.code === 'ENOENT')
+                        return null;
+                    throw error;
+                }
+            }
+        };
+    };
+}
+
+
+/***/ }),
+
+/***/ 6799:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  JT: () => (/* binding */ runChecks),
+  x1: () => (/* binding */ stateBranchOf)
+});
+
+// UNUSED EXPORTS: DISPATCH_BOT, GATE_NEEDS, SAFE_OUTPUTS_RESULT, isActionUses, memoryGlobMatches
+
+// EXTERNAL MODULE: ./src/doctor/setup.ts
+var doctor_setup = __nccwpck_require__(8162);
+;// CONCATENATED MODULE: ./src/doctor/ci-workflows.ts
+/**
+ * Does any CI workflow run on the program branch? (README: "doctor", the check `ci-workflow`.)
+ * Pure. gh-aw pushes the agent's commit with GITHUB_TOKEN, which starts no workflow; CI starts
+ * from the CI-trigger token's push of an empty commit on top of it, which is a `push` to
+ * `autoloop/<program>` and a `pull_request` `synchronize` of the program PR. GitHub filters a
+ * `push` by the files changed between the branch's old and new head (a two-dot diff), and does
+ * not run a path-filtered workflow when no file changed: the empty commit changes none, so a
+ * `push` workflow with `paths` or `paths-ignore` never runs on it. A `pull_request`'s paths are
+ * the whole PR's (a three-dot diff): it runs when the iteration's changes match.
+ */
+
+/** A program branch as the doctor tests branch filters with it. */
+const SAMPLE_PROGRAM_BRANCH = 'autoloop/example';
+/** GitHub's filter pattern (`*`, `**`, `?`, `+`, `[…]`) as a regular expression. */
+function filterRegex(pattern) {
+    let source = '';
+    for (let i = 0; i < pattern.length; i += 1) {
+        const c = pattern[i];
+        if (c === '*' && pattern[i + 1] === '*') {
+            source += '.*';
+            i += 1;
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?' || c === '+')
+            source += c;
+        else if (c === '[') {
+            const end = pattern.indexOf(']', i + 1);
+            if (end < 0)
+                source += '\\[';
+            else {
+                source += pattern.slice(i, end + 1);
+                i = end;
+            }
+        }
+        else
+            source += c.replace(/[.^$|(){}\\]/g, '\\$&');
+    }
+    try {
+        return new RegExp(`^${source}$`);
+    }
+    catch {
+        return /$^/;
+    }
+}
+function list(value) {
+    if (typeof value === 'string')
+        return [value];
+    if (Array.isArray(value))
+        return value.map((item) => String(item));
+    return undefined;
+}
+/** GitHub's rule: patterns in order, `!` negates, the last matching pattern wins. */
+function filterMatches(patterns, name) {
+    let matched = false;
+    for (const pattern of patterns) {
+        const negated = pattern.startsWith('!');
+        if (filterRegex(negated ? pattern.slice(1) : pattern).test(name))
+            matched = !negated;
+    }
+    return matched;
+}
+/** The events of an `on:` value, each with its configuration map (null when none). */
+function eventsOf(on) {
+    const events = new Map();
+    if (typeof on === 'string')
+        events.set(on, null);
+    else if (Array.isArray(on))
+        for (const event of on)
+            events.set(String(event), null);
+    else
+        for (const [event, config] of Object.entries((0,doctor_setup/* asMap */.$H)(on) ?? {}))
+            events.set(event, (0,doctor_setup/* asMap */.$H)(config) ?? null);
+    return events;
+}
+/** Whether the ref filters of an event let `name` through. */
+function refAllowed(config, name, kind) {
+    if (!config)
+        return true;
+    const only = list(config[kind]);
+    const ignore = list(config[`${kind}-ignore`]);
+    if (only)
+        return filterMatches(only, name);
+    if (ignore)
+        return !filterMatches(ignore, name);
+    // Only the other kind of ref filtered: GitHub runs it for none of this kind.
+    const other = kind === 'branches' ? 'tags' : 'branches';
+    return config[other] === undefined && config[`${other}-ignore`] === undefined;
+}
+function pathsOf(config) {
+    if (!config)
+        return null;
+    const paths = list(config.paths);
+    const ignore = list(config['paths-ignore']);
+    if (paths)
+        return `paths: ${paths.join(', ')}`;
+    if (ignore)
+        return `paths-ignore: ${ignore.join(', ')}`;
+    return null;
+}
+function pushVerdict(config) {
+    if (!refAllowed(config, SAMPLE_PROGRAM_BRANCH, 'branches'))
+        return null;
+    const paths = pathsOf(config);
+    if (paths === null)
+        return { kind: 'runs', why: 'on pushes to autoloop/<program>' };
+    // GitHub runs a path-filtered workflow only when the push changed a file.
+    return {
+        kind: 'never',
+        why: `on pushes to autoloop/<program> with ${paths}, which skips the CI-trigger commit (it changes no file)`
+    };
+}
+function pullRequestVerdict(config, defaultBranch) {
+    const types = list(config?.types);
+    if (types && !types.includes('synchronize'))
+        return null;
+    const base = defaultBranch ?? 'main';
+    const filtered = config?.branches !== undefined || config?.['branches-ignore'] !== undefined;
+    if (!refAllowed(config, base, 'branches'))
+        return null;
+    const assumed = filtered && defaultBranch === null ? ' (default branch unknown: main assumed)' : '';
+    const paths = pathsOf(config);
+    if (paths === null)
+        return { kind: 'runs', why: `on the program PR${assumed}` };
+    return { kind: 'limited', why: `on the program PR with ${paths}${assumed}` };
+}
+const RANK = { never: 0, limited: 1, runs: 2 };
+/** How each workflow runs for an iteration; workflows that never run are left out. */
+function ciWorkflowVerdicts(workflows, defaultBranch) {
+    const verdicts = [];
+    for (const workflow of workflows) {
+        if (!workflow.doc)
+            continue;
+        const events = eventsOf(workflow.doc.on);
+        const candidates = [
+            events.has('push') ? pushVerdict(events.get('push') ?? null) : null,
+            events.has('pull_request')
+                ? pullRequestVerdict(events.get('pull_request') ?? null, defaultBranch)
+                : null
+        ].filter((v) => v !== null);
+        const best = candidates.sort((a, b) => RANK[b.kind] - RANK[a.kind])[0];
+        if (best)
+            verdicts.push({ path: workflow.path, ...best });
+    }
+    return verdicts;
+}
+
+// EXTERNAL MODULE: ./src/doctor/model.ts
+var model = __nccwpck_require__(1826);
+;// CONCATENATED MODULE: ./src/doctor/permissions.ts
+const COMMAND_PERMISSIONS = {
+    gate: {
+        contents: 'write',
+        checks: 'read',
+        statuses: 'read',
+        actions: 'write',
+        issues: 'write',
+        'pull-requests': 'read'
+    },
+    reconcile: {
+        contents: 'write',
+        checks: 'read',
+        statuses: 'read',
+        actions: 'read',
+        issues: 'write',
+        'pull-requests': 'read'
+    },
+    record: { contents: 'write', issues: 'write' },
+    reset: { contents: 'write', issues: 'write' },
+    doctor: { contents: 'read' }
+};
+const ACCESS_RANK = { none: 0, read: 1, write: 2 };
+/** The access a job's `permissions:` value grants to one scope (`write-all`, `read-all`, a map). */
+function grantedAccess(permissions, scope) {
+    if (permissions === 'write-all')
+        return 'write';
+    if (permissions === 'read-all')
+        return 'read';
+    if (typeof permissions === 'object' && permissions !== null && !Array.isArray(permissions)) {
+        const value = permissions[scope];
+        return typeof value === 'string' ? value : 'none';
+    }
+    return 'none';
+}
+
+;// CONCATENATED MODULE: ./src/doctor/checks.ts
+/**
+ * The doctor's checks (README: "doctor"): parsed files and API facts in, one finding per fact
+ * the loop rests on out. Pure.
+ *
+ * The compiled lock is what GitHub runs, so a check reads the lock when there is one and the
+ * frontmatter otherwise. When the lock breaks a rule that the frontmatter keeps, the lock is
+ * older than the workflow: the fix is to compile it again.
+ */
+
+
+
+
+/** gh-aw's jobs the gate job must wait for (README: "The job graph, and why"). */
+const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'];
+/** What the gate step passes as `safe-outputs-result`. */
+const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}';
+/** The bot a fixer run dispatched with GITHUB_TOKEN runs as. */
+const DISPATCH_BOT = 'github-actions[bot]';
+/** Where gh-aw's agent job keeps its files, and the folder its `agent` artifact carries. */
+const GH_AW_ROOT = '/tmp/gh-aw';
+const HANDOVER_DIR = `${GH_AW_ROOT}/agent`;
+const PUSH_OUTPUTS = ['create-pull-request', 'push-to-pull-request-branch'];
+const RECOMPILE = 'run `gh aw compile autoloop` and commit autoloop.lock.yml';
+const EXAMPLE = 'examples/gh-aw/autoloop.md of autoloop-ci-gate';
+const TITLES = {
+    workflow: 'autoloop workflow',
+    'gh-aw-version': 'gh-aw version',
+    'ci-gate': 'ci_gate job',
+    'ci-reconcile': 'ci_reconcile job',
+    'action-pinned': 'action pinned to a SHA',
+    permissions: 'permissions',
+    'fixer-run': 'fixer run can start',
+    'memory-glob': 'memory file-glob',
+    'ci-trigger-token': 'CI-trigger token',
+    'push-fallback': 'fallback-as-pull-request off',
+    handover: 'hand-over to the gate',
+    'ci-workflow': 'CI on the program branch',
+    'state-branch': 'state branch'
+};
+function finding(id, level, message, fix = null) {
+    return { id, title: TITLES[id], level, message, fix: level === 'ok' ? null : fix };
+}
+function views(setup) {
+    const frontmatter = setup.workflow?.doc
+        ? { doc: setup.workflow.doc, file: 'autoloop.md', compiled: false }
+        : null;
+    const lock = setup.lock?.doc
+        ? { doc: setup.lock.doc, file: 'autoloop.lock.yml', compiled: true }
+        : null;
+    return { main: lock ?? frontmatter, frontmatter };
+}
+/** `owner/autoloop-ci-gate@ref` (any owner, a fork too), or the repository's own `./`. */
+function isActionUses(uses) {
+    return /(^|\/)autoloop-ci-gate(\/[^@\s]*)?@\S+$/.test(uses) || uses === './';
+}
+function stepsOf(job) {
+    const steps = job.steps;
+    return Array.isArray(steps) ? steps.map((s) => (0,doctor_setup/* asMap */.$H)(s)).filter((s) => !!s) : [];
+}
+function actionSteps(doc) {
+    const found = [];
+    for (const [job, value] of Object.entries((0,doctor_setup/* asMap */.$H)(doc.jobs) ?? {})) {
+        const jobDoc = (0,doctor_setup/* asMap */.$H)(value);
+        if (!jobDoc)
+            continue;
+        for (const [index, step] of stepsOf(jobDoc).entries()) {
+            const uses = typeof step.uses === 'string' ? step.uses.trim() : '';
+            if (!isActionUses(uses))
+                continue;
+            const command = String((0,doctor_setup.at)(step, 'with', 'command') ?? 'gate').trim() || 'gate';
+            found.push({ job, jobDoc, step, index, command, uses });
+        }
+    }
+    return found;
+}
+function input(step, name) {
+    const value = (0,doctor_setup.at)(step.step, 'with', name);
+    return value === undefined || value === null ? undefined : String(value).trim();
+}
+function needsOf(job) {
+    const needs = job.needs;
+    if (typeof needs === 'string')
+        return [needs];
+    return Array.isArray(needs) ? needs.map(String) : [];
+}
+/** `${{ a.b }}` and `${{a.b}}` are the same expression. */
+function sameExpression(a, b) {
+    const norm = (text) => text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, '${{ $1 }}').trim();
+    return a !== undefined && norm(a) === norm(b);
+}
+/**
+ * Runs a rule on the main view (the lock when there is one); when the lock breaks it but the
+ * frontmatter keeps it, the lock is stale.
+ */
+function judged(setup, rule) {
+    const { main, frontmatter } = views(setup);
+    if (!main)
+        return { problems: [], stale: false, view: null };
+    const problems = rule(main);
+    const stale = problems.length > 0 && main.compiled && frontmatter !== null && rule(frontmatter).length === 0;
+    return { problems, stale, view: main };
+}
+function staleMessage(problems, view) {
+    return `${problems.join('; ')} in ${view?.file ?? 'the lock'}, though autoloop.md has it right: the lock is older than the workflow`;
+}
+/** The finding of a rule read through `judged`: ok, broken in the lock only (compile it again), or broken. */
+function ruleFinding(id, { problems, stale, view }, ok, fix) {
+    if (problems.length === 0)
+        return finding(id, 'ok', ok);
+    return stale
+        ? finding(id, 'fail', staleMessage(problems, view), RECOMPILE)
+        : finding(id, 'fail', problems.join('; '), fix);
+}
+// --- the checks ---------------------------------------------------------------------------
+function workflowCheck(setup) {
+    if (!setup.workflow)
+        return finding('workflow', 'fail', `no ${model/* WORKFLOW_FILE */.XC} (read ${setup.source})`, 'install autoloop (its README), then merge in the CI gate from ' + EXAMPLE);
+    const broken = [setup.workflow, setup.lock].filter((file) => file?.error);
+    if (broken.length > 0)
+        return finding('workflow', 'fail', broken.map((file) => `${file?.path} ${file?.error}`).join('; '), 'correct the file (its YAML), then run `gh aw compile autoloop`');
+    return finding('workflow', 'ok', `read ${[setup.workflow.path, setup.lock?.path].filter(Boolean).join(' and ')} (${setup.source})`);
+}
+function versionCheck(setup) {
+    const range = `supported from ${model/* OLDEST_SUPPORTED_GH_AW */.i2}, tested up to ${model/* NEWEST_TESTED_GH_AW */.EI}`;
+    if (!setup.lock)
+        return finding('gh-aw-version', 'fail', `no ${model/* LOCK_FILE */.FI}: the workflow was never compiled`, RECOMPILE);
+    const version = setup.ghAwVersion;
+    if (version === null)
+        return finding('gh-aw-version', 'warn', `the lock names no gh-aw release (a development build of gh-aw compiled it); ${range}`, `compile it with a gh-aw release: \`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
+    if ((0,doctor_setup/* compareVersions */.Zy)(version, model/* OLDEST_SUPPORTED_GH_AW */.i2) < 0)
+        return finding('gh-aw-version', 'fail', `compiled by gh-aw ${version}, older than ${model/* OLDEST_SUPPORTED_GH_AW */.i2}`, `\`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
+    if ((0,doctor_setup/* compareVersions */.Zy)(version, model/* NEWEST_TESTED_GH_AW */.EI) > 0)
+        return finding('gh-aw-version', 'warn', `compiled by gh-aw ${version}, newer than ${model/* NEWEST_TESTED_GH_AW */.EI}, the newest this release of autoloop-ci-gate was tested with; the other checks still apply`, 'nothing to change when every other check is ok; report anything the gate gets wrong');
+    return finding('gh-aw-version', 'ok', `compiled by gh-aw ${version} (${range})`);
+}
+function ciGateCheck(setup) {
+    const fix = `add the ci_gate job of ${EXAMPLE} (needs: [${GATE_NEEDS.join(', ')}], if: always() && …, push: false, safe-outputs-result: ${SAFE_OUTPUTS_RESULT}), then ${RECOMPILE}`;
+    const { problems, stale, view } = judged(setup, ({ doc }) => {
+        const gates = actionSteps(doc).filter((s) => s.command === 'gate');
+        if (gates.length === 0)
+            return ['no job runs the gate (a step with `command: gate`)'];
+        const problems = [];
+        for (const gate of gates) {
+            const needs = needsOf(gate.jobDoc);
+            const missing = GATE_NEEDS.filter((need) => !needs.includes(need));
+            if (missing.length > 0)
+                problems.push(`jobs.${gate.job}.needs lacks ${missing.join(', ')}`);
+            const condition = typeof gate.jobDoc.if === 'string' ? gate.jobDoc.if.trim() : '';
+            if (!condition.startsWith('always()'))
+                problems.push(`jobs.${gate.job}.if does not start with always()`);
+            if (input(gate, 'push') !== 'false')
+                problems.push(`jobs.${gate.job}: the gate step does not set push: false`);
+            if (!sameExpression(input(gate, 'safe-outputs-result'), SAFE_OUTPUTS_RESULT))
+                problems.push(`jobs.${gate.job}: the gate step does not pass safe-outputs-result: ${SAFE_OUTPUTS_RESULT}`);
+        }
+        return problems;
+    });
+    return ruleFinding('ci-gate', { problems, stale, view }, `the gate job waits for ${GATE_NEEDS.join(', ')}, runs always(), gates without pushing`, fix);
+}
+function ciReconcileCheck(setup) {
+    const fix = `add the ci_reconcile job of ${EXAMPLE} (no needs, continue-on-error: true), then ${RECOMPILE}`;
+    const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
+        const reconciles = actionSteps(doc).filter((s) => s.command === 'reconcile');
+        if (reconciles.length === 0)
+            return ['no job runs reconcile before the agent'];
+        const problems = [];
+        const agentNeeds = needsOf((0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(doc, 'jobs', 'agent')) ?? {});
+        for (const reconcile of reconciles) {
+            const before = compiled
+                ? agentNeeds.includes(reconcile.job)
+                : !needsOf(reconcile.jobDoc).some((n) => n === 'agent' || n === 'pre_activation');
+            if (!before)
+                problems.push(compiled
+                    ? `the agent job does not wait for jobs.${reconcile.job}`
+                    : `jobs.${reconcile.job}.needs names agent or pre_activation, so it does not run before the agent`);
+            if (reconcile.jobDoc['continue-on-error'] !== true)
+                problems.push(`jobs.${reconcile.job} is not continue-on-error: true (a reconcile error would stop the agent)`);
+        }
+        return problems;
+    });
+    return ruleFinding('ci-reconcile', { problems, stale, view }, 'reconcile runs before the agent, fail-soft', fix);
+}
+function pinnedCheck(setup) {
+    const { main } = views(setup);
+    const steps = main ? actionSteps(main.doc) : [];
+    if (steps.length === 0)
+        return finding('action-pinned', 'warn', 'no step uses autoloop-ci-gate yet', 'see ci_gate and ci_reconcile');
+    const loose = [
+        ...new Set(steps.filter((s) => s.uses !== './' && !/@[0-9a-f]{40}$/.test(s.uses)).map((s) => s.uses))
+    ];
+    if (loose.length === 0)
+        return finding('action-pinned', 'ok', `${steps.length} step(s) use the action at a full commit SHA`);
+    return finding('action-pinned', 'warn', `${loose.join(', ')} is not pinned to a full commit SHA: whoever moves that ref runs code with the job's write token`, 'pin each `uses:` to the full commit SHA of a release, with the tag as a comment (`@<40-hex sha> # v1.2.3`)');
+}
+function permissionsCheck(setup) {
+    const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
+        const problems = [];
+        const seen = new Set();
+        for (const step of actionSteps(doc)) {
+            const required = COMMAND_PERMISSIONS[step.command];
+            if (!required || seen.has(`${step.job} ${step.command}`))
+                continue;
+            seen.add(`${step.job} ${step.command}`);
+            const granted = step.jobDoc.permissions ?? (compiled ? doc.permissions : undefined);
+            if (!compiled && typeof granted === 'string') {
+                problems.push(`jobs.${step.job}.permissions is \`${granted}\`: write the map form (older gh-aw drops any other form from a custom job)`);
+                continue;
+            }
+            for (const [scope, access] of Object.entries(required)) {
+                const given = grantedAccess(granted, scope);
+                if ((ACCESS_RANK[given] ?? 0) < (ACCESS_RANK[access] ?? 0))
+                    problems.push(`jobs.${step.job} runs \`${step.command}\` and needs ${scope}: ${access}; it grants ${given}`);
+            }
+        }
+        return problems;
+    });
+    if (!view || actionSteps(view.doc).length === 0)
+        return finding('permissions', 'warn', 'no job runs the action yet', 'see ci_gate and ci_reconcile');
+    return ruleFinding('permissions', { problems, stale, view }, 'every job that runs the action grants what its command needs', "grant each job the README's permissions for its command (gate: contents write, checks read, statuses read, actions write, issues write, pull-requests read; reconcile: contents write, checks read, statuses read, actions read, issues write), in map form");
+}
+/** Does pre-activation let the dispatch bot through? From the lock's membership step, or the frontmatter. */
+function botAllowed(view) {
+    const isBot = (name) => {
+        const id = name.trim().toLowerCase();
+        return id === DISPATCH_BOT || id === 'github-actions';
+    };
+    const names = (value) => typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value.map(String) : [];
+    if (view.compiled) {
+        const pre = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(view.doc, 'jobs', 'pre_activation'));
+        if (!pre)
+            return true;
+        const membership = stepsOf(pre).find((s) => (0,doctor_setup.at)(s, 'env', 'GH_AW_REQUIRED_ROLES') !== undefined);
+        if (!membership)
+            return true;
+        if (names((0,doctor_setup.at)(membership, 'env', 'GH_AW_REQUIRED_ROLES')).some((r) => r.trim() === 'all'))
+            return true;
+        return names((0,doctor_setup.at)(membership, 'env', 'GH_AW_ALLOWED_BOTS')).some(isBot);
+    }
+    const roles = [...names((0,doctor_setup.at)(view.doc, 'on', 'roles')), ...names(view.doc.roles)];
+    if (roles.some((r) => r.trim() === 'all'))
+        return true;
+    return [...names((0,doctor_setup.at)(view.doc, 'on', 'bots')), ...names(view.doc.bots)].some(isBot);
+}
+/** One finding from several issues: the worst level, every text, each fix once. */
+function fromIssues(id, issues, okMessage) {
+    if (issues.length === 0)
+        return finding(id, 'ok', okMessage);
+    const level = issues.some((issue) => issue.level === 'fail') ? 'fail' : 'warn';
+    const fixes = [...new Set(issues.map((issue) => issue.fix))];
+    return finding(id, level, issues.map((issue) => issue.text).join('; '), fixes.join('; '));
+}
+function fixerRunCheck(setup) {
+    const { main, frontmatter } = views(setup);
+    if (!main)
+        return finding('fixer-run', 'fail', 'no workflow to read', 'see the autoloop workflow check');
+    const version = setup.ghAwVersion;
+    const issues = [];
+    const gates = actionSteps(main.doc).filter((s) => s.command === 'gate');
+    const dispatch = gates.map((g) => input(g, 'dispatch-workflow')).find((w) => w !== undefined);
+    const dispatchFix = 'give the gate step `dispatch-workflow: autoloop.lock.yml`';
+    if (gates.length > 0 && dispatch === undefined)
+        issues.push({
+            level: 'warn',
+            text: 'the gate starts no fixer run (no dispatch-workflow): a red attempt waits for the next scheduled run',
+            fix: dispatchFix
+        });
+    if (dispatch !== undefined && dispatch !== 'autoloop.lock.yml')
+        issues.push({
+            level: 'fail',
+            text: `the gate dispatches ${dispatch}, not this workflow (autoloop.lock.yml)`,
+            fix: dispatchFix
+        });
+    if ((0,doctor_setup.at)(main.doc, 'on', 'workflow_dispatch', 'inputs', 'program') === undefined)
+        issues.push({
+            level: 'fail',
+            text: 'on.workflow_dispatch takes no `program` input, so a fixer run cannot name its program',
+            fix: "keep autoloop's on.workflow_dispatch.inputs.program"
+        });
+    if (!botAllowed(main)) {
+        const stale = main.compiled && frontmatter !== null && botAllowed(frontmatter);
+        const what = stale
+            ? `autoloop.md lets ${DISPATCH_BOT} through pre-activation but the lock does not (it is older than the workflow)`
+            : `pre-activation does not let ${DISPATCH_BOT} start the workflow (on.bots does not list it)`;
+        const fix = stale
+            ? RECOMPILE
+            : `add \`bots: ["${DISPATCH_BOT}"]\` under \`on:\` in autoloop.md, then ${RECOMPILE}`;
+        const since = `gh-aw PR #31605 (${model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp} on)`;
+        if (version === null)
+            issues.push({
+                level: 'fail',
+                text: `${what}: the lock names no gh-aw release, so a release after ${since} is assumed, which skips every fixer run the gate dispatches`,
+                fix
+            });
+        else if ((0,doctor_setup/* compareVersions */.Zy)(version, model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp) >= 0)
+            issues.push({
+                level: 'fail',
+                text: `${what}: gh-aw ${version}, like every release since ${since}, skips every fixer run the gate dispatches`,
+                fix
+            });
+        else
+            issues.push({
+                level: 'warn',
+                text: `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`,
+                fix
+            });
+    }
+    return fromIssues('fixer-run', issues, `the gate dispatches autoloop.lock.yml with its program, and ${DISPATCH_BOT} passes pre-activation`);
+}
+/** gh-aw's file-glob as its push_repo_memory reads it: `*` stays in a folder, `**` crosses them. */
+function memoryGlobMatches(glob, path) {
+    let source = '';
+    for (let i = 0; i < glob.length; i += 1) {
+        const c = glob[i];
+        if (c === '*' && glob[i + 1] === '*') {
+            source += '.*';
+            i += 1;
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?')
+            source += '[^/]';
+        else
+            source += c.replace(/[.+^$|(){}[\]\\]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`).test(path);
+}
+/** The gate's state branch: its step's `state-branch`, else the configured one. */
+function stateBranchOf(setup, options) {
+    const { main } = views(setup);
+    const steps = main ? actionSteps(main.doc) : [];
+    const step = steps.find((s) => s.command === 'gate') ?? steps[0];
+    return (step && input(step, 'state-branch')) ?? options.stateBranch;
+}
+/** Every state branch the action's steps use (a step without `state-branch`: the configured one). */
+function stateBranchesOf(view, options) {
+    const steps = actionSteps(view.doc).filter((s) => s.command !== 'doctor');
+    const branches = steps.map((s) => input(s, 'state-branch') ?? options.stateBranch);
+    return [...new Set(branches.length > 0 ? branches : [options.stateBranch])];
+}
+/** The file-globs of the memory on `branch`: null when no memory pushes to it, [] when none is set. */
+function memoryGlobs(view, branch) {
+    const globs = (value) => typeof value === 'string'
+        ? value.split(view.compiled ? /\s+/ : /\n/).filter(Boolean)
+        : Array.isArray(value)
+            ? value.map(String)
+            : [];
+    if (view.compiled) {
+        const job = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(view.doc, 'jobs', 'push_repo_memory'));
+        const step = job ? stepsOf(job).find((s) => (0,doctor_setup.at)(s, 'env', 'BRANCH_NAME') === branch) : undefined;
+        return step ? globs((0,doctor_setup.at)(step, 'env', 'FILE_GLOB_FILTER')) : null;
+    }
+    const memory = (0,doctor_setup.at)(view.doc, 'tools', 'repo-memory');
+    const entries = Array.isArray(memory) ? memory.map(doctor_setup/* asMap */.$H) : [memory === true ? {} : (0,doctor_setup/* asMap */.$H)(memory)];
+    for (const entry of entries) {
+        if (!entry)
+            continue;
+        const name = entry['branch-name'] ?? `memory/${String(entry.id ?? 'default')}`;
+        if (name === branch)
+            return globs(entry['file-glob']);
+    }
+    return null;
+}
+function memoryGlobCheck(setup, options) {
+    const branch = stateBranchOf(setup, options);
+    const ledger = 'ci-gate/example.json';
+    const { problems, stale, view } = judged(setup, (view) => stateBranchesOf(view, options).flatMap((branch) => {
+        const globs = memoryGlobs(view, branch);
+        if (globs === null)
+            return [`no repo-memory pushes to ${branch}, the state branch the action is given`];
+        if (globs.length === 0)
+            return [
+                `repo-memory on ${branch} has no file-glob: every memory push copies the agent's whole snapshot, its stale ci-gate/ ledgers too`
+            ];
+        const leaking = globs.filter((glob) => memoryGlobMatches(glob, ledger));
+        return leaking.length > 0
+            ? [
+                `file-glob ${leaking.join(', ')} matches ${ledger}: memory pushes copy the agent's stale ledgers over the gate's`
+            ]
+            : [];
+    }));
+    if (!view)
+        return finding('memory-glob', 'fail', 'no workflow to read', 'see the autoloop workflow check');
+    return ruleFinding('memory-glob', { problems, stale, view }, `repo-memory on ${branch} pushes ${memoryGlobs(view, branch)?.join(', ')} only: ci-gate/ stays the gate's`, `set \`file-glob: ['*.md']\` on tools.repo-memory (branch-name: ${branch}) in autoloop.md, then ${RECOMPILE}`);
+}
+function safeOutputsEnv(doc, name) {
+    const job = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(doc, 'jobs', 'safe_outputs'));
+    if (!job)
+        return undefined;
+    const value = (0,doctor_setup.at)(job, 'env', name);
+    if (value !== undefined)
+        return value;
+    return stepsOf(job)
+        .map((step) => (0,doctor_setup.at)(step, 'env', name))
+        .find((v) => v !== undefined);
+}
+function ciTriggerTokenCheck(setup) {
+    const { main, frontmatter } = views(setup);
+    const fix = `add \`github-token-for-extra-empty-commit: \${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}\` to create-pull-request and push-to-pull-request-branch in autoloop.md, set that secret (a token with Contents: read and write), then ${RECOMPILE}`;
+    if (!main)
+        return finding('ci-trigger-token', 'fail', 'no workflow to read', fix);
+    const magic = main.compiled ? safeOutputsEnv(main.doc, 'GH_AW_CI_TRIGGER_TOKEN') : undefined;
+    const magicWired = typeof magic === 'string' && /secrets\./.test(magic);
+    const outputs = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)((frontmatter ?? main).doc, 'safe-outputs'));
+    const declared = frontmatter ? PUSH_OUTPUTS.filter((o) => outputs?.[o] !== undefined) : [];
+    if (frontmatter && declared.length === 0)
+        return finding('ci-trigger-token', 'fail', 'autoloop.md declares neither create-pull-request nor push-to-pull-request-branch', fix);
+    // gh-aw's full token override: the pushes themselves are made with a token that starts CI.
+    const pushToken = (0,doctor_setup.at)(outputs, 'github-token');
+    if (typeof pushToken === 'string' &&
+        /secrets\./.test(pushToken) &&
+        !/\bGITHUB_TOKEN\b/.test(pushToken))
+        return finding('ci-trigger-token', 'ok', `safe outputs push with ${pushToken} (safe-outputs.github-token), not GITHUB_TOKEN, so the pushes start CI themselves`);
+    const problems = [];
+    const missing = [];
+    for (const output of declared) {
+        const token = (0,doctor_setup.at)(outputs, output, 'github-token-for-extra-empty-commit');
+        if (token === undefined)
+            missing.push(output);
+        else if (/github\.token|secrets\.GITHUB_TOKEN\b/.test(String(token)))
+            problems.push(`${output} pushes its CI-trigger commit with GITHUB_TOKEN, which starts no workflow`);
+    }
+    if (missing.length > 0 && !magicWired)
+        problems.push(main.compiled
+            ? `${missing.join(' and ')} get no CI-trigger token and the lock does not wire GH_AW_CI_TRIGGER_TOKEN`
+            : `${missing.join(' and ')} set no github-token-for-extra-empty-commit (there is no lock to show that gh-aw wires GH_AW_CI_TRIGGER_TOKEN in)`);
+    if (!frontmatter && !magicWired)
+        problems.push('the lock does not wire GH_AW_CI_TRIGGER_TOKEN into safe_outputs');
+    if (problems.length > 0)
+        return finding('ci-trigger-token', 'fail', problems.join('; '), fix);
+    const how = missing.length > 0 || !frontmatter
+        ? 'gh-aw wires secrets.GH_AW_CI_TRIGGER_TOKEN into safe_outputs'
+        : `${declared.join(' and ')} set github-token-for-extra-empty-commit`;
+    return finding('ci-trigger-token', 'ok', `${how}; GITHUB_TOKEN cannot read secrets, so that the secret is set is not checked (a no-checks pause says when CI did not start)`);
+}
+function handlerConfig(doc) {
+    const raw = safeOutputsEnv(doc, 'GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG');
+    if (typeof raw !== 'string')
+        return undefined;
+    try {
+        return (0,doctor_setup/* asMap */.$H)(JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
+}
+function pushFallbackCheck(setup) {
+    const fix = `set \`fallback-as-pull-request: false\` on safe-outputs.push-to-pull-request-branch in autoloop.md, then ${RECOMPILE}`;
+    const { main, frontmatter } = views(setup);
+    if (!main)
+        return finding('push-fallback', 'fail', 'no workflow to read', fix);
+    const problems = [];
+    if (frontmatter) {
+        const push = (0,doctor_setup.at)(frontmatter.doc, 'safe-outputs', 'push-to-pull-request-branch');
+        if (push === undefined)
+            problems.push('autoloop.md declares no push-to-pull-request-branch, the output a fixer run pushes with');
+        else if ((0,doctor_setup.at)(push, 'fallback-as-pull-request') !== false)
+            problems.push("push-to-pull-request-branch keeps gh-aw's fallback-as-pull-request (on by default): a push that does not fast-forward opens autoloop/<program>-fallback-* and a PR into the program branch, whose head does not move");
+    }
+    if (problems.length === 0 && main.compiled) {
+        const config = (0,doctor_setup/* asMap */.$H)(handlerConfig(main.doc)?.push_to_pull_request_branch);
+        if (!config)
+            problems.push('the lock configures no push_to_pull_request_branch handler');
+        else if (config.fallback_as_pull_request !== false)
+            problems.push(frontmatter
+                ? 'autoloop.md turns fallback-as-pull-request off but the lock does not (it is older than the workflow)'
+                : 'the lock keeps fallback_as_pull_request on');
+    }
+    if (problems.length === 0)
+        return finding('push-fallback', 'ok', 'a push that does not fast-forward fails safe_outputs, which the gate reads as blocked');
+    return finding('push-fallback', 'fail', problems.join('; '), problems[0]?.includes('older than') ? RECOMPILE : fix);
+}
+function handoverCheck(setup) {
+    const fix = `copy the post-steps, the download step and the gate's selection-file/iteration-file of ${EXAMPLE}, and its Step 5 for the agent; then ${RECOMPILE}`;
+    const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
+        const gate = actionSteps(doc).find((s) => s.command === 'gate');
+        if (!gate)
+            return ['no gate step to hand the files to'];
+        const problems = [];
+        const files = ['selection-file', 'iteration-file'].map((name) => ({
+            name,
+            path: input(gate, name)
+        }));
+        for (const { name, path } of files)
+            if (!path?.startsWith(`${HANDOVER_DIR}/`))
+                problems.push(`the gate step's ${name} ${path ?? '(unset)'} is not in ${HANDOVER_DIR}/`);
+        const steps = stepsOf(gate.jobDoc);
+        const download = steps
+            .slice(0, gate.index)
+            .find((s) => typeof s.uses === 'string' && s.uses.startsWith('actions/download-artifact@'));
+        if (!download || (0,doctor_setup.at)(download, 'with', 'name') !== 'agent')
+            problems.push(`jobs.${gate.job} downloads no \`agent\` artifact before the gate step`);
+        const postSteps = compiled
+            ? stepsOf((0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(doc, 'jobs', 'agent')) ?? {})
+            : Array.isArray(doc['post-steps'])
+                ? doc['post-steps'].map(doctor_setup/* asMap */.$H).filter((s) => !!s)
+                : [];
+        const names = files.map((f) => f.path?.split('/').pop() ?? '').filter(Boolean);
+        const handing = postSteps.find((s) => typeof s.run === 'string' &&
+            s.run.includes(HANDOVER_DIR) &&
+            names.every((name) => s.run.includes(name)));
+        if (!handing)
+            problems.push(`no post-step copies ${names.join(' and ')} into ${HANDOVER_DIR}/`);
+        else if (handing.if !== 'always()')
+            problems.push('the hand-over post-step does not run if: always() (a failed agent would hand over nothing)');
+        return problems;
+    });
+    const iteration = view
+        ? actionSteps(view.doc)
+            .map((s) => input(s, 'iteration-file'))
+            .find((p) => p !== undefined)
+            ?.split('/')
+            .pop()
+        : undefined;
+    const body = setup.workflow?.body ?? '';
+    const prompt = iteration && !body.includes(`${GH_AW_ROOT}/${iteration}`)
+        ? [`the agent's prompt (autoloop.md's body) never asks for ${GH_AW_ROOT}/${iteration}`]
+        : [];
+    const all = [...problems, ...prompt];
+    if (all.length === 0)
+        return finding('handover', 'ok', `the agent hands the selection and its iteration file to the gate through ${HANDOVER_DIR}/`);
+    return stale && prompt.length === 0
+        ? finding('handover', 'fail', staleMessage(problems, view), RECOMPILE)
+        : finding('handover', 'fail', all.join('; '), fix);
+}
+function ciWorkflowCheck(setup, facts) {
+    const verdicts = ciWorkflowVerdicts(setup.others, facts.defaultBranch);
+    const unread = setup.others.filter((w) => w.error).map((w) => `${w.path} ${w.error}`);
+    const skipped = setup.skipped > 0 ? ` (${setup.skipped} workflow file(s) not read)` : '';
+    const runs = verdicts.filter((v) => v.kind === 'runs');
+    const limited = verdicts.filter((v) => v.kind === 'limited');
+    const fix = "run CI on `push: branches: ['autoloop/**']` or on `pull_request` (with synchronize) without `paths`; a `push` filtered by paths never runs on the CI-trigger commit";
+    if (runs.length > 0)
+        return finding('ci-workflow', 'ok', runs.map((v) => `${v.path} runs ${v.why}`).join('; ') + skipped);
+    const never = verdicts.filter((v) => v.kind === 'never').map((v) => `${v.path} runs ${v.why}`);
+    if (limited.length > 0)
+        return finding('ci-workflow', 'warn', [
+            ...limited.map((v) => `${v.path} runs only ${v.why}: an iteration that changes other files gets no checks and pauses as blocked`),
+            ...never
+        ].join('; ') + skipped, fix);
+    return finding('ci-workflow', 'fail', [
+        `no workflow runs on pushes to autoloop/<program> or on the program PR (read ${setup.others.length})`,
+        ...never,
+        ...unread
+    ].join('; ') + skipped, fix);
+}
+function stateBranchCheck(setup, facts, options) {
+    const branch = stateBranchOf(setup, options);
+    if (facts.stateBranchExists === true)
+        return finding('state-branch', 'ok', `${branch} exists`);
+    if (facts.stateBranchExists === false)
+        return finding('state-branch', 'warn', `${branch} does not exist: no memory push has made it yet (or the gate's state-branch names another branch than repo-memory's)`, `run the workflow once (gh-aw's first memory push creates ${branch}), and keep the gate's state-branch equal to tools.repo-memory.branch-name`);
+    return finding('state-branch', 'warn', `whether ${branch} exists is unknown: ${facts.stateBranchNote ?? 'no API access'}`, 'run the doctor with GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY set');
+}
+/** Every check, in the README's order. */
+function runChecks(setup, facts, options) {
+    const workflow = workflowCheck(setup);
+    if (!setup.workflow)
+        return [workflow];
+    return [
+        workflow,
+        versionCheck(setup),
+        ciGateCheck(setup),
+        ciReconcileCheck(setup),
+        pinnedCheck(setup),
+        permissionsCheck(setup),
+        fixerRunCheck(setup),
+        memoryGlobCheck(setup, options),
+        ciTriggerTokenCheck(setup),
+        pushFallbackCheck(setup),
+        handoverCheck(setup),
+        ciWorkflowCheck(setup, facts),
+        stateBranchCheck(setup, facts, options)
+    ];
+}
+
+
+/***/ }),
+
+/***/ 1826:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   EI: () => (/* binding */ NEWEST_TESTED_GH_AW),
+/* harmony export */   FI: () => (/* binding */ LOCK_FILE),
+/* harmony export */   XC: () => (/* binding */ WORKFLOW_FILE),
+/* harmony export */   Xp: () => (/* binding */ FIRST_GH_AW_SKIPPING_BOT_DISPATCH),
+/* harmony export */   c2: () => (/* binding */ statusOf),
+/* harmony export */   i2: () => (/* binding */ OLDEST_SUPPORTED_GH_AW),
+/* harmony export */   xs: () => (/* binding */ WORKFLOWS_DIR)
+/* harmony export */ });
+/**
+ * What the doctor (README: "doctor") reads and what it says, as plain data. Pure.
+ */
+/** gh-aw's autoloop workflow, as the README installs it. */
+const WORKFLOW_FILE = '.github/workflows/autoloop.md';
+const LOCK_FILE = '.github/workflows/autoloop.lock.yml';
+const WORKFLOWS_DIR = '.github/workflows';
+/**
+ * The oldest gh-aw release the integration works with: it compiled autoloop's own lock.
+ * The README ("doctor") names both constants.
+ */
+const OLDEST_SUPPORTED_GH_AW = 'v0.65.6';
+/** The newest gh-aw release whose compiled lock and runtime scripts this version was tested with. */
+const NEWEST_TESTED_GH_AW = 'v0.72.1';
+/**
+ * The first release after gh-aw PR #31605, which stopped trusting `workflow_dispatch` in
+ * pre-activation: from it on, a fixer run dispatched with GITHUB_TOKEN (actor
+ * `github-actions[bot]`) is skipped unless `on.bots` lists the bot.
+ */
+const FIRST_GH_AW_SKIPPING_BOT_DISPATCH = 'v0.73.0';
+function statusOf(findings) {
+    if (findings.some((f) => f.level === 'fail'))
+        return 'fail';
+    if (findings.some((f) => f.level === 'warn'))
+        return 'warn';
+    return 'ok';
+}
+
+
+/***/ }),
+
+/***/ 6223:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   j: () => (/* binding */ runDoctor)
+/* harmony export */ });
+/* unused harmony export MAX_OTHER_WORKFLOWS */
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
+/* harmony import */ var _checks_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6799);
+/* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(1826);
+/* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5933);
+/* harmony import */ var _setup_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8162);
+/**
+ * The doctor's adapter (README: "doctor"): reads the workflow files from a checkout, or through
+ * the contents API when the checkout has none, asks the API what only it knows (the default
+ * branch, whether the state branch exists), and hands everything to the pure checks.
+ */
+
+
+
+
+
+
+
+/** Other workflow files read at most (one contents request each). */
+const MAX_OTHER_WORKFLOWS = 40;
+const WORKFLOW_NAME = _model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOW_FILE */ .XC.split('/').pop();
+const LOCK_NAME = _model_js__WEBPACK_IMPORTED_MODULE_6__/* .LOCK_FILE */ .FI.split('/').pop();
+/** Which files of `.github/workflows/` the doctor reads. */
+function pick(names) {
+    const others = names.filter((name) => /\.ya?ml$/.test(name) && !name.endsWith('.lock.yml')).sort();
+    return {
+        others: others.slice(0, MAX_OTHER_WORKFLOWS),
+        skipped: Math.max(0, others.length - MAX_OTHER_WORKFLOWS)
+    };
+}
+async function readLocal(dir) {
+    let names;
+    try {
+        names = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readdir)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, _model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs));
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return null;
+        throw error;
+    }
+    const read = async (name) => {
+        if (!names.includes(name))
+            return null;
+        const path = `${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/${name}`;
+        try {
+            return { path, text: await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readFile)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, path), 'utf8') };
+        }
+        catch (error) {
+            const code = error.code ?? (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`cannot read ${path} in ${dir} (${code})`, {
+                fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
+            });
+        }
+    };
+    const { others, skipped } = pick(names);
+    return {
+        source: `local: ${dir}`,
+        workflow: await read(WORKFLOW_NAME),
+        lock: await read(LOCK_NAME),
+        others: (await Promise.all(others.map(read))).filter((f) => f !== null),
+        skipped
+    };
+}
+async function readApi(api, branch) {
+    const names = await api.listDir(branch, _model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs);
+    const read = async (name) => {
+        if (!names.includes(name))
+            return null;
+        const file = await api.getFile(branch, `${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/${name}`);
+        return file ? { path: `${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/${name}`, text: file.text } : null;
+    };
+    const workflow = await read(WORKFLOW_NAME);
+    // Without the autoloop workflow there is nothing to check: read nothing more.
+    const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 };
+    return {
+        source: `contents API at ${branch}`,
+        workflow,
+        lock: workflow ? await read(LOCK_NAME) : null,
+        others: (await Promise.all(others.map(read))).filter((f) => f !== null),
+        skipped
+    };
+}
+/** Nothing to read: no checkout with workflows, and no API. */
+function nothingFound(sources) {
+    return {
+        source: sources.dir
+            ? `local: ${sources.dir} (no ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/)`
+            : 'nothing (no checkout, no API)',
+        workflow: null,
+        lock: null,
+        others: [],
+        skipped: 0
+    };
+}
+async function stateBranchFacts(sources, branch) {
+    if (sources.known?.branch === branch)
+        return { stateBranchExists: sources.known.exists };
+    if (!sources.api)
+        return {
+            stateBranchExists: null,
+            stateBranchNote: 'offline (no token or repository to ask the API)'
+        };
+    try {
+        return { stateBranchExists: (await sources.api.branchHead(branch)) !== null };
+    }
+    catch (error) {
+        return {
+            stateBranchExists: null,
+            stateBranchNote: `the API answered: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error).split('\n')[0]}`
+        };
+    }
+}
+/**
+ * Reads the setup and checks it: the checkout's files when it has `.github/workflows/`, else the
+ * default branch's through the API. Throws only when the API fails to list or read them.
+ */
+async function runDoctor(sources, options) {
+    const { api } = sources;
+    const local = sources.dir ? await readLocal(sources.dir) : null;
+    const defaultBranch = api ? await api.defaultBranch() : null;
+    const files = local ??
+        (api && defaultBranch !== null ? await readApi(api, defaultBranch) : nothingFound(sources));
+    const setup = (0,_setup_js__WEBPACK_IMPORTED_MODULE_5__/* .parseSetup */ .Ju)(files);
+    const facts = { defaultBranch, stateBranchExists: null };
+    if (setup.workflow)
+        Object.assign(facts, await stateBranchFacts(sources, (0,_checks_js__WEBPACK_IMPORTED_MODULE_3__/* .stateBranchOf */ .x1)(setup, options)));
+    return (0,_report_js__WEBPACK_IMPORTED_MODULE_4__/* .diagnose */ .h4)(setup, facts, options);
+}
+
+
+/***/ }),
+
+/***/ 5933:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   QS: () => (/* binding */ reportLines),
+/* harmony export */   h4: () => (/* binding */ diagnose),
+/* harmony export */   jn: () => (/* binding */ reportTable),
+/* harmony export */   l4: () => (/* binding */ reportJson),
+/* harmony export */   uL: () => (/* binding */ reportMarkdown)
+/* harmony export */ });
+/* harmony import */ var markdown_table__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(735);
+/* harmony import */ var _text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9209);
+/* harmony import */ var _checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6799);
+/* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1826);
+/**
+ * What the doctor says (README: "doctor"): one line per check, a markdown table for the job
+ * summary, one JSON object. Pure.
+ */
+
+
+
+
+function diagnose(setup, facts, options) {
+    const checks = (0,_checks_js__WEBPACK_IMPORTED_MODULE_1__/* .runChecks */ .JT)(setup, facts, options);
+    return { status: (0,_model_js__WEBPACK_IMPORTED_MODULE_2__/* .statusOf */ .c2)(checks), source: setup.source, found: setup.workflow !== null, checks };
+}
+const ICON = { ok: '✅', warn: '⚠️', fail: '❌' };
+/** `ok   ci-gate  …` / `fail memory-glob  … Fix: …`, one line per check. */
+function reportLines(report) {
+    const width = Math.max(...report.checks.map((f) => f.id.length));
+    return report.checks.map((f) => {
+        const text = (f.fix ? `${f.message}. Fix: ${f.fix}` : f.message).replace(/\s+/g, ' ');
+        return `${f.level.padEnd(4)} ${f.id.padEnd(width)}  ${text}`;
+    });
+}
+/** The findings as a table; only the non-ok ones with `onlyProblems`. */
+function reportTable(report, onlyProblems = false) {
+    const rows = report.checks.filter((f) => !onlyProblems || f.level !== 'ok');
+    return (0,markdown_table__WEBPACK_IMPORTED_MODULE_3__/* .markdownTable */ .Q)([
+        ['', 'Check', 'Found', 'Fix'],
+        ...rows.map((f) => [
+            ICON[f.level],
+            f.title,
+            (0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .tableCell */ .xR)(f.message, 600),
+            f.fix ? (0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .tableCell */ .xR)(f.fix, 600) : ''
+        ])
+    ]);
+}
+function reportMarkdown(report) {
+    const counts = ['fail', 'warn', 'ok']
+        .map((level) => `${report.checks.filter((f) => f.level === level).length} ${level}`)
+        .join(', ');
+    return [
+        `## autoloop-ci-gate: doctor`,
+        '',
+        `**${report.status}** — ${counts} (read ${(0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .tableCell */ .xR)(report.source, 300)}).`,
+        '',
+        reportTable(report),
+        ''
+    ].join('\n');
+}
+/** The `--json` object and the `doctor` output. */
+function reportJson(report) {
+    return JSON.stringify({
+        status: report.status,
+        source: report.source,
+        checks: report.checks.map(({ id, title, level, message, fix }) => ({
+            id,
+            title,
+            level,
+            message,
+            fix
+        }))
+    });
+}
+
+
+/***/ }),
+
+/***/ 8162:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $H: () => (/* binding */ asMap),
+/* harmony export */   Ju: () => (/* binding */ parseSetup),
+/* harmony export */   Zy: () => (/* binding */ compareVersions),
+/* harmony export */   at: () => (/* binding */ at)
+/* harmony export */ });
+/* unused harmony exports splitFrontmatter, lockVersion */
+/* harmony import */ var yaml__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8815);
+/**
+ * The doctor's files, parsed (README: "doctor"). Pure: text in, YAML values and the gh-aw
+ * version out. YAML is read as the runner and gh-aw read it (YAML 1.2: `on` is a key).
+ */
+
+function asMap(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? value
+        : undefined;
+}
+/** The value at a path of map keys, or undefined. */
+function at(value, ...path) {
+    let current = value;
+    for (const key of path) {
+        const map = asMap(current);
+        if (!map)
+            return undefined;
+        current = map[key];
+    }
+    return current;
+}
+function readYaml(path, text) {
+    try {
+        const doc = asMap((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parse */ .qg)(text, { uniqueKeys: true, maxAliasCount: 100 }));
+        return doc
+            ? { path, doc, error: null }
+            : { path, doc: null, error: 'is not a YAML map of keys' };
+    }
+    catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { path, doc: null, error: `is not valid YAML: ${message.split('\n')[0]}` };
+    }
+}
+/** A gh-aw workflow: YAML frontmatter between `---` lines, then the markdown body. */
+function splitFrontmatter(markdown) {
+    const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n([\s\S]*))?$/.exec(markdown);
+    if (!match || match[1] === undefined)
+        return null;
+    return { frontmatter: match[1], body: match[2] ?? '' };
+}
+const VERSION = /^v\d+\.\d+\.\d+$/;
+/**
+ * The gh-aw release named in a lock: the metadata's `compiler_version`, the header
+ * (`generated by gh-aw (vX)`), the setup action's tag comment, or `GH_AW_VERSION`. A
+ * development build writes `dev` or nothing: null.
+ */
+function lockVersion(text) {
+    const metadata = /^# gh-aw-metadata: (\{.*\})\s*$/m.exec(text)?.[1];
+    if (metadata) {
+        try {
+            const version = asMap(JSON.parse(metadata))?.compiler_version;
+            if (typeof version === 'string' && VERSION.test(version))
+                return version;
+        }
+        catch {
+            // fall through to the other places
+        }
+    }
+    const candidates = [
+        /generated by gh-aw \((v\d+\.\d+\.\d+)\)/.exec(text)?.[1],
+        /gh-aw-actions\/setup@[0-9a-f]{40} # (v\d+\.\d+\.\d+)/.exec(text)?.[1],
+        /^\s+GH_AW_VERSION: "?(v\d+\.\d+\.\d+)"?\s*$/m.exec(text)?.[1]
+    ];
+    return candidates.find((version) => version !== undefined) ?? null;
+}
+/** `v0.65.6` → [0, 65, 6]. */
+function parts(version) {
+    return version
+        .slice(1)
+        .split('.')
+        .map((part) => Number(part));
+}
+/** Negative when a is older than b, 0 when equal, positive when newer. */
+function compareVersions(a, b) {
+    const [x, y] = [parts(a), parts(b)];
+    for (let i = 0; i < 3; i += 1) {
+        const d = (x[i] ?? 0) - (y[i] ?? 0);
+        if (d !== 0)
+            return d;
+    }
+    return 0;
+}
+function parseSetup(files) {
+    let workflow = null;
+    if (files.workflow) {
+        const split = splitFrontmatter(files.workflow.text);
+        workflow = split
+            ? { ...readYaml(files.workflow.path, split.frontmatter), body: split.body }
+            : {
+                path: files.workflow.path,
+                doc: null,
+                error: 'has no YAML frontmatter between --- lines',
+                body: files.workflow.text
+            };
+    }
+    const lock = files.lock
+        ? { ...readYaml(files.lock.path, files.lock.text), text: files.lock.text }
+        : null;
+    return {
+        source: files.source,
+        workflow,
+        lock,
+        others: files.others.map((file) => readYaml(file.path, file.text)),
+        skipped: files.skipped,
+        ghAwVersion: files.lock ? lockVersion(files.lock.text) : null
+    };
+}
+
+
+/***/ }),
+
+/***/ 2678:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Qo: () => (/* binding */ readEnvironment),
+/* harmony export */   Vp: () => (/* binding */ runUrl),
+/* harmony export */   aR: () => (/* binding */ repositoryName)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+/**
+ * The standard runner environment, read once (README: "Inputs and outputs"). The same
+ * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
+ * work by setting GITHUB_API_URL.
+ */
+
+function positiveInteger(raw) {
+    return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined;
+}
+function readEnvironment(env, cwd) {
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const [owner, repo, ...rest] = repository.split('/');
+    if (!owner || !repo || rest.length > 0)
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
+            fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
+        });
+    return {
+        repository: { owner, repo },
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+        runId: positiveInteger(env.GITHUB_RUN_ID),
+        runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
+        actor: env.GITHUB_ACTOR || undefined,
+        workspace: env.GITHUB_WORKSPACE || cwd,
+        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
+    };
+}
+/** `owner/repo`. */
+function repositoryName(environment) {
+    return `${environment.repository.owner}/${environment.repository.repo}`;
+}
+/** The browser link of a workflow run of this repository (this run when no id is given). */
+function runUrl(environment, runId = environment.runId) {
+    if (runId === undefined || runId === null)
+        return null;
+    return `${environment.serverUrl}/${repositoryName(environment)}/actions/runs/${runId}`;
+}
+
+
+/***/ }),
+
+/***/ 3916:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   lZ: () => (/* binding */ ActionError),
+/* harmony export */   nG: () => (/* binding */ httpStatus)
+/* harmony export */ });
+/**
+ * Errors of the action itself (bad input, auth, an API that keeps failing, a state store
+ * that cannot be read). Expected outcomes such as a red verdict or a pause are values,
+ * never exceptions. Every ActionError names the cause and the fix.
+ */
+class ActionError extends Error {
+    fix;
+    constructor(message, options = {}) {
+        super(options.fix ? `${message}\nFix: ${options.fix}` : message, { cause: options.cause });
+        this.name = 'ActionError';
+        this.fix = options.fix;
+    }
+}
+/** The one way to turn anything thrown into a message. */
+function errorMessage(error) {
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === 'string')
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
+}
+/** HTTP status of an Octokit RequestError (or anything shaped like one). */
+function httpStatus(error) {
+    if (typeof error === 'object' && error !== null && 'status' in error) {
+        const status = error.status;
+        return typeof status === 'number' ? status : undefined;
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 4212:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  LX: () => (/* binding */ createGitHubClient)
+});
+
+// UNUSED EXPORTS: NOTIFYING_WRITE_SPACING_MS, WRITE_SPACING_MS
+
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
@@ -35783,7 +37609,7 @@ var DEFAULTS = {
 };
 
 // pkg/dist-src/util/lowercase-keys.js
-function dist_bundle_lowercaseKeys(object) {
+function lowercaseKeys(object) {
   if (!object) {
     return {};
   }
@@ -35835,7 +37661,7 @@ function merge(defaults, route, options) {
   } else {
     options = Object.assign({}, route);
   }
-  options.headers = dist_bundle_lowercaseKeys(options.headers);
+  options.headers = lowercaseKeys(options.headers);
   removeUndefinedProperties(options);
   removeUndefinedProperties(options.headers);
   const mergedOptions = mergeDeep(defaults || {}, options);
@@ -40955,11 +42781,18 @@ function retryAfterSeconds(error, now) {
     return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
 }
 
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/state/errors.ts
-var state_errors = __nccwpck_require__(3406);
-;// CONCATENATED MODULE: ./src/github/rest.ts
+
+/***/ }),
+
+/***/ 6417:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   En: () => (/* binding */ RestGitHub)
+/* harmony export */ });
+/* unused harmony exports actionsJobOf, toCheckRun */
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+/* harmony import */ var _state_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3406);
 
 
 const PAGE_SIZE = 100;
@@ -41020,7 +42853,7 @@ class RestGitHub {
             return response.data;
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) === 304 && cached)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 304 && cached)
                 return cached.data;
             throw error;
         }
@@ -41035,7 +42868,7 @@ class RestGitHub {
             return ref.object.sha;
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) === 404)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
                 return null;
             throw error;
         }
@@ -41048,7 +42881,7 @@ class RestGitHub {
             return toPull(pull);
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) === 404)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
                 return null;
             throw error;
         }
@@ -41106,7 +42939,7 @@ class RestGitHub {
             return run.check_suite_id;
         }
         catch (error) {
-            const status = (0,errors/* httpStatus */.nG)(error);
+            const status = (0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
             if (status === 404 || status === 403)
                 return undefined;
             throw error;
@@ -41123,7 +42956,7 @@ class RestGitHub {
             };
         }
         catch (error) {
-            const status = (0,errors/* httpStatus */.nG)(error);
+            const status = (0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
             if (status === 404)
                 return { kind: 'not-found' };
             if (status === 403)
@@ -41134,14 +42967,16 @@ class RestGitHub {
     async commit(sha) {
         try {
             const commit = await this.conditionalGet('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha });
+            const committedAt = Date.parse(commit.committer?.date ?? '');
             return {
                 sha: commit.sha,
                 tree: commit.tree.sha,
-                parents: commit.parents.map((parent) => parent.sha)
+                parents: commit.parents.map((parent) => parent.sha),
+                ...(Number.isFinite(committedAt) ? { committedAt } : {})
             };
         }
         catch (error) {
-            const status = (0,errors/* httpStatus */.nG)(error);
+            const status = (0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
             if (status === 404 || status === 422)
                 return null;
             throw error;
@@ -41174,6 +43009,55 @@ class RestGitHub {
         });
         const details = (response.status === 200 ? response.data : null);
         return { runId: details?.workflow_run_id ?? null, url: details?.html_url ?? null };
+    }
+    async workflowRunJobs(runId) {
+        const jobs = await this.allPages('GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { run_id: runId, filter: 'latest' }, (page) => {
+            const body = page;
+            return { total: body.total_count, items: body.jobs };
+        });
+        return jobs.map((job) => ({
+            name: job.name,
+            status: job.status,
+            conclusion: job.conclusion,
+            url: job.html_url ?? '',
+            steps: (job.steps ?? []).map((step) => ({
+                name: step.name,
+                status: step.status,
+                conclusion: step.conclusion
+            }))
+        }));
+    }
+    async findDispatchedRun(query) {
+        // Creation times have whole seconds: a run created in the dispatch's second counts.
+        const since = new Date(Math.floor(query.since / 1000) * 1000).toISOString();
+        const body = await this.conditionalGet('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
+            workflow_id: query.workflow,
+            branch: query.ref.replace(/^refs\/heads\//, ''),
+            event: 'workflow_dispatch',
+            created: `>=${since.replace(/\.000Z$/, 'Z')}`,
+            per_page: PAGE_SIZE
+        });
+        const earliest = [...body.workflow_runs].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id)[0];
+        return earliest ? { runId: earliest.id, url: earliest.html_url } : null;
+    }
+    async branchesStartingWith(prefix) {
+        const refs = await this.conditionalGet('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ref: `heads/${prefix}` });
+        return refs.map((ref) => ({
+            name: ref.ref.replace(/^refs\/heads\//, ''),
+            sha: ref.object.sha
+        }));
+    }
+    async pullsInto(base, headPrefix) {
+        const pulls = await this.conditionalGet('GET /repos/{owner}/{repo}/pulls', {
+            base,
+            state: 'all',
+            sort: 'created',
+            direction: 'desc',
+            per_page: PAGE_SIZE
+        });
+        return pulls
+            .filter((pull) => pull.head.ref.startsWith(headPrefix))
+            .map((pull) => ({ ...toPull(pull), createdAt: Date.parse(pull.created_at ?? '') || 0 }));
     }
     async rerunFailedJobs(runId) {
         await this.client.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
@@ -41215,7 +43099,7 @@ class RestGitHub {
             return response.data;
         }
         catch (error) {
-            const status = (0,errors/* httpStatus */.nG)(error);
+            const status = (0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
             if (status === 404 || status === 410)
                 return null;
             throw error;
@@ -41256,7 +43140,7 @@ class RestGitHub {
             await this.client.rest.issues.removeLabel({ ...this.repo, issue_number: issue, name: label });
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) !== 404)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) !== 404)
                 throw error;
         }
     }
@@ -41272,7 +43156,7 @@ class RestGitHub {
             return { text, sha: data.sha };
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) === 404)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
                 return null;
             throw error;
         }
@@ -41290,9 +43174,9 @@ class RestGitHub {
             return { sha: data.content?.sha ?? '' };
         }
         catch (error) {
-            const status = (0,errors/* httpStatus */.nG)(error);
+            const status = (0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
             if (status === 409 || status === 422)
-                throw new state_errors/* ContentsConflictError */.Ld(`${path} on ${branch} changed since it was read (HTTP ${status})`, { cause: error });
+                throw new _state_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ContentsConflictError */ .Ld(`${path} on ${branch} changed since it was read (HTTP ${status})`, { cause: error });
             throw error;
         }
     }
@@ -41307,7 +43191,7 @@ class RestGitHub {
                 : [];
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) === 404)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
                 return [];
             throw error;
         }
@@ -41319,7 +43203,7 @@ class RestGitHub {
             return tree.tree.filter((entry) => entry.type === 'blob').map((entry) => entry.path);
         }
         catch (error) {
-            if ((0,errors/* httpStatus */.nG)(error) === 404 || (0,errors/* httpStatus */.nG)(error) === 409)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404 || (0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 409)
                 return [];
             throw error;
         }
@@ -41335,403 +43219,10 @@ class RestGitHub {
         }
         catch (error) {
             // Created meanwhile by another run: fine.
-            if ((0,errors/* httpStatus */.nG)(error) !== 422)
+            if ((0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) !== 422)
                 throw error;
         }
     }
-}
-
-;// CONCATENATED MODULE: ./src/git.ts
-/**
- * The git adapter: read HEAD and push it to the program branch, fast-forward only.
- */
-
-
-function runGit(args, cwd) {
-    return new Promise((resolve) => {
-        (0,external_node_child_process_namespaceObject.execFile)('git', args, {
-            cwd,
-            env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
-            maxBuffer: 16 * 1024 * 1024
-        }, (error, stdout, stderr) => {
-            const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-            resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        });
-    });
-}
-/** `git -c` arguments that replace any stored credentials for the server with the token. */
-function tokenAuthArgs(serverUrl, token) {
-    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
-    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    // An empty value first clears the header actions/checkout stored for GITHUB_TOKEN.
-    return ['-c', `${key}=`, '-c', `${key}=AUTHORIZATION: basic ${basic}`];
-}
-function createGit(options) {
-    const remote = options.remote ?? 'origin';
-    const redact = (text) => options.pushToken ? text.split(options.pushToken).join('***') : text;
-    return {
-        async headSha() {
-            const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], options.cwd);
-            if (result.code !== 0)
-                throw new errors/* ActionError */.lZ(`Cannot read the local HEAD in ${options.cwd}: ${result.stderr.trim()}`, {
-                    fix: 'check out the repository (actions/checkout) and commit the iteration before the gate, or pass `push: false` with `sha`.'
-                });
-            return result.stdout.trim();
-        },
-        async push(sha, branch) {
-            const auth = options.pushToken ? tokenAuthArgs(options.serverUrl, options.pushToken) : [];
-            const result = await runGit([...auth, 'push', '--porcelain', remote, `${sha}:refs/heads/${branch}`], options.cwd);
-            if (result.code === 0)
-                return;
-            const output = redact(`${result.stdout}\n${result.stderr}`).trim();
-            if (/\[rejected\]|non-fast-forward|fetch first|stale info/.test(output)) {
-                throw new errors/* ActionError */.lZ(`Push to ${branch} was rejected: the branch moved (it has commits that ${sha.slice(0, 12)} does not contain), so this iteration is not a fast-forward.`, {
-                    fix: `fetch ${branch}, rebase or merge the iteration onto it, and gate again; the gate never force-pushes. Git said: ${output}`
-                });
-            }
-            if (/Authentication failed|could not read Username|403|Permission to .* denied/i.test(output)) {
-                throw new errors/* ActionError */.lZ(`Push to ${branch} was refused: the credentials cannot write to the repository.`, {
-                    fix: `give the job \`permissions: contents: write\`, or pass a \`push-token\` (a GitHub App or fine-grained token with Contents: write). Git said: ${output}`
-                });
-            }
-            throw new errors/* ActionError */.lZ(`git push to ${branch} failed (exit ${result.code}): ${output}`, {
-                fix: 'check that the checkout has an `origin` remote and the job can reach it.'
-            });
-        }
-    };
-}
-
-// EXTERNAL MODULE: ./src/state/store.ts
-var state_store = __nccwpck_require__(6992);
-;// CONCATENATED MODULE: ./src/state/memory-branch.ts
-/**
- * Reads the state branch with git (README: "reconcile"): one shallow fetch of one branch
- * into a throwaway bare repository, then every program's two files from that commit. Git
- * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
- * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
- * writes by compare-and-swap against exactly what was read.
- */
-
-
-
-
-
-function git(args, cwd, input) {
-    return new Promise((resolve, reject) => {
-        if (input === undefined) {
-            (0,external_node_child_process_namespaceObject.execFile)('git', args, {
-                cwd,
-                env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
-                maxBuffer: 256 * 1024 * 1024
-            }, (error, stdout, stderr) => {
-                if (error)
-                    reject(new Error(`git ${args.filter((a) => !a.includes('AUTHORIZATION')).join(' ')}: ${String(stderr).trim() || error.message}`));
-                else
-                    resolve(String(stdout));
-            });
-            return;
-        }
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, LC_ALL: 'C' } });
-        const chunks = [];
-        let stderr = '';
-        child.stdout.on('data', (chunk) => chunks.push(chunk));
-        child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => {
-            if (code === 0)
-                resolve(Buffer.concat(chunks).toString('latin1'));
-            else
-                reject(new Error(`git ${args.join(' ')}: ${stderr.trim()}`));
-        });
-        child.stdin.end(input);
-    });
-}
-/** Which files of the branch reconcile reads: the state files and the ledgers. */
-function isProgramFile(path) {
-    return /^[^/]+\.md$/.test(path) || /^ci-gate\/[^/]+\.json$/.test(path);
-}
-/** Parses `git cat-file --batch` output (read as latin1, one byte per character). */
-function parseBatch(output, shas) {
-    const texts = new Map();
-    let at = 0;
-    for (const sha of shas) {
-        const headerEnd = output.indexOf('\n', at);
-        const header = output.slice(at, headerEnd).split(' ');
-        const size = Number(header[2]);
-        if (header[0] !== sha || !Number.isFinite(size))
-            throw new Error(`unexpected git cat-file output for ${sha}`);
-        const body = output.slice(headerEnd + 1, headerEnd + 1 + size);
-        texts.set(sha, Buffer.from(body, 'latin1').toString('utf8'));
-        at = headerEnd + 1 + size + 1;
-    }
-    return texts;
-}
-function gitMemoryBranchReader(options) {
-    return {
-        async read(branch) {
-            const dir = await (0,promises_.mkdtemp)((0,external_node_path_.join)(options.tempDir, 'autoloop-memory-'));
-            try {
-                await git(['init', '--bare', '-q'], dir);
-                const auth = tokenAuthArgs(options.serverUrl, options.token);
-                try {
-                    await git([
-                        ...auth,
-                        'fetch',
-                        '--depth=1',
-                        '--no-tags',
-                        '-q',
-                        options.remoteUrl,
-                        `+refs/heads/${branch}:refs/memory`
-                    ], dir);
-                }
-                catch (error) {
-                    const message = error instanceof Error ? error.message : String(error);
-                    if (/couldn't find remote ref|not found/i.test(message))
-                        return null;
-                    throw new errors/* ActionError */.lZ(`Cannot fetch ${branch} with git: ${message}`, {
-                        fix: 'give the job `contents: read` (or write) on the repository, and check GITHUB_SERVER_URL'
-                    });
-                }
-                const commit = (await git(['rev-parse', 'refs/memory'], dir)).trim();
-                const listing = await git(['ls-tree', '-r', '-z', 'refs/memory'], dir);
-                const entries = listing
-                    .split('\0')
-                    .filter(Boolean)
-                    .map((line) => {
-                    const tab = line.indexOf('\t');
-                    const [, type, sha] = line.slice(0, tab).split(' ');
-                    return { type, sha: sha, path: line.slice(tab + 1) };
-                })
-                    .filter((entry) => entry.type === 'blob' && isProgramFile(entry.path));
-                const shas = [...new Set(entries.map((entry) => entry.sha))];
-                const texts = shas.length === 0
-                    ? new Map()
-                    : parseBatch(await git(['cat-file', '--batch'], dir, `${shas.join('\n')}\n`), shas);
-                const files = new Map();
-                for (const entry of entries)
-                    files.set(entry.path, { text: texts.get(entry.sha) ?? '', version: entry.sha });
-                return { commit, files };
-            }
-            finally {
-                await (0,promises_.rm)(dir, { recursive: true, force: true });
-            }
-        }
-    };
-}
-
-// EXTERNAL MODULE: ./src/text/untrusted.ts
-var untrusted = __nccwpck_require__(9209);
-;// CONCATENATED MODULE: ./src/deps.ts
-/**
- * The composition root: builds the real adapters once the inputs are valid (GitHub client,
- * git, the state store, the fix-command runner) around the clock and logger it is given.
- * The action passes the system clock; tests pass the fake API's clock, so nothing here
- * knows about tests.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-/** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
-const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
-/**
- * The runner's log. Messages may quote CI text (check names, signatures, a fix command's
- * output), so every line is passed through `forLog`: it can issue no workflow command and
- * carries no token-like string.
- */
-const coreLogger = {
-    debug: (message) => core_debug((0,untrusted/* forLog */.Ig)(message)),
-    info: (message) => info((0,untrusted/* forLog */.Ig)(message)),
-    warning: (message) => warning((0,untrusted/* forLog */.Ig)(message)),
-    error: (message) => error((0,untrusted/* forLog */.Ig)(message)),
-    group: (title, body) => group((0,untrusted/* forLog */.Ig)(title), body)
-};
-/** `state-dir` when given, else gh-aw's repo-memory folder when it exists, else the state branch. */
-function chooseStore(config, github, exists) {
-    const dir = config.stateDir ?? (exists(DEFAULT_STATE_DIR) ? DEFAULT_STATE_DIR : undefined);
-    return dir ? new state_store/* LocalDirStore */.YP(dir) : new state_store/* ContentsApiStore */.gm(github, { branch: config.stateBranch });
-}
-function runShell(cwd, env, log) {
-    return (command, extraEnv, timeoutMs) => new Promise((resolve) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', command], {
-            cwd,
-            env: { ...env, ...extraEnv },
-            stdio: ['ignore', 'pipe', 'pipe']
-        });
-        const forward = (chunk) => {
-            for (const line of chunk.toString().split('\n'))
-                if (line)
-                    log.info(`  | ${line}`);
-        };
-        child.stdout.on('data', forward);
-        child.stderr.on('data', forward);
-        // A child process runs on real time whatever the injected clock says.
-        const timer = setTimeout(() => {
-            log.warning(`fix-command still running after ${Math.round(timeoutMs / 1000)} s: stopping it`);
-            child.kill('SIGTERM');
-        }, timeoutMs);
-        child.on('close', (code) => {
-            clearTimeout(timer);
-            resolve({ exitCode: code ?? 1 });
-        });
-    });
-}
-function realConnect(options) {
-    const { env, log, clock } = options;
-    return async (config) => {
-        const environment = (0,src_environment/* readEnvironment */.Qo)(env, options.cwd);
-        const client = createGitHubClient({
-            token: config.githubToken,
-            baseUrl: environment.apiUrl,
-            clock,
-            log,
-            ...options.client
-        });
-        const github = new RestGitHub(client, environment.repository);
-        const store = chooseStore(config, github, options.exists ?? external_node_fs_.existsSync);
-        return {
-            clock,
-            environment,
-            github,
-            failures: github,
-            issues: github,
-            store,
-            ...(store instanceof state_store/* ContentsApiStore */.gm
-                ? {
-                    memoryBranch: gitMemoryBranchReader({
-                        remoteUrl: `${environment.serverUrl}/${(0,src_environment/* repositoryName */.aR)(environment)}.git`,
-                        serverUrl: environment.serverUrl,
-                        token: config.githubToken,
-                        tempDir: environment.tempDir
-                    })
-                }
-                : {}),
-            git: createGit({
-                cwd: environment.workspace,
-                pushToken: config.pushToken,
-                serverUrl: environment.serverUrl
-            }),
-            runFixCommand: runShell(environment.workspace, env, log),
-            async writeFile(path, text) {
-                await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
-                await (0,promises_.writeFile)(path, text);
-            },
-            async readFile(path) {
-                try {
-                    return await (0,promises_.readFile)(path, 'utf8');
-                }
-                catch (error) {
-                    if (error.code === 'ENOENT')
-                        return null;
-                    throw error;
-                }
-            }
-        };
-    };
-}
-
-
-/***/ }),
-
-/***/ 2678:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Qo: () => (/* binding */ readEnvironment),
-/* harmony export */   Vp: () => (/* binding */ runUrl),
-/* harmony export */   aR: () => (/* binding */ repositoryName)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-/**
- * The standard runner environment, read once (README: "Inputs and outputs"). The same
- * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
- * work by setting GITHUB_API_URL.
- */
-
-function positiveInteger(raw) {
-    return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined;
-}
-function readEnvironment(env, cwd) {
-    const repository = env.GITHUB_REPOSITORY ?? '';
-    const [owner, repo, ...rest] = repository.split('/');
-    if (!owner || !repo || rest.length > 0)
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
-            fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
-        });
-    return {
-        repository: { owner, repo },
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
-        runId: positiveInteger(env.GITHUB_RUN_ID),
-        runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
-        actor: env.GITHUB_ACTOR || undefined,
-        workspace: env.GITHUB_WORKSPACE || cwd,
-        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
-    };
-}
-/** `owner/repo`. */
-function repositoryName(environment) {
-    return `${environment.repository.owner}/${environment.repository.repo}`;
-}
-/** The browser link of a workflow run of this repository (this run when no id is given). */
-function runUrl(environment, runId = environment.runId) {
-    if (runId === undefined || runId === null)
-        return null;
-    return `${environment.serverUrl}/${repositoryName(environment)}/actions/runs/${runId}`;
-}
-
-
-/***/ }),
-
-/***/ 3916:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   gJ: () => (/* binding */ errorMessage),
-/* harmony export */   lZ: () => (/* binding */ ActionError),
-/* harmony export */   nG: () => (/* binding */ httpStatus)
-/* harmony export */ });
-/**
- * Errors of the action itself (bad input, auth, an API that keeps failing, a state store
- * that cannot be read). Expected outcomes such as a red verdict or a pause are values,
- * never exceptions. Every ActionError names the cause and the fix.
- */
-class ActionError extends Error {
-    fix;
-    constructor(message, options = {}) {
-        super(options.fix ? `${message}\nFix: ${options.fix}` : message, { cause: options.cause });
-        this.name = 'ActionError';
-        this.fix = options.fix;
-    }
-}
-/** The one way to turn anything thrown into a message. */
-function errorMessage(error) {
-    if (error instanceof Error)
-        return error.message;
-    if (typeof error === 'string')
-        return error;
-    try {
-        return JSON.stringify(error);
-    }
-    catch {
-        return String(error);
-    }
-}
-/** HTTP status of an Octokit RequestError (or anything shaped like one). */
-function httpStatus(error) {
-    if (typeof error === 'object' && error !== null && 'status' in error) {
-        const status = error.status;
-        return typeof status === 'number' ? status : undefined;
-    }
-    return undefined;
 }
 
 
@@ -41743,9 +43234,10 @@ function httpStatus(error) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Qh: () => (/* binding */ INPUT_NAMES),
 /* harmony export */   TL: () => (/* binding */ parseInputs),
-/* harmony export */   c7: () => (/* binding */ forProgram)
+/* harmony export */   c7: () => (/* binding */ forProgram),
+/* harmony export */   hq: () => (/* binding */ branchNameProblem)
 /* harmony export */ });
-/* unused harmony exports COMMANDS, InputError, branchNameProblem */
+/* unused harmony exports COMMANDS, InputError */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3798);
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8532);
 /* harmony import */ var picomatch__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4006);
@@ -41762,7 +43254,7 @@ function httpStatus(error) {
 
 
 
-const COMMANDS = ['gate', 'record', 'reset', 'reconcile'];
+const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'];
 class InputError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ {
     problems;
     constructor(problems) {
@@ -41850,6 +43342,16 @@ const listInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform
         .map((item) => item.trim())
         .filter(Boolean))
 ]);
+/** Environment variable names, as a shell can export them (`INPUT_*` names hold '-'). */
+const envNameListInput = listInput.transform((names, ctx) => {
+    for (const name of names)
+        if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name))
+            ctx.addIssue({
+                code: 'custom',
+                message: `"${name}" is not an environment variable name: list names such as NPM_TOKEN, one per line or comma separated`
+            });
+    return names;
+});
 const globListInput = listInput.transform((globs, ctx) => {
     for (const glob of globs) {
         try {
@@ -41862,6 +43364,19 @@ const globListInput = listInput.transform((globs, ctx) => {
     return globs;
 });
 const optionalText = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw) => (raw === '' ? undefined : raw));
+/** An http(s) base URL (`github-api-url`); no trailing slash. */
+const apiUrlInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw, ctx) => {
+    if (raw === '')
+        return undefined;
+    if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(raw)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `"${raw}" is not an http(s) URL such as https://github.example.com/api/v3`
+        });
+        return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+    }
+    return raw.replace(/\/+$/, '');
+});
 const shaInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw, ctx) => {
     if (raw === '')
         return undefined;
@@ -41969,9 +43484,12 @@ const dispatchInputsInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()
     }
     return Object.fromEntries(Object.entries(parsed.data).map(([key, value]) => [key, String(value)]));
 });
+/** The results GitHub gives a job in `needs.<job>.result`. */
+const SAFE_OUTPUTS_RESULTS = ['success', 'failure', 'cancelled', 'skipped'];
 const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     command: enumInput(COMMANDS, 'gate'),
     'github-token': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    'github-api-url': apiUrlInput,
     program: programInput,
     branch: branchInput(undefined),
     base: optionalText,
@@ -41990,6 +43508,7 @@ const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     'fail-fast': booleanInput(false),
     'allow-no-checks': booleanInput(false),
     'fix-command': optionalText,
+    'fix-command-env': envNameListInput,
     'state-dir': optionalText,
     'state-branch': branchInput('memory/autoloop'),
     outcome: enumInput(['accepted', 'rejected', 'error'], undefined),
@@ -42005,11 +43524,13 @@ const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     'rerun-failed': integerInput(1, 0, 5),
     'selection-file': optionalText,
     'iteration-file': optionalText,
-    'forget-failures': booleanInput(false)
+    'forget-failures': booleanInput(false),
+    'safe-outputs-result': enumInput(SAFE_OUTPUTS_RESULTS, undefined)
 })
     .transform((raw) => ({
     command: raw.command,
     githubToken: raw['github-token'],
+    githubApiUrl: raw['github-api-url'],
     program: raw.program,
     branch: raw.branch ?? (raw.program ? `autoloop/${raw.program}` : undefined),
     base: raw.base,
@@ -42028,6 +43549,7 @@ const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     failFast: raw['fail-fast'],
     allowNoChecks: raw['allow-no-checks'],
     fixCommand: raw['fix-command'],
+    fixCommandEnv: raw['fix-command-env'],
     stateDir: raw['state-dir'],
     stateBranch: raw['state-branch'],
     outcome: raw.outcome,
@@ -42043,7 +43565,8 @@ const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     rerunFailed: raw['rerun-failed'],
     selectionFile: raw['selection-file'],
     iterationFile: raw['iteration-file'],
-    forgetFailures: raw['forget-failures']
+    forgetFailures: raw['forget-failures'],
+    safeOutputsResult: raw['safe-outputs-result']
 }));
 const INPUT_NAMES = Object.keys(inputSchema.in.shape);
 /** The config of one program: its branch defaults to `autoloop/<program>`. */
@@ -42089,7 +43612,7 @@ function crossFieldProblems(config) {
 
 /***/ }),
 
-/***/ 5164:
+/***/ 4507:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42123,433 +43646,10 @@ function untrustedTextLogger(log, maskedValues) {
 var inputs = __nccwpck_require__(8422);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(3916);
-;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
-// To do: next major: remove.
-/**
- * @typedef {Options} MarkdownTableOptions
- *   Configuration.
- */
-
-/**
- * @typedef Options
- *   Configuration.
- * @property {boolean | null | undefined} [alignDelimiters=true]
- *   Whether to align the delimiters (default: `true`);
- *   they are aligned by default:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   Pass `false` to make them staggered:
- *
- *   ```markdown
- *   | Alpha | B |
- *   | - | - |
- *   | C | Delta |
- *   ```
- * @property {ReadonlyArray<string | null | undefined> | string | null | undefined} [align]
- *   How to align columns (default: `''`);
- *   one style for all columns or styles for their respective columns;
- *   each style is either `'l'` (left), `'r'` (right), or `'c'` (center);
- *   other values are treated as `''`, which doesn’t place the colon in the
- *   alignment row but does align left;
- *   *only the lowercased first character is used, so `Right` is fine.*
- * @property {boolean | null | undefined} [delimiterEnd=true]
- *   Whether to end each row with the delimiter (default: `true`).
- *
- *   > 👉 **Note**: please don’t use this: it could create fragile structures
- *   > that aren’t understandable to some markdown parsers.
- *
- *   When `true`, there are ending delimiters:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there are no ending delimiters:
- *
- *   ```markdown
- *   | Alpha | B
- *   | ----- | -----
- *   | C     | Delta
- *   ```
- * @property {boolean | null | undefined} [fillRows=true]
- *   Whether to fill rows with empty cells up to the most cells in a row
- *   (default: `true`).
- *
- *   When `true`, all rows have as many cells as the longest row:
- *
- *   ```markdown
- *   | Alpha | B    |   |
- *   | ----- | ---- | - |
- *   | C     |      |   |
- *   | D     | Echo | F |
- *   ```
- *
- *   When `false`, rows keep their cells,
- *   and the delimiter row has as many cells as the header row:
- *
- *   ```markdown
- *   | Alpha | B    |
- *   | ----- | ---- |
- *   | C     |
- *   | D     | Echo | F |
- *   ```
- * @property {boolean | null | undefined} [delimiterStart=true]
- *   Whether to begin each row with the delimiter (default: `true`).
- *
- *   > 👉 **Note**: please don’t use this: it could create fragile structures
- *   > that aren’t understandable to some markdown parsers.
- *
- *   When `true`, there are starting delimiters:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there are no starting delimiters:
- *
- *   ```markdown
- *   Alpha | B     |
- *   ----- | ----- |
- *   C     | Delta |
- *   ```
- * @property {boolean | null | undefined} [padding=true]
- *   Whether to add a space of padding between delimiters and cells
- *   (default: `true`).
- *
- *   When `true`, there is padding:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there is no padding:
- *
- *   ```markdown
- *   |Alpha|B    |
- *   |-----|-----|
- *   |C    |Delta|
- *   ```
- * @property {((value: string) => number) | null | undefined} [stringLength]
- *   Function to detect the length of table cell content (optional);
- *   this is used when aligning the delimiters (`|`) between table cells;
- *   full-width characters and emoji mess up delimiter alignment when viewing
- *   the markdown source;
- *   to fix this, you can pass this function,
- *   which receives the cell content and returns its “visible” size;
- *   note that what is and isn’t visible depends on where the text is displayed.
- *
- *   Without such a function, the following:
- *
- *   ```js
- *   markdownTable([
- *     ['Alpha', 'Bravo'],
- *     ['中文', 'Charlie'],
- *     ['👩‍❤️‍👩', 'Delta']
- *   ])
- *   ```
- *
- *   Yields:
- *
- *   ```markdown
- *   | Alpha | Bravo |
- *   | - | - |
- *   | 中文 | Charlie |
- *   | 👩‍❤️‍👩 | Delta |
- *   ```
- *
- *   With [`string-width`](https://github.com/sindresorhus/string-width):
- *
- *   ```js
- *   import stringWidth from 'string-width'
- *
- *   markdownTable(
- *     [
- *       ['Alpha', 'Bravo'],
- *       ['中文', 'Charlie'],
- *       ['👩‍❤️‍👩', 'Delta']
- *     ],
- *     {stringLength: stringWidth}
- *   )
- *   ```
- *
- *   Yields:
- *
- *   ```markdown
- *   | Alpha | Bravo   |
- *   | ----- | ------- |
- *   | 中文  | Charlie |
- *   | 👩‍❤️‍👩    | Delta   |
- *   ```
- */
-
-/**
- * Get the length of a cell.
- *
- * @param {string} value
- *   Cell value.
- * @returns {number}
- *   Cell size.
- */
-function defaultStringLength(value) {
-  return value.length
-}
-
-/**
- * Generate a markdown
- * ([GFM](https://docs.github.com/en/github/writing-on-github/working-with-advanced-formatting/organizing-information-with-tables))
- * table.
- *
- * @param {ReadonlyArray<ReadonlyArray<string | null | undefined>>} table
- *   Table data (matrix of strings).
- * @param {Readonly<Options> | null | undefined} [options]
- *   Configuration (optional).
- * @returns {string}
- *   Result.
- */
-function markdownTable(table, options) {
-  const settings = options || {}
-  // To do: next major: change to spread.
-  // eslint-disable-next-line unicorn/prefer-spread -- `align` can be a string.
-  const align = (settings.align || []).concat()
-  const stringLength = settings.stringLength || defaultStringLength
-  /** @type {Array<number>} Character codes as symbols for alignment per column. */
-  const alignments = []
-  /** @type {Array<Array<string>>} Cells per row. */
-  const cellMatrix = []
-  /** @type {Array<Array<number>>} Sizes of each cell per row. */
-  const sizeMatrix = []
-  /** @type {Array<number>} */
-  const longestCellByColumn = []
-  let mostCellsPerRow = 0
-  let rowIndex = -1
-
-  // This is a superfluous loop if we don’t align delimiters, but otherwise we’d
-  // do superfluous work when aligning, so optimize for aligning.
-  while (++rowIndex < table.length) {
-    /** @type {Array<string>} */
-    const row = []
-    /** @type {Array<number>} */
-    const sizes = []
-    let columnIndex = -1
-
-    if (table[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table[rowIndex].length
-    }
-
-    while (++columnIndex < table[rowIndex].length) {
-      const cell = serialize(table[rowIndex][columnIndex])
-
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell)
-        sizes[columnIndex] = size
-
-        if (
-          longestCellByColumn[columnIndex] === undefined ||
-          size > longestCellByColumn[columnIndex]
-        ) {
-          longestCellByColumn[columnIndex] = size
-        }
-      }
-
-      row.push(cell)
-    }
-
-    cellMatrix[rowIndex] = row
-    sizeMatrix[rowIndex] = sizes
-  }
-
-  // Figure out which alignments to use.
-  let columnIndex = -1
-
-  if (typeof align === 'object' && 'length' in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex])
-    }
-  } else {
-    const code = toAlignment(align)
-
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code
-    }
-  }
-
-  // Inject the alignment row.
-  columnIndex = -1
-  /** @type {Array<string>} */
-  const row = []
-  /** @type {Array<number>} */
-  const sizes = []
-
-  while (++columnIndex < mostCellsPerRow) {
-    const code = alignments[columnIndex]
-    let before = ''
-    let after = ''
-
-    if (code === 99 /* `c` */) {
-      before = ':'
-      after = ':'
-    } else if (code === 108 /* `l` */) {
-      before = ':'
-    } else if (code === 114 /* `r` */) {
-      after = ':'
-    }
-
-    // There *must* be at least one hyphen-minus in each alignment cell.
-    let size =
-      settings.alignDelimiters === false
-        ? 1
-        : Math.max(
-            1,
-            longestCellByColumn[columnIndex] - before.length - after.length
-          )
-
-    const cell = before + '-'.repeat(size) + after
-
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length
-
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size
-      }
-
-      sizes[columnIndex] = size
-    }
-
-    row[columnIndex] = cell
-  }
-
-  // Inject the alignment row.
-  cellMatrix.splice(1, 0, row)
-  sizeMatrix.splice(1, 0, sizes)
-
-  rowIndex = -1
-  /** @type {Array<string>} */
-  const lines = []
-
-  while (++rowIndex < cellMatrix.length) {
-    const row = cellMatrix[rowIndex]
-    const sizes = sizeMatrix[rowIndex]
-    const cellsInRow =
-      settings.fillRows === false
-        ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length)
-        : mostCellsPerRow
-    columnIndex = -1
-    /** @type {Array<string>} */
-    const line = []
-
-    while (++columnIndex < cellsInRow) {
-      const cell = row[columnIndex] || ''
-      let before = ''
-      let after = ''
-
-      if (settings.alignDelimiters !== false) {
-        const size =
-          longestCellByColumn[columnIndex] - (sizes[columnIndex] || 0)
-        const code = alignments[columnIndex]
-
-        if (code === 114 /* `r` */) {
-          before = ' '.repeat(size)
-        } else if (code === 99 /* `c` */) {
-          const half = size / 2
-
-          if (size % 2) {
-            before = ' '.repeat(half + 0.5)
-            after = ' '.repeat(half - 0.5)
-          } else {
-            before = ' '.repeat(half)
-            after = before
-          }
-        } else {
-          after = ' '.repeat(size)
-        }
-      }
-
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push('|')
-      }
-
-      if (
-        settings.padding !== false &&
-        // Don’t add the opening space if we’re not aligning and the cell is
-        // empty: there will be a closing space.
-        !(settings.alignDelimiters === false && cell === '') &&
-        (settings.delimiterStart !== false || columnIndex)
-      ) {
-        line.push(' ')
-      }
-
-      if (settings.alignDelimiters !== false) {
-        line.push(before)
-      }
-
-      line.push(cell)
-
-      if (settings.alignDelimiters !== false) {
-        line.push(after)
-      }
-
-      if (settings.padding !== false) {
-        line.push(' ')
-      }
-
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push('|')
-      }
-    }
-
-    lines.push(
-      settings.delimiterEnd === false
-        ? line.join('').replace(/ +$/, '')
-        : line.join('')
-    )
-  }
-
-  return lines.join('\n')
-}
-
-/**
- * Serialize a cell value.
- *
- * @param {string | null | undefined} [value]
- *   Value to serialize.
- * @returns {string}
- *   Result.
- */
-function serialize(value) {
-  return value === null || value === undefined ? '' : String(value)
-}
-
-/**
- * Get the alignment character code from a value.
- *
- * @param {string | null | undefined} value
- *   Value.
- * @returns {number}
- *   Alignment.
- */
-function toAlignment(value) {
-  const code = typeof value === 'string' ? value.codePointAt(0) : 0
-
-  return code === 67 /* `C` */ || code === 99 /* `c` */
-    ? 99 /* `c` */
-    : code === 76 /* `L` */ || code === 108 /* `l` */
-      ? 108 /* `l` */
-      : code === 82 /* `R` */ || code === 114 /* `r` */
-        ? 114 /* `r` */
-        : 0
-}
-
+// EXTERNAL MODULE: ./src/credentials.ts
+var credentials = __nccwpck_require__(3029);
+// EXTERNAL MODULE: ./node_modules/markdown-table/index.js
+var markdown_table = __nccwpck_require__(735);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
 var schemas = __nccwpck_require__(3798);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/iso.js
@@ -43033,7 +44133,8 @@ const OUTPUT_NAMES = [
     'pre-existing',
     'resumed',
     'abandoned',
-    'errors'
+    'errors',
+    'doctor'
 ];
 /** CI-chosen text in an output: secrets redacted, status sentinel and markers removed. */
 const outputText = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text)));
@@ -43072,7 +44173,7 @@ function checksTable(checks) {
     if (counted.length === 0)
         parts.push('_No check runs or commit statuses were reported for this commit._');
     else
-        parts.push(markdownTable([
+        parts.push((0,markdown_table/* markdownTable */.Q)([
             ['', 'Check', 'Kind', 'Conclusion', 'Link'],
             ...counted.map((check) => [
                 STATE_ICON[check.state],
@@ -43084,7 +44185,7 @@ function checksTable(checks) {
         ]));
     if (excluded.length > 0) {
         parts.push('<details><summary>Not counted</summary>\n\n' +
-            markdownTable([
+            (0,markdown_table/* markdownTable */.Q)([
                 ['Check', 'Conclusion', 'Why not counted'],
                 ...excluded.map((check) => [
                     outputs_link(check.url, (0,untrusted/* tableCell */.xR)(check.name, 120)),
@@ -43147,6 +44248,8 @@ function gateSummaryMarkdown(program, report) {
         lines.push(report.message, '');
         if (report.pauseReason)
             lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(report.pauseReason, 200)}`, '');
+        if (report.blocked)
+            lines.push(`**Blocked:** ${report.blocked.advice}`, '');
         return lines.join('\n');
     }
     lines.push(`**${VERDICT_TITLE[report.verdict]}** — status \`${report.status}\` for \`${gate.sha}\`` +
@@ -43164,7 +44267,7 @@ function gateSummaryMarkdown(program, report) {
     if (report.recorded?.recorded)
         lines.push(`**Recorded** iteration ${report.recorded.iteration}: status \`${report.recorded.status}\`${report.recorded.metric === null ? '' : `, metric ${report.recorded.metric}`}.`, '');
     if (report.steps.length > 1) {
-        lines.push('**Attempts in this step** (fix-command):', '', markdownTable([
+        lines.push('**Attempts in this step** (fix-command):', '', (0,markdown_table/* markdownTable */.Q)([
             ['Attempt', 'Commit', 'Verdict', 'Signature'],
             ...report.steps.map((step) => [
                 String(step.attempt),
@@ -43920,7 +45023,7 @@ const LEDGER_LIMITS = {
      * An attempt's note may hold what a maintainer must do when no fix can help (every cause
      * of silence, named): the brief shows it whole.
      */
-    maxAttemptNoteChars: 1000
+    maxAttemptNoteChars: 1600
 };
 const ATTEMPT_STATES = [
     'in-flight',
@@ -44706,7 +45809,7 @@ function blockedCause(input) {
     if (!input.pushed && input.ciTriggerCommit)
         causes.push("The head is gh-aw's empty CI-trigger commit, so a trigger token was set: check that a workflow runs on pushes to this branch (its `on: push: branches:` filter) and that the token may start workflow runs.");
     if (!input.pushed && !input.ciTriggerCommit)
-        causes.push('In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw skips that commit when a push holds more than one commit (push one commit per iteration) and when 30 of the last 60 commits on the branch are empty already. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).');
+        causes.push('In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw pushes it only for a push of exactly one new commit, counted per handler: `push-to-pull-request-branch` counts the commits its patch added (current gh-aw first squashes a range holding merge commits into one, so "merge the default branch, then change" counts one; v0.65.6 counts each, so that push starts no CI), and `create-pull-request` counts every commit of the branch since its base (`origin/<base>..HEAD`), so a PR opened again for a branch that already carries earlier iterations starts no CI: start that branch from the base branch. gh-aw also skips the commit when 30 of the last 60 commits on the branch change no file (merge commits not counted in current gh-aw). Its `safe_outputs` log says `Skipping extra empty commit` and why. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).');
     causes.push('Runs waiting for approval (`action_required`) report nothing until a maintainer approves them.', 'If this branch really has no CI, set `allow-no-checks: true`.');
     return {
         cause: `no CI ran on ${sha} within ${input.checksGraceSeconds} s`,
@@ -46499,8 +47602,61 @@ function reduceChecks(snapshot, policy, elapsedMs) {
     };
 }
 
-// EXTERNAL MODULE: ./src/signature/extract.ts + 24 modules
-var extract = __nccwpck_require__(9246);
+;// CONCATENATED MODULE: ./src/checks/poll.ts
+
+/** Failed reads in a row a poll tolerates. */
+const READ_FAILURES_TOLERATED = 5;
+const MAX_BACKOFF_MS = 5 * 60_000;
+/** Reads kept failing: what was read, how often, and the last error as the cause. */
+class PollReadError extends errors/* ActionError */.lZ {
+    failures;
+    constructor(what, failures, cause) {
+        super(`Reading ${what} failed ${failures} times in a row: ${(0,errors/* errorMessage */.gJ)(cause)}`, {
+            fix: "GitHub's API kept failing; re-run the job. If it says 403 or 404, check the job's `permissions:` (README: Security).",
+            cause
+        });
+        this.name = 'PollReadError';
+        this.failures = failures;
+    }
+}
+/** The wait after the `failures`-th failed read in a row. */
+function readBackoffMs(intervalMs, failures) {
+    return Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.max(0, failures - 1));
+}
+async function poll(options) {
+    const { clock } = options;
+    const maxReadFailures = options.maxReadFailures ?? READ_FAILURES_TOLERATED;
+    let polls = 0;
+    let failures = 0;
+    let last;
+    for (;;) {
+        let wait = options.intervalMs;
+        polls++;
+        try {
+            const value = await options.read();
+            failures = 0;
+            last = value;
+            const now = clock.now();
+            if (options.done(value))
+                return { kind: 'done', value, polls, at: now };
+            options.pending?.(value, now);
+        }
+        catch (error) {
+            failures++;
+            if (failures >= maxReadFailures)
+                throw new PollReadError(options.what, failures, error);
+            wait = readBackoffMs(options.intervalMs, failures);
+            options.log.warning(`Reading ${options.what} failed (${failures}/${maxReadFailures}), retrying in ${Math.round(wait / 1000)} s: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        }
+        const now = clock.now();
+        if (now >= options.deadline)
+            return { kind: 'deadline', value: last, polls, at: now };
+        await clock.sleep(Math.min(wait, options.deadline - now));
+    }
+}
+
+// EXTERNAL MODULE: ./src/signature/extract.ts + 34 modules
+var extract = __nccwpck_require__(8711);
 ;// CONCATENATED MODULE: ./src/failures/gather.ts
 
 
@@ -46716,38 +47872,25 @@ function describe(checks) {
 }
 async function waitForVerdict(options) {
     const { clock, log, policy } = options;
-    const maxReadFailures = options.maxReadFailures ?? 5;
     const progressEveryMs = options.progressEveryMs ?? 60_000;
     const started = clock.now();
-    let polls = 0;
-    let readFailures = 0;
     let lastLine = '';
     let lastLogAt = -Infinity;
-    let lastPending = { checks: [], waitingFor: [] };
     const warned = new Set();
-    for (;;) {
-        let snapshot;
-        try {
-            snapshot = await options.readChecks(options.sha);
-            readFailures = 0;
-        }
-        catch (error) {
-            readFailures++;
-            if (readFailures >= maxReadFailures)
-                throw error;
-            log.warning(`Reading the checks of ${options.sha.slice(0, 12)} failed (${readFailures}/${maxReadFailures}), retrying: ${(0,errors/* errorMessage */.gJ)(error)}`);
-        }
-        polls++;
-        const now = clock.now();
-        if (snapshot) {
-            const verdict = reduceChecks(snapshot, policy, now - options.graceFrom);
+    const result = await poll({
+        what: `the checks of ${options.sha.slice(0, 12)}`,
+        read: async () => {
+            const snapshot = await options.readChecks(options.sha);
+            return reduceChecks(snapshot, policy, clock.now() - options.graceFrom);
+        },
+        done: (verdict) => verdict.kind !== 'pending',
+        pending(verdict, now) {
             if (verdict.kind !== 'pending')
-                return { kind: 'verdict', verdict, polls, finishedAt: now };
-            lastPending = verdict;
+                return;
             for (const check of verdict.checks) {
-                if (check.state === 'unknown' &&
-                    !warned.has(`${check.name}:${check.status}:${check.conclusion}`)) {
-                    warned.add(`${check.name}:${check.status}:${check.conclusion}`);
+                const key = `${check.name}:${check.status}:${check.conclusion}`;
+                if (check.state === 'unknown' && !warned.has(key)) {
+                    warned.add(key);
                     log.warning(`Check "${check.name}" reports an unknown state (status ${check.status}, conclusion ${check.conclusion}); it is treated as still running, never as passed.`);
                 }
             }
@@ -46757,18 +47900,24 @@ async function waitForVerdict(options) {
                 lastLine = line;
                 lastLogAt = now;
             }
-        }
-        if (now >= options.deadline) {
-            return {
-                kind: 'ci-timeout',
-                checks: lastPending.checks,
-                waitingFor: lastPending.waitingFor,
-                polls,
-                finishedAt: now
-            };
-        }
-        await clock.sleep(Math.min(options.pollIntervalMs, options.deadline - now));
-    }
+        },
+        clock,
+        log,
+        intervalMs: options.pollIntervalMs,
+        deadline: options.deadline,
+        ...(options.maxReadFailures !== undefined ? { maxReadFailures: options.maxReadFailures } : {})
+    });
+    const { polls, at: finishedAt } = result;
+    if (result.kind === 'done' && result.value.kind !== 'pending')
+        return { kind: 'verdict', verdict: result.value, polls, finishedAt };
+    const pending = result.value?.kind === 'pending' ? result.value : { checks: [], waitingFor: [] };
+    return {
+        kind: 'ci-timeout',
+        checks: pending.checks,
+        waitingFor: pending.waitingFor,
+        polls,
+        finishedAt
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/commands/gate-wait.ts
@@ -46908,6 +48057,7 @@ async function waitForChecks(config, deps, sha, pull, policy, window) {
 
 
 
+
 /**
  * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
  * a branch, the failure summary, the outputs and comments: secrets and masked values are
@@ -46950,17 +48100,21 @@ function rerunCandidates(failing, testsToo) {
     }
     return byRun;
 }
-/** Polls until every re-run check has a newer run than the failed one (or the grace ends). */
+/**
+ * Polls until every re-run check has a newer run than the failed one (or the grace ends).
+ * Throws a PollReadError when the checks cannot be read.
+ */
 async function awaitRerunsStarted(context, sha, failedIds) {
     const { deps, config } = context;
-    const until = Math.min(deps.clock.now() + config.checksGraceSeconds * 1000, context.window.deadline);
-    for (;;) {
-        const snapshot = await deps.github.readChecks(sha);
-        const started = [...failedIds].every(([name, id]) => snapshot.checkRuns.some((run) => run.name === name && run.id > id));
-        if (started || deps.clock.now() >= until)
-            return;
-        await deps.clock.sleep(Math.min(config.pollIntervalSeconds * 1000, until - deps.clock.now()));
-    }
+    await poll({
+        what: `the re-run checks of ${sha.slice(0, 12)}`,
+        read: () => deps.github.readChecks(sha),
+        done: (snapshot) => [...failedIds].every(([name, id]) => snapshot.checkRuns.some((run) => run.name === name && run.id > id)),
+        clock: deps.clock,
+        log: deps.log,
+        intervalMs: config.pollIntervalSeconds * 1000,
+        deadline: Math.min(deps.clock.now() + config.checksGraceSeconds * 1000, context.window.deadline)
+    });
 }
 async function rerunRound(context, observation, failing, round, reruns, flaky) {
     const { deps } = context;
@@ -46999,8 +48153,19 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
                 failedIds.set(check.name, view.id);
         }
     }
-    await awaitRerunsStarted(context, observation.sha, failedIds);
-    const next = await waitForChecks(context.config, deps, observation.sha, observation.pull, { ...context.policy, graceMs: 0 }, context.window);
+    let next;
+    try {
+        await awaitRerunsStarted(context, observation.sha, failedIds);
+        next = await waitForChecks(context.config, deps, observation.sha, observation.pull, { ...context.policy, graceMs: 0 }, context.window);
+    }
+    catch (error) {
+        if (!(error instanceof PollReadError))
+            throw error;
+        // No re-run verdict without reading it: the failures stand as first seen, the re-runs
+        // stay pending, and no further round is started.
+        deps.log.warning(`${error.message.split('\n')[0]}. The failures stand as they were before the re-run.`);
+        return { observation, failing, refused: true };
+    }
     const stillFailing = new Set(failingOf(next).map((check) => check.name));
     // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
     const passed = new Set(next.checks
@@ -47031,6 +48196,19 @@ const baseNoCiNote = (sha) => `CI never ran on the base branch head ${sha.slice(
  * list passed there).
  */
 async function baseFailuresOf(context, pullBase) {
+    try {
+        return await readBaseFailures(context, pullBase);
+    }
+    catch (error) {
+        if (!(error instanceof PollReadError) && (0,errors/* httpStatus */.nG)(error) === undefined)
+            throw error;
+        // Loudly, never silently: a warning here, the note in the summary, ledger and brief.
+        const note = `the base branch could not be read (${(0,errors/* errorMessage */.gJ)(error).split('\n')[0]}): every failure counts as new`;
+        context.deps.log.warning(`Whose failure it is: ${note}`);
+        return { base: null, note };
+    }
+}
+async function readBaseFailures(context, pullBase) {
     const { deps, config, ledger } = context;
     const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch());
     const sha = await deps.github.branchHead(branch);
@@ -47053,11 +48231,21 @@ async function baseFailuresOf(context, pullBase) {
         failFast: false,
         allowNoChecks: false
     };
-    let verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity);
-    while (verdict.kind === 'pending' && deps.clock.now() < context.window.deadline) {
-        await deps.clock.sleep(Math.min(config.pollIntervalSeconds * 1000, context.window.deadline - deps.clock.now()));
-        verdict = reduceChecks(await deps.github.readChecks(sha), policy, Infinity);
-    }
+    const polled = await poll({
+        what: `the checks of the base branch head ${sha.slice(0, 12)}`,
+        read: async () => reduceChecks(await deps.github.readChecks(sha), policy, Infinity),
+        done: (verdict) => verdict.kind !== 'pending',
+        clock: deps.clock,
+        log: deps.log,
+        intervalMs: config.pollIntervalSeconds * 1000,
+        deadline: context.window.deadline
+    });
+    const verdict = polled.value;
+    if (!verdict)
+        return {
+            base: null,
+            note: `the checks of the base branch head ${sha.slice(0, 12)} could not be read before the wall-clock cap: every failure counts as new`
+        };
     if (verdict.kind === 'pending')
         return {
             base: null,
@@ -47145,7 +48333,262 @@ async function findRedFindings(context, first) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/loop/fixer-run.ts
+/** gh-aw's job ids, which are the job names the API reports (gh-aw gives them no `name:`). */
+const JOB = {
+    preActivation: 'pre_activation',
+    activation: 'activation',
+    agent: 'agent',
+    safeOutputs: 'safe_outputs'
+};
+const FAILED = new Set([
+    'failure',
+    'cancelled',
+    'timed_out',
+    'startup_failure',
+    'action_required',
+    'stale'
+]);
+const BOTS_FIX = 'add `bots: ["github-actions[bot]"]` under `on:` in `.github/workflows/autoloop.md` and run `gh aw compile autoloop` (in gh-aw releases after v0.72 `pre_activation` no longer trusts `workflow_dispatch`, and the gate dispatches as `github-actions[bot]`, which holds no repository role)';
+function job(jobs, name) {
+    // A re-run lists each job once (the latest attempt), but a matrix or a renamed job could
+    // repeat a name: the last one listed wins.
+    return [...jobs].reverse().find((j) => j.name === name);
+}
+/**
+ * The first failed step's name, as plain text: a workflow names its steps, and the name goes
+ * into the pause reason and the advice, which are markdown.
+ */
+function failedStep(found) {
+    const step = found.steps.find((s) => s.conclusion !== null && FAILED.has(s.conclusion));
+    return step ? step.name.replace(/[^\w .,:()/'+-]/g, '').slice(0, 100) : null;
+}
+function noFix(runId, cause, fix, url) {
+    const where = url ? ` ([run ${runId}](${url}))` : '';
+    return {
+        kind: 'no-fix',
+        blocked: {
+            cause: `fixer run ${runId} did not run the agent: ${cause}`,
+            advice: `The fixer run${where} started for the red attempt never ran its agent: ${cause}. No fix could arrive, so no fix attempt was spent. To fix: ${fix}. \`reconcile\` resumes the program once the head of its branch has a verdict, and the next gate continues.`
+        }
+    };
+}
+function pushNotLanded(runId, conclusion, url) {
+    const where = url ? ` ([run ${runId}](${url}))` : '';
+    return {
+        kind: 'no-fix',
+        blocked: {
+            cause: `the push of fixer run ${runId} did not land: safe_outputs ended ${conclusion}`,
+            advice: pushAdvice(`fixer run${where}`, conclusion)
+        }
+    };
+}
+function pushAdvice(whose, result) {
+    return `The agent of the ${whose} ran, but gh-aw's \`safe_outputs\` job ended \`${result}\`, so its commit never reached the program branch: this is not a fixer that pushed nothing, and no fix attempt was spent. Read the \`safe_outputs\` log: a push refused as non-fast-forward means the branch moved while the agent worked (another run pushed, or someone did); a patch that did not apply, or a push token without Contents: write, fail there too. \`reconcile\` resumes the program once the head of its branch has a verdict.`;
+}
+/**
+ * What a fixer run did, from its state and its jobs (the latest attempt of each). gh-aw's
+ * `pre_activation` that outputs `activated=false` shows as a successful `pre_activation`
+ * with every later job skipped.
+ */
+function judgeFixerRun(runId, run, jobs, url = null) {
+    if (run.kind === 'forbidden')
+        return { kind: 'running' };
+    if (run.kind === 'not-found')
+        return noFix(runId, 'the run does not exist (deleted, or never created)', 'check that `dispatch-workflow` names the compiled workflow and that the token may read Actions runs (`actions: read`)', url);
+    const waiting = run.status === 'waiting' ||
+        run.status === 'action_required' ||
+        run.conclusion === 'action_required' ||
+        jobs.some((j) => j.status === 'waiting' || j.conclusion === 'action_required');
+    if (waiting)
+        return noFix(runId, 'the run waits for approval', 'approve it on its run page, or let runs started by `github-actions[bot]` run without approval (a required-reviewer environment or the repository’s approval policy for bots holds it)', url);
+    const agent = job(jobs, JOB.agent);
+    const ghAw = [JOB.preActivation, JOB.activation, JOB.agent].some((name) => job(jobs, name));
+    // Not a gh-aw run (a plain fixer workflow): whether its fix arrived is the branch head's word.
+    if (!ghAw)
+        return run.status === 'completed' ? { kind: 'agent-ran' } : { kind: 'running' };
+    if (agent?.conclusion === 'success') {
+        const push = job(jobs, JOB.safeOutputs);
+        if (push?.conclusion && FAILED.has(push.conclusion))
+            return pushNotLanded(runId, push.conclusion, url);
+        if (push && push.status !== 'completed' && run.status !== 'completed')
+            return { kind: 'running' };
+        return { kind: 'agent-ran' };
+    }
+    if (agent && agent.status !== 'completed')
+        return { kind: 'running' };
+    if (agent?.conclusion && FAILED.has(agent.conclusion)) {
+        const step = failedStep(agent);
+        return noFix(runId, `the agent job ended ${agent.conclusion}${step ? ` at step "${step}"` : ''}`, agent.conclusion === 'cancelled'
+            ? 'see why the run was cancelled (a concurrency group, a maintainer, or the job timeout), then start it again'
+            : 'read the agent job’s log; when the scheduler step failed, the dispatched `program` input names no configured program', url);
+    }
+    if (run.status !== 'completed')
+        return { kind: 'running' };
+    // The agent job never ran: find the job that stopped it.
+    const pre = job(jobs, JOB.preActivation);
+    const activation = job(jobs, JOB.activation);
+    if (pre?.conclusion && FAILED.has(pre.conclusion))
+        return noFix(runId, `pre_activation ended ${pre.conclusion}${failedStep(pre) ? ` at step "${failedStep(pre)}"` : ''}`, 'read the pre_activation job’s log (it checks the role of the actor that started the run, `github-actions[bot]` for a dispatched fixer)', url);
+    if (pre?.conclusion === 'success' && (!activation || activation.conclusion === 'skipped'))
+        return noFix(runId, 'pre_activation did not activate it (`activated=false`: its actor `github-actions[bot]` holds no required role, and every later job was skipped)', BOTS_FIX, url);
+    if (activation?.conclusion && FAILED.has(activation.conclusion))
+        return noFix(runId, `activation ended ${activation.conclusion}${failedStep(activation) ? ` at step "${failedStep(activation)}"` : ''}`, 'read the activation job’s log: a lock file older than its `.md` source fails there (run `gh aw compile autoloop` and commit both files)', url);
+    if (run.conclusion === 'cancelled')
+        return noFix(runId, 'the run was cancelled before the agent ran', 'see who or what cancelled it (a concurrency group with `cancel-in-progress`, or a maintainer), then start it again', url);
+    return noFix(runId, `the agent job was ${agent ? (agent.conclusion ?? agent.status) : 'not in the run'} (run ${run.conclusion ?? run.status})`, 'open the run and check the `if:` conditions of its jobs; the workflow must be the gh-aw autoloop workflow with the `ci_gate` job', url);
+}
+/** gh-aw's result for `safe_outputs` says the push did not land: the cause, else null. */
+function safeOutputsBlocked(result, runId) {
+    if (result !== 'failure' && result !== 'cancelled')
+        return null;
+    const run = runId === null ? 'this run' : `run ${runId}`;
+    return {
+        cause: `the push of ${run} did not land: safe_outputs ended ${result}`,
+        advice: pushAdvice(run, result)
+    };
+}
+/** The prefix of gh-aw's fallback branches for `branch`: `<branch>-fallback-<timestamp>`. */
+function fallbackPrefix(branch) {
+    return `${branch}-fallback-`;
+}
+/**
+ * gh-aw's `fallback-as-pull-request` diverted a push: a PR from `<branch>-fallback-*` into
+ * the program branch opened at or after `since` (epoch ms), the newest; else such a branch
+ * whose head was committed since then (its PR could not be opened); else null.
+ */
+function fallbackBlocked(branch, pulls, since, branches = []) {
+    const found = pulls
+        .filter((pull) => pull.baseRef === branch &&
+        pull.headRef.startsWith(fallbackPrefix(branch)) &&
+        pull.createdAt >= since)
+        .sort((a, b) => b.createdAt - a.createdAt)[0];
+    if (!found) {
+        const diverted = branches
+            .filter((b) => b.name.startsWith(fallbackPrefix(branch)) &&
+            b.committedAt !== null &&
+            b.committedAt >= since)
+            .sort((a, b) => (b.committedAt ?? 0) - (a.committedAt ?? 0))[0];
+        if (!diverted)
+            return null;
+        return {
+            cause: `the fix was pushed to ${diverted.name}, not to ${branch}`,
+            advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to the new branch \`${diverted.name}\` instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge that branch into \`${branch}\` or delete it, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
+        };
+    }
+    return {
+        cause: `the fix was pushed to ${found.headRef} (PR #${found.number}), not to ${branch}`,
+        advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to \`${found.headRef}\` and opened [PR #${found.number}](${found.url}) into the program branch instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge or close that PR, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
+    };
+}
+
+;// CONCATENATED MODULE: ./src/commands/fixer-check.ts
+
+
+/** How often, and how far apart, a dispatched run is looked for when GitHub did not say which. */
+const LOCATE_TRIES = 3;
+const LOCATE_INTERVAL_MS = 5_000;
+/**
+ * The run a sent dispatch started: the one GitHub returned, else the earliest
+ * `workflow_dispatch` run of the workflow on the ref created since the dispatch (GitHub
+ * Enterprise Server versions without `return_run_details` answer 204 without it). Null when
+ * none is found (after `tries` looks, `LOCATE_INTERVAL_MS` apart) or it cannot be read.
+ */
+async function locateFixerRun(deps, dispatch, tries = 1) {
+    if (dispatch.state !== 'sent')
+        return null;
+    if (dispatch.runId !== null)
+        return { runId: dispatch.runId, url: dispatch.url };
+    for (let attempt = 1; attempt <= tries; attempt += 1) {
+        try {
+            const found = await deps.github.findDispatchedRun({
+                workflow: dispatch.workflow,
+                ref: dispatch.ref,
+                since: Date.parse(dispatch.requestedAt)
+            });
+            if (found)
+                return found;
+        }
+        catch (error) {
+            deps.log.warning(`Could not list the runs of ${dispatch.workflow} to find the fixer run: ${(0,errors/* errorMessage */.gJ)(error)}`);
+            return null;
+        }
+        if (attempt < tries)
+            await deps.clock.sleep(LOCATE_INTERVAL_MS);
+    }
+    deps.log.info(`No workflow_dispatch run of ${dispatch.workflow} on ${dispatch.ref} since ${dispatch.requestedAt} yet: the fixer run is not known`);
+    return null;
+}
+/** What the fixer run of `attempt` did (`running` when there is none, or it cannot be read). */
+async function fixerRunVerdict(deps, attempt) {
+    const run = attempt.dispatch ? await locateFixerRun(deps, attempt.dispatch) : null;
+    if (!run)
+        return { verdict: { kind: 'running' }, runId: null, url: null };
+    try {
+        const state = await deps.github.workflowRunStatus(run.runId);
+        const jobs = state.kind === 'found' ? await deps.github.workflowRunJobs(run.runId) : [];
+        return { verdict: judgeFixerRun(run.runId, state, jobs, run.url), ...run };
+    }
+    catch (error) {
+        deps.log.warning(`Could not read the fixer run ${run.runId}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        return { verdict: { kind: 'running' }, ...run };
+    }
+}
+/** The fallback branches read per check, newest names last (gh-aw names them by time). */
+const MAX_FALLBACK_BRANCHES = 3;
+/**
+ * A fallback PR gh-aw opened into `branch` since `since` (epoch ms), or a fallback branch
+ * committed since then, as a blocked cause.
+ */
+async function fallbackOf(deps, branch, since) {
+    const prefix = fallbackPrefix(branch);
+    const failSoft = async (what, read, none) => {
+        try {
+            return await read();
+        }
+        catch (error) {
+            deps.log.warning(`Could not read ${what} of ${branch}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+            return none;
+        }
+    };
+    const pulls = await failSoft('the PRs', () => deps.github.pullsInto(branch, prefix), []);
+    const found = fallbackBlocked(branch, pulls, since);
+    if (found)
+        return found;
+    const branches = await failSoft("gh-aw's fallback branches", async () => {
+        const refs = (await deps.github.branchesStartingWith(prefix)).slice(-MAX_FALLBACK_BRANCHES);
+        return Promise.all(refs.map(async (ref) => ({
+            name: ref.name,
+            committedAt: (await deps.github.commit(ref.sha))?.committedAt ?? null
+        })));
+    }, []);
+    return fallbackBlocked(branch, pulls, since, branches);
+}
+/**
+ * Why no fix arrived after the red attempt `latest` although the branch head did not move,
+ * or null when its fixer had its chance (its agent ran and its push landed): in this order,
+ * this run's `safe_outputs` failed (`safe-outputs-result`), gh-aw diverted a push to a
+ * fallback PR, the fixer run never ran its agent or its push failed.
+ */
+async function whyNoFix(deps, input) {
+    const ownRun = deps.environment.runId ?? null;
+    const own = safeOutputsBlocked(input.safeOutputsResult, ownRun);
+    if (own)
+        return own;
+    const since = Date.parse(input.latest.endedAt ?? input.latest.startedAt);
+    const fallback = await fallbackOf(deps, input.branch, since);
+    if (fallback)
+        return fallback;
+    const dispatch = input.latest.dispatch;
+    // This run is the fixer: its agent ran (the gate runs after it), and its push is above.
+    if (!dispatch || (ownRun !== null && dispatch.runId === ownRun))
+        return null;
+    const { verdict } = await fixerRunVerdict(deps, input.latest);
+    return verdict.kind === 'no-fix' ? verdict.blocked : null;
+}
+
 ;// CONCATENATED MODULE: ./src/commands/gate.ts
+
 
 
 
@@ -47271,6 +48714,9 @@ async function gateProgram(run) {
         if (agentSha)
             deps.log.info(`${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`);
         requireReportForNewCommit(run, initial, head);
+        const noFix = steps.length === 0 ? await noFixArrived(run, initial, head) : null;
+        if (noFix)
+            return { ...(await pauseWithoutFix(run, noFix.latest, noFix.blocked)), steps };
         const pull = await findOrOpenPull(config, deps, knownPull);
         if (pull)
             knownPull = pull.number;
@@ -47360,6 +48806,57 @@ async function recordWithoutCommit(run, began, head) {
         pauseReason: recorded.pauseReason,
         recorded
     };
+}
+/**
+ * The branch head did not move since the red attempt, but no fix could have arrived (this
+ * run's push failed, gh-aw diverted it, or the fixer run never ran its agent): the cause,
+ * else null (the fixer pushed nothing: the no-progress guard judges it).
+ */
+async function noFixArrived(run, files, head) {
+    const { config, deps } = run;
+    const kind = beginAttempt(files.ledger, {
+        sha: head.sha,
+        runId: deps.environment.runId ?? null,
+        now: deps.clock.now(),
+        maxFixAttempts: config.maxFixAttempts,
+        timeoutMinutes: config.timeoutMinutes
+    }).kind;
+    const latest = latestAttempt(files.ledger);
+    if (kind !== 'no-new-commit' || !latest)
+        return null;
+    const blocked = await whyNoFix(deps, {
+        branch: config.branch,
+        latest,
+        safeOutputsResult: config.safeOutputsResult
+    });
+    return blocked ? { latest, blocked } : null;
+}
+/**
+ * Paused `ci-blocked` on the red attempt `latest` itself: no attempt is added, none spent;
+ * the attempt keeps its failures, with the cause as its note.
+ */
+async function pauseWithoutFix(run, latest, blocked) {
+    const { config, deps } = run;
+    deps.log.warning(`${config.program}: no fix arrived: ${blocked.cause}`);
+    return pause(run, latest.index, null, {
+        kind: 'blocked',
+        reason: pauseReason('blocked', blocked.cause),
+        verdict: 'blocked',
+        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', deps.clock.now(), blocked.cause),
+        signature: signatureFromRecord(latest.signature),
+        blocked
+    });
+}
+/** A signature as the ledger stored it, in the form the pause comment shows. */
+function signatureFromRecord(stored) {
+    return stored
+        ? {
+            keys: [...(stored.keys ?? [])],
+            full: stored.full ?? stored.short,
+            short: stored.short,
+            hash: stored.hash
+        }
+        : null;
 }
 function stoppedReason(files) {
     const { machine } = files;
@@ -47874,20 +49371,12 @@ async function settleNoNewCommit(run, began) {
     const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
     deps.log.warning(`${config.program}: ${note}`);
     const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note);
-    const stored = judged.verdict.signature;
     return pause(run, began.attempt.index, null, {
         kind: judged.kind,
         reason: judged.reason,
         verdict: 'red',
         record: judged.verdict,
-        signature: stored
-            ? {
-                keys: [...(stored.keys ?? [])],
-                full: stored.full ?? stored.short,
-                short: stored.short,
-                hash: stored.hash
-            }
-            : null,
+        signature: signatureFromRecord(judged.verdict.signature),
         remember: judged.remember !== null
     });
 }
@@ -47936,13 +49425,24 @@ async function pause(run, index, observation, request) {
         verdict: request.verdict,
         observation,
         attempt,
-        attemptsRemaining: 0,
+        attemptsRemaining: budgetLeftAfter(request.kind, ledger, index),
         signature: request.signature,
         pauseReason: written.files.machine.pauseReason ?? request.reason,
         preExisting: request.findings?.classification.preExisting ?? [],
         classification: request.findings?.classification ?? null,
         blocked: request.blocked ?? null
     };
+}
+/**
+ * The fix attempts a pause leaves: none after a pause of the fix loop (stuck, exhausted,
+ * wall clock); after a `ci-blocked` or `ci-base-red` pause, which spends none, the budget
+ * that was left (`max-fix-attempts` minus the fixes made so far).
+ */
+function budgetLeftAfter(kind, ledger, index) {
+    if (kind !== 'blocked' && kind !== 'base-red')
+        return 0;
+    const budget = ledger.iteration?.maxFixAttempts ?? 0;
+    return Math.max(0, budget - index);
 }
 /** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
 function rememberedBefore(ledger, signature) {
@@ -47998,7 +49498,12 @@ async function sendDispatch(run, index, requested) {
             inputs
         });
         outcome = { ...requested, state: 'sent', runId: started.runId, url: started.url };
-        deps.log.info(`Started the fixer run: ${requested.workflow} on ${requested.ref} with program=${config.program}${started.url ? ` (${started.url})` : ''}`);
+        if (started.runId === null) {
+            const found = await locateFixerRun(deps, outcome, LOCATE_TRIES);
+            if (found)
+                outcome = { ...outcome, runId: found.runId, url: found.url };
+        }
+        deps.log.info(`Started the fixer run: ${requested.workflow} on ${requested.ref} with program=${config.program}${outcome.url ? ` (${outcome.url})` : ''}`);
     }
     catch (error) {
         const status = (0,errors/* httpStatus */.nG)(error);
@@ -48588,7 +50093,7 @@ function planReconcile(files, now) {
     const kind = machine.paused ? pauseKindOf(machine.pauseReason) : null;
     return {
         inFlight: open ? inFlightAttempts(ledger) : [],
-        fixer: redAndWaiting && latest?.dispatch?.runId ? latest : null,
+        fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
         expired: redAndWaiting && spent,
         resume: machine.paused && isCiPause(machine.pauseReason)
             ? kind === 'blocked'
@@ -48622,6 +50127,83 @@ function staleAttempts(ledger, liveness, now) {
     });
 }
 
+// EXTERNAL MODULE: ./src/doctor/read.ts
+var read = __nccwpck_require__(6223);
+// EXTERNAL MODULE: ./src/doctor/report.ts
+var doctor_report = __nccwpck_require__(5933);
+;// CONCATENATED MODULE: ./src/commands/doctor.ts
+
+
+
+
+function apiOf(deps) {
+    const contents = deps.repoContents;
+    if (!contents)
+        return null;
+    return {
+        defaultBranch: () => deps.github.defaultBranch(),
+        branchHead: (branch) => deps.github.branchHead(branch),
+        getFile: (branch, path) => contents.getFile(branch, path),
+        listDir: (branch, path) => contents.listDir(branch, path)
+    };
+}
+function diagnoseRepository(config, deps, sources = {}) {
+    return (0,read/* runDoctor */.j)({ dir: deps.environment.workspace, api: apiOf(deps), ...sources }, { stateBranch: config.stateBranch });
+}
+async function runDoctorCommand(config, deps) {
+    const report = await diagnoseRepository(config, deps);
+    for (const line of (0,doctor_report/* reportLines */.QS)(report))
+        deps.log.info(line);
+    const failed = report.checks.filter((f) => f.level === 'fail').map((f) => f.id);
+    return {
+        outputs: { status: report.status, doctor: (0,doctor_report/* reportJson */.l4)(report) },
+        summary: (0,doctor_report/* reportMarkdown */.uL)(report),
+        message: `doctor: ${report.status} (read ${report.source})`,
+        ...(failed.length > 0
+            ? {
+                failure: `doctor: ${failed.length} check(s) failed: ${failed.join(', ')}. Each one's fix is in the log and the job summary.`
+            }
+            : {})
+    };
+}
+/**
+ * The doctor as `reconcile` runs it: never throws, and sends no API request (reconcile's cost
+ * stays what its programs need): it reads the checkout, and takes the state branch's existence
+ * from reconcile's own read. Returns the summary section (empty when the workspace has no
+ * autoloop workflow or every check is ok) and the `doctor` output.
+ */
+async function doctorForReconcile(config, deps, known) {
+    try {
+        const report = await diagnoseRepository(config, deps, {
+            api: null,
+            ...(known ? { known } : {})
+        });
+        if (!report.found)
+            return { summary: '', output: '' };
+        const problems = report.checks.filter((f) => f.level !== 'ok');
+        // A failed check is a warning on the run; a warning is a log line.
+        for (const finding of problems) {
+            const line = `doctor: ${finding.id}: ${finding.message}. Fix: ${finding.fix ?? ''}`;
+            if (finding.level === 'fail')
+                deps.log.warning(line);
+            else
+                deps.log.info(line);
+        }
+        const summary = problems.length === 0
+            ? ''
+            : `\n### Setup (doctor): ${report.status}\n\n${(0,doctor_report/* reportTable */.jn)(report, true)}\n`;
+        return { summary, output: (0,doctor_report/* reportJson */.l4)(report) };
+    }
+    catch (error) {
+        const reason = (0,errors/* errorMessage */.gJ)(error).split('\n')[0] ?? '';
+        deps.log.warning(`doctor could not run (reconcile goes on): ${reason}`);
+        return {
+            summary: `\n### Setup (doctor)\n\nThe doctor could not run: ${(0,untrusted/* oneLine */.TN)(reason, 300)}\n`,
+            output: ''
+        };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/commands/reconcile.ts
 /**
  * The `reconcile` command (README: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
@@ -48642,6 +50224,8 @@ function staleAttempts(ledger, liveness, now) {
  * program costs nothing; a program that needs action costs what it needs. One program's error
  * never stops the others: it is listed in `errors` and its files are left untouched.
  */
+
+
 
 
 
@@ -48746,7 +50330,7 @@ async function livenessOfAttempts(attempts, { deps }) {
     }
     return liveness;
 }
-function pauseComment(context, program, files, reason) {
+function pauseComment(context, program, files, reason, blocked = null) {
     const ledger = files.ledger;
     const iterationId = ledger.iteration?.id ?? program;
     const marker = commentMarker('pause', iterationId);
@@ -48763,7 +50347,8 @@ function pauseComment(context, program, files, reason) {
             attempts: ledger.attempts,
             runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(context.deps.environment, runId),
             maskedValues: context.deps.maskedValues,
-            branch: files.machine.branch ?? `autoloop/${program}`
+            branch: files.machine.branch ?? `autoloop/${program}`,
+            ...(blocked ? { blocked } : {})
         })
     };
 }
@@ -48821,13 +50406,19 @@ async function resolveAbandoned(program, store, plan, context) {
  * A red attempt nobody fixed: its fixer run ended without gating (a fix attempt with an
  * unchanged signature: stuck), or the wall clock ran out (`ci-timeout`).
  */
-async function resolveUnfixed(program, store, plan, context) {
+async function resolveUnfixed(program, store, files, plan, context) {
     const { deps, config } = context;
     let fixerEnded = false;
-    if (plan.fixer?.dispatch?.runId) {
-        const state = await deps.github.workflowRunStatus(plan.fixer.dispatch.runId);
-        fixerEnded =
-            state.kind === 'not-found' || (state.kind === 'found' && state.status === 'completed');
+    let fixerRunId = null;
+    let noFix = null;
+    if (plan.fixer) {
+        const fixer = await fixerRunVerdict(deps, plan.fixer);
+        fixerRunId = fixer.runId;
+        fixerEnded = fixer.verdict.kind !== 'running';
+        if (fixer.verdict.kind === 'no-fix')
+            noFix = fixer.verdict.blocked;
+        else if (fixer.verdict.kind === 'agent-ran')
+            noFix = await fallbackOf(deps, files.machine.branch ?? `autoloop/${program}`, Date.parse(plan.fixer.endedAt ?? plan.fixer.startedAt));
     }
     if (!fixerEnded && !plan.expired)
         return null;
@@ -48841,16 +50432,29 @@ async function resolveUnfixed(program, store, plan, context) {
         if (latest.state !== 'red' && latest.state !== 'no-checks')
             return { ledger: current.ledger, value: null };
         const now = deps.clock.now();
+        if (noFix) {
+            // No fix could have come: paused on the red attempt itself, no attempt spent.
+            const reason = pauseReason('blocked', noFix.cause);
+            const ledger = pauseInLedger(current.ledger, current.machine, {
+                index: latest.index,
+                verdict: repeatedVerdict(latest, latest.state, now, noFix.cause),
+                kind: 'blocked',
+                reason,
+                remember: null,
+                now
+            });
+            return { ledger, value: { kind: 'blocked', reason } };
+        }
         if (fixerEnded) {
             const began = appendNoNewCommit(current.ledger, {
                 sha: latest.sha,
                 agentSha: latest.agentSha ?? null,
-                runId: latest.dispatch?.runId ?? null,
+                runId: latest.dispatch?.runId ?? fixerRunId,
                 now,
                 maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
                 timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
             });
-            const judged = noProgressPause(began.ledger, began.attempt.index, now, `the fixer run ${latest.dispatch?.runId} ended without gating a new commit`);
+            const judged = noProgressPause(began.ledger, began.attempt.index, now, `the fixer run ${fixerRunId} ended without gating a new commit`);
             const ledger = pauseInLedger(began.ledger, current.machine, {
                 index: began.attempt.index,
                 verdict: judged.verdict,
@@ -48878,13 +50482,19 @@ async function resolveUnfixed(program, store, plan, context) {
         program,
         machine: written.files.machine,
         issue: undefined,
-        comment: pauseComment(context, program, written.files, done.reason)
+        comment: pauseComment(context, program, written.files, done.reason, noFix)
     });
-    const why = fixerEnded
-        ? `the fixer run ${plan.fixer?.dispatch?.runId} ended without gating a new commit`
-        : 'no fix was gated before the wall clock ran out';
+    const why = noFix
+        ? 'no fix could arrive'
+        : fixerEnded
+            ? `the fixer run ${fixerRunId} ended without gating a new commit`
+            : 'no fix was gated before the wall clock ran out';
     deps.log.info(`${program}: ${why}: paused (${done.reason})`);
-    return { action: `paused: ${done.reason} (${why})`, paused: true };
+    return {
+        action: `paused: ${done.reason} (${why})`,
+        paused: true,
+        ...(noFix ? { advice: noFix.advice } : {})
+    };
 }
 function renderResumeComment(view) {
     const options = { maskedValues: view.maskedValues };
@@ -48975,7 +50585,7 @@ async function reconcileProgram(program, store, context) {
         if (abandoned)
             steps.push(abandoned);
         if (!abandoned?.paused) {
-            const unfixed = await resolveUnfixed(program, store, plan, context);
+            const unfixed = await resolveUnfixed(program, store, files, plan, context);
             if (unfixed)
                 steps.push(unfixed);
         }
@@ -48997,6 +50607,9 @@ async function reconcileProgram(program, store, context) {
         }
         else if (plan.reproject)
             report.reprojected = true;
+        const advice = steps.find((step) => step.advice)?.advice;
+        if (advice)
+            report.advice = advice;
         report.abandoned = steps.some((step) => step.abandoned);
         report.resumed = steps.some((step) => step.resumed);
         report.action = steps.length > 0 ? steps.map((step) => step.action).join('; ') : 'none';
@@ -49021,7 +50634,7 @@ function reconcile_summaryOf(reports, source) {
         ''
     ];
     if (acted.length > 0)
-        lines.push(markdownTable([
+        lines.push((0,markdown_table/* markdownTable */.Q)([
             ['Program', 'State', 'Action'],
             ...acted.map((report) => [
                 (0,untrusted/* tableCell */.xR)(report.program, 100),
@@ -49029,6 +50642,9 @@ function reconcile_summaryOf(reports, source) {
                 report.error ? `⚠️ error: ${(0,untrusted/* tableCell */.xR)(report.error, 400)}` : (0,untrusted/* tableCell */.xR)(report.action, 400)
             ])
         ]));
+    for (const report of reports)
+        if (report.advice)
+            lines.push('', `**${(0,untrusted/* tableCell */.xR)(report.program, 100)}:** ${report.advice}`);
     return lines.join('\n') + '\n';
 }
 /** The programs and a store to read them from: the git snapshot when there is one. */
@@ -49056,7 +50672,8 @@ async function source(context) {
                 store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
                 label: snapshot
                     ? `with git at ${snapshot.commit.slice(0, 12)}`
-                    : 'with git: the branch does not exist'
+                    : 'with git: the branch does not exist',
+                branchFound: snapshot !== null
             };
         }
         catch (error) {
@@ -49071,7 +50688,7 @@ async function source(context) {
 }
 async function runReconcileCommand(config, deps) {
     const context = { config, deps };
-    const { programs, store, label } = await source(context);
+    const { programs, store, label, branchFound } = await source(context);
     deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`);
     const limit = pLimit(RECONCILE_CONCURRENCY);
     const reports = await Promise.all(programs.map((program) => limit(() => reconcileProgram(program, store, context))));
@@ -49080,14 +50697,17 @@ async function runReconcileCommand(config, deps) {
     const errors = reports
         .filter((r) => r.error !== null)
         .map((r) => ({ program: r.program, reason: r.error }));
+    // The setup check, fail-soft: a broken setup shows here before the first red iteration.
+    const doctor = await doctorForReconcile(config, deps, branchFound === undefined ? undefined : { branch: config.stateBranch, exists: branchFound });
     return {
         outputs: {
             status: 'reconciled',
             resumed: JSON.stringify(resumed),
             abandoned: JSON.stringify(abandoned),
-            errors: JSON.stringify(errors)
+            errors: JSON.stringify(errors),
+            doctor: doctor.output
         },
-        summary: reconcile_summaryOf(reports, label),
+        summary: reconcile_summaryOf(reports, label) + doctor.summary,
         message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
     };
 }
@@ -49106,8 +50726,13 @@ async function runReconcileCommand(config, deps) {
 
 
 
+
+
+/** Every form of every token (raw, `x-access-token:…`, its base64 header value). */
 function maskedValuesOf(config) {
-    return [config.githubToken, config.pushToken].filter((value) => Boolean(value));
+    return [config.githubToken, config.pushToken]
+        .filter((value) => Boolean(value))
+        .flatMap(credentials/* credentialForms */.Lq);
 }
 async function dispatch(config, deps) {
     const adapters = await deps.connect(config);
@@ -49128,15 +50753,16 @@ async function dispatch(config, deps) {
             return runRecordCommand((0,inputs/* forProgram */.c7)(config, config.program), commandDeps);
         case 'reset':
             return runResetCommand((0,inputs/* forProgram */.c7)(config, config.program), commandDeps);
+        case 'doctor':
+            return runDoctorCommand(config, commandDeps);
     }
 }
 async function run(deps) {
     const outputs = {};
     try {
         const config = (0,inputs/* parseInputs */.TL)(deps.io.readInput);
-        deps.io.setSecret(config.githubToken);
-        if (config.pushToken)
-            deps.io.setSecret(config.pushToken);
+        for (const secret of maskedValuesOf(config))
+            deps.io.setSecret(secret);
         const result = await dispatch(config, deps);
         Object.assign(outputs, result.outputs);
         deps.log.info(result.message);
@@ -49157,7 +50783,7 @@ async function run(deps) {
 
 /***/ }),
 
-/***/ 9246:
+/***/ 8711:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -49274,12 +50900,35 @@ const CONTROL_SEQUENCES =
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 /\x1b\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g;
 /**
- * Removes the runner's timestamp prefix, a BOM, CR overwrites (only what was written after the
+ * `gh run view --log` and `--log-failed` put the job's and the step's names, each followed by a
+ * tab, before the runner's timestamp of every line (the step's first line has a BOM after them).
+ * A name holds no tab; the step is `UNKNOWN STEP` when gh cannot tell.
+ */
+const GH_COPY_PREFIX = /[^\t\n]{1,300}\t[^\t\n]{1,300}\t(?=(?:\ufeff|\xef\xbb\xbf)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/y;
+/**
+ * Length of a `gh run view --log` prefix (`<job>\t<step>\t`, see GH_COPY_PREFIX) at `start` of
+ * `text` (a line or a byte string), 0 when there is none; the BOM and timestamp after it stay.
+ */
+function ghCopyPrefixLength(text, start) {
+    const tab = text.indexOf('\t', start);
+    if (tab <= start || tab > start + 300)
+        return 0;
+    GH_COPY_PREFIX.lastIndex = start;
+    return GH_COPY_PREFIX.test(text) ? GH_COPY_PREFIX.lastIndex - start : 0;
+}
+/**
+ * Removes a `gh run view --log` copy's job and step names (see ghCopyPrefixLength), the runner's
+ * timestamp prefix, a BOM, CR overwrites (only what was written after the
  * last lone CR stays, as on a terminal), terminal control sequences and the line prefixes other
  * CI systems and builders add (see `foreignPrefixLength`) from one line.
  */
 function cleanLine(raw) {
     let line = raw;
+    if (line.charCodeAt(0) === 0xfeff)
+        line = line.slice(1);
+    const copied = ghCopyPrefixLength(line, 0);
+    if (copied > 0)
+        line = line.slice(copied);
     if (line.charCodeAt(0) === 0xfeff)
         line = line.slice(1);
     line = stripTimestamp(line);
@@ -49412,26 +51061,36 @@ function indentOf(line) {
  *   `Doc-tests mycrate`; the `failures:` list names the tests again (the only place with the
  *   terse format), and so does each `---- tests::bad_add stdout ----` block of captured output,
  *   which is all a log cut before the summary has. Doc-test names lose their ` (line N)`.
- * - nextest: `FAIL [   0.005s] mycrate parser::tests::parses_negative`.
+ * - nextest: `FAIL [   0.005s] mycrate parser::tests::parses_negative`, `TIMEOUT [ 60.003s] …` for a
+ *   test killed at its slow-timeout, `SIGABRT [   0.195s] …` for one a signal ended. What the
+ *   test printed follows in `--- STDOUT: … ---` / `--- STDERR: … ---` sections (`──── STDOUT:`
+ *   in newer releases): libtest's own report inside them is not another failure.
+ * - A libtest run inside a test's captured output (`running 1 test` … `test result:` inside a
+ *   `---- name stdout ----` block: a test that runs a test binary) is not this run's either.
  * - The kind comes from the test thread's panic, `thread 'tests::bad_add' panicked at
  *   src/lib.rs:9:5:` and the message on the next line (before Rust 1.73, quoted on the same
  *   line): none for an assertion, else `unwrap on None`, `unwrap on Err`, `index out of
  *   bounds`, `divide by zero`, `overflow`, `todo`, `unimplemented`, `unreachable`, or `panic`.
  * Key: `cargo:<binary>:<test path>`, plus `:<kind>` when the test panicked other than by an
- * assertion.
+ * assertion, `:timeout` or the signal (`:SIGABRT`) for nextest's TIMEOUT and SIG… results.
  */
 
 
 const RUNNING = /^\s*Running (?:unittests |tests |benches )?\S+ \((.{1,1000})\)\s*$/;
 const DOC_TESTS = /^\s*Doc-tests (\S+)\s*$/;
 const TEST_FAILED = /^test (.{1,1000}?) \.\.\. FAILED\s*$/;
-const NEXTEST_FAIL = /^\s*(?:TRY \d+ )?FAIL \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+\/\d+\)\s+)?(\S+)\s+(\S.*?)\s*$/;
+const NEXTEST_FAIL = /^\s*(?:TRY \d+ )?(FAIL|TIMEOUT|SIG[A-Z]{2,8}) \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+\/\d+\)\s+)?(\S+)\s+(\S.*?)\s*$/;
+/** nextest's section of a test's captured output. */
+const NEXTEST_OUTPUT = /^\s*(?:-{3}|─{2,}) STD(?:OUT|ERR):/;
+/** A nextest status or progress line: the captured output before it is over. */
+const NEXTEST_STATUS = /^\s*(?:TRY \d+ )?[A-Z][A-Z-]{2,10} \[\s*[\d.]+m?s\]|^\s*(?:Summary|Starting|Canceling|Cancelling) |^─{10,}\s*$/;
+const LIBTEST_RUN = /^running \d+ tests?\s*$/;
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/;
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/;
 const PANIC = /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/;
 const cargoGrepPatterns = [
     '^test .* \\.\\.\\. FAILED',
-    '^\\s*(TRY [0-9]+ )?FAIL \\[',
+    '^\\s*(TRY [0-9]+ )?(FAIL|TIMEOUT|SIG[A-Z]+) \\[',
     '^---- .* std(out|err) ----$'
 ];
 /** Kinds of a Rust panic by its message; an assertion has none, anything else is `panic`. */
@@ -49469,6 +51128,10 @@ function createCargoParser() {
     let block;
     /** A panic line whose message is on the next line. */
     let panicking;
+    /** Inside nextest's STDOUT/STDERR of a test: only its panics are read. */
+    let nextestOutput = false;
+    /** Inside a libtest run within a captured block: nothing is read until its `test result:`. */
+    let nestedRun = false;
     return {
         tool: 'cargo',
         push(line) {
@@ -49476,6 +51139,19 @@ function createCargoParser() {
                 if (!kinds.has(panicking))
                     kinds.set(panicking, panicKind(line) ?? null);
                 panicking = undefined;
+            }
+            if (nextestOutput) {
+                if (!NEXTEST_STATUS.test(line)) {
+                    if (line.trimStart().startsWith("thread '"))
+                        readPanic(line);
+                    return true;
+                }
+                nextestOutput = false;
+            }
+            if (nestedRun) {
+                if (line.startsWith('test result:'))
+                    nestedRun = false;
+                return true;
             }
             if (list !== undefined) {
                 if (line === '')
@@ -49521,10 +51197,17 @@ function createCargoParser() {
                 list = [];
                 return true;
             }
-            if (block !== undefined)
+            if (block !== undefined) {
+                if (first === 114 && LIBTEST_RUN.test(line))
+                    nestedRun = true; // r
                 return true;
-            if (first !== 32 && first !== 70 && first !== 84 && first !== 68)
-                return false; // ' ', F, T, D
+            }
+            if (NEXTEST_OUTPUT.test(line)) {
+                nextestOutput = true;
+                return true;
+            }
+            if (first !== 32 && first !== 70 && first !== 84 && first !== 68 && first !== 83)
+                return false; // ' ', F, T, D, S
             if (line.indexOf('Running ') !== -1) {
                 const running = RUNNING.exec(line);
                 if (running !== null)
@@ -49537,10 +51220,10 @@ function createCargoParser() {
                     binary = `${doc[1]} doc`;
                 return false;
             }
-            if (line.indexOf('FAIL [') !== -1) {
+            if (line.indexOf(' [') !== -1) {
                 const found = NEXTEST_FAIL.exec(line);
                 if (found !== null)
-                    nextest.add(`${found[1]}\u0000${found[2]}`, line);
+                    nextest.add(`${found[2]}\u0000${found[3]}\u0000${found[1]}`, line);
             }
             return false;
         },
@@ -49551,12 +51234,17 @@ function createCargoParser() {
                 findings.add((0,normalise/* buildKey */.sI)('cargo', test.binary, test.name, kindOf(test.name)), test.line);
             }
             for (const { key, line } of nextest.list()) {
-                const [crate, name] = key.split('\u0000');
-                findings.add((0,normalise/* buildKey */.sI)('cargo', crate, name, kindOf(name ?? '')), line);
+                const [crate, name, status] = key.split('\u0000');
+                const kind = status === 'TIMEOUT'
+                    ? 'timeout'
+                    : status?.startsWith('SIG') === true
+                        ? status
+                        : kindOf(name ?? '');
+                findings.add((0,normalise/* buildKey */.sI)('cargo', crate, name, kind), line);
             }
             return findings.list();
         },
-        capturing: () => block !== undefined
+        capturing: () => block !== undefined || nextestOutput
     };
     function record(name, line) {
         if (failed.length < 1000)
@@ -49713,25 +51401,35 @@ function failedTestName(raw) {
 ;// CONCATENATED MODULE: ./src/signature/parsers/eslint.ts
 /**
  * ESLint, in the stylish form (a file line, then `  2:10  error  'x' is defined but never used
- * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`).
- * Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
+ * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`),
+ * and `next lint`'s (a `./app/page.tsx` line, then `5:7  Error: 'x' is … never used.  rule` at
+ * column 0). A stylish problem copied from the web UI, where the runner's problem matcher
+ * marked it, reads `Error:   2:10  error  …`. Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
  * without a rule (a parsing error) uses its masked message instead.
  */
 
 
-const PROBLEM_START = /^\s+\d+:\d+\s/;
-const STYLISH_PROBLEM = /^\s+\d+:\d+\s+error\s+(.*?)(?:\s{2,}(@?[\w/.-]{1,100}))?\s*$/;
+const PROBLEM_START = /^(?:\s+\d+:\d+\s|\d+:\d+\s+(?:Error|Warning): )/;
+const STYLISH_PROBLEM = /^(?:\s+\d+:\d+\s+error\s+|\d+:\d+\s+Error: )(.*?)(?:\s{2,}(@?[\w/.-]{1,100}))?\s*$/;
+/** The web UI's copy of a line the runner marked `##[error]`. */
+const WEB_UI_MARK = /^Error: (?=\s+\d+:\d+\s)/;
 const UNIX_PROBLEM = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}):\d+:\d+: (.*) \[Error\/([\w@/.-]{1,100})\]$/;
 const FILE_LINE = /^(?:[A-Za-z]:)?[^\s:][^:]*\.(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)$/;
-const eslintGrepPatterns = ['^\\s+[0-9]+:[0-9]+\\s+error\\s', '\\[Error/[^]]+\\]$'];
+const eslintGrepPatterns = [
+    '^\\s+[0-9]+:[0-9]+\\s+error\\s',
+    '^[0-9]+:[0-9]+\\s+Error: ',
+    '\\[Error/[^]]+\\]$'
+];
 function createEslintParser() {
     const findings = new FindingSet();
     let file;
     return {
         tool: 'eslint',
-        push(raw, previous) {
+        push(text, before) {
+            const raw = unmark(text);
+            const previous = before === undefined ? undefined : unmark(before);
             const first = raw.charCodeAt(0);
-            if (first !== 32 && first !== 9) {
+            if (first !== 32 && first !== 9 && !PROBLEM_START.test(raw)) {
                 const line = (0,normalise/* stripErrorMarker */.D0)(raw);
                 if (line.endsWith(']') && line.indexOf('[Error/') !== -1) {
                     const unix = UNIX_PROBLEM.exec(line);
@@ -49763,8 +51461,45 @@ function createEslintParser() {
             findings.add((0,normalise/* buildKey */.sI)('eslint', rule, (0,normalise/* firstQuotedSymbol */.Ju)(message), normalisedPath), line);
     }
 }
+/** A line without the runner's `##[error]` or the web UI's `Error: ` before a stylish problem. */
+function unmark(line) {
+    const bare = (0,normalise/* stripErrorMarker */.D0)(line);
+    return WEB_UI_MARK.test(bare) ? bare.slice(7) : bare;
+}
 function looksLikeSourcePath(line) {
     return line.length < 1000 && FILE_LINE.test(line);
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/golangci-lint.ts
+/**
+ * golangci-lint's default output: `path/file.go:12:5: message (linter)` (older releases and some
+ * linters leave out the column), then the source line and a caret. The linter's name in
+ * parentheses at the end is what tells it from the Go compiler's and go vet's own lines.
+ * Key: `golangci-lint:<linter>:<rule code or first quoted name>:<path>` (`SA1019` for
+ * staticcheck, `` `w.Write` `` for errcheck), or the masked message when it has neither.
+ */
+
+
+/** An issue line; group 3 is the linter. */
+const GOLANGCI_ISSUE = /^\s{0,8}((?:[A-Za-z]:)?[^\s:]{1,500}\.go):\d+(?::\d+)?: (.{1,2000}?) \(([a-z][a-z0-9_-]{1,40})\)\s*$/;
+const RULE_CODE = /^([A-Z]{1,6}\d{1,5}):/;
+const golangciLintGrepPatterns = ['\\.go:[0-9]+(:[0-9]+)?: .* \\([a-z][a-z0-9_-]+\\)\\s*$'];
+function createGolangciLintParser() {
+    const findings = new FindingSet();
+    return {
+        tool: 'golangci-lint',
+        push(line) {
+            if (line.indexOf('.go:') === -1)
+                return;
+            const issue = GOLANGCI_ISSUE.exec(line);
+            if (issue === null)
+                return;
+            const message = issue[2] ?? '';
+            const what = RULE_CODE.exec(message)?.[1] ?? (0,normalise/* firstQuotedSymbol */.Ju)(message) ?? (0,normalise/* maskMessage */.I1)(message, 60);
+            findings.add((0,normalise/* buildKey */.sI)('golangci-lint', issue[3], what, (0,normalise/* normalisePath */.qb)(issue[1] ?? '')), line);
+        },
+        finish: () => findings.list()
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/go.ts
@@ -49786,6 +51521,7 @@ function looksLikeSourcePath(line) {
  * - A package that failed with neither: `FAIL\t<pkg> [build failed]` or a bare `FAIL\t<pkg>`.
  *   Key: `go:<pkg>:(package failed)` / `go:<pkg>:[build failed]`.
  */
+
 
 
 const TEST_FAIL = /^\s*--- FAIL: (\S+)/;
@@ -49902,7 +51638,8 @@ function createGoParser() {
             if (line.indexOf('.go:') === -1)
                 return timedOut;
             const diagnostic = DIAGNOSTIC.exec(line);
-            if (diagnostic !== null) {
+            // A golangci-lint issue (its linter named at the end) is that parser's.
+            if (diagnostic !== null && !GOLANGCI_ISSUE.test(line)) {
                 const message = (diagnostic[2] ?? '').replace(/^vet: /, '');
                 if (message.startsWith('too many errors'))
                     return timedOut;
@@ -50113,10 +51850,17 @@ function unqualify(text) {
  * an assertion (`:TypeError`, `:timeout`). A file that could not run (`● Test suite failed to
  * run`) adds what stopped it: `jest:<path>>(suite):<TS code>` for ts-jest type errors (tsc's
  * parser adds the full tsc key), else the masked first error line.
+ * A paste that starts below the `FAIL` line (or a bot's copy of the failure blocks alone) has
+ * `●` titles with no file: the file is then the test file of the block's first stack frame
+ * (`at Object.<anonymous> (tests/a.test.js:4:23)`). `● Console` is what the tests printed.
  */
 
 
 const SUITE_FAILED = 'Test suite failed to run';
+/** Lines of a block without a file read for its stack frame before it is given up. */
+const ORPHAN_LINES = 60;
+/** A stack frame in a test file: `at Object.<anonymous> (tests/a.test.js:4:23)`. */
+const jest_TEST_FRAME = /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}(?:[._-](?:test|spec)|__tests__\/[^\s()]{1,500})\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/;
 const TS_CODE = /\berror\s+(TS\d+)\b/;
 const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● '];
 function createJestParser() {
@@ -50124,9 +51868,27 @@ function createJestParser() {
     let suite;
     /** A `●` title waiting for its first error line: the test's id, or the suite's. */
     let waiting;
+    /** A `●` title outside any FAIL suite, waiting for a stack frame that names its file. */
+    let orphan;
     return {
         tool: 'jest',
         push(line) {
+            if (orphan !== undefined) {
+                const text = line.trim();
+                const frame = jest_TEST_FRAME.exec(line);
+                if (frame !== null) {
+                    const { title, line: titleLine, kind } = orphan;
+                    findings.add((0,normalise/* buildKey */.sI)('jest', `${(0,normalise/* normalisePath */.qb)(frame[1] ?? '')}>${title}`, kind), titleLine);
+                    orphan = undefined;
+                }
+                else if (text.startsWith('● ') || ++orphan.lines > ORPHAN_LINES)
+                    orphan = undefined;
+                else {
+                    if (text !== '' && orphan.lines > 0 && !('kind' in orphan))
+                        orphan.kind = (0,normalise/* failureKind */.zU)(text);
+                    return true;
+                }
+            }
             if (waiting !== undefined) {
                 const text = line.trim();
                 if (text === '')
@@ -50143,8 +51905,8 @@ function createJestParser() {
                 // The line may itself open the next block (a title with nothing under it).
             }
             const first = line.charCodeAt(0);
-            if (first !== 32 && first !== 70 && first !== 80)
-                return false; // ' ', 'F', 'P'
+            if (first !== 32 && first !== 70 && first !== 80 && first !== 9679)
+                return false; // ' ', F, P, ●
             const text = line.trimStart();
             if (text.startsWith('FAIL ')) {
                 suite = suitePath(text.slice(5));
@@ -50154,9 +51916,24 @@ function createJestParser() {
                 suite = undefined;
                 return false;
             }
-            if (suite === undefined || !text.startsWith('● '))
+            if (!text.startsWith('● '))
                 return false;
             const title = text.slice(2).trim();
+            if (title === 'Console')
+                return false;
+            if (suite === undefined) {
+                if (title === SUITE_FAILED)
+                    return false;
+                orphan = {
+                    title: title
+                        .split(' › ')
+                        .map((part) => part.trim())
+                        .join(' > '),
+                    line,
+                    lines: 0
+                };
+                return true;
+            }
             if (title === SUITE_FAILED) {
                 waiting = { id: `${suite}>(suite)`, line, suiteFailed: true };
             }
@@ -50628,6 +52405,9 @@ function createPhpunitParser() {
  * the exception type of its last `tests/t.py:9: KeyError` line, else of its first `E   …` line.
  * A `Captured stdout call` (or stderr, log) part of a section is what the test printed: another
  * tool's failures there are not this run's.
+ * A paste of the FAILURES or ERRORS report alone (no summary, no result lines) names each test
+ * only in its section's title: its file is then the first `tests/t.py:9: ` place in the section
+ * (old py.test: `file /abs/tests/t.py, line 9`).
  * Key: `pytest:<node id>`, or `pytest:error:<node id or path>` for errors outside a test body,
  * plus `:<kind>` when the test raised rather than failed an assertion.
  */
@@ -50645,6 +52425,8 @@ const SECTION = /^_{3,} (.{1,1000}?) _{3,}$/;
 /** Where a section's exception was raised, with its type: `shop/pricing.py:5: KeyError`. */
 const RAISED_AT = /^\S{1,1000}\.py:\d+: ([A-Za-z_][\w.]{0,200})$/;
 const E_LINE = /^E\s+(.*)$/;
+/** A place in a section's traceback: `tests/t.py:9: ` or old py.test's `file /abs/t.py, line 9`. */
+const PLACE = /^(?:(\S{1,1000}\.py):\d+:(?: |$)|file (\S{1,1000}\.py), line \d+$)/;
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /;
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /;
@@ -50656,6 +52438,8 @@ const pytestGrepPatterns = [
 function createPytestParser() {
     const results = [];
     const kinds = new Map();
+    /** Each section's title and file, for a report without a summary. */
+    const sections = [];
     let section;
     return {
         tool: 'pytest',
@@ -50686,6 +52470,16 @@ function createPytestParser() {
         },
         finish() {
             closeSection();
+            const titled = new Set(results.map(({ id, isError }) => sectionTitle(id, isError)));
+            for (const { title, file, line } of sections) {
+                if (titled.has(title))
+                    continue;
+                const setup = /^ERROR at (?:setup|teardown) of (.+)$/.exec(title);
+                const name = setup?.[1] ?? title;
+                const open = name.indexOf('[');
+                const path = open === -1 ? name : name.slice(0, open);
+                add(`${file}::${path.replaceAll('.', '::')}${open === -1 ? '' : name.slice(open)}`, setup !== null, line);
+            }
             const findings = new FindingSet();
             for (const { id, isError, line } of results) {
                 const kind = kinds.get(sectionTitle(id, isError));
@@ -50711,7 +52505,7 @@ function createPytestParser() {
         if (header === null)
             return false;
         closeSection();
-        section = { title: (header[1] ?? '').trim(), captured: false };
+        section = { title: (header[1] ?? '').trim(), captured: false, line };
         return true;
     }
     /** Reads a line inside a section; false when the line ends it (it is then read afresh). */
@@ -50728,6 +52522,11 @@ function createPytestParser() {
         }
         if (section.captured)
             return true;
+        if (section.file === undefined) {
+            const place = PLACE.exec(line);
+            if (place !== null)
+                section.file = (0,normalise/* normalisePath */.qb)(place[1] ?? place[2] ?? '');
+        }
         const raised = RAISED_AT.exec(line);
         if (raised !== null)
             section.kindAt = raised[1];
@@ -50744,6 +52543,9 @@ function createPytestParser() {
         if (kinds.size < 1000) {
             const type = section.kindAt ?? section.firstE;
             kinds.set(section.title, type === undefined ? undefined : (0,normalise/* failureKind */.zU)(type));
+            if (section.file !== undefined && !section.title.startsWith('ERROR collecting ')) {
+                sections.push({ title: section.title, file: section.file, line: section.line });
+            }
         }
         section = undefined;
     }
@@ -50842,8 +52644,11 @@ function createFlake8Parser() {
  * ./spec/cart_spec.rb:10:in …`). The closing `Failed examples:` list repeats each one with its
  * file, `rspec ./spec/cart_spec.rb:4 # Cart#total adds the prices` (or the `[1:2:1]` id form);
  * a log cut before that list takes the file from the failure's backtrace.
+ * A spec file that raised while loading is `An error occurred while loading ./spec/a_spec.rb.`,
+ * then `Failure/Error: <source line>` and the exception's class at column 0 (`NameError:`).
  * Key: `rspec:<spec file>><description>` (never the line number), plus `:<kind>` when the
- * example raised rather than failed an expectation (`:ZeroDivisionError`, `:NoMethodError`).
+ * example raised rather than failed an expectation (`:ZeroDivisionError`, `:NoMethodError`);
+ * `rspec:<spec file>>(load):<class>` for a file that could not load.
  */
 
 
@@ -50855,18 +52660,51 @@ const EXCEPTION_CLASS = /^\s{3,}((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/;
 const BACKTRACE_SPEC = /^\s+# (\S{1,1000}?_spec\.rb):\d+/;
 const FAILED_EXAMPLE = /^rspec (\S{1,1000}?\.rb)(?::\d+|\[[\d:]+\])? # (.{1,1000}?)\s*$/;
 const END_OF_FAILURES = /^(?:Finished in |Failed examples:|\d+ examples?, )/;
+const LOAD_ERROR = /^An error occurred while loading (\S{1,1000}?)\.?\s*$/;
+/** The class of what a file raised while loading, at column 0: `NameError:`. */
+const LOAD_ERROR_CLASS = /^((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/;
+/** Lines after a load error's header within which its class must come. */
+const LOAD_ERROR_LINES = 200;
 /** Lines read for one failure before the list is given up as cut or malformed. */
 const rspec_MAX_LINES_PER_FAILURE = 2000;
-const rspecGrepPatterns = ['^Failures:', '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # '];
+const rspecGrepPatterns = [
+    '^Failures:',
+    '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # ',
+    '^An error occurred while loading '
+];
 function createRspecParser() {
     const examples = [];
     const listed = [];
     let inFailures = false;
     let current;
     let budget = 0;
+    /** A spec file that failed to load, waiting for the class of what it raised. */
+    let loading;
+    const loadErrors = new FindingSet();
     return {
         tool: 'rspec',
         push(line) {
+            if (loading !== undefined) {
+                const type = LOAD_ERROR_CLASS.exec(line);
+                if (type !== null) {
+                    const id = `${loading.file}>(load)`;
+                    loadErrors.add((0,normalise/* buildKey */.sI)('rspec', id, lastSegment(type[1] ?? '')), loading.line);
+                    loading = undefined;
+                }
+                else if (LOAD_ERROR.test(line) || ++loading.lines > LOAD_ERROR_LINES) {
+                    loadErrors.add((0,normalise/* buildKey */.sI)('rspec', `${loading.file}>(load)`), loading.line);
+                    loading = undefined;
+                }
+                else
+                    return true;
+            }
+            if (line.charCodeAt(0) === 65 && line.startsWith('An error occurred while loading ')) {
+                const load = LOAD_ERROR.exec(line);
+                if (load !== null) {
+                    loading = { file: (0,normalise/* normalisePath */.qb)(load[1] ?? ''), line, lines: 0 };
+                    return true;
+                }
+            }
             if (line.charCodeAt(0) === 114 && line.startsWith('rspec ')) {
                 const example = FAILED_EXAMPLE.exec(line);
                 if (example !== null && listed.length < 1000) {
@@ -50916,7 +52754,12 @@ function createRspecParser() {
             return true;
         },
         finish() {
+            if (loading !== undefined)
+                loadErrors.add((0,normalise/* buildKey */.sI)('rspec', `${loading.file}>(load)`), loading.line);
+            loading = undefined;
             const findings = new FindingSet();
+            for (const { key, line } of loadErrors.list())
+                findings.add(key, line);
             const kinds = new Map(examples.map((example) => [example.description, example.kind]));
             const listedDescriptions = new Set();
             for (const { file, description, line } of listed) {
@@ -50951,7 +52794,8 @@ function lastSegment(name) {
  */
 
 
-const EXIT_CODE_TRAILER = /^##\[error\]Process completed with exit code (\d+)\.?\s*$/;
+/** The step trailer; a copy from the web UI shows `##[error]` as `Error: `. */
+const EXIT_CODE_TRAILER = /^(?:##\[error\]|Error: )Process completed with exit code (\d+)\.?\s*$/;
 const COMMAND = /^::error(?:\s[^:]{0,2000})?::(.*)$/;
 const runnerGrepPatterns = ['^##\\[error\\]', '^::error( [^:]*)?::'];
 function createRunnerParser() {
@@ -51091,7 +52935,9 @@ function createRustcParser() {
  * `[ERROR]   FooTest.method:42 » NullPointer message` (no package, no parameters); it counts for
  * the tests the per-test lines did not name (a log cut at the start). The class line `Tests run:
  * …, Failures: 1 … <<< FAILURE! -- in com.x.FooTest` counts only when no test of that class is
- * named (a class that failed to initialise). On GitHub `[ERROR]` can read `Error:`.
+ * named (a class that failed to initialise). On GitHub `[ERROR]` can read `Error:`. Surefire 2.x's
+ * summary is `Failed tests:` and `Tests in error:` (no level), each entry `  method(com.x.FooTest)`
+ * (2.19: `  FooTest.method:42 » NullPointer`), the first one sometimes on the header's line.
  * Key: `surefire:<class without package>.<method>`, plus `:<kind>` for a test in error: the
  * exception's type as the summary shortens it (`NullPointer` for `java.lang.NullPointerException`).
  */
@@ -51105,7 +52951,12 @@ const CLASS_LINE = new RegExp(`${PREFIX}Tests run:.*<<< (?:FAILURE|ERROR)!.*?\\s
 const SUMMARY_HEADER = /^(?:\[ERROR\]|Error:)\s+(Failures|Errors):\s*$/;
 /** `FooTest.method:42 message`, `FooTest.method:42->helper:7 » Type message`, `FooTest » Type`. */
 const SUMMARY_ENTRY = /^(?:\[ERROR\]|Error:) {2,}(?!Run \d+:)([\w$]{1,500}(?:\.[\w$]{1,500})?)(?:[:\d]*(?:->[\w$.]+:\d+)*)(?: (?:» (\w{1,200}))?.*)?$/;
+/** Surefire 2.x's summary lists; an entry may follow on the header's line. */
+const OLD_SUMMARY_HEADER = /^(Failed tests|Tests in error):\s*(.*)$/;
+const OLD_ID_ENTRY = /^[\w$]{1,500}\([\w.$]{1,500}\)/;
+const OLD_SUMMARY_ENTRY = /^\s*(?:([\w$]{1,500})\(([\w.$]{1,500})\)|([\w$]{1,500}\.[\w$]{1,500})(?::\d+)*(?: » (\w{1,200}))?)(?:[\s:].*)?$/;
 const surefireGrepPatterns = [
+    '^(Failed tests|Tests in error):',
     '<<< (FAILURE|ERROR)!',
     '^(\\[ERROR\\]|Error:) +(Failures|Errors): *$'
 ];
@@ -51117,6 +52968,19 @@ function createSurefireParser() {
     let awaitingException;
     /** Inside the end-of-run summary: which list. */
     let section;
+    /** Inside Surefire 2.x's summary: which list. */
+    let oldSection;
+    /** Reads one entry of Surefire 2.x's summary; false when the line is not one. */
+    function addOld(text, list) {
+        const entry = OLD_SUMMARY_ENTRY.exec(text);
+        if (entry === null)
+            return false;
+        const [cls, method] = entry[1] !== undefined ? [entry[2] ?? '', entry[1]] : splitId(entry[3] ?? '');
+        const kind = list === 'Errors' ? entry[4] : undefined;
+        if (summary.length < 1000)
+            summary.push({ cls, method, line: text, kind });
+        return true;
+    }
     return {
         tool: 'surefire',
         push(line) {
@@ -51136,6 +53000,24 @@ function createSurefireParser() {
                     return true;
                 }
                 section = undefined;
+            }
+            if (oldSection !== undefined) {
+                // Entries are indented; a paste that lost the indent keeps `method(com.x.FooTest)`.
+                const entryLike = indentOf(line) > 0 || OLD_ID_ENTRY.test(line);
+                if (line.trim() !== '' && entryLike && addOld(line, oldSection))
+                    return true;
+                oldSection = undefined;
+            }
+            const first = line.charCodeAt(0);
+            if (first === 70 || first === 84) {
+                // F, T
+                const old = OLD_SUMMARY_HEADER.exec(line);
+                if (old !== null) {
+                    oldSection = old[1] === 'Tests in error' ? 'Errors' : 'Failures';
+                    if ((old[2] ?? '') !== '')
+                        addOld(old[2] ?? '', oldSection);
+                    return true;
+                }
             }
             const header = SUMMARY_HEADER.exec(line);
             if (header !== null) {
@@ -51163,6 +53045,7 @@ function createSurefireParser() {
             return true;
         },
         finish() {
+            oldSection = undefined;
             const findings = new FindingSet();
             const namedClasses = new Set();
             const namedTests = new Set();
@@ -51216,20 +53099,27 @@ function shortTypeName(type) {
  * `● Test suite failed to run`), and as webpack's TypeScript loaders and checkers print them,
  * with the place and the code on two lines: ts-loader's `[tsl] ERROR in /abs/src/a.ts(3,13)`,
  * fork-ts-checker-webpack-plugin's `ERROR in ./src/a.ts:3:13` and awesome-typescript-loader's
- * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`.
+ * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`, and the older ones
+ * that name only the file (`ERROR in ./src/a.ts`, then `(3,13): error TS2339: msg`).
  * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it.
  */
 
 
 const tsc_DIAGNOSTIC = /^\s{0,40}(?:\d{1,4}>\s?)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?)(?:\((\d+),(\d+)\):\s+|:(\d+):(\d+)\s+-\s+)error\s+TS(\d+)\s*:\s*(.*)$/;
-/** A webpack loader's or checker's place line; the code and message follow on the next line. */
-const LOADER_PLACE = /^(?:\[tsl\] )?ERROR in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)\s*$/;
-const LOADER_CODE = /^\s*TS(\d+):\s*(.*)$/;
+/**
+ * A webpack loader's or checker's place line; the code and message follow on the next line.
+ * Older loaders name only the file (ts-loader 0.x: `ERROR in ./src/a.ts`, then `(3,13): error
+ * TS2339: msg`); Symfony Encore's checker writes `error  in src/a.ts:3:13` and a clock.
+ */
+const LOADER_PLACE = /^\s{0,4}(?:\[tsl\] )?(?:ERROR|error)\s{1,4}in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)?(?:\s+\d\d:\d\d:\d\d)?\s*$/;
+const LOADER_CODE = /^\s*(?:\(\d+,\d+\): error )?TS(\d+):\s*(.*)$/;
+const LOADER_PLACE_WORDS = /(?:ERROR|error)\s{1,4}in /;
 /** Lines after a loader's place line within which its `TSnnnn:` line must come. */
 const LOADER_CODE_WITHIN = 3;
 const tscGrepPatterns = [
     'error TS[0-9]+',
-    'ERROR in .*\\.[cm]?tsx?(\\([0-9]+,[0-9]+\\)|:[0-9]+:[0-9]+)'
+    '(ERROR|error) +in .*\\.[cm]?tsx?',
+    '^\\s*(\\([0-9]+,[0-9]+\\): error )?TS[0-9]+:'
 ];
 function createTscParser() {
     const findings = new FindingSet();
@@ -51250,7 +53140,7 @@ function createTscParser() {
                 if (place.waited >= LOADER_CODE_WITHIN)
                     place = undefined;
             }
-            if (line.indexOf('ERROR in ') !== -1) {
+            if (LOADER_PLACE_WORDS.test(line)) {
                 const loader = LOADER_PLACE.exec(line);
                 if (loader !== null) {
                     place = { path: (0,normalise/* normalisePath */.qb)(loader[1] ?? ''), line, waited: 0 };
@@ -51344,7 +53234,510 @@ function createVitestParser() {
     };
 }
 
+;// CONCATENATED MODULE: ./src/signature/parsers/biome.ts
+/**
+ * Biome (`biome check`, `biome lint`, `biome format`, `biome ci`). Each diagnostic opens with
+ * `src/a.ts:2:22 lint/suspicious/noExplicitAny  FIXABLE  ━━━━` (`src/a.ts format ━━━━` for
+ * formatting, `assist/source/organizeImports` for import order), and the next line says its
+ * severity: `×` an error, `!` a warning, `i` information; only errors fail a run.
+ * Key: `biome:<category>:<path>`.
+ */
+
+
+const HEADER = /^((?:[A-Za-z]:)?[^\s:]{1,1000}?)(?::\d+:\d+)? ([a-z][\w-]{0,60}(?:\/[\w-]{1,100}){0,3})(?:\s+FIXABLE)?\s+━{3,}\s*$/;
+const SEVERITY = /^\s+([×✖!i⚠ℹ]) /;
+const biomeGrepPatterns = ['^[^ :]+(:[0-9]+:[0-9]+)? [a-z][a-zA-Z/-]*( +FIXABLE)? +━━━'];
+function createBiomeParser() {
+    const findings = new FindingSet();
+    /** A diagnostic's header waiting for its severity line. */
+    let pending;
+    return {
+        tool: 'biome',
+        push(line) {
+            if (pending !== undefined) {
+                if (line.trim() === '')
+                    return true;
+                const severity = SEVERITY.exec(line);
+                if (severity !== null && (severity[1] === '×' || severity[1] === '✖')) {
+                    findings.add(pending.key, pending.line);
+                }
+                pending = undefined;
+            }
+            if (line.indexOf('━━━') === -1)
+                return false;
+            const header = HEADER.exec(line);
+            if (header === null)
+                return false;
+            pending = { key: (0,normalise/* buildKey */.sI)('biome', header[2], (0,normalise/* normalisePath */.qb)(header[1] ?? '')), line };
+            return true;
+        },
+        finish: () => findings.list()
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/bun.ts
+/**
+ * `bun test`. Each test file's output opens with its path alone on a line (`src/a.test.ts:`,
+ * `::group::src/a.test.ts:` on GitHub Actions, where the job log turns it into a group the
+ * reader removes); a failed test ends with `(fail) describe > test [0.44ms]` (older releases:
+ * `✗ test [0.44ms]`) after its error and stack. Without a path line the file comes from the
+ * stack's frame in a test file (`at <anonymous> (/…/src/a.test.ts:3:38)`).
+ * Key: `bun:<path>><describe > test>`.
+ */
+
+
+const FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/;
+const FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/;
+const RESULT = /^\((?:pass|fail|skip|todo)\) |^[✓✗] /;
+/** `bun test v1.4.5 (a7733435c)`: the run's banner (other tools print `✗` lines too). */
+const bun_BANNER = /^bun test v\d/;
+/** A stack frame in a test file: `at x (/abs/src/a.test.ts:3:38)` or `at /abs/a.spec.ts:3:2`. */
+const bun_TEST_FRAME = /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}[._-](?:test|spec)\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/;
+const bunGrepPatterns = ['^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$', '^(\\(fail\\)|✗) '];
+function createBunParser() {
+    const findings = new FindingSet();
+    let file;
+    /** A bun run was seen (its banner or a file's path line): `✗` lines are bun's. */
+    let bunRun = false;
+    /** The test file named by a stack frame since the last result line. */
+    let frameFile;
+    return {
+        tool: 'bun',
+        push(line) {
+            const first = line.charCodeAt(0);
+            // Results start with `(` or `✗`, paths end with `:`, frames hold `at `.
+            if (first !== 40 &&
+                first !== 10007 &&
+                first !== 98 &&
+                !line.trimEnd().endsWith(':') &&
+                line.indexOf('at ') === -1) {
+                return;
+            }
+            if (bun_BANNER.test(line))
+                bunRun = true;
+            const header = FILE_HEADER.exec(line);
+            if (header !== null) {
+                bunRun = true;
+                file = (0,normalise/* normalisePath */.qb)(header[1] ?? '');
+                frameFile = undefined;
+                return;
+            }
+            const frame = bun_TEST_FRAME.exec(line);
+            if (frame !== null) {
+                frameFile = (0,normalise/* normalisePath */.qb)(frame[1] ?? '');
+                return;
+            }
+            const failed = FAILED.exec(line);
+            if (failed !== null && (bunRun || line.startsWith('('))) {
+                const path = file ?? frameFile;
+                const name = (0,normalise/* stripTrailingDuration */.DP)(failed[1] ?? '');
+                findings.add((0,normalise/* buildKey */.sI)('bun', path === undefined ? name : `${path}>${name}`), line);
+            }
+            if (RESULT.test(line))
+                frameFile = undefined;
+        },
+        finish: () => findings.list()
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/ctest.ts
+/**
+ * CTest (CMake's test driver). Each test ends with a progress line, `2/27 Test  #2: name
+ * .....***Failed    0.19 sec` (or `***Timeout`, `***Exception: SegFault`, `***Not Run`), and the
+ * run ends with `The following tests FAILED:` and one `\t 16 - name (Failed)` line per test
+ * (`(Timeout)`, `(Not Run)`, `(SEGFAULT)`, …; `(Disabled)` tests are listed but did not fail).
+ * Key: `ctest:<test name>`, plus `:timeout` for a test that ran out of time.
+ */
+
+
+const PROGRESS = /^\s*\d+\/\d+ Test\s+#\d+: (\S.{0,1000}?) \.*(?:\s*\S.{0,100}?)?\*\*\*(Failed|Timeout|Exception|Not Run)\b/;
+const LISTED = /^\s*\d+ - (\S.{0,1000}?) \(([A-Za-z_ ]{1,40})\)\s*$/;
+/** What a listed test's status may be when it failed (ctest's `GetTestStatus`). */
+const FAILED_STATUS = /^(?:Failed|Timeout|Not Run|SEGFAULT|ILLEGAL|INTERRUPT|NUMERICAL|OTHER_FAULT|BUS_ERROR|Subprocess aborted|Child aborted|Exception|Could not find executable|Required Files Missing)$/;
+const ctestGrepPatterns = [
+    '\\*\\*\\*(Failed|Timeout|Exception|Not Run)',
+    '^\\s*[0-9]+ - .* \\([A-Za-z_ ]+\\)\\s*$'
+];
+function createCtestParser() {
+    const findings = new FindingSet();
+    return {
+        tool: 'ctest',
+        push(line) {
+            if (line.indexOf('***') === -1 && line.indexOf(' - ') === -1)
+                return;
+            const progress = PROGRESS.exec(line);
+            if (progress !== null) {
+                add(progress[1] ?? '', progress[2] === 'Timeout', line);
+                return;
+            }
+            const listed = LISTED.exec(line);
+            if (listed !== null && FAILED_STATUS.test(listed[2] ?? '')) {
+                add(listed[1] ?? '', listed[2] === 'Timeout', line);
+            }
+        },
+        finish: () => findings.list()
+    };
+    function add(name, timeout, line) {
+        findings.add((0,normalise/* buildKey */.sI)('ctest', name.trim(), timeout ? 'timeout' : undefined), line);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/deno.ts
+/**
+ * `deno test`. Tests report as `name ... FAILED (30ms)` under `running 4 tests from ./a_test.ts`
+ * (a step indented under its test, the test then failing `(due to 1 failed step)`), and the
+ * ERRORS and FAILURES sections name each failure as `name => ./a_test.ts:2:6` (a step as
+ * `test ... step => …`).
+ * Key: `deno:<file>><test > step>`.
+ */
+
+
+const deno_RUNNING = /^running \d+ tests? from (\S{1,1000})\s*$/;
+const deno_PLACE = /^(\S.{0,2000}?) => (\S{1,1000}?):\d+:\d+\s*$/;
+const deno_PROGRESS = /^(\s*)(\S.{0,2000}?) \.\.\.(?: (FAILED|ok|ignored)\b(.*))?\s*$/;
+/** The run's report: ` ERRORS ` and ` FAILURES `, which name each failure as `name => place`. */
+const REPORT = /^\s*(?:ERRORS|FAILURES)\s*$/;
+/** The run's result line, which ends its progress and its report. */
+const deno_RESULT = /^(?:ok|FAILED) \|/;
+const denoGrepPatterns = [
+    ' => .*:[0-9]+:[0-9]+$',
+    ' \\.\\.\\. FAILED',
+    '^running [0-9]+ tests? from '
+];
+function createDenoParser() {
+    const findings = new FindingSet();
+    let file;
+    /** The open tests and steps of the progress lines, by depth. */
+    let open = [];
+    /** Inside the ERRORS or FAILURES report. */
+    let report = false;
+    return {
+        tool: 'deno',
+        push(line) {
+            if (file === undefined &&
+                !report &&
+                line.indexOf('running ') === -1 &&
+                line.indexOf(' => ') === -1) {
+                if (line.indexOf('ERRORS') === -1 && line.indexOf('FAILURES') === -1)
+                    return false;
+            }
+            const running = deno_RUNNING.exec(line);
+            if (running !== null) {
+                file = (0,normalise/* normalisePath */.qb)(running[1] ?? '');
+                open = [];
+                return true;
+            }
+            const place = deno_PLACE.exec(line);
+            if (place !== null) {
+                const name = (place[1] ?? '').split(' ... ').join(' > ');
+                findings.add((0,normalise/* buildKey */.sI)('deno', `${(0,normalise/* normalisePath */.qb)(place[2] ?? '')}>${name}`), line);
+                return true;
+            }
+            if (REPORT.test(line)) {
+                file = undefined;
+                report = true;
+                return true;
+            }
+            if (report) {
+                report = !deno_RESULT.test(line);
+                return report;
+            }
+            if (file === undefined)
+                return false;
+            if (deno_RESULT.test(line)) {
+                file = undefined;
+                return false;
+            }
+            const progress = deno_PROGRESS.exec(line);
+            if (progress === null)
+                return true;
+            const depth = Math.floor(indentOf(progress[1] ?? '') / 2);
+            open = open.slice(0, depth);
+            open[depth] = progress[2] ?? '';
+            // A test that failed because a step did names nothing of its own.
+            if (progress[3] === 'FAILED' && !(progress[4] ?? '').includes('due to')) {
+                findings.add((0,normalise/* buildKey */.sI)('deno', `${file}>${open.join(' > ')}`), line);
+            }
+            return true;
+        },
+        finish: () => findings.list()
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/next.ts
+/**
+ * `next build`'s type check (and its lint step's TypeScript errors): after `Failed to compile.`
+ * (`Failed to type check.` since Next.js 16) comes the place alone on a line, `./app/page.tsx:3:5`,
+ * then `Type error: <message>` and a code frame. Next.js prints no TS code.
+ * Key: `next:<masked message>:<path>`.
+ */
+
+
+const next_PLACE = /^\s*((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\d+:\d+\s*$/;
+const TYPE_ERROR = /^\s*Type error: (.{1,2000})$/;
+const nextGrepPatterns = ['^\\s*Type error: '];
+function createNextParser() {
+    const findings = new FindingSet();
+    return {
+        tool: 'next',
+        push(line, previous) {
+            if (line.indexOf('Type error: ') === -1)
+                return;
+            const error = TYPE_ERROR.exec(line);
+            if (error === null || previous === undefined)
+                return;
+            const place = next_PLACE.exec(previous);
+            if (place === null)
+                return;
+            findings.add((0,normalise/* buildKey */.sI)('next', (0,normalise/* maskMessage */.I1)(error[1] ?? ''), (0,normalise/* normalisePath */.qb)(place[1] ?? '')), line);
+        },
+        finish: () => findings.list()
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/playwright.ts
+/**
+ * Playwright Test (list, line and dot reporters share the report). Each failed test gets a
+ * numbered block, `  1) [chromium] › tests/a.spec.ts:3:5 › suite › title ────` (the project
+ * in brackets when there is one; a retry adds `Retry #1 ───` inside the block), and the report
+ * ends with lists under `  2 failed` and `  1 flaky` (a flaky test failed, then passed on a
+ * retry: not a failure). The line reporter overwrites its progress on one line, so a header may
+ * follow other text on its line.
+ * Key: `playwright:<file>><suite > title>`; the project and line are left out, as is the kind
+ * (the closing lists, which a cut log may hold alone, say nothing of the error).
+ */
+
+
+const TITLE = String.raw `(?:\[[^\]]{1,200}\] › )?([^\s›]{1,500}?):\d+:\d+ › (.{1,2000}?)(?: \(retry #\d+\))?\s*(?:[─=]{3,}.*)?$`;
+const playwright_HEADER = new RegExp(String.raw `(?:^|\s)\d+\) ${TITLE}`);
+const playwright_LISTED = new RegExp(String.raw `^\s{2,}${TITLE}`);
+const COUNT = /^\s*\d+ (failed|flaky|passed|skipped|did not run|interrupted)\b/;
+const playwrightGrepPatterns = [
+    '[0-9]+\\) (\\[[^]]+\\] › )?[^ ]+:[0-9]+:[0-9]+ › ',
+    '^\\s*[0-9]+ (failed|flaky)'
+];
+function createPlaywrightParser() {
+    const failed = new FindingSet();
+    const flaky = new Set();
+    /** The closing list being read: `failed` or `flaky`. */
+    let list;
+    return {
+        tool: 'playwright',
+        push(line) {
+            if (list === undefined && line.indexOf(') ') === -1 && line.indexOf(' f') === -1)
+                return false;
+            const count = COUNT.exec(line);
+            if (count !== null) {
+                list = count[1] === 'failed' || count[1] === 'flaky' ? count[1] : undefined;
+                return list !== undefined;
+            }
+            if (list !== undefined) {
+                const listed = playwright_LISTED.exec(line);
+                if (listed === null) {
+                    list = undefined;
+                    return false;
+                }
+                const key = keyOf(listed);
+                if (list === 'flaky')
+                    flaky.add(key);
+                else
+                    failed.add(key, line);
+                return true;
+            }
+            if (line.indexOf(') ') === -1)
+                return false;
+            const header = playwright_HEADER.exec(line);
+            if (header !== null)
+                failed.add(keyOf(header), line);
+            return false;
+        },
+        finish: () => failed.list().filter((finding) => !flaky.has(finding.key))
+    };
+}
+function keyOf(match) {
+    const titles = (match[2] ?? '').split(' › ').map((part) => part.trim());
+    return (0,normalise/* buildKey */.sI)('playwright', `${(0,normalise/* normalisePath */.qb)(match[1] ?? '')}>${titles.join(' > ')}`);
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/swift.ts
+/**
+ * `swift test`. XCTest reports a failed test as `Test Case 'Class.testX' failed (0.001 seconds)`
+ * on Linux and `Test Case '-[Module.Class testX]' failed (0.004 seconds).` on macOS, after the
+ * assertion's line, `path/File.swift:12: error: Class.testX : XCTAssertEqual failed: …` (macOS:
+ * `error: -[Module.Class testX] : …`), which a cut log may hold alone. Swift Testing prints
+ * `✘ Test "name" recorded an issue at File.swift:12:5: …` and `✘ Test name() failed after …`.
+ * Key: `swift:<Class.testX>` (the module dropped, so both platforms agree), or `swift:<name>`
+ * for a Swift Testing test.
+ */
+
+
+const CASE_FAILED = /^Test Case '(?:-\[(?:\w+\.)?(\w+) (\w+)\]|(?:\w+\.)?(\w+)\.(\w+))' failed\b/;
+const ASSERTION = /^\S.{0,1000}?:\d+: error: (?:-\[(?:\w+\.)?(\w+) (\w+)\]|(?:\w+\.)?(\w+)\.(\w+)) : /;
+const SWIFT_TESTING = /^\s*(?:✘|􀢄) Test (?:"((?:[^"\\]|\\.){1,500})"|(\S{1,500}\)))(?: recorded an issue| failed)\b/;
+const swiftGrepPatterns = [
+    "^Test Case '.*' failed",
+    ':[0-9]+: error: (-\\[[A-Za-z0-9_.]+ [A-Za-z0-9_]+\\]|[A-Za-z0-9_.]+) : ',
+    '^\\s*✘ Test .* (recorded an issue|failed)'
+];
+function createSwiftParser() {
+    const findings = new FindingSet();
+    return {
+        tool: 'swift',
+        push(line) {
+            if (line.indexOf('Test') === -1 && line.indexOf(': error: ') === -1)
+                return;
+            const xctest = CASE_FAILED.exec(line) ?? ASSERTION.exec(line);
+            if (xctest !== null) {
+                const cls = xctest[1] ?? xctest[3] ?? '';
+                const method = xctest[2] ?? xctest[4] ?? '';
+                findings.add((0,normalise/* buildKey */.sI)('swift', `${cls}.${method}`), line);
+                return;
+            }
+            const testing = SWIFT_TESTING.exec(line);
+            if (testing !== null)
+                findings.add((0,normalise/* buildKey */.sI)('swift', testing[1] ?? testing[2]), line);
+        },
+        finish: () => findings.list()
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/unittest.ts
+/**
+ * Python's `unittest` (and runners that print its report: `python -m unittest`, Django's test
+ * runner, `setup.py test`). Each failure is a block: a line of `=`, then `FAIL: test_x
+ * (pkg.module.Class)` or `ERROR: test_x (pkg.module.Class)` (Python 3.11 and later repeat the
+ * method: `(pkg.module.Class.test_x)`; a subtest adds ` [msg] (i=1)`), a line of `-`, and the
+ * traceback, whose last line names what was raised.
+ * Key: `unittest:<pkg.module.Class.test_x>`, plus `:<kind>` for an ERROR (the test raised:
+ * `:KeyError`; a FAIL is a failed assertion and has none).
+ */
+
+
+const unittest_HEADER = /^(FAIL|ERROR): (\w{1,300}) \(([\w.]{1,500})\)(?: \[.{0,500}\])?(?: \(.{0,500}\))?\s*$/;
+const RULE = /^(?:={20,}|-{20,})\s*$/;
+/** Lines read for one block before it is given up as cut. */
+const MAX_BLOCK_LINES = 2000;
+const unittestGrepPatterns = ['^(FAIL|ERROR): [A-Za-z0-9_]+ \\([A-Za-z0-9_.]+\\)'];
+function createUnittestParser() {
+    const findings = new FindingSet();
+    /** An ERROR block whose traceback is being read for the raised type. */
+    let block;
+    return {
+        tool: 'unittest',
+        push(line) {
+            if (block !== undefined) {
+                if (RULE.test(line)) {
+                    block.rules += 1;
+                    // The rule under the header opens the traceback; the next one ends the block.
+                    if (block.rules < 2)
+                        return true;
+                    close();
+                }
+                else if (unittest_HEADER.test(line))
+                    close();
+                else {
+                    block.lines += 1;
+                    if (line.trim() !== '' && line.charCodeAt(0) !== 32)
+                        block.last = line;
+                    if (block.lines < MAX_BLOCK_LINES)
+                        return true;
+                    close();
+                    return false;
+                }
+            }
+            const first = line.charCodeAt(0);
+            if (first !== 70 && first !== 69)
+                return false; // F, E
+            const header = unittest_HEADER.exec(line);
+            if (header === null)
+                return false;
+            const method = header[2] ?? '';
+            const path = header[3] ?? '';
+            const id = path.endsWith(`.${method}`) ? path : `${path}.${method}`;
+            if (header[1] === 'FAIL') {
+                findings.add((0,normalise/* buildKey */.sI)('unittest', id), line);
+                return false;
+            }
+            block = { id, line, last: '', rules: 0, lines: 0 };
+            return true;
+        },
+        finish() {
+            close();
+            return findings.list();
+        }
+    };
+    function close() {
+        if (block === undefined)
+            return;
+        const kind = block.last === '' ? undefined : (0,normalise/* failureKind */.zU)(block.last);
+        findings.add((0,normalise/* buildKey */.sI)('unittest', block.id, kind), block.line);
+        block = undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/signature/parsers/vite.ts
+/**
+ * `vite build`. An import that cannot be resolved is reported as `[vite]: Rollup failed to
+ * resolve import "pkg" from "src/a.ts".` (Rolldown since vite 7), as a warning and again as the
+ * error. Any other failure follows `error during build:` (after vite 7's `Build failed with 1
+ * error:`), as `[plugin] message` or `Error: message`.
+ * Key: `vite:cannot resolve:<import>`, else `vite:<plugin>:<masked message>`.
+ */
+
+
+const UNRESOLVED = /(?:Rollup|Rolldown) failed to resolve import "([^"]{1,500})"/;
+const DURING_BUILD = /^error during build:\s*$/;
+const SKIPPED = /^(?:Build failed with \d+ errors?:)?\s*$/;
+const PLUGIN_ERROR = /^(?:[A-Z]\w{0,40}: )?\[([\w:@/.-]{1,100})\] (.{1,2000})$/;
+const viteGrepPatterns = [
+    '(Rollup|Rolldown) failed to resolve import',
+    '^error during build:'
+];
+function createViteParser() {
+    const findings = new FindingSet();
+    let afterBuildError = false;
+    return {
+        tool: 'vite',
+        push(line) {
+            if (!afterBuildError &&
+                line.indexOf(' to resolve import') === -1 &&
+                line.indexOf('during build') === -1) {
+                return;
+            }
+            const unresolved = UNRESOLVED.exec(line);
+            if (unresolved !== null) {
+                findings.add((0,normalise/* buildKey */.sI)('vite', 'cannot resolve', unresolved[1]), line);
+                afterBuildError = false;
+                return;
+            }
+            if (DURING_BUILD.test(line)) {
+                afterBuildError = true;
+                return true;
+            }
+            if (!afterBuildError)
+                return;
+            if (SKIPPED.test(line))
+                return true;
+            afterBuildError = false;
+            const plugin = PLUGIN_ERROR.exec(line.trim());
+            const message = plugin !== null ? (plugin[2] ?? '') : line.trim();
+            findings.add((0,normalise/* buildKey */.sI)('vite', plugin?.[1], (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(message), 80)), line);
+        },
+        finish: () => findings.list()
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/signature/parsers/index.ts
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -51369,8 +53762,13 @@ function createVitestParser() {
 const ERROR_WORD = 'error';
 /** `Error:` and ESLint's `[Error/rule]`, but not `Errors: 0` in every Maven test summary. */
 const ERROR_TITLE = 'Error[:/]';
+/**
+ * A path at the start of a line. Line-start fragments that begin with it are tried as one
+ * (see lineStartFragments): each would otherwise scan the line's first word again.
+ */
+const PATH_START = '(?:[A-Za-z]:)?[^\\s:]{1,300}';
 /** A path at the start of a line followed by `.<ext>:<digit>`. */
-const pathWith = (extension) => `(?:[A-Za-z]:)?[^\\s:]{1,300}\\.${extension}:\\d`;
+const pathWith = (extension) => `${PATH_START}\\.${extension}:\\d`;
 /** The list header JUnit 4's runner and PHPUnit share: `There were 2 failures:`. */
 const THERE_WERE = 'There w';
 const PY_LINT = {
@@ -51455,7 +53853,16 @@ const PARSERS = [
         create: createCargoParser,
         triggers: {
             anywhere: ['FAIL'],
-            lineStart: ['Running ', 'Doc-tests ', 'failures:', '---- ', "thread '"]
+            lineStart: [
+                'Running ',
+                'Doc-tests ',
+                'failures:',
+                '---- ',
+                "thread '",
+                // nextest: a timeout, a signal, a test's captured output
+                '(?:TIMEOUT|SIG[A-Z]{2,8}) \\[',
+                '(?:---|──)[^ ]* STD'
+            ]
         },
         grepPatterns: cargoGrepPatterns
     },
@@ -51474,7 +53881,7 @@ const PARSERS = [
     {
         tool: 'surefire',
         create: createSurefireParser,
-        triggers: { anywhere: [ERROR_TITLE, 'RROR'] },
+        triggers: { anywhere: [ERROR_TITLE, 'RROR'], lineStart: ['Failed tests:', 'Tests in error:'] },
         grepPatterns: surefireGrepPatterns
     },
     {
@@ -51492,7 +53899,7 @@ const PARSERS = [
     {
         tool: 'rspec',
         create: createRspecParser,
-        triggers: { lineStart: ['Failures:', 'rspec '] },
+        triggers: { lineStart: ['Failures:', 'rspec ', 'An error occurred while loading '] },
         grepPatterns: rspecGrepPatterns
     },
     {
@@ -51508,6 +53915,84 @@ const PARSERS = [
         grepPatterns: junitGrepPatterns
     },
     {
+        tool: 'playwright',
+        create: createPlaywrightParser,
+        // A failure's numbered header (`  1) [chromium] › …`), the closing lists' counts.
+        triggers: { lineStart: ['\\d+\\) ', '\\d+ (?:failed|flaky)\\b'] },
+        grepPatterns: playwrightGrepPatterns
+    },
+    {
+        tool: 'bun',
+        create: createBunParser,
+        // The result line, a file's path line (`src/a.test.ts:`) and a stack frame in a test file;
+        // never a PASS line or a file named in passing.
+        triggers: {
+            lineStart: [
+                '\\(fail\\) ',
+                '✗',
+                `${PATH_START}\\.[cm]?[jt]sx?:[ \\t\\r]*(?:\\n|$)`,
+                '::group::',
+                'at .{0,500}?[._](?:test|spec)\\.[cm]?[jt]sx?:\\d'
+            ]
+        },
+        grepPatterns: bunGrepPatterns
+    },
+    {
+        tool: 'deno',
+        create: createDenoParser,
+        // Inside a run (after `running N tests from`) and its ERRORS and FAILURES report the
+        // parser reads every line.
+        triggers: { lineStart: ['running \\d', '(?:ERRORS|FAILURES) *(?:\\r?\\n|$)'] },
+        grepPatterns: denoGrepPatterns
+    },
+    {
+        tool: 'swift',
+        create: createSwiftParser,
+        triggers: { anywhere: [ERROR_WORD], lineStart: ["Test Case '", '(?:✘|􀢄) Test'] },
+        grepPatterns: swiftGrepPatterns
+    },
+    {
+        tool: 'ctest',
+        create: createCtestParser,
+        triggers: { lineStart: ['\\d+/\\d+ Test +#', '\\d{1,6} - \\S'] },
+        grepPatterns: ctestGrepPatterns
+    },
+    {
+        tool: 'unittest',
+        create: createUnittestParser,
+        triggers: { lineStart: ['(?:FAIL|ERROR): \\w'] },
+        grepPatterns: unittestGrepPatterns
+    },
+    {
+        tool: 'golangci-lint',
+        create: createGolangciLintParser,
+        triggers: { lineStart: [pathWith('go')] },
+        grepPatterns: golangciLintGrepPatterns
+    },
+    {
+        tool: 'biome',
+        create: createBiomeParser,
+        // A diagnostic's header: `src/a.ts:2:22 lint/suspicious/noExplicitAny …`, `src/a.ts format …`
+        triggers: {
+            lineStart: [`${PATH_START}(?::\\d+:\\d+)? (?:lint|format|assist|parse|organizeImports)\\b`]
+        },
+        grepPatterns: biomeGrepPatterns
+    },
+    {
+        tool: 'vite',
+        create: createViteParser,
+        // `[vite]: Rollup failed to resolve import …`; `error during build:` has `error`.
+        triggers: { anywhere: [ERROR_WORD], lineStart: ['(?:Error: )?\\[vite\\]'] },
+        grepPatterns: viteGrepPatterns
+    },
+    {
+        tool: 'next',
+        create: createNextParser,
+        // `Type error: …`
+        triggers: { anywhere: [ERROR_WORD] },
+        grepPatterns: nextGrepPatterns
+    },
+    {
         tool: 'gha',
         create: createRunnerParser,
         triggers: { anywhere: [ERROR_WORD], lineStart: ['##\\[', '::error'] },
@@ -51521,9 +54006,15 @@ function unique(fragments) {
 function anywhereFragments() {
     return unique(PARSERS.flatMap((entry) => entry.triggers.anywhere ?? []));
 }
-/** The parsers' `lineStart` trigger fragments, de-duplicated. */
+/** The parsers' `lineStart` trigger fragments, de-duplicated; those after a path as one. */
 function lineStartFragments() {
-    return unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []));
+    const all = unique(PARSERS.flatMap((entry) => entry.triggers.lineStart ?? []));
+    const afterPath = all.filter((fragment) => fragment.startsWith(PATH_START));
+    const others = all.filter((fragment) => !fragment.startsWith(PATH_START));
+    if (afterPath.length === 0)
+        return others;
+    const tails = afterPath.map((fragment) => fragment.slice(PATH_START.length));
+    return [...others, `${PATH_START}(?:${tails.join('|')})`];
 }
 /** Every parser's grep patterns, de-duplicated: what `grep -E` must match to do the same selection. */
 function grepEquivalentPatterns() {
@@ -51549,7 +54040,7 @@ function grepEquivalentPatterns() {
  */
 const extract_ERROR_LINE = /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/;
 /** Lines of the error family that only wrap another failure. */
-const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/;
+const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|(?:error|Error:?) Command failed with exit code|(?:error|ERROR):? (?:during build|failed to (?:solve|build))|.{0,80}ELIFECYCLE|ERR_PNPM_|Error: Command "[^"]{1,200}" exited with|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/;
 /**
  * Words that make a line an error without saying what failed; a candidate for the fallback that
  * has fewer than MIN_SUBSTANCE letters besides them is a banner (`====== ERRORS ======`, `*** Error
@@ -51583,6 +54074,8 @@ const ANYWHERE_SOURCE = byteStringPattern([...new Set([...anywhereFragments(), .
 const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join('|');
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`);
+/** The first lines of a log, where a `gh run view --log` copy's prefix is looked for. */
+const GH_COPY_LINES = 20;
 /**
  * One log's pass. Lines arrive in blocks of byte strings. One search over the block finds the
  * `anywhere` triggers, and a sticky match at each line's start the `lineStart` ones; a noise
@@ -51610,9 +54103,12 @@ class Extraction {
     /** The line being fed is the last one and no newline ended it: it may be cut. */
     unterminated = false;
     anywhere = new RegExp(ANYWHERE_SOURCE, 'g');
-    lineStart = new RegExp(`(?:${LINE_START_SOURCE})`, 'y');
+    lineStart = new RegExp(`(?:${byteStringPattern(LINE_START_SOURCE)})`, 'y');
     maxLineLength;
     everyLine;
+    /** The log is a `gh run view --log` copy: its lines start with the job's and step's names. */
+    ghCopy = false;
+    linesSeen = 0;
     step;
     constructor(options = {}) {
         this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
@@ -51632,9 +54128,15 @@ class Extraction {
                 anywhere.lastIndex = pos;
                 nextAnywhere = anywhere.exec(block)?.index ?? length;
             }
+            // A `gh run view --log` copy shows itself on its first lines (see pushLine for the rest).
+            if (!this.ghCopy && this.linesSeen < GH_COPY_LINES) {
+                this.linesSeen += 1;
+                if (ghCopyPrefixLength(block, pos) > 0)
+                    this.ghCopy = true;
+            }
             let triggered = nextAnywhere < end;
             if (!triggered) {
-                const start = textStart(block, pos, end);
+                const start = textStart(block, pos, end, this.ghCopy);
                 if (start < 0) {
                     // Colour codes at the start may also split the text after them: test it cleaned.
                     triggered = LINE_START.test(cleanLine(bytesToText(block.slice(pos, end))));
@@ -51657,6 +54159,8 @@ class Extraction {
     pushLine(block, start, end, triggered) {
         const cut = Math.min(end, start + this.maxLineLength);
         const raw = bytesToText(block.slice(start, cut));
+        if (!this.ghCopy && ghCopyPrefixLength(raw, 0) > 0)
+            this.ghCopy = true;
         const line = cleanLine(raw);
         const marker = runnerMarker(line);
         if (marker !== undefined) {
@@ -51685,10 +54189,14 @@ class Extraction {
     }
     pushToAll(line, previous) {
         const parsers = this.parsers;
+        // A problem matcher's `##[error]` before a tool's line: the tool parsers read the line
+        // without it, the runner's parser (`gha`) with it.
+        const bare = line.charCodeAt(0) === 35 && line.startsWith('##[error]') ? line.slice(9) : line;
         let active;
         for (let i = 0; i < parsers.length; i++) {
             const parser = parsers[i];
-            if (parser.push(line, previous) === true)
+            const text = bare === line || parser.tool === 'gha' ? line : bare;
+            if (parser.push(text, previous) === true)
                 (active ??= []).push(parser);
         }
         this.setActive(active ?? []);
@@ -51701,7 +54209,8 @@ class Extraction {
                 this.firstErrorLine ??= candidate;
             }
         }
-        if (line.charCodeAt(0) === 35 && line.startsWith('##[error]Process completed')) {
+        if (line.startsWith('##[error]Process completed') ||
+            line.startsWith('Error: Process completed')) {
             const trailer = EXIT_CODE_TRAILER.exec(line);
             if (trailer !== null) {
                 this.exitCode ??= trailer[1];
@@ -51764,14 +54273,20 @@ function fallbackCandidate(line) {
     return masked === '' ? undefined : { key: (0,normalise/* buildKey */.sI)('error', masked), line };
 }
 /**
- * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a runner timestamp
+ * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a `gh run view --log`
+ * copy's job and step names (when the log is one), a runner timestamp
  * (`2026-07-28T23:19:32.4965943Z `), another CI system's prefix and blanks; -1 when the text begins with an escape
  * sequence (colour), which the caller must clean first.
  */
-function textStart(block, start, end) {
+function textStart(block, start, end, ghCopy) {
     let i = start;
     if (block.charCodeAt(i) === 0xef && block.charCodeAt(i + 1) === 0xbb)
         i += 3;
+    if (ghCopy) {
+        i += ghCopyPrefixLength(block, i);
+        if (block.charCodeAt(i) === 0xef && block.charCodeAt(i + 1) === 0xbb)
+            i += 3;
+    }
     if (block.charCodeAt(i + 4) === 45 &&
         block.charCodeAt(i + 10) === 84 &&
         block.charCodeAt(i + 13) === 58) {
@@ -53108,6 +55623,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
 /***/ 4434:
 /***/ ((module) => {
 
@@ -53297,6 +55819,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
 /***/ }),
 
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -53315,6 +55844,9008 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 7349:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveBlockMap = __nccwpck_require__(7103);
+var resolveBlockSeq = __nccwpck_require__(334);
+var resolveFlowCollection = __nccwpck_require__(3142);
+
+function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+    const coll = token.type === 'block-map'
+        ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag)
+        : token.type === 'block-seq'
+            ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag)
+            : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+    const Coll = coll.constructor;
+    // If we got a tagName matching the class, or the tag name is '!',
+    // then use the tagName from the node class used to create it.
+    if (tagName === '!' || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+    }
+    if (tagName)
+        coll.tag = tagName;
+    return coll;
+}
+function composeCollection(CN, ctx, token, props, onError) {
+    const tagToken = props.tag;
+    const tagName = !tagToken
+        ? null
+        : ctx.directives.tagName(tagToken.source, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg));
+    if (token.type === 'block-seq') {
+        const { anchor, newlineAfterProp: nl } = props;
+        const lastProp = anchor && tagToken
+            ? anchor.offset > tagToken.offset
+                ? anchor
+                : tagToken
+            : (anchor ?? tagToken);
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+            const message = 'Missing newline after block sequence props';
+            onError(lastProp, 'MISSING_CHAR', message);
+        }
+    }
+    const expType = token.type === 'block-map'
+        ? 'map'
+        : token.type === 'block-seq'
+            ? 'seq'
+            : token.start.source === '{'
+                ? 'map'
+                : 'seq';
+    // shortcut: check if it's a generic YAMLMap or YAMLSeq
+    // before jumping into the custom tag logic.
+    if (!tagToken ||
+        !tagName ||
+        tagName === '!' ||
+        (tagName === YAMLMap.YAMLMap.tagName && expType === 'map') ||
+        (tagName === YAMLSeq.YAMLSeq.tagName && expType === 'seq')) {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+    }
+    let tag = ctx.schema.tags.find(t => t.tag === tagName && t.collection === expType);
+    if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+            ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+            tag = kt;
+        }
+        else {
+            if (kt) {
+                onError(tagToken, 'BAD_COLLECTION_TYPE', `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? 'scalar'}`, true);
+            }
+            else {
+                onError(tagToken, 'TAG_RESOLVE_FAILED', `Unresolved tag: ${tagName}`, true);
+            }
+            return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+    }
+    const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+    const res = tag.resolve?.(coll, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg), ctx.options) ?? coll;
+    const node = identity.isNode(res)
+        ? res
+        : new Scalar.Scalar(res);
+    node.range = coll.range;
+    node.tag = tagName;
+    if (tag?.format)
+        node.format = tag.format;
+    return node;
+}
+
+exports.composeCollection = composeCollection;
+
+
+/***/ }),
+
+/***/ 3683:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Document = __nccwpck_require__(3021);
+var composeNode = __nccwpck_require__(5937);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+
+function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    const opts = Object.assign({ _directives: directives }, options);
+    const doc = new Document.Document(undefined, opts);
+    const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+    };
+    const props = resolveProps.resolveProps(start, {
+        indicator: 'doc-start',
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+    });
+    if (props.found) {
+        doc.directives.docStart = true;
+        if (value &&
+            (value.type === 'block-map' || value.type === 'block-seq') &&
+            !props.hasNewline)
+            onError(props.end, 'MISSING_CHAR', 'Block collection cannot start on same line with directives-end marker');
+    }
+    // @ts-expect-error If Contents is set, let's trust the user
+    doc.contents = value
+        ? composeNode.composeNode(ctx, value, props, onError)
+        : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+    const contentEnd = doc.contents.range[2];
+    const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+    if (re.comment)
+        doc.comment = re.comment;
+    doc.range = [offset, contentEnd, re.offset];
+    return doc;
+}
+
+exports.composeDoc = composeDoc;
+
+
+/***/ }),
+
+/***/ 5937:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var composeCollection = __nccwpck_require__(7349);
+var composeScalar = __nccwpck_require__(5413);
+var resolveEnd = __nccwpck_require__(7788);
+var utilEmptyScalarPosition = __nccwpck_require__(2599);
+
+const CN = { composeNode, composeEmptyNode };
+function composeNode(ctx, token, props, onError) {
+    const atKey = ctx.atKey;
+    const { spaceBefore, comment, anchor, tag } = props;
+    let node;
+    let isSrcToken = true;
+    switch (token.type) {
+        case 'alias':
+            node = composeAlias(ctx, token, onError);
+            if (anchor || tag)
+                onError(token, 'ALIAS_PROPS', 'An alias node must not specify any properties');
+            break;
+        case 'scalar':
+        case 'single-quoted-scalar':
+        case 'double-quoted-scalar':
+        case 'block-scalar':
+            node = composeScalar.composeScalar(ctx, token, tag, onError);
+            if (anchor)
+                node.anchor = anchor.source.substring(1);
+            break;
+        case 'block-map':
+        case 'block-seq':
+        case 'flow-collection':
+            try {
+                node = composeCollection.composeCollection(CN, ctx, token, props, onError);
+                if (anchor)
+                    node.anchor = anchor.source.substring(1);
+            }
+            catch (error) {
+                // Almost certainly here due to a stack overflow
+                const message = error instanceof Error ? error.message : String(error);
+                onError(token, 'RESOURCE_EXHAUSTION', message);
+            }
+            break;
+        default: {
+            const message = token.type === 'error'
+                ? token.message
+                : `Unsupported token (type: ${token.type})`;
+            onError(token, 'UNEXPECTED_TOKEN', message);
+            isSrcToken = false;
+        }
+    }
+    node ?? (node = composeEmptyNode(ctx, token.offset, undefined, null, props, onError));
+    if (anchor && node.anchor === '')
+        onError(anchor, 'BAD_ALIAS', 'Anchor cannot be an empty string');
+    if (atKey &&
+        ctx.options.stringKeys &&
+        (!identity.isScalar(node) ||
+            typeof node.value !== 'string' ||
+            (node.tag && node.tag !== 'tag:yaml.org,2002:str'))) {
+        const msg = 'With stringKeys, all keys must be strings';
+        onError(tag ?? token, 'NON_STRING_KEY', msg);
+    }
+    if (spaceBefore)
+        node.spaceBefore = true;
+    if (comment) {
+        if (token.type === 'scalar' && token.source === '')
+            node.comment = comment;
+        else
+            node.commentBefore = comment;
+    }
+    // @ts-expect-error Type checking misses meaning of isSrcToken
+    if (ctx.options.keepSourceTokens && isSrcToken)
+        node.srcToken = token;
+    return node;
+}
+function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+    const token = {
+        type: 'scalar',
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ''
+    };
+    const node = composeScalar.composeScalar(ctx, token, tag, onError);
+    if (anchor) {
+        node.anchor = anchor.source.substring(1);
+        if (node.anchor === '')
+            onError(anchor, 'BAD_ALIAS', 'Anchor cannot be an empty string');
+    }
+    if (spaceBefore)
+        node.spaceBefore = true;
+    if (comment) {
+        node.comment = comment;
+        node.range[2] = end;
+    }
+    return node;
+}
+function composeAlias({ options }, { offset, source, end }, onError) {
+    const alias = new Alias.Alias(source.substring(1));
+    if (alias.source === '')
+        onError(offset, 'BAD_ALIAS', 'Alias cannot be an empty string');
+    if (alias.source.endsWith(':'))
+        onError(offset + source.length - 1, 'BAD_ALIAS', 'Alias ending in : is ambiguous', true);
+    const valueEnd = offset + source.length;
+    const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+    alias.range = [offset, valueEnd, re.offset];
+    if (re.comment)
+        alias.comment = re.comment;
+    return alias;
+}
+
+exports.composeEmptyNode = composeEmptyNode;
+exports.composeNode = composeNode;
+
+
+/***/ }),
+
+/***/ 5413:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+
+function composeScalar(ctx, token, tagToken, onError) {
+    const { value, type, comment, range } = token.type === 'block-scalar'
+        ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError)
+        : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+    const tagName = tagToken
+        ? ctx.directives.tagName(tagToken.source, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg))
+        : null;
+    let tag;
+    if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+    }
+    else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+    else if (token.type === 'scalar')
+        tag = findScalarTagByTest(ctx, value, token, onError);
+    else
+        tag = ctx.schema[identity.SCALAR];
+    let scalar;
+    try {
+        const res = tag.resolve(value, msg => onError(tagToken ?? token, 'TAG_RESOLVE_FAILED', msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+    }
+    catch (error) {
+        const msg = error instanceof Error ? error.message : String(error);
+        onError(tagToken ?? token, 'TAG_RESOLVE_FAILED', msg);
+        scalar = new Scalar.Scalar(value);
+    }
+    scalar.range = range;
+    scalar.source = value;
+    if (type)
+        scalar.type = type;
+    if (tagName)
+        scalar.tag = tagName;
+    if (tag.format)
+        scalar.format = tag.format;
+    if (comment)
+        scalar.comment = comment;
+    return scalar;
+}
+function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    if (tagName === '!')
+        return schema[identity.SCALAR]; // non-specific tag
+    const matchWithTest = [];
+    for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+            if (tag.default && tag.test)
+                matchWithTest.push(tag);
+            else
+                return tag;
+        }
+    }
+    for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+            return tag;
+    const kt = schema.knownTags[tagName];
+    if (kt && !kt.collection) {
+        // Ensure that the known tag is available for stringifying,
+        // but does not get used by default.
+        schema.tags.push(Object.assign({}, kt, { default: false, test: undefined }));
+        return kt;
+    }
+    onError(tagToken, 'TAG_RESOLVE_FAILED', `Unresolved tag: ${tagName}`, tagName !== 'tag:yaml.org,2002:str');
+    return schema[identity.SCALAR];
+}
+function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+    const tag = schema.tags.find(tag => (tag.default === true || (atKey && tag.default === 'key')) &&
+        tag.test?.test(value)) || schema[identity.SCALAR];
+    if (schema.compat) {
+        const compat = schema.compat.find(tag => tag.default && tag.test?.test(value)) ??
+            schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+            const ts = directives.tagString(tag.tag);
+            const cs = directives.tagString(compat.tag);
+            const msg = `Value may be parsed as either ${ts} or ${cs}`;
+            onError(token, 'TAG_RESOLVE_FAILED', msg, true);
+        }
+    }
+    return tag;
+}
+
+exports.composeScalar = composeScalar;
+
+
+/***/ }),
+
+/***/ 9984:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+var directives = __nccwpck_require__(1342);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var identity = __nccwpck_require__(1127);
+var composeDoc = __nccwpck_require__(3683);
+var resolveEnd = __nccwpck_require__(7788);
+
+function getErrorPos(src) {
+    if (typeof src === 'number')
+        return [src, src + 1];
+    if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+    const { offset, source } = src;
+    return [offset, offset + (typeof source === 'string' ? source.length : 1)];
+}
+function parsePrelude(prelude) {
+    let comment = '';
+    let atComment = false;
+    let afterEmptyLine = false;
+    for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+            case '#':
+                comment +=
+                    (comment === '' ? '' : afterEmptyLine ? '\n\n' : '\n') +
+                        (source.substring(1) || ' ');
+                atComment = true;
+                afterEmptyLine = false;
+                break;
+            case '%':
+                if (prelude[i + 1]?.[0] !== '#')
+                    i += 1;
+                atComment = false;
+                break;
+            default:
+                // This may be wrong after doc-end, but in that case it doesn't matter
+                if (!atComment)
+                    afterEmptyLine = true;
+                atComment = false;
+        }
+    }
+    return { comment, afterEmptyLine };
+}
+/**
+ * Compose a stream of CST nodes into a stream of YAML Documents.
+ *
+ * ```ts
+ * import { Composer, Parser } from 'yaml'
+ *
+ * const src: string = ...
+ * const tokens = new Parser().parse(src)
+ * const docs = new Composer().compose(tokens)
+ * ```
+ */
+class Composer {
+    constructor(options = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning) => {
+            const pos = getErrorPos(source);
+            if (warning)
+                this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            else
+                this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+        this.directives = new directives.Directives({ version: options.version || '1.2' });
+        this.options = options;
+    }
+    decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        //console.log({ dc: doc.comment, prelude, comment })
+        if (comment) {
+            const dc = doc.contents;
+            if (afterDoc) {
+                doc.comment = doc.comment ? `${doc.comment}\n${comment}` : comment;
+            }
+            else if (afterEmptyLine || doc.directives.docStart || !dc) {
+                doc.commentBefore = comment;
+            }
+            else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+                let it = dc.items[0];
+                if (identity.isPair(it))
+                    it = it.key;
+                const cb = it.commentBefore;
+                it.commentBefore = cb ? `${comment}\n${cb}` : comment;
+            }
+            else {
+                const cb = dc.commentBefore;
+                dc.commentBefore = cb ? `${comment}\n${cb}` : comment;
+            }
+        }
+        if (afterDoc) {
+            for (let i = 0; i < this.errors.length; ++i)
+                doc.errors.push(this.errors[i]);
+            for (let i = 0; i < this.warnings.length; ++i)
+                doc.warnings.push(this.warnings[i]);
+        }
+        else {
+            doc.errors = this.errors;
+            doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+    }
+    /**
+     * Current stream status information.
+     *
+     * Mostly useful at the end of input for an empty stream.
+     */
+    streamInfo() {
+        return {
+            comment: parsePrelude(this.prelude).comment,
+            directives: this.directives,
+            errors: this.errors,
+            warnings: this.warnings
+        };
+    }
+    /**
+     * Compose tokens into documents.
+     *
+     * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+     * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+     */
+    *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+            yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+    }
+    /** Advance the composer by one CST token. */
+    *next(token) {
+        if (node_process.env.LOG_STREAM)
+            console.dir(token, { depth: null });
+        switch (token.type) {
+            case 'directive':
+                this.directives.add(token.source, (offset, message, warning) => {
+                    const pos = getErrorPos(token);
+                    pos[0] += offset;
+                    this.onError(pos, 'BAD_DIRECTIVE', message, warning);
+                });
+                this.prelude.push(token.source);
+                this.atDirectives = true;
+                break;
+            case 'document': {
+                const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+                if (this.atDirectives && !doc.directives.docStart)
+                    this.onError(token, 'MISSING_CHAR', 'Missing directives-end/doc-start indicator line');
+                this.decorate(doc, false);
+                if (this.doc)
+                    yield this.doc;
+                this.doc = doc;
+                this.atDirectives = false;
+                break;
+            }
+            case 'byte-order-mark':
+            case 'space':
+                break;
+            case 'comment':
+            case 'newline':
+                this.prelude.push(token.source);
+                break;
+            case 'error': {
+                const msg = token.source
+                    ? `${token.message}: ${JSON.stringify(token.source)}`
+                    : token.message;
+                const error = new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', msg);
+                if (this.atDirectives || !this.doc)
+                    this.errors.push(error);
+                else
+                    this.doc.errors.push(error);
+                break;
+            }
+            case 'doc-end': {
+                if (!this.doc) {
+                    const msg = 'Unexpected doc-end without preceding document';
+                    this.errors.push(new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', msg));
+                    break;
+                }
+                this.doc.directives.docEnd = true;
+                const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+                this.decorate(this.doc, true);
+                if (end.comment) {
+                    const dc = this.doc.comment;
+                    this.doc.comment = dc ? `${dc}\n${end.comment}` : end.comment;
+                }
+                this.doc.range[2] = end.offset;
+                break;
+            }
+            default:
+                this.errors.push(new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', `Unsupported token ${token.type}`));
+        }
+    }
+    /**
+     * Call at end of input to yield any remaining document.
+     *
+     * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+     * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+     */
+    *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+            this.decorate(this.doc, true);
+            yield this.doc;
+            this.doc = null;
+        }
+        else if (forceDoc) {
+            const opts = Object.assign({ _directives: this.directives }, this.options);
+            const doc = new Document.Document(undefined, opts);
+            if (this.atDirectives)
+                this.onError(endOffset, 'MISSING_CHAR', 'Missing directives-end indicator line');
+            doc.range = [0, endOffset, endOffset];
+            this.decorate(doc, false);
+            yield doc;
+        }
+    }
+}
+
+exports.Composer = Composer;
+
+
+/***/ }),
+
+/***/ 7103:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+var utilMapIncludes = __nccwpck_require__(1187);
+
+const startColMsg = 'All mapping items must start at the same column';
+function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+    const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+    const map = new NodeClass(ctx.schema);
+    if (ctx.atRoot)
+        ctx.atRoot = false;
+    let offset = bm.offset;
+    let commentEnd = null;
+    for (const collItem of bm.items) {
+        const { start, key, sep, value } = collItem;
+        // key properties
+        const keyProps = resolveProps.resolveProps(start, {
+            indicator: 'explicit-key-ind',
+            next: key ?? sep?.[0],
+            offset,
+            onError,
+            parentIndent: bm.indent,
+            startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+            if (key) {
+                if (key.type === 'block-seq')
+                    onError(offset, 'BLOCK_AS_IMPLICIT_KEY', 'A block sequence may not be used as an implicit map key');
+                else if ('indent' in key && key.indent !== bm.indent)
+                    onError(offset, 'BAD_INDENT', startColMsg);
+            }
+            if (!keyProps.anchor && !keyProps.tag && !sep) {
+                commentEnd = keyProps.end;
+                if (keyProps.comment) {
+                    if (map.comment)
+                        map.comment += '\n' + keyProps.comment;
+                    else
+                        map.comment = keyProps.comment;
+                }
+                continue;
+            }
+            if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+                onError(key ?? start[start.length - 1], 'MULTILINE_IMPLICIT_KEY', 'Implicit keys need to be on a single line');
+            }
+        }
+        else if (keyProps.found?.indent !== bm.indent) {
+            onError(offset, 'BAD_INDENT', startColMsg);
+        }
+        // key value
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key
+            ? composeNode(ctx, key, keyProps, onError)
+            : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+            onError(keyStart, 'DUPLICATE_KEY', 'Map keys must be unique');
+        // value properties
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
+            indicator: 'map-value-ind',
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: bm.indent,
+            startOnNewline: !key || key.type === 'block-scalar'
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+            if (implicitKey) {
+                if (value?.type === 'block-map' && !valueProps.hasNewline)
+                    onError(offset, 'BLOCK_AS_IMPLICIT_KEY', 'Nested mappings are not allowed in compact mappings');
+                if (ctx.options.strict &&
+                    keyProps.start < valueProps.found.offset - 1024)
+                    onError(keyNode.range, 'KEY_OVER_1024_CHARS', 'The : indicator must be at most 1024 chars after the start of an implicit block mapping key');
+            }
+            // value value
+            const valueNode = value
+                ? composeNode(ctx, value, valueProps, onError)
+                : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+            if (ctx.schema.compat)
+                utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+            offset = valueNode.range[2];
+            const pair = new Pair.Pair(keyNode, valueNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            map.items.push(pair);
+        }
+        else {
+            // key with no value
+            if (implicitKey)
+                onError(keyNode.range, 'MISSING_CHAR', 'Implicit map keys need to be followed by map values');
+            if (valueProps.comment) {
+                if (keyNode.comment)
+                    keyNode.comment += '\n' + valueProps.comment;
+                else
+                    keyNode.comment = valueProps.comment;
+            }
+            const pair = new Pair.Pair(keyNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            map.items.push(pair);
+        }
+    }
+    if (commentEnd && commentEnd < offset)
+        onError(commentEnd, 'IMPOSSIBLE', 'Map comment with trailing content');
+    map.range = [bm.offset, offset, commentEnd ?? offset];
+    return map;
+}
+
+exports.resolveBlockMap = resolveBlockMap;
+
+
+/***/ }),
+
+/***/ 8913:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+function resolveBlockScalar(ctx, scalar, onError) {
+    const start = scalar.offset;
+    const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+    if (!header)
+        return { value: '', type: null, comment: '', range: [start, start, start] };
+    const type = header.mode === '>' ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+    const lines = scalar.source ? splitLines(scalar.source) : [];
+    // determine the end of content & start of chomping
+    let chompStart = lines.length;
+    for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === '' || content === '\r')
+            chompStart = i;
+        else
+            break;
+    }
+    // shortcut for empty contents
+    if (chompStart === 0) {
+        const value = header.chomp === '+' && lines.length > 0
+            ? '\n'.repeat(Math.max(1, lines.length - 1))
+            : '';
+        let end = start + header.length;
+        if (scalar.source)
+            end += scalar.source.length;
+        return { value, type, comment: header.comment, range: [start, end, end] };
+    }
+    // find the indentation level to trim from start
+    let trimIndent = scalar.indent + header.indent;
+    let offset = scalar.offset + header.length;
+    let contentStart = 0;
+    for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === '' || content === '\r') {
+            if (header.indent === 0 && indent.length > trimIndent)
+                trimIndent = indent.length;
+        }
+        else {
+            if (indent.length < trimIndent) {
+                const message = 'Block scalars with more-indented leading empty lines must use an explicit indentation indicator';
+                onError(offset + indent.length, 'MISSING_CHAR', message);
+            }
+            if (header.indent === 0)
+                trimIndent = indent.length;
+            contentStart = i;
+            if (trimIndent === 0 && !ctx.atRoot) {
+                const message = 'Block scalar values in collections must be indented';
+                onError(offset, 'BAD_INDENT', message);
+            }
+            break;
+        }
+        offset += indent.length + content.length + 1;
+    }
+    // include trailing more-indented empty lines in content
+    for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+            chompStart = i + 1;
+    }
+    let value = '';
+    let sep = '';
+    let prevMoreIndented = false;
+    // leading whitespace is kept intact
+    for (let i = 0; i < contentStart; ++i)
+        value += lines[i][0].slice(trimIndent) + '\n';
+    for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === '\r';
+        if (crlf)
+            content = content.slice(0, -1);
+        /* istanbul ignore if already caught in lexer */
+        if (content && indent.length < trimIndent) {
+            const src = header.indent
+                ? 'explicit indentation indicator'
+                : 'first line';
+            const message = `Block scalar lines must not be less indented than their ${src}`;
+            onError(offset - content.length - (crlf ? 2 : 1), 'BAD_INDENT', message);
+            indent = '';
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+            value += sep + indent.slice(trimIndent) + content;
+            sep = '\n';
+        }
+        else if (indent.length > trimIndent || content[0] === '\t') {
+            // more-indented content within a folded block
+            if (sep === ' ')
+                sep = '\n';
+            else if (!prevMoreIndented && sep === '\n')
+                sep = '\n\n';
+            value += sep + indent.slice(trimIndent) + content;
+            sep = '\n';
+            prevMoreIndented = true;
+        }
+        else if (content === '') {
+            // empty line
+            if (sep === '\n')
+                value += '\n';
+            else
+                sep = '\n';
+        }
+        else {
+            value += sep + content;
+            sep = ' ';
+            prevMoreIndented = false;
+        }
+    }
+    switch (header.chomp) {
+        case '-':
+            break;
+        case '+':
+            for (let i = chompStart; i < lines.length; ++i)
+                value += '\n' + lines[i][0].slice(trimIndent);
+            if (value[value.length - 1] !== '\n')
+                value += '\n';
+            break;
+        default:
+            value += '\n';
+    }
+    const end = start + header.length + scalar.source.length;
+    return { value, type, comment: header.comment, range: [start, end, end] };
+}
+function parseBlockScalarHeader({ offset, props }, strict, onError) {
+    /* istanbul ignore if should not happen */
+    if (props[0].type !== 'block-scalar-header') {
+        onError(props[0], 'IMPOSSIBLE', 'Block scalar header not found');
+        return null;
+    }
+    const { source } = props[0];
+    const mode = source[0];
+    let indent = 0;
+    let chomp = '';
+    let error = -1;
+    for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === '-' || ch === '+'))
+            chomp = ch;
+        else {
+            const n = Number(ch);
+            if (!indent && n)
+                indent = n;
+            else if (error === -1)
+                error = offset + i;
+        }
+    }
+    if (error !== -1)
+        onError(error, 'UNEXPECTED_TOKEN', `Block scalar header includes extra characters: ${source}`);
+    let hasSpace = false;
+    let comment = '';
+    let length = source.length;
+    for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+            case 'space':
+                hasSpace = true;
+            // fallthrough
+            case 'newline':
+                length += token.source.length;
+                break;
+            case 'comment':
+                if (strict && !hasSpace) {
+                    const message = 'Comments must be separated from other tokens by white space characters';
+                    onError(token, 'MISSING_CHAR', message);
+                }
+                length += token.source.length;
+                comment = token.source.substring(1);
+                break;
+            case 'error':
+                onError(token, 'UNEXPECTED_TOKEN', token.message);
+                length += token.source.length;
+                break;
+            /* istanbul ignore next should not happen */
+            default: {
+                const message = `Unexpected token in block scalar header: ${token.type}`;
+                onError(token, 'UNEXPECTED_TOKEN', message);
+                const ts = token.source;
+                if (ts && typeof ts === 'string')
+                    length += ts.length;
+            }
+        }
+    }
+    return { mode, indent, chomp, comment, length };
+}
+/** @returns Array of lines split up as `[indent, content]` */
+function splitLines(source) {
+    const split = source.split(/\n( *)/);
+    const first = split[0];
+    const m = first.match(/^( *)/);
+    const line0 = m?.[1]
+        ? [m[1], first.slice(m[1].length)]
+        : ['', first];
+    const lines = [line0];
+    for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+    return lines;
+}
+
+exports.resolveBlockScalar = resolveBlockScalar;
+
+
+/***/ }),
+
+/***/ 334:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveProps = __nccwpck_require__(4631);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+
+function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+    const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+    const seq = new NodeClass(ctx.schema);
+    if (ctx.atRoot)
+        ctx.atRoot = false;
+    if (ctx.atKey)
+        ctx.atKey = false;
+    let offset = bs.offset;
+    let commentEnd = null;
+    for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+            indicator: 'seq-item-ind',
+            next: value,
+            offset,
+            onError,
+            parentIndent: bs.indent,
+            startOnNewline: true
+        });
+        if (!props.found) {
+            if (props.anchor || props.tag || value) {
+                if (value?.type === 'block-seq')
+                    onError(props.end, 'BAD_INDENT', 'All sequence items must start at the same column');
+                else
+                    onError(offset, 'MISSING_CHAR', 'Sequence item without - indicator');
+            }
+            else {
+                commentEnd = props.end;
+                if (props.comment)
+                    seq.comment = props.comment;
+                continue;
+            }
+        }
+        const node = value
+            ? composeNode(ctx, value, props, onError)
+            : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node.range[2];
+        seq.items.push(node);
+    }
+    seq.range = [bs.offset, offset, commentEnd ?? offset];
+    return seq;
+}
+
+exports.resolveBlockSeq = resolveBlockSeq;
+
+
+/***/ }),
+
+/***/ 7788:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function resolveEnd(end, offset, reqSpace, onError) {
+    let comment = '';
+    if (end) {
+        let hasSpace = false;
+        let sep = '';
+        for (const token of end) {
+            const { source, type } = token;
+            switch (type) {
+                case 'space':
+                    hasSpace = true;
+                    break;
+                case 'comment': {
+                    if (reqSpace && !hasSpace)
+                        onError(token, 'MISSING_CHAR', 'Comments must be separated from other tokens by white space characters');
+                    const cb = source.substring(1) || ' ';
+                    if (!comment)
+                        comment = cb;
+                    else
+                        comment += sep + cb;
+                    sep = '';
+                    break;
+                }
+                case 'newline':
+                    if (comment)
+                        sep += source;
+                    hasSpace = true;
+                    break;
+                default:
+                    onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${type} at node end`);
+            }
+            offset += source.length;
+        }
+    }
+    return { comment, offset };
+}
+
+exports.resolveEnd = resolveEnd;
+
+
+/***/ }),
+
+/***/ 3142:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilMapIncludes = __nccwpck_require__(1187);
+
+const blockMsg = 'Block collections are not allowed within flow collections';
+const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
+function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+    const isMap = fc.start.source === '{';
+    const fcName = isMap ? 'flow map' : 'flow sequence';
+    const NodeClass = (tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq));
+    const coll = new NodeClass(ctx.schema);
+    coll.flow = true;
+    const atRoot = ctx.atRoot;
+    if (atRoot)
+        ctx.atRoot = false;
+    if (ctx.atKey)
+        ctx.atKey = false;
+    let offset = fc.offset + fc.start.source.length;
+    for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+            flow: fcName,
+            indicator: 'explicit-key-ind',
+            next: key ?? sep?.[0],
+            offset,
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+        });
+        if (!props.found) {
+            if (!props.anchor && !props.tag && !sep && !value) {
+                if (i === 0 && props.comma)
+                    onError(props.comma, 'UNEXPECTED_TOKEN', `Unexpected , in ${fcName}`);
+                else if (i < fc.items.length - 1)
+                    onError(props.start, 'UNEXPECTED_TOKEN', `Unexpected empty item in ${fcName}`);
+                if (props.comment) {
+                    if (coll.comment)
+                        coll.comment += '\n' + props.comment;
+                    else
+                        coll.comment = props.comment;
+                }
+                offset = props.end;
+                continue;
+            }
+            if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+                onError(key, // checked by containsNewline()
+                'MULTILINE_IMPLICIT_KEY', 'Implicit keys of flow sequence pairs need to be on a single line');
+        }
+        if (i === 0) {
+            if (props.comma)
+                onError(props.comma, 'UNEXPECTED_TOKEN', `Unexpected , in ${fcName}`);
+        }
+        else {
+            if (!props.comma)
+                onError(props.start, 'MISSING_CHAR', `Missing , between ${fcName} items`);
+            if (props.comment) {
+                let prevItemComment = '';
+                loop: for (const st of start) {
+                    switch (st.type) {
+                        case 'comma':
+                        case 'space':
+                            break;
+                        case 'comment':
+                            prevItemComment = st.source.substring(1);
+                            break loop;
+                        default:
+                            break loop;
+                    }
+                }
+                if (prevItemComment) {
+                    let prev = coll.items[coll.items.length - 1];
+                    if (identity.isPair(prev))
+                        prev = prev.value ?? prev.key;
+                    if (prev.comment)
+                        prev.comment += '\n' + prevItemComment;
+                    else
+                        prev.comment = prevItemComment;
+                    props.comment = props.comment.substring(prevItemComment.length + 1);
+                }
+            }
+        }
+        if (!isMap && !sep && !props.found) {
+            // item is a value in a seq
+            // → key & sep are empty, start does not include ? or :
+            const valueNode = value
+                ? composeNode(ctx, value, props, onError)
+                : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+            coll.items.push(valueNode);
+            offset = valueNode.range[2];
+            if (isBlock(value))
+                onError(valueNode.range, 'BLOCK_IN_FLOW', blockMsg);
+        }
+        else {
+            // item is a key+value pair
+            // key value
+            ctx.atKey = true;
+            const keyStart = props.end;
+            const keyNode = key
+                ? composeNode(ctx, key, props, onError)
+                : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+            if (isBlock(key))
+                onError(keyNode.range, 'BLOCK_IN_FLOW', blockMsg);
+            ctx.atKey = false;
+            // value properties
+            const valueProps = resolveProps.resolveProps(sep ?? [], {
+                flow: fcName,
+                indicator: 'map-value-ind',
+                next: value,
+                offset: keyNode.range[2],
+                onError,
+                parentIndent: fc.indent,
+                startOnNewline: false
+            });
+            if (valueProps.found) {
+                if (!isMap && !props.found && ctx.options.strict) {
+                    if (sep)
+                        for (const st of sep) {
+                            if (st === valueProps.found)
+                                break;
+                            if (st.type === 'newline') {
+                                onError(st, 'MULTILINE_IMPLICIT_KEY', 'Implicit keys of flow sequence pairs need to be on a single line');
+                                break;
+                            }
+                        }
+                    if (props.start < valueProps.found.offset - 1024)
+                        onError(valueProps.found, 'KEY_OVER_1024_CHARS', 'The : indicator must be at most 1024 chars after the start of an implicit flow sequence key');
+                }
+            }
+            else if (value) {
+                if ('source' in value && value.source?.[0] === ':')
+                    onError(value, 'MISSING_CHAR', `Missing space after : in ${fcName}`);
+                else
+                    onError(valueProps.start, 'MISSING_CHAR', `Missing , or : between ${fcName} items`);
+            }
+            // value value
+            const valueNode = value
+                ? composeNode(ctx, value, valueProps, onError)
+                : valueProps.found
+                    ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError)
+                    : null;
+            if (valueNode) {
+                if (isBlock(value))
+                    onError(valueNode.range, 'BLOCK_IN_FLOW', blockMsg);
+            }
+            else if (valueProps.comment) {
+                if (keyNode.comment)
+                    keyNode.comment += '\n' + valueProps.comment;
+                else
+                    keyNode.comment = valueProps.comment;
+            }
+            const pair = new Pair.Pair(keyNode, valueNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            if (isMap) {
+                const map = coll;
+                if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+                    onError(keyStart, 'DUPLICATE_KEY', 'Map keys must be unique');
+                map.items.push(pair);
+            }
+            else {
+                const map = new YAMLMap.YAMLMap(ctx.schema);
+                map.flow = true;
+                map.items.push(pair);
+                const endRange = (valueNode ?? keyNode).range;
+                map.range = [keyNode.range[0], endRange[1], endRange[2]];
+                coll.items.push(map);
+            }
+            offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+    }
+    const expectedEnd = isMap ? '}' : ']';
+    const [ce, ...ee] = fc.end;
+    let cePos = offset;
+    if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+    else {
+        const name = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot
+            ? `${name} must end with a ${expectedEnd}`
+            : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? 'MISSING_CHAR' : 'BAD_INDENT', msg);
+        if (ce && ce.source.length !== 1)
+            ee.unshift(ce);
+    }
+    if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+            if (coll.comment)
+                coll.comment += '\n' + end.comment;
+            else
+                coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+    }
+    else {
+        coll.range = [fc.offset, cePos, cePos];
+    }
+    return coll;
+}
+
+exports.resolveFlowCollection = resolveFlowCollection;
+
+
+/***/ }),
+
+/***/ 6842:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var resolveEnd = __nccwpck_require__(7788);
+
+function resolveFlowScalar(scalar, strict, onError) {
+    const { offset, type, source, end } = scalar;
+    let _type;
+    let value;
+    const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+    switch (type) {
+        case 'scalar':
+            _type = Scalar.Scalar.PLAIN;
+            value = plainValue(source, _onError);
+            break;
+        case 'single-quoted-scalar':
+            _type = Scalar.Scalar.QUOTE_SINGLE;
+            value = singleQuotedValue(source, _onError);
+            break;
+        case 'double-quoted-scalar':
+            _type = Scalar.Scalar.QUOTE_DOUBLE;
+            value = doubleQuotedValue(source, _onError);
+            break;
+        /* istanbul ignore next should not happen */
+        default:
+            onError(scalar, 'UNEXPECTED_TOKEN', `Expected a flow scalar value, but found: ${type}`);
+            return {
+                value: '',
+                type: null,
+                comment: '',
+                range: [offset, offset + source.length, offset + source.length]
+            };
+    }
+    const valueEnd = offset + source.length;
+    const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+    return {
+        value,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+    };
+}
+function plainValue(source, onError) {
+    let badChar = '';
+    switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case '\t':
+            badChar = 'a tab character';
+            break;
+        case ',':
+            badChar = 'flow indicator character ,';
+            break;
+        case '%':
+            badChar = 'directive indicator character %';
+            break;
+        case '|':
+        case '>': {
+            badChar = `block scalar indicator ${source[0]}`;
+            break;
+        }
+        case '@':
+        case '`': {
+            badChar = `reserved character ${source[0]}`;
+            break;
+        }
+    }
+    if (badChar)
+        onError(0, 'BAD_SCALAR_START', `Plain value cannot start with ${badChar}`);
+    return unfoldLines(source);
+}
+function singleQuotedValue(source, onError) {
+    if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, 'MISSING_CHAR', "Missing closing 'quote");
+    return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+}
+function unfoldLines(source) {
+    const line = /(.*?)\r?\n/sy;
+    let match = line.exec(source);
+    if (!match)
+        return source;
+    /**
+     * The negative lookbehinds in these RegExps are to
+     * prevent causing a polynomial search time in certain cases.
+     *
+     * The try-catch is for Safari < 16.4 and other old browsers:
+     * https://caniuse.com/js-regexp-lookbehind
+     */
+    let trimEnd, trimBoth;
+    try {
+        trimEnd = new RegExp('(?<![ \t])[ \t]+$');
+        trimBoth = new RegExp('^[ \t]+|(?<![ \t])[ \t]+$', 'g');
+    }
+    catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+    }
+    let res = match[1].replace(trimEnd, '');
+    let sep = ' ';
+    let pos = line.lastIndex;
+    while ((match = line.exec(source))) {
+        const lm = match[1].replace(trimBoth, '');
+        if (lm === '') {
+            if (sep === '\n')
+                res += sep;
+            else
+                sep = '\n';
+        }
+        else {
+            res += sep + lm;
+            sep = ' ';
+        }
+        pos = line.lastIndex;
+    }
+    const last = /[ \t]*(.*)/sy;
+    last.lastIndex = pos;
+    match = last.exec(source);
+    return res + sep + (match?.[1] ?? '');
+}
+function doubleQuotedValue(source, onError) {
+    let res = '';
+    for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === '\r' && source[i + 1] === '\n')
+            continue;
+        if (ch === '\n') {
+            const { fold, offset } = foldNewline(source, i);
+            res += fold;
+            i = offset;
+        }
+        else if (ch === '\\') {
+            let next = source[++i];
+            const cc = escapeCodes[next];
+            if (cc)
+                res += cc;
+            else if (next === '\n') {
+                // skip escaped newlines, but still trim the following line
+                next = source[i + 1];
+                while (next === ' ' || next === '\t')
+                    next = source[++i + 1];
+            }
+            else if (next === '\r' && source[i + 1] === '\n') {
+                // skip escaped CRLF newlines, but still trim the following line
+                next = source[++i + 1];
+                while (next === ' ' || next === '\t')
+                    next = source[++i + 1];
+            }
+            else if (next === 'x' || next === 'u' || next === 'U') {
+                const length = next === 'x' ? 2 : next === 'u' ? 4 : 8;
+                res += parseCharCode(source, i + 1, length, onError);
+                i += length;
+            }
+            else {
+                const raw = source.substr(i - 1, 2);
+                onError(i - 1, 'BAD_DQ_ESCAPE', `Invalid escape sequence ${raw}`);
+                res += raw;
+            }
+        }
+        else if (ch === ' ' || ch === '\t') {
+            // trim trailing whitespace
+            const wsStart = i;
+            let next = source[i + 1];
+            while (next === ' ' || next === '\t')
+                next = source[++i + 1];
+            if (next !== '\n' && !(next === '\r' && source[i + 2] === '\n'))
+                res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        }
+        else {
+            res += ch;
+        }
+    }
+    if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, 'MISSING_CHAR', 'Missing closing "quote');
+    return res;
+}
+/**
+ * Fold a single newline into a space, multiple newlines to N - 1 newlines.
+ * Presumes `source[offset] === '\n'`
+ */
+function foldNewline(source, offset) {
+    let fold = '';
+    let ch = source[offset + 1];
+    while (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') {
+        if (ch === '\r' && source[offset + 2] !== '\n')
+            break;
+        if (ch === '\n')
+            fold += '\n';
+        offset += 1;
+        ch = source[offset + 1];
+    }
+    if (!fold)
+        fold = ' ';
+    return { fold, offset };
+}
+const escapeCodes = {
+    '0': '\0', // null character
+    a: '\x07', // bell character
+    b: '\b', // backspace
+    e: '\x1b', // escape character
+    f: '\f', // form feed
+    n: '\n', // line feed
+    r: '\r', // carriage return
+    t: '\t', // horizontal tab
+    v: '\v', // vertical tab
+    N: '\u0085', // Unicode next line
+    _: '\u00a0', // Unicode non-breaking space
+    L: '\u2028', // Unicode line separator
+    P: '\u2029', // Unicode paragraph separator
+    ' ': ' ',
+    '"': '"',
+    '/': '/',
+    '\\': '\\',
+    '\t': '\t'
+};
+function parseCharCode(source, offset, length, onError) {
+    const cc = source.substr(offset, length);
+    const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+    const code = ok ? parseInt(cc, 16) : NaN;
+    try {
+        return String.fromCodePoint(code);
+    }
+    catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, 'BAD_DQ_ESCAPE', `Invalid escape sequence ${raw}`);
+        return raw;
+    }
+}
+
+exports.resolveFlowScalar = resolveFlowScalar;
+
+
+/***/ }),
+
+/***/ 4631:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    let spaceBefore = false;
+    let atNewline = startOnNewline;
+    let hasSpace = startOnNewline;
+    let comment = '';
+    let commentSep = '';
+    let hasNewline = false;
+    let reqSpace = false;
+    let tab = null;
+    let anchor = null;
+    let tag = null;
+    let newlineAfterProp = null;
+    let comma = null;
+    let found = null;
+    let start = null;
+    for (const token of tokens) {
+        if (reqSpace) {
+            if (token.type !== 'space' &&
+                token.type !== 'newline' &&
+                token.type !== 'comma')
+                onError(token.offset, 'MISSING_CHAR', 'Tags and anchors must be separated from the next token by white space');
+            reqSpace = false;
+        }
+        if (tab) {
+            if (atNewline && token.type !== 'comment' && token.type !== 'newline') {
+                onError(tab, 'TAB_AS_INDENT', 'Tabs are not allowed as indentation');
+            }
+            tab = null;
+        }
+        switch (token.type) {
+            case 'space':
+                // At the doc level, tabs at line start may be parsed
+                // as leading white space rather than indentation.
+                // In a flow collection, only the parser handles indent.
+                if (!flow &&
+                    (indicator !== 'doc-start' || next?.type !== 'flow-collection') &&
+                    token.source.includes('\t')) {
+                    tab = token;
+                }
+                hasSpace = true;
+                break;
+            case 'comment': {
+                if (!hasSpace)
+                    onError(token, 'MISSING_CHAR', 'Comments must be separated from other tokens by white space characters');
+                const cb = token.source.substring(1) || ' ';
+                if (!comment)
+                    comment = cb;
+                else
+                    comment += commentSep + cb;
+                commentSep = '';
+                atNewline = false;
+                break;
+            }
+            case 'newline':
+                if (atNewline) {
+                    if (comment)
+                        comment += token.source;
+                    else if (!found || indicator !== 'seq-item-ind')
+                        spaceBefore = true;
+                }
+                else
+                    commentSep += token.source;
+                atNewline = true;
+                hasNewline = true;
+                if (anchor || tag)
+                    newlineAfterProp = token;
+                hasSpace = true;
+                break;
+            case 'anchor':
+                if (anchor)
+                    onError(token, 'MULTIPLE_ANCHORS', 'A node can have at most one anchor');
+                if (token.source.endsWith(':'))
+                    onError(token.offset + token.source.length - 1, 'BAD_ALIAS', 'Anchor ending in : is ambiguous', true);
+                anchor = token;
+                start ?? (start = token.offset);
+                atNewline = false;
+                hasSpace = false;
+                reqSpace = true;
+                break;
+            case 'tag': {
+                if (tag)
+                    onError(token, 'MULTIPLE_TAGS', 'A node can have at most one tag');
+                tag = token;
+                start ?? (start = token.offset);
+                atNewline = false;
+                hasSpace = false;
+                reqSpace = true;
+                break;
+            }
+            case indicator:
+                // Could here handle preceding comments differently
+                if (anchor || tag)
+                    onError(token, 'BAD_PROP_ORDER', `Anchors and tags must be after the ${token.source} indicator`);
+                if (found)
+                    onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${token.source} in ${flow ?? 'collection'}`);
+                found = token;
+                atNewline =
+                    indicator === 'seq-item-ind' || indicator === 'explicit-key-ind';
+                hasSpace = false;
+                break;
+            case 'comma':
+                if (flow) {
+                    if (comma)
+                        onError(token, 'UNEXPECTED_TOKEN', `Unexpected , in ${flow}`);
+                    comma = token;
+                    atNewline = false;
+                    hasSpace = false;
+                    break;
+                }
+            // else fallthrough
+            default:
+                onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${token.type} token`);
+                atNewline = false;
+                hasSpace = false;
+        }
+    }
+    const last = tokens[tokens.length - 1];
+    const end = last ? last.offset + last.source.length : offset;
+    if (reqSpace &&
+        next &&
+        next.type !== 'space' &&
+        next.type !== 'newline' &&
+        next.type !== 'comma' &&
+        (next.type !== 'scalar' || next.source !== '')) {
+        onError(next.offset, 'MISSING_CHAR', 'Tags and anchors must be separated from the next token by white space');
+    }
+    if (tab &&
+        ((atNewline && tab.indent <= parentIndent) ||
+            next?.type === 'block-map' ||
+            next?.type === 'block-seq'))
+        onError(tab, 'TAB_AS_INDENT', 'Tabs are not allowed as indentation');
+    return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+    };
+}
+
+exports.resolveProps = resolveProps;
+
+
+/***/ }),
+
+/***/ 9499:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function containsNewline(key) {
+    if (!key)
+        return null;
+    switch (key.type) {
+        case 'alias':
+        case 'scalar':
+        case 'double-quoted-scalar':
+        case 'single-quoted-scalar':
+            if (key.source.includes('\n'))
+                return true;
+            if (key.end)
+                for (const st of key.end)
+                    if (st.type === 'newline')
+                        return true;
+            return false;
+        case 'flow-collection':
+            for (const it of key.items) {
+                for (const st of it.start)
+                    if (st.type === 'newline')
+                        return true;
+                if (it.sep)
+                    for (const st of it.sep)
+                        if (st.type === 'newline')
+                            return true;
+                if (containsNewline(it.key) || containsNewline(it.value))
+                    return true;
+            }
+            return false;
+        default:
+            return true;
+    }
+}
+
+exports.containsNewline = containsNewline;
+
+
+/***/ }),
+
+/***/ 2599:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function emptyScalarPosition(offset, before, pos) {
+    if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+            let st = before[i];
+            switch (st.type) {
+                case 'space':
+                case 'comment':
+                case 'newline':
+                    offset -= st.source.length;
+                    continue;
+            }
+            // Technically, an empty scalar is immediately after the last non-empty
+            // node, but it's more useful to place it after any whitespace.
+            st = before[++i];
+            while (st?.type === 'space') {
+                offset += st.source.length;
+                st = before[++i];
+            }
+            break;
+        }
+    }
+    return offset;
+}
+
+exports.emptyScalarPosition = emptyScalarPosition;
+
+
+/***/ }),
+
+/***/ 4051:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var utilContainsNewline = __nccwpck_require__(9499);
+
+function flowIndentCheck(indent, fc, onError) {
+    if (fc?.type === 'flow-collection') {
+        const end = fc.end[0];
+        if (end.indent === indent &&
+            (end.source === ']' || end.source === '}') &&
+            utilContainsNewline.containsNewline(fc)) {
+            const msg = 'Flow end indicator should be more indented than parent';
+            onError(end, 'BAD_INDENT', msg, true);
+        }
+    }
+}
+
+exports.flowIndentCheck = flowIndentCheck;
+
+
+/***/ }),
+
+/***/ 1187:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+function mapIncludes(ctx, items, search) {
+    const { uniqueKeys } = ctx.options;
+    if (uniqueKeys === false)
+        return false;
+    const isEqual = typeof uniqueKeys === 'function'
+        ? uniqueKeys
+        : (a, b) => a === b || (identity.isScalar(a) && identity.isScalar(b) && a.value === b.value);
+    return items.some(pair => isEqual(pair.key, search));
+}
+
+exports.mapIncludes = mapIncludes;
+
+
+/***/ }),
+
+/***/ 3021:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var toJS = __nccwpck_require__(4043);
+var Schema = __nccwpck_require__(5840);
+var stringifyDocument = __nccwpck_require__(6829);
+var anchors = __nccwpck_require__(1596);
+var applyReviver = __nccwpck_require__(3661);
+var createNode = __nccwpck_require__(2404);
+var directives = __nccwpck_require__(1342);
+
+class Document {
+    constructor(value, replacer, options) {
+        /** A comment before this Document */
+        this.commentBefore = null;
+        /** A comment immediately after this Document */
+        this.comment = null;
+        /** Errors encountered during parsing. */
+        this.errors = [];
+        /** Warnings encountered during parsing. */
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === 'function' || Array.isArray(replacer)) {
+            _replacer = replacer;
+        }
+        else if (options === undefined && replacer) {
+            options = replacer;
+            replacer = undefined;
+        }
+        const opt = Object.assign({
+            intAsBigInt: false,
+            keepSourceTokens: false,
+            logLevel: 'warn',
+            prettyErrors: true,
+            strict: true,
+            stringKeys: false,
+            uniqueKeys: true,
+            version: '1.2'
+        }, options);
+        this.options = opt;
+        let { version } = opt;
+        if (options?._directives) {
+            this.directives = options._directives.atDocument();
+            if (this.directives.yaml.explicit)
+                version = this.directives.yaml.version;
+        }
+        else
+            this.directives = new directives.Directives({ version });
+        this.setSchema(version, options);
+        // @ts-expect-error We can't really know that this matches Contents.
+        this.contents =
+            value === undefined ? null : this.createNode(value, _replacer, options);
+    }
+    /**
+     * Create a deep copy of this Document and its contents.
+     *
+     * Custom Node values that inherit from `Object` still refer to their original instances.
+     */
+    clone() {
+        const copy = Object.create(Document.prototype, {
+            [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+            copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        // @ts-expect-error We can't really know that this matches Contents.
+        copy.contents = identity.isNode(this.contents)
+            ? this.contents.clone(copy.schema)
+            : this.contents;
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /** Adds a value to the document. */
+    add(value) {
+        if (assertCollection(this.contents))
+            this.contents.add(value);
+    }
+    /** Adds a value to the document. */
+    addIn(path, value) {
+        if (assertCollection(this.contents))
+            this.contents.addIn(path, value);
+    }
+    /**
+     * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+     *
+     * If `node` already has an anchor, `name` is ignored.
+     * Otherwise, the `node.anchor` value will be set to `name`,
+     * or if an anchor with that name is already present in the document,
+     * `name` will be used as a prefix for a new unique anchor.
+     * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+     */
+    createAlias(node, name) {
+        if (!node.anchor) {
+            const prev = anchors.anchorNames(this);
+            node.anchor =
+                // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+                !name || prev.has(name) ? anchors.findNewAnchor(name || 'a', prev) : name;
+        }
+        return new Alias.Alias(node.anchor);
+    }
+    createNode(value, replacer, options) {
+        let _replacer = undefined;
+        if (typeof replacer === 'function') {
+            value = replacer.call({ '': value }, '', value);
+            _replacer = replacer;
+        }
+        else if (Array.isArray(replacer)) {
+            const keyToStr = (v) => typeof v === 'number' || v instanceof String || v instanceof Number;
+            const asStr = replacer.filter(keyToStr).map(String);
+            if (asStr.length > 0)
+                replacer = replacer.concat(asStr);
+            _replacer = replacer;
+        }
+        else if (options === undefined && replacer) {
+            options = replacer;
+            replacer = undefined;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(this, 
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+        anchorPrefix || 'a');
+        const ctx = {
+            aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+            keepUndefined: keepUndefined ?? false,
+            onAnchor,
+            onTagObj,
+            replacer: _replacer,
+            schema: this.schema,
+            sourceObjects
+        };
+        const node = createNode.createNode(value, tag, ctx);
+        if (flow && identity.isCollection(node))
+            node.flow = true;
+        setAnchors();
+        return node;
+    }
+    /**
+     * Convert a key and a value into a `Pair` using the current schema,
+     * recursively wrapping all values as `Scalar` or `Collection` nodes.
+     */
+    createPair(key, value, options = {}) {
+        const k = this.createNode(key, null, options);
+        const v = this.createNode(value, null, options);
+        return new Pair.Pair(k, v);
+    }
+    /**
+     * Removes a value from the document.
+     * @returns `true` if the item was found and removed.
+     */
+    delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+    }
+    /**
+     * Removes a value from the document.
+     * @returns `true` if the item was found and removed.
+     */
+    deleteIn(path) {
+        if (Collection.isEmptyPath(path)) {
+            if (this.contents == null)
+                return false;
+            // @ts-expect-error Presumed impossible if Strict extends false
+            this.contents = null;
+            return true;
+        }
+        return assertCollection(this.contents)
+            ? this.contents.deleteIn(path)
+            : false;
+    }
+    /**
+     * Returns item at `key`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    get(key, keepScalar) {
+        return identity.isCollection(this.contents)
+            ? this.contents.get(key, keepScalar)
+            : undefined;
+    }
+    /**
+     * Returns item at `path`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    getIn(path, keepScalar) {
+        if (Collection.isEmptyPath(path))
+            return !keepScalar && identity.isScalar(this.contents)
+                ? this.contents.value
+                : this.contents;
+        return identity.isCollection(this.contents)
+            ? this.contents.getIn(path, keepScalar)
+            : undefined;
+    }
+    /**
+     * Checks if the document includes a value with the key `key`.
+     */
+    has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+    }
+    /**
+     * Checks if the document includes a value at `path`.
+     */
+    hasIn(path) {
+        if (Collection.isEmptyPath(path))
+            return this.contents !== undefined;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+    }
+    /**
+     * Sets a value in this document. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    set(key, value) {
+        if (this.contents == null) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = Collection.collectionFromPath(this.schema, [key], value);
+        }
+        else if (assertCollection(this.contents)) {
+            this.contents.set(key, value);
+        }
+    }
+    /**
+     * Sets a value in this document. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    setIn(path, value) {
+        if (Collection.isEmptyPath(path)) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = value;
+        }
+        else if (this.contents == null) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value);
+        }
+        else if (assertCollection(this.contents)) {
+            this.contents.setIn(path, value);
+        }
+    }
+    /**
+     * Change the YAML version and schema used by the document.
+     * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+     * It also requires the `schema` option to be given as a `Schema` instance value.
+     *
+     * Overrides all previously set schema options.
+     */
+    setSchema(version, options = {}) {
+        if (typeof version === 'number')
+            version = String(version);
+        let opt;
+        switch (version) {
+            case '1.1':
+                if (this.directives)
+                    this.directives.yaml.version = '1.1';
+                else
+                    this.directives = new directives.Directives({ version: '1.1' });
+                opt = { resolveKnownTags: false, schema: 'yaml-1.1' };
+                break;
+            case '1.2':
+            case 'next':
+                if (this.directives)
+                    this.directives.yaml.version = version;
+                else
+                    this.directives = new directives.Directives({ version });
+                opt = { resolveKnownTags: true, schema: 'core' };
+                break;
+            case null:
+                if (this.directives)
+                    delete this.directives;
+                opt = null;
+                break;
+            default: {
+                const sv = JSON.stringify(version);
+                throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+            }
+        }
+        // Not using `instanceof Schema` to allow for duck typing
+        if (options.schema instanceof Object)
+            this.schema = options.schema;
+        else if (opt)
+            this.schema = new Schema.Schema(Object.assign(opt, options));
+        else
+            throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+    }
+    // json & jsonArg are only used from toJSON()
+    toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+            anchors: new Map(),
+            doc: this,
+            keep: !json,
+            mapAsMap: mapAsMap === true,
+            mapKeyWarned: false,
+            maxAliasCount: typeof maxAliasCount === 'number' ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? '', ctx);
+        if (typeof onAnchor === 'function')
+            for (const { count, res } of ctx.anchors.values())
+                onAnchor(res, count);
+        return typeof reviver === 'function'
+            ? applyReviver.applyReviver(reviver, { '': res }, '', res)
+            : res;
+    }
+    /**
+     * A JSON representation of the document `contents`.
+     *
+     * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+     *   property name.
+     */
+    toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+    }
+    /** A YAML representation of the document. */
+    toString(options = {}) {
+        if (this.errors.length > 0)
+            throw new Error('Document with errors cannot be stringified');
+        if ('indent' in options &&
+            (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
+            const s = JSON.stringify(options.indent);
+            throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options);
+    }
+}
+function assertCollection(contents) {
+    if (identity.isCollection(contents))
+        return true;
+    throw new Error('Expected a YAML collection as document contents');
+}
+
+exports.Document = Document;
+
+
+/***/ }),
+
+/***/ 1596:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
+
+/**
+ * Verify that the input string is a valid anchor.
+ *
+ * Will throw on errors.
+ */
+function anchorIsValid(anchor) {
+    if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
+        const sa = JSON.stringify(anchor);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+    }
+    return true;
+}
+function anchorNames(root) {
+    const anchors = new Set();
+    visit.visit(root, {
+        Value(_key, node) {
+            if (node.anchor)
+                anchors.add(node.anchor);
+        }
+    });
+    return anchors;
+}
+/** Find a new anchor name with the given `prefix` and a one-indexed suffix. */
+function findNewAnchor(prefix, exclude) {
+    for (let i = 1; true; ++i) {
+        const name = `${prefix}${i}`;
+        if (!exclude.has(name))
+            return name;
+    }
+}
+function createNodeAnchors(doc, prefix) {
+    const aliasObjects = [];
+    const sourceObjects = new Map();
+    let prevAnchors = null;
+    return {
+        onAnchor: (source) => {
+            aliasObjects.push(source);
+            prevAnchors ?? (prevAnchors = anchorNames(doc));
+            const anchor = findNewAnchor(prefix, prevAnchors);
+            prevAnchors.add(anchor);
+            return anchor;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+            for (const source of aliasObjects) {
+                const ref = sourceObjects.get(source);
+                if (typeof ref === 'object' &&
+                    ref.anchor &&
+                    (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+                    ref.node.anchor = ref.anchor;
+                }
+                else {
+                    const error = new Error('Failed to resolve repeated object (this should not happen)');
+                    error.source = source;
+                    throw error;
+                }
+            }
+        },
+        sourceObjects
+    };
+}
+
+exports.anchorIsValid = anchorIsValid;
+exports.anchorNames = anchorNames;
+exports.createNodeAnchors = createNodeAnchors;
+exports.findNewAnchor = findNewAnchor;
+
+
+/***/ }),
+
+/***/ 3661:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Applies the JSON.parse reviver algorithm as defined in the ECMA-262 spec,
+ * in section 24.5.1.1 "Runtime Semantics: InternalizeJSONProperty" of the
+ * 2021 edition: https://tc39.es/ecma262/#sec-json.parse
+ *
+ * Includes extensions for handling Map and Set objects.
+ */
+function applyReviver(reviver, obj, key, val) {
+    if (val && typeof val === 'object') {
+        if (Array.isArray(val)) {
+            for (let i = 0, len = val.length; i < len; ++i) {
+                const v0 = val[i];
+                const v1 = applyReviver(reviver, val, String(i), v0);
+                // eslint-disable-next-line @typescript-eslint/no-array-delete
+                if (v1 === undefined)
+                    delete val[i];
+                else if (v1 !== v0)
+                    val[i] = v1;
+            }
+        }
+        else if (val instanceof Map) {
+            for (const k of Array.from(val.keys())) {
+                const v0 = val.get(k);
+                const v1 = applyReviver(reviver, val, k, v0);
+                if (v1 === undefined)
+                    val.delete(k);
+                else if (v1 !== v0)
+                    val.set(k, v1);
+            }
+        }
+        else if (val instanceof Set) {
+            for (const v0 of Array.from(val)) {
+                const v1 = applyReviver(reviver, val, v0, v0);
+                if (v1 === undefined)
+                    val.delete(v0);
+                else if (v1 !== v0) {
+                    val.delete(v0);
+                    val.add(v1);
+                }
+            }
+        }
+        else {
+            for (const [k, v0] of Object.entries(val)) {
+                const v1 = applyReviver(reviver, val, k, v0);
+                if (v1 === undefined)
+                    delete val[k];
+                else if (v1 !== v0)
+                    val[k] = v1;
+            }
+        }
+    }
+    return reviver.call(obj, key, val);
+}
+
+exports.applyReviver = applyReviver;
+
+
+/***/ }),
+
+/***/ 2404:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+
+const defaultTagPrefix = 'tag:yaml.org,2002:';
+function findTagObject(value, tagName, tags) {
+    if (tagName) {
+        const match = tags.filter(t => t.tag === tagName);
+        const tagObj = match.find(t => !t.format) ?? match[0];
+        if (!tagObj)
+            throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+    }
+    return tags.find(t => t.identify?.(value) && !t.format);
+}
+function createNode(value, tagName, ctx) {
+    if (identity.isDocument(value))
+        value = value.contents;
+    if (identity.isNode(value))
+        return value;
+    if (identity.isPair(value)) {
+        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map.items.push(value);
+        return map;
+    }
+    if (value instanceof String ||
+        value instanceof Number ||
+        value instanceof Boolean ||
+        (typeof BigInt !== 'undefined' && value instanceof BigInt) // not supported everywhere
+    ) {
+        // https://tc39.es/ecma262/#sec-serializejsonproperty
+        value = value.valueOf();
+    }
+    const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+    // Detect duplicate references to the same object & use Alias nodes for all
+    // after first. The `ref` wrapper allows for circular references to resolve.
+    let ref = undefined;
+    if (aliasDuplicateObjects && value && typeof value === 'object') {
+        ref = sourceObjects.get(value);
+        if (ref) {
+            ref.anchor ?? (ref.anchor = onAnchor(value));
+            return new Alias.Alias(ref.anchor);
+        }
+        else {
+            ref = { anchor: null, node: null };
+            sourceObjects.set(value, ref);
+        }
+    }
+    if (tagName?.startsWith('!!'))
+        tagName = defaultTagPrefix + tagName.slice(2);
+    let tagObj = findTagObject(value, tagName, schema.tags);
+    if (!tagObj) {
+        if (value && typeof value.toJSON === 'function') {
+            // eslint-disable-next-line @typescript-eslint/no-unsafe-call
+            value = value.toJSON();
+        }
+        if (!value || typeof value !== 'object') {
+            const node = new Scalar.Scalar(value);
+            if (ref)
+                ref.node = node;
+            return node;
+        }
+        tagObj =
+            value instanceof Map
+                ? schema[identity.MAP]
+                : Symbol.iterator in Object(value)
+                    ? schema[identity.SEQ]
+                    : schema[identity.MAP];
+    }
+    if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+    }
+    const node = tagObj?.createNode
+        ? tagObj.createNode(ctx.schema, value, ctx)
+        : typeof tagObj?.nodeClass?.from === 'function'
+            ? tagObj.nodeClass.from(ctx.schema, value, ctx)
+            : new Scalar.Scalar(value);
+    if (tagName)
+        node.tag = tagName;
+    else if (!tagObj.default)
+        node.tag = tagObj.tag;
+    if (ref)
+        ref.node = node;
+    return node;
+}
+
+exports.createNode = createNode;
+
+
+/***/ }),
+
+/***/ 1342:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
+
+const escapeChars = {
+    '!': '%21',
+    ',': '%2C',
+    '[': '%5B',
+    ']': '%5D',
+    '{': '%7B',
+    '}': '%7D'
+};
+const escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, ch => escapeChars[ch]);
+class Directives {
+    constructor(yaml, tags) {
+        /**
+         * The directives-end/doc-start marker `---`. If `null`, a marker may still be
+         * included in the document's stringified representation.
+         */
+        this.docStart = null;
+        /** The doc-end marker `...`.  */
+        this.docEnd = false;
+        this.yaml = Object.assign({}, Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, Directives.defaultTags, tags);
+    }
+    clone() {
+        const copy = new Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+    }
+    /**
+     * During parsing, get a Directives instance for the current document and
+     * update the stream state according to the current version's spec.
+     */
+    atDocument() {
+        const res = new Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+            case '1.1':
+                this.atNextDocument = true;
+                break;
+            case '1.2':
+                this.atNextDocument = false;
+                this.yaml = {
+                    explicit: Directives.defaultYaml.explicit,
+                    version: '1.2'
+                };
+                this.tags = Object.assign({}, Directives.defaultTags);
+                break;
+        }
+        return res;
+    }
+    /**
+     * @param onError - May be called even if the action was successful
+     * @returns `true` on success
+     */
+    add(line, onError) {
+        if (this.atNextDocument) {
+            this.yaml = { explicit: Directives.defaultYaml.explicit, version: '1.1' };
+            this.tags = Object.assign({}, Directives.defaultTags);
+            this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
+        switch (name) {
+            case '%TAG': {
+                if (parts.length !== 2) {
+                    onError(0, '%TAG directive should contain exactly two parts');
+                    if (parts.length < 2)
+                        return false;
+                }
+                const [handle, prefix] = parts;
+                this.tags[handle] = prefix;
+                return true;
+            }
+            case '%YAML': {
+                this.yaml.explicit = true;
+                if (parts.length !== 1) {
+                    onError(0, '%YAML directive should contain exactly one part');
+                    return false;
+                }
+                const [version] = parts;
+                if (version === '1.1' || version === '1.2') {
+                    this.yaml.version = version;
+                    return true;
+                }
+                else {
+                    const isValid = /^\d+\.\d+$/.test(version);
+                    onError(6, `Unsupported YAML version ${version}`, isValid);
+                    return false;
+                }
+            }
+            default:
+                onError(0, `Unknown directive ${name}`, true);
+                return false;
+        }
+    }
+    /**
+     * Resolves a tag, matching handles to those defined in %TAG directives.
+     *
+     * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+     *   `'!local'` tag, or `null` if unresolvable.
+     */
+    tagName(source, onError) {
+        if (source === '!')
+            return '!'; // non-specific tag
+        if (source[0] !== '!') {
+            onError(`Not a valid tag: ${source}`);
+            return null;
+        }
+        if (source[1] === '<') {
+            const verbatim = source.slice(2, -1);
+            if (verbatim === '!' || verbatim === '!!') {
+                onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+                return null;
+            }
+            if (source[source.length - 1] !== '>')
+                onError('Verbatim tags must end with a >');
+            return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+            onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+            try {
+                return prefix + decodeURIComponent(suffix);
+            }
+            catch (error) {
+                onError(String(error));
+                return null;
+            }
+        }
+        if (handle === '!')
+            return source; // local tag
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+    }
+    /**
+     * Given a fully resolved tag, returns its printable string form,
+     * taking into account current tag prefixes and defaults.
+     */
+    tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+            if (tag.startsWith(prefix))
+                return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === '!' ? tag : `!<${tag}>`;
+    }
+    toString(doc) {
+        const lines = this.yaml.explicit
+            ? [`%YAML ${this.yaml.version || '1.2'}`]
+            : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+            const tags = {};
+            visit.visit(doc.contents, (_key, node) => {
+                if (identity.isNode(node) && node.tag)
+                    tags[node.tag] = true;
+            });
+            tagNames = Object.keys(tags);
+        }
+        else
+            tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+            if (handle === '!!' && prefix === 'tag:yaml.org,2002:')
+                continue;
+            if (!doc || tagNames.some(tn => tn.startsWith(prefix)))
+                lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join('\n');
+    }
+}
+Directives.defaultYaml = { explicit: false, version: '1.2' };
+Directives.defaultTags = { '!!': 'tag:yaml.org,2002:' };
+
+exports.Directives = Directives;
+
+
+/***/ }),
+
+/***/ 1464:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+class YAMLError extends Error {
+    constructor(name, pos, code, message) {
+        super();
+        this.name = name;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+    }
+}
+class YAMLParseError extends YAMLError {
+    constructor(pos, code, message) {
+        super('YAMLParseError', pos, code, message);
+    }
+}
+class YAMLWarning extends YAMLError {
+    constructor(pos, code, message) {
+        super('YAMLWarning', pos, code, message);
+    }
+}
+const prettifyError = (src, lc) => (error) => {
+    if (error.pos[0] === -1)
+        return;
+    error.linePos = error.pos.map(pos => lc.linePos(pos));
+    const { line, col } = error.linePos[0];
+    error.message += ` at line ${line}, column ${col}`;
+    let ci = col - 1;
+    let lineStr = src
+        .substring(lc.lineStarts[line - 1], lc.lineStarts[line])
+        .replace(/[\n\r]+$/, '');
+    // Trim to max 80 chars, keeping col position near the middle
+    if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = '…' + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+    }
+    if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + '…';
+    // Include previous line in context if pointing at line start
+    if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        // Regexp won't match if start is trimmed
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+            prev = prev.substring(0, 79) + '…\n';
+        lineStr = prev + lineStr;
+    }
+    if (/[^ ]/.test(lineStr)) {
+        let count = 1;
+        const end = error.linePos[1];
+        if (end?.line === line && end.col > col) {
+            count = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = ' '.repeat(ci) + '^'.repeat(count);
+        error.message += `:\n\n${lineStr}\n${pointer}\n`;
+    }
+};
+
+exports.YAMLError = YAMLError;
+exports.YAMLParseError = YAMLParseError;
+exports.YAMLWarning = YAMLWarning;
+exports.prettifyError = prettifyError;
+
+
+/***/ }),
+
+/***/ 8815:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+var __webpack_unused_export__;
+
+
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var Schema = __nccwpck_require__(5840);
+var errors = __nccwpck_require__(1464);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+var publicApi = __nccwpck_require__(4047);
+var visit = __nccwpck_require__(204);
+
+
+
+__webpack_unused_export__ = composer.Composer;
+__webpack_unused_export__ = Document.Document;
+__webpack_unused_export__ = Schema.Schema;
+__webpack_unused_export__ = errors.YAMLError;
+__webpack_unused_export__ = errors.YAMLParseError;
+__webpack_unused_export__ = errors.YAMLWarning;
+__webpack_unused_export__ = Alias.Alias;
+__webpack_unused_export__ = identity.isAlias;
+__webpack_unused_export__ = identity.isCollection;
+__webpack_unused_export__ = identity.isDocument;
+__webpack_unused_export__ = identity.isMap;
+__webpack_unused_export__ = identity.isNode;
+__webpack_unused_export__ = identity.isPair;
+__webpack_unused_export__ = identity.isScalar;
+__webpack_unused_export__ = identity.isSeq;
+__webpack_unused_export__ = Pair.Pair;
+__webpack_unused_export__ = Scalar.Scalar;
+__webpack_unused_export__ = YAMLMap.YAMLMap;
+__webpack_unused_export__ = YAMLSeq.YAMLSeq;
+__webpack_unused_export__ = cst;
+__webpack_unused_export__ = lexer.Lexer;
+__webpack_unused_export__ = lineCounter.LineCounter;
+__webpack_unused_export__ = parser.Parser;
+exports.qg = publicApi.parse;
+__webpack_unused_export__ = publicApi.parseAllDocuments;
+__webpack_unused_export__ = publicApi.parseDocument;
+__webpack_unused_export__ = publicApi.stringify;
+__webpack_unused_export__ = visit.visit;
+__webpack_unused_export__ = visit.visitAsync;
+
+
+/***/ }),
+
+/***/ 7249:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+
+function debug(logLevel, ...messages) {
+    if (logLevel === 'debug')
+        console.log(...messages);
+}
+function warn(logLevel, warning) {
+    if (logLevel === 'debug' || logLevel === 'warn') {
+        if (typeof node_process.emitWarning === 'function')
+            node_process.emitWarning(warning);
+        else
+            console.warn(warning);
+    }
+}
+
+exports.debug = debug;
+exports.warn = warn;
+
+
+/***/ }),
+
+/***/ 4065:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var anchors = __nccwpck_require__(1596);
+var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(4043);
+
+class Alias extends Node.NodeBase {
+    constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, 'tag', {
+            set() {
+                throw new Error('Alias nodes cannot have tags');
+            }
+        });
+    }
+    /**
+     * Resolve the value of this alias within `doc`, finding the last
+     * instance of the `source` anchor before this node.
+     */
+    resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+            throw new ReferenceError('Alias resolution is disabled');
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+            nodes = ctx.aliasResolveCache;
+        }
+        else {
+            nodes = [];
+            visit.visit(doc, {
+                Node: (_key, node) => {
+                    if (identity.isAlias(node) || identity.hasAnchor(node))
+                        nodes.push(node);
+                }
+            });
+            if (ctx)
+                ctx.aliasResolveCache = nodes;
+        }
+        let found = undefined;
+        for (const node of nodes) {
+            if (node === this)
+                break;
+            if (node.anchor === this.source)
+                found = node;
+        }
+        if (found && ctx) {
+            const { anchors, doc, maxAliasCount } = ctx;
+            let data = anchors.get(found);
+            if (!data) {
+                // Resolve anchors for Node.prototype.toJS()
+                toJS.toJS(found, null, ctx);
+                data = anchors.get(found);
+            }
+            /* istanbul ignore if */
+            if (data?.res === undefined) {
+                const msg = 'This should not happen: Alias anchor was not resolved?';
+                throw new ReferenceError(msg);
+            }
+            if (maxAliasCount >= 0) {
+                data.count += 1;
+                if (data.aliasCount === 0)
+                    data.aliasCount = getAliasCount(doc, found, anchors);
+                if (data.count * data.aliasCount > maxAliasCount) {
+                    const msg = 'Excessive alias count indicates a resource exhaustion attack';
+                    throw new ReferenceError(msg);
+                }
+            }
+        }
+        return found;
+    }
+    toJSON(_arg, ctx) {
+        if (!ctx)
+            return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+    }
+    toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+            anchors.anchorIsValid(this.source);
+            if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+                const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+                throw new Error(msg);
+            }
+            if (ctx.implicitKey)
+                return `${src} `;
+        }
+        return src;
+    }
+}
+function getAliasCount(doc, node, anchors) {
+    if (identity.isAlias(node)) {
+        const source = node.resolve(doc);
+        const anchor = anchors && source && anchors.get(source);
+        return anchor ? anchor.count * anchor.aliasCount : 0;
+    }
+    else if (identity.isCollection(node)) {
+        let count = 0;
+        for (const item of node.items) {
+            const c = getAliasCount(doc, item, anchors);
+            if (c > count)
+                count = c;
+        }
+        return count;
+    }
+    else if (identity.isPair(node)) {
+        const kc = getAliasCount(doc, node.key, anchors);
+        const vc = getAliasCount(doc, node.value, anchors);
+        return Math.max(kc, vc);
+    }
+    return 1;
+}
+
+exports.Alias = Alias;
+
+
+/***/ }),
+
+/***/ 101:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+
+function collectionFromPath(schema, path, value) {
+    let v = value;
+    for (let i = path.length - 1; i >= 0; --i) {
+        const k = path[i];
+        if (typeof k === 'number' && Number.isInteger(k) && k >= 0) {
+            const a = [];
+            a[k] = v;
+            v = a;
+        }
+        else {
+            v = new Map([[k, v]]);
+        }
+    }
+    return createNode.createNode(v, undefined, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+            throw new Error('This should not happen, please report a bug.');
+        },
+        schema,
+        sourceObjects: new Map()
+    });
+}
+// Type guard is intentionally a little wrong so as to be more useful,
+// as it does not cover untypable empty non-string iterables (e.g. []).
+const isEmptyPath = (path) => path == null ||
+    (typeof path === 'object' && !!path[Symbol.iterator]().next().done);
+class Collection extends Node.NodeBase {
+    constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, 'schema', {
+            value: schema,
+            configurable: true,
+            enumerable: false,
+            writable: true
+        });
+    }
+    /**
+     * Create a copy of this collection.
+     *
+     * @param schema - If defined, overwrites the original's schema
+     */
+    clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+            copy.schema = schema;
+        copy.items = copy.items.map(it => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /**
+     * Adds a value to the collection. For `!!map` and `!!omap` the value must
+     * be a Pair instance or a `{ key, value }` object, which may not have a key
+     * that already exists in the map.
+     */
+    addIn(path, value) {
+        if (isEmptyPath(path))
+            this.add(value);
+        else {
+            const [key, ...rest] = path;
+            const node = this.get(key, true);
+            if (identity.isCollection(node))
+                node.addIn(rest, value);
+            else if (node === undefined && this.schema)
+                this.set(key, collectionFromPath(this.schema, rest, value));
+            else
+                throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+    }
+    /**
+     * Removes a value from the collection.
+     * @returns `true` if the item was found and removed.
+     */
+    deleteIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+            return this.delete(key);
+        const node = this.get(key, true);
+        if (identity.isCollection(node))
+            return node.deleteIn(rest);
+        else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+    }
+    /**
+     * Returns item at `key`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    getIn(path, keepScalar) {
+        const [key, ...rest] = path;
+        const node = this.get(key, true);
+        if (rest.length === 0)
+            return !keepScalar && identity.isScalar(node) ? node.value : node;
+        else
+            return identity.isCollection(node) ? node.getIn(rest, keepScalar) : undefined;
+    }
+    hasAllNullValues(allowScalar) {
+        return this.items.every(node => {
+            if (!identity.isPair(node))
+                return false;
+            const n = node.value;
+            return (n == null ||
+                (allowScalar &&
+                    identity.isScalar(n) &&
+                    n.value == null &&
+                    !n.commentBefore &&
+                    !n.comment &&
+                    !n.tag));
+        });
+    }
+    /**
+     * Checks if the collection includes a value with the key `key`.
+     */
+    hasIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+            return this.has(key);
+        const node = this.get(key, true);
+        return identity.isCollection(node) ? node.hasIn(rest) : false;
+    }
+    /**
+     * Sets a value in this collection. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    setIn(path, value) {
+        const [key, ...rest] = path;
+        if (rest.length === 0) {
+            this.set(key, value);
+        }
+        else {
+            const node = this.get(key, true);
+            if (identity.isCollection(node))
+                node.setIn(rest, value);
+            else if (node === undefined && this.schema)
+                this.set(key, collectionFromPath(this.schema, rest, value));
+            else
+                throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+    }
+}
+
+exports.Collection = Collection;
+exports.collectionFromPath = collectionFromPath;
+exports.isEmptyPath = isEmptyPath;
+
+
+/***/ }),
+
+/***/ 6673:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var applyReviver = __nccwpck_require__(3661);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+
+class NodeBase {
+    constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+    }
+    /** Create a copy of this node.  */
+    clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /** A plain JavaScript representation of this node. */
+    toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+            throw new TypeError('A document argument is required');
+        const ctx = {
+            anchors: new Map(),
+            doc,
+            keep: true,
+            mapAsMap: mapAsMap === true,
+            mapKeyWarned: false,
+            maxAliasCount: typeof maxAliasCount === 'number' ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, '', ctx);
+        if (typeof onAnchor === 'function')
+            for (const { count, res } of ctx.anchors.values())
+                onAnchor(res, count);
+        return typeof reviver === 'function'
+            ? applyReviver.applyReviver(reviver, { '': res }, '', res)
+            : res;
+    }
+}
+
+exports.NodeBase = NodeBase;
+
+
+/***/ }),
+
+/***/ 7165:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var stringifyPair = __nccwpck_require__(9748);
+var addPairToJSMap = __nccwpck_require__(7104);
+var identity = __nccwpck_require__(1127);
+
+function createPair(key, value, ctx) {
+    const k = createNode.createNode(key, undefined, ctx);
+    const v = createNode.createNode(value, undefined, ctx);
+    return new Pair(k, v);
+}
+class Pair {
+    constructor(key, value = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value;
+    }
+    clone(schema) {
+        let { key, value } = this;
+        if (identity.isNode(key))
+            key = key.clone(schema);
+        if (identity.isNode(value))
+            value = value.clone(schema);
+        return new Pair(key, value);
+    }
+    toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+    }
+    toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc
+            ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep)
+            : JSON.stringify(this);
+    }
+}
+
+exports.Pair = Pair;
+exports.createPair = createPair;
+
+
+/***/ }),
+
+/***/ 3301:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(4043);
+
+const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
+class Scalar extends Node.NodeBase {
+    constructor(value) {
+        super(identity.SCALAR);
+        this.value = value;
+    }
+    toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+    }
+    toString() {
+        return String(this.value);
+    }
+}
+Scalar.BLOCK_FOLDED = 'BLOCK_FOLDED';
+Scalar.BLOCK_LITERAL = 'BLOCK_LITERAL';
+Scalar.PLAIN = 'PLAIN';
+Scalar.QUOTE_DOUBLE = 'QUOTE_DOUBLE';
+Scalar.QUOTE_SINGLE = 'QUOTE_SINGLE';
+
+exports.Scalar = Scalar;
+exports.isScalarValue = isScalarValue;
+
+
+/***/ }),
+
+/***/ 4454:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyCollection = __nccwpck_require__(1212);
+var addPairToJSMap = __nccwpck_require__(7104);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+
+function findPair(items, key) {
+    const k = identity.isScalar(key) ? key.value : key;
+    for (const it of items) {
+        if (identity.isPair(it)) {
+            if (it.key === key || it.key === k)
+                return it;
+            if (identity.isScalar(it.key) && it.key.value === k)
+                return it;
+        }
+    }
+    return undefined;
+}
+class YAMLMap extends Collection.Collection {
+    static get tagName() {
+        return 'tag:yaml.org,2002:map';
+    }
+    constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+    }
+    /**
+     * A generic collection parsing method that can be extended
+     * to other node classes that inherit from YAMLMap
+     */
+    static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map = new this(schema);
+        const add = (key, value) => {
+            if (typeof replacer === 'function')
+                value = replacer.call(obj, key, value);
+            else if (Array.isArray(replacer) && !replacer.includes(key))
+                return;
+            if (value !== undefined || keepUndefined)
+                map.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+            for (const [key, value] of obj)
+                add(key, value);
+        }
+        else if (obj && typeof obj === 'object') {
+            for (const key of Object.keys(obj))
+                add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === 'function') {
+            map.items.sort(schema.sortMapEntries);
+        }
+        return map;
+    }
+    /**
+     * Adds a value to the collection.
+     *
+     * @param overwrite - If not set `true`, using a key that is already in the
+     *   collection will throw. Otherwise, overwrites the previous value.
+     */
+    add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+            _pair = pair;
+        else if (!pair || typeof pair !== 'object' || !('key' in pair)) {
+            // In TypeScript, this never happens.
+            _pair = new Pair.Pair(pair, pair?.value);
+        }
+        else
+            _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+            if (!overwrite)
+                throw new Error(`Key ${_pair.key} already set`);
+            // For scalars, keep the old node & its comments and anchors
+            if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+                prev.value.value = _pair.value;
+            else
+                prev.value = _pair.value;
+        }
+        else if (sortEntries) {
+            const i = this.items.findIndex(item => sortEntries(_pair, item) < 0);
+            if (i === -1)
+                this.items.push(_pair);
+            else
+                this.items.splice(i, 0, _pair);
+        }
+        else {
+            this.items.push(_pair);
+        }
+    }
+    delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+            return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+    }
+    get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node = it?.value;
+        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? undefined;
+    }
+    has(key) {
+        return !!findPair(this.items, key);
+    }
+    set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+    }
+    /**
+     * @param ctx - Conversion context, originally set in Document#toJS()
+     * @param {Class} Type - If set, forces the returned collection type
+     * @returns Instance of Type, Map, or Object
+     */
+    toJSON(_, ctx, Type) {
+        const map = Type ? new Type() : ctx?.mapAsMap ? new Map() : {};
+        if (ctx?.onCreate)
+            ctx.onCreate(map);
+        for (const item of this.items)
+            addPairToJSMap.addPairToJSMap(ctx, map, item);
+        return map;
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        for (const item of this.items) {
+            if (!identity.isPair(item))
+                throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+            ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+            blockItemPrefix: '',
+            flowChars: { start: '{', end: '}' },
+            itemIndent: ctx.indent || '',
+            onChompKeep,
+            onComment
+        });
+    }
+}
+
+exports.YAMLMap = YAMLMap;
+exports.findPair = findPair;
+
+
+/***/ }),
+
+/***/ 2223:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var stringifyCollection = __nccwpck_require__(1212);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var toJS = __nccwpck_require__(4043);
+
+class YAMLSeq extends Collection.Collection {
+    static get tagName() {
+        return 'tag:yaml.org,2002:seq';
+    }
+    constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+    }
+    add(value) {
+        this.items.push(value);
+    }
+    /**
+     * Removes a value from the collection.
+     *
+     * `key` must contain a representation of an integer for this to succeed.
+     * It may be wrapped in a `Scalar`.
+     *
+     * @returns `true` if the item was found and removed.
+     */
+    delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+    }
+    get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            return undefined;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+    }
+    /**
+     * Checks if the collection includes a value with the key `key`.
+     *
+     * `key` must contain a representation of an integer for this to succeed.
+     * It may be wrapped in a `Scalar`.
+     */
+    has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === 'number' && idx < this.items.length;
+    }
+    /**
+     * Sets a value in this collection. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     *
+     * If `key` does not contain a representation of an integer, this will throw.
+     * It may be wrapped in a `Scalar`.
+     */
+    set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+            prev.value = value;
+        else
+            this.items[idx] = value;
+    }
+    toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+            ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+            seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+            blockItemPrefix: '- ',
+            flowChars: { start: '[', end: ']' },
+            itemIndent: (ctx.indent || '') + '  ',
+            onChompKeep,
+            onComment
+        });
+    }
+    static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+            let i = 0;
+            for (let it of obj) {
+                if (typeof replacer === 'function') {
+                    const key = obj instanceof Set ? it : String(i++);
+                    it = replacer.call(obj, key, it);
+                }
+                seq.items.push(createNode.createNode(it, undefined, ctx));
+            }
+        }
+        return seq;
+    }
+}
+function asItemIndex(key) {
+    let idx = identity.isScalar(key) ? key.value : key;
+    if (idx && typeof idx === 'string')
+        idx = Number(idx);
+    return typeof idx === 'number' && Number.isInteger(idx) && idx >= 0
+        ? idx
+        : null;
+}
+
+exports.YAMLSeq = YAMLSeq;
+
+
+/***/ }),
+
+/***/ 7104:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var log = __nccwpck_require__(7249);
+var merge = __nccwpck_require__(452);
+var stringify = __nccwpck_require__(2148);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+
+function addPairToJSMap(ctx, map, { key, value }) {
+    if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map, value);
+    // TODO: Should drop this special case for bare << handling
+    else if (merge.isMergeKey(ctx, key))
+        merge.addMergeToJSMap(ctx, map, value);
+    else {
+        const jsKey = toJS.toJS(key, '', ctx);
+        if (map instanceof Map) {
+            map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        }
+        else if (map instanceof Set) {
+            map.add(jsKey);
+        }
+        else {
+            const stringKey = stringifyKey(key, jsKey, ctx);
+            const jsValue = toJS.toJS(value, stringKey, ctx);
+            if (stringKey in map)
+                Object.defineProperty(map, stringKey, {
+                    value: jsValue,
+                    writable: true,
+                    enumerable: true,
+                    configurable: true
+                });
+            else
+                map[stringKey] = jsValue;
+        }
+    }
+    return map;
+}
+function stringifyKey(key, jsKey, ctx) {
+    if (jsKey === null)
+        return '';
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    if (typeof jsKey !== 'object')
+        return String(jsKey);
+    if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = new Set();
+        for (const node of ctx.anchors.keys())
+            strCtx.anchors.add(node.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+            let jsonStr = JSON.stringify(strKey);
+            if (jsonStr.length > 40)
+                jsonStr = jsonStr.substring(0, 36) + '..."';
+            log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+            ctx.mapKeyWarned = true;
+        }
+        return strKey;
+    }
+    return JSON.stringify(jsKey);
+}
+
+exports.addPairToJSMap = addPairToJSMap;
+
+
+/***/ }),
+
+/***/ 1127:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const ALIAS = Symbol.for('yaml.alias');
+const DOC = Symbol.for('yaml.document');
+const MAP = Symbol.for('yaml.map');
+const PAIR = Symbol.for('yaml.pair');
+const SCALAR = Symbol.for('yaml.scalar');
+const SEQ = Symbol.for('yaml.seq');
+const NODE_TYPE = Symbol.for('yaml.node.type');
+const isAlias = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === ALIAS;
+const isDocument = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === DOC;
+const isMap = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === MAP;
+const isPair = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === PAIR;
+const isScalar = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === SCALAR;
+const isSeq = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === SEQ;
+function isCollection(node) {
+    if (node && typeof node === 'object')
+        switch (node[NODE_TYPE]) {
+            case MAP:
+            case SEQ:
+                return true;
+        }
+    return false;
+}
+function isNode(node) {
+    if (node && typeof node === 'object')
+        switch (node[NODE_TYPE]) {
+            case ALIAS:
+            case MAP:
+            case SCALAR:
+            case SEQ:
+                return true;
+        }
+    return false;
+}
+const hasAnchor = (node) => (isScalar(node) || isCollection(node)) && !!node.anchor;
+
+exports.ALIAS = ALIAS;
+exports.DOC = DOC;
+exports.MAP = MAP;
+exports.NODE_TYPE = NODE_TYPE;
+exports.PAIR = PAIR;
+exports.SCALAR = SCALAR;
+exports.SEQ = SEQ;
+exports.hasAnchor = hasAnchor;
+exports.isAlias = isAlias;
+exports.isCollection = isCollection;
+exports.isDocument = isDocument;
+exports.isMap = isMap;
+exports.isNode = isNode;
+exports.isPair = isPair;
+exports.isScalar = isScalar;
+exports.isSeq = isSeq;
+
+
+/***/ }),
+
+/***/ 4043:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+/**
+ * Recursively convert any node or its contents to native JavaScript
+ *
+ * @param value - The input value
+ * @param arg - If `value` defines a `toJSON()` method, use this
+ *   as its first argument
+ * @param ctx - Conversion context, originally set in Document#toJS(). If
+ *   `{ keep: true }` is not set, output should be suitable for JSON
+ *   stringification.
+ */
+function toJS(value, arg, ctx) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return
+    if (Array.isArray(value))
+        return value.map((v, i) => toJS(v, String(i), ctx));
+    if (value && typeof value.toJSON === 'function') {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-call
+        if (!ctx || !identity.hasAnchor(value))
+            return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: undefined };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = res => {
+            data.res = res;
+            delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+            ctx.onCreate(res);
+        return res;
+    }
+    if (typeof value === 'bigint' && !ctx?.keep)
+        return Number(value);
+    return value;
+}
+
+exports.toJS = toJS;
+
+
+/***/ }),
+
+/***/ 110:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+var errors = __nccwpck_require__(1464);
+var stringifyString = __nccwpck_require__(3069);
+
+function resolveAsScalar(token, strict = true, onError) {
+    if (token) {
+        const _onError = (pos, code, message) => {
+            const offset = typeof pos === 'number' ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+            if (onError)
+                onError(offset, code, message);
+            else
+                throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+            case 'block-scalar':
+                return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+    }
+    return null;
+}
+/**
+ * Create a new scalar token with `value`
+ *
+ * Values that represent an actual string but may be parsed as a different type should use a `type` other than `'PLAIN'`,
+ * as this function does not support any schema operations and won't check for such conflicts.
+ *
+ * @param value The string representation of the value, which will have its content properly indented.
+ * @param context.end Comments and whitespace after the end of the value, or after the block scalar header. If undefined, a newline will be added.
+ * @param context.implicitKey Being within an implicit key may affect the resolved type of the token's value.
+ * @param context.indent The indent level of the token.
+ * @param context.inFlow Is this scalar within a flow collection? This may affect the resolved type of the token's value.
+ * @param context.offset The offset position of the token.
+ * @param context.type The preferred type of the scalar token. If undefined, the previous type of the `token` will be used, defaulting to `'PLAIN'`.
+ */
+function createScalarToken(value, context) {
+    const { implicitKey = false, indent, inFlow = false, offset = -1, type = 'PLAIN' } = context;
+    const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? ' '.repeat(indent) : '',
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+    });
+    const end = context.end ?? [
+        { type: 'newline', offset: -1, indent, source: '\n' }
+    ];
+    switch (source[0]) {
+        case '|':
+        case '>': {
+            const he = source.indexOf('\n');
+            const head = source.substring(0, he);
+            const body = source.substring(he + 1) + '\n';
+            const props = [
+                { type: 'block-scalar-header', offset, indent, source: head }
+            ];
+            if (!addEndtoBlockProps(props, end))
+                props.push({ type: 'newline', offset: -1, indent, source: '\n' });
+            return { type: 'block-scalar', offset, indent, props, source: body };
+        }
+        case '"':
+            return { type: 'double-quoted-scalar', offset, indent, source, end };
+        case "'":
+            return { type: 'single-quoted-scalar', offset, indent, source, end };
+        default:
+            return { type: 'scalar', offset, indent, source, end };
+    }
+}
+/**
+ * Set the value of `token` to the given string `value`, overwriting any previous contents and type that it may have.
+ *
+ * Best efforts are made to retain any comments previously associated with the `token`,
+ * though all contents within a collection's `items` will be overwritten.
+ *
+ * Values that represent an actual string but may be parsed as a different type should use a `type` other than `'PLAIN'`,
+ * as this function does not support any schema operations and won't check for such conflicts.
+ *
+ * @param token Any token. If it does not include an `indent` value, the value will be stringified as if it were an implicit key.
+ * @param value The string representation of the value, which will have its content properly indented.
+ * @param context.afterKey In most cases, values after a key should have an additional level of indentation.
+ * @param context.implicitKey Being within an implicit key may affect the resolved type of the token's value.
+ * @param context.inFlow Being within a flow collection may affect the resolved type of the token's value.
+ * @param context.type The preferred type of the scalar token. If undefined, the previous type of the `token` will be used, defaulting to `'PLAIN'`.
+ */
+function setScalarValue(token, value, context = {}) {
+    let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
+    let indent = 'indent' in token ? token.indent : null;
+    if (afterKey && typeof indent === 'number')
+        indent += 2;
+    if (!type)
+        switch (token.type) {
+            case 'single-quoted-scalar':
+                type = 'QUOTE_SINGLE';
+                break;
+            case 'double-quoted-scalar':
+                type = 'QUOTE_DOUBLE';
+                break;
+            case 'block-scalar': {
+                const header = token.props[0];
+                if (header.type !== 'block-scalar-header')
+                    throw new Error('Invalid block scalar header');
+                type = header.source[0] === '>' ? 'BLOCK_FOLDED' : 'BLOCK_LITERAL';
+                break;
+            }
+            default:
+                type = 'PLAIN';
+        }
+    const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? ' '.repeat(indent) : '',
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+    });
+    switch (source[0]) {
+        case '|':
+        case '>':
+            setBlockScalarValue(token, source);
+            break;
+        case '"':
+            setFlowScalarValue(token, source, 'double-quoted-scalar');
+            break;
+        case "'":
+            setFlowScalarValue(token, source, 'single-quoted-scalar');
+            break;
+        default:
+            setFlowScalarValue(token, source, 'scalar');
+    }
+}
+function setBlockScalarValue(token, source) {
+    const he = source.indexOf('\n');
+    const head = source.substring(0, he);
+    const body = source.substring(he + 1) + '\n';
+    if (token.type === 'block-scalar') {
+        const header = token.props[0];
+        if (header.type !== 'block-scalar-header')
+            throw new Error('Invalid block scalar header');
+        header.source = head;
+        token.source = body;
+    }
+    else {
+        const { offset } = token;
+        const indent = 'indent' in token ? token.indent : -1;
+        const props = [
+            { type: 'block-scalar-header', offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, 'end' in token ? token.end : undefined))
+            props.push({ type: 'newline', offset: -1, indent, source: '\n' });
+        for (const key of Object.keys(token))
+            if (key !== 'type' && key !== 'offset')
+                delete token[key];
+        Object.assign(token, { type: 'block-scalar', indent, props, source: body });
+    }
+}
+/** @returns `true` if last token is a newline */
+function addEndtoBlockProps(props, end) {
+    if (end)
+        for (const st of end)
+            switch (st.type) {
+                case 'space':
+                case 'comment':
+                    props.push(st);
+                    break;
+                case 'newline':
+                    props.push(st);
+                    return true;
+            }
+    return false;
+}
+function setFlowScalarValue(token, source, type) {
+    switch (token.type) {
+        case 'scalar':
+        case 'double-quoted-scalar':
+        case 'single-quoted-scalar':
+            token.type = type;
+            token.source = source;
+            break;
+        case 'block-scalar': {
+            const end = token.props.slice(1);
+            let oa = source.length;
+            if (token.props[0].type === 'block-scalar-header')
+                oa -= token.props[0].source.length;
+            for (const tok of end)
+                tok.offset += oa;
+            delete token.props;
+            Object.assign(token, { type, source, end });
+            break;
+        }
+        case 'block-map':
+        case 'block-seq': {
+            const offset = token.offset + source.length;
+            const nl = { type: 'newline', offset, indent: token.indent, source: '\n' };
+            delete token.items;
+            Object.assign(token, { type, source, end: [nl] });
+            break;
+        }
+        default: {
+            const indent = 'indent' in token ? token.indent : -1;
+            const end = 'end' in token && Array.isArray(token.end)
+                ? token.end.filter(st => st.type === 'space' ||
+                    st.type === 'comment' ||
+                    st.type === 'newline')
+                : [];
+            for (const key of Object.keys(token))
+                if (key !== 'type' && key !== 'offset')
+                    delete token[key];
+            Object.assign(token, { type, indent, source, end });
+        }
+    }
+}
+
+exports.createScalarToken = createScalarToken;
+exports.resolveAsScalar = resolveAsScalar;
+exports.setScalarValue = setScalarValue;
+
+
+/***/ }),
+
+/***/ 1733:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Stringify a CST document, token, or collection item
+ *
+ * Fair warning: This applies no validation whatsoever, and
+ * simply concatenates the sources in their logical order.
+ */
+const stringify = (cst) => 'type' in cst ? stringifyToken(cst) : stringifyItem(cst);
+function stringifyToken(token) {
+    switch (token.type) {
+        case 'block-scalar': {
+            let res = '';
+            for (const tok of token.props)
+                res += stringifyToken(tok);
+            return res + token.source;
+        }
+        case 'block-map':
+        case 'block-seq': {
+            let res = '';
+            for (const item of token.items)
+                res += stringifyItem(item);
+            return res;
+        }
+        case 'flow-collection': {
+            let res = token.start.source;
+            for (const item of token.items)
+                res += stringifyItem(item);
+            for (const st of token.end)
+                res += st.source;
+            return res;
+        }
+        case 'document': {
+            let res = stringifyItem(token);
+            if (token.end)
+                for (const st of token.end)
+                    res += st.source;
+            return res;
+        }
+        default: {
+            let res = token.source;
+            if ('end' in token && token.end)
+                for (const st of token.end)
+                    res += st.source;
+            return res;
+        }
+    }
+}
+function stringifyItem({ start, key, sep, value }) {
+    let res = '';
+    for (const st of start)
+        res += st.source;
+    if (key)
+        res += stringifyToken(key);
+    if (sep)
+        for (const st of sep)
+            res += st.source;
+    if (value)
+        res += stringifyToken(value);
+    return res;
+}
+
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 7715:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const BREAK = Symbol('break visit');
+const SKIP = Symbol('skip children');
+const REMOVE = Symbol('remove item');
+/**
+ * Apply a visitor to a CST document or item.
+ *
+ * Walks through the tree (depth-first) starting from the root, calling a
+ * `visitor` function with two arguments when entering each item:
+ *   - `item`: The current item, which included the following members:
+ *     - `start: SourceToken[]` – Source tokens before the key or value,
+ *       possibly including its anchor or tag.
+ *     - `key?: Token | null` – Set for pair values. May then be `null`, if
+ *       the key before the `:` separator is empty.
+ *     - `sep?: SourceToken[]` – Source tokens between the key and the value,
+ *       which should include the `:` map value indicator if `value` is set.
+ *     - `value?: Token` – The value of a sequence item, or of a map pair.
+ *   - `path`: The steps from the root to the current node, as an array of
+ *     `['key' | 'value', number]` tuples.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this token, continue with
+ *      next sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current item, then continue with the next one
+ *   - `number`: Set the index of the next step. This is useful especially if
+ *     the index of the current token has changed.
+ *   - `function`: Define the next visitor for this item. After the original
+ *     visitor is called on item entry, next visitors are called after handling
+ *     a non-empty `key` and when exiting the item.
+ */
+function visit(cst, visitor) {
+    if ('type' in cst && cst.type === 'document')
+        cst = { start: cst.start, value: cst.value };
+    _visit(Object.freeze([]), cst, visitor);
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visit.BREAK = BREAK;
+/** Do not visit the children of the current item */
+visit.SKIP = SKIP;
+/** Remove the current item */
+visit.REMOVE = REMOVE;
+/** Find the item at `path` from `cst` as the root */
+visit.itemAtPath = (cst, path) => {
+    let item = cst;
+    for (const [field, index] of path) {
+        const tok = item?.[field];
+        if (tok && 'items' in tok) {
+            item = tok.items[index];
+        }
+        else
+            return undefined;
+    }
+    return item;
+};
+/**
+ * Get the immediate parent collection of the item at `path` from `cst` as the root.
+ *
+ * Throws an error if the collection is not found, which should never happen if the item itself exists.
+ */
+visit.parentCollection = (cst, path) => {
+    const parent = visit.itemAtPath(cst, path.slice(0, -1));
+    const field = path[path.length - 1][0];
+    const coll = parent?.[field];
+    if (coll && 'items' in coll)
+        return coll;
+    throw new Error('Parent collection not found');
+};
+function _visit(path, item, visitor) {
+    let ctrl = visitor(item, path);
+    if (typeof ctrl === 'symbol')
+        return ctrl;
+    for (const field of ['key', 'value']) {
+        const token = item[field];
+        if (token && 'items' in token) {
+            for (let i = 0; i < token.items.length; ++i) {
+                const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    token.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+            if (typeof ctrl === 'function' && field === 'key')
+                ctrl = ctrl(item, path);
+        }
+    }
+    return typeof ctrl === 'function' ? ctrl(item, path) : ctrl;
+}
+
+exports.visit = visit;
+
+
+/***/ }),
+
+/***/ 3461:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var cstScalar = __nccwpck_require__(110);
+var cstStringify = __nccwpck_require__(1733);
+var cstVisit = __nccwpck_require__(7715);
+
+/** The byte order mark */
+const BOM = '\u{FEFF}';
+/** Start of doc-mode */
+const DOCUMENT = '\x02'; // C0: Start of Text
+/** Unexpected end of flow-mode */
+const FLOW_END = '\x18'; // C0: Cancel
+/** Next token is a scalar value */
+const SCALAR = '\x1f'; // C0: Unit Separator
+/** @returns `true` if `token` is a flow or block collection */
+const isCollection = (token) => !!token && 'items' in token;
+/** @returns `true` if `token` is a flow or block scalar; not an alias */
+const isScalar = (token) => !!token &&
+    (token.type === 'scalar' ||
+        token.type === 'single-quoted-scalar' ||
+        token.type === 'double-quoted-scalar' ||
+        token.type === 'block-scalar');
+/* istanbul ignore next */
+/** Get a printable representation of a lexer token */
+function prettyToken(token) {
+    switch (token) {
+        case BOM:
+            return '<BOM>';
+        case DOCUMENT:
+            return '<DOC>';
+        case FLOW_END:
+            return '<FLOW_END>';
+        case SCALAR:
+            return '<SCALAR>';
+        default:
+            return JSON.stringify(token);
+    }
+}
+/** Identify the type of a lexer token. May return `null` for unknown tokens. */
+function tokenType(source) {
+    switch (source) {
+        case BOM:
+            return 'byte-order-mark';
+        case DOCUMENT:
+            return 'doc-mode';
+        case FLOW_END:
+            return 'flow-error-end';
+        case SCALAR:
+            return 'scalar';
+        case '---':
+            return 'doc-start';
+        case '...':
+            return 'doc-end';
+        case '':
+        case '\n':
+        case '\r\n':
+            return 'newline';
+        case '-':
+            return 'seq-item-ind';
+        case '?':
+            return 'explicit-key-ind';
+        case ':':
+            return 'map-value-ind';
+        case '{':
+            return 'flow-map-start';
+        case '}':
+            return 'flow-map-end';
+        case '[':
+            return 'flow-seq-start';
+        case ']':
+            return 'flow-seq-end';
+        case ',':
+            return 'comma';
+    }
+    switch (source[0]) {
+        case ' ':
+        case '\t':
+            return 'space';
+        case '#':
+            return 'comment';
+        case '%':
+            return 'directive-line';
+        case '*':
+            return 'alias';
+        case '&':
+            return 'anchor';
+        case '!':
+            return 'tag';
+        case "'":
+            return 'single-quoted-scalar';
+        case '"':
+            return 'double-quoted-scalar';
+        case '|':
+        case '>':
+            return 'block-scalar-header';
+    }
+    return null;
+}
+
+exports.createScalarToken = cstScalar.createScalarToken;
+exports.resolveAsScalar = cstScalar.resolveAsScalar;
+exports.setScalarValue = cstScalar.setScalarValue;
+exports.stringify = cstStringify.stringify;
+exports.visit = cstVisit.visit;
+exports.BOM = BOM;
+exports.DOCUMENT = DOCUMENT;
+exports.FLOW_END = FLOW_END;
+exports.SCALAR = SCALAR;
+exports.isCollection = isCollection;
+exports.isScalar = isScalar;
+exports.prettyToken = prettyToken;
+exports.tokenType = tokenType;
+
+
+/***/ }),
+
+/***/ 361:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var cst = __nccwpck_require__(3461);
+
+/*
+START -> stream
+
+stream
+  directive -> line-end -> stream
+  indent + line-end -> stream
+  [else] -> line-start
+
+line-end
+  comment -> line-end
+  newline -> .
+  input-end -> END
+
+line-start
+  doc-start -> doc
+  doc-end -> stream
+  [else] -> indent -> block-start
+
+block-start
+  seq-item-start -> block-start
+  explicit-key-start -> block-start
+  map-value-start -> block-start
+  [else] -> doc
+
+doc
+  line-end -> line-start
+  spaces -> doc
+  anchor -> doc
+  tag -> doc
+  flow-start -> flow -> doc
+  flow-end -> error -> doc
+  seq-item-start -> error -> doc
+  explicit-key-start -> error -> doc
+  map-value-start -> doc
+  alias -> doc
+  quote-start -> quoted-scalar -> doc
+  block-scalar-header -> line-end -> block-scalar(min) -> line-start
+  [else] -> plain-scalar(false, min) -> doc
+
+flow
+  line-end -> flow
+  spaces -> flow
+  anchor -> flow
+  tag -> flow
+  flow-start -> flow -> flow
+  flow-end -> .
+  seq-item-start -> error -> flow
+  explicit-key-start -> flow
+  map-value-start -> flow
+  alias -> flow
+  quote-start -> quoted-scalar -> flow
+  comma -> flow
+  [else] -> plain-scalar(true, 0) -> flow
+
+quoted-scalar
+  quote-end -> .
+  [else] -> quoted-scalar
+
+block-scalar(min)
+  newline + peek(indent < min) -> .
+  [else] -> block-scalar(min)
+
+plain-scalar(is-flow, min)
+  scalar-end(is-flow) -> .
+  peek(newline + (indent < min)) -> .
+  [else] -> plain-scalar(min)
+*/
+function isEmpty(ch) {
+    switch (ch) {
+        case undefined:
+        case ' ':
+        case '\n':
+        case '\r':
+        case '\t':
+            return true;
+        default:
+            return false;
+    }
+}
+const hexDigits = new Set('0123456789ABCDEFabcdef');
+const tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+const flowIndicatorChars = new Set(',[]{}');
+const invalidAnchorChars = new Set(' ,[]{}\n\r\t');
+const isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+/**
+ * Splits an input string into lexical tokens, i.e. smaller strings that are
+ * easily identifiable by `tokens.tokenType()`.
+ *
+ * Lexing starts always in a "stream" context. Incomplete input may be buffered
+ * until a complete token can be emitted.
+ *
+ * In addition to slices of the original input, the following control characters
+ * may also be emitted:
+ *
+ * - `\x02` (Start of Text): A document starts with the next token
+ * - `\x18` (Cancel): Unexpected end of flow-mode (indicates an error)
+ * - `\x1f` (Unit Separator): Next token is a scalar value
+ * - `\u{FEFF}` (Byte order mark): Emitted separately outside documents
+ */
+class Lexer {
+    constructor() {
+        /**
+         * Flag indicating whether the end of the current buffer marks the end of
+         * all input
+         */
+        this.atEnd = false;
+        /**
+         * Explicit indent set in block scalar header, as an offset from the current
+         * minimum indent, so e.g. set to 1 from a header `|2+`. Set to -1 if not
+         * explicitly set.
+         */
+        this.blockScalarIndent = -1;
+        /**
+         * Block scalars that include a + (keep) chomping indicator in their header
+         * include trailing empty lines, which are otherwise excluded from the
+         * scalar's contents.
+         */
+        this.blockScalarKeep = false;
+        /** Current input */
+        this.buffer = '';
+        /**
+         * Flag noting whether the map value indicator : can immediately follow this
+         * node within a flow context.
+         */
+        this.flowKey = false;
+        /** Count of surrounding flow collection levels. */
+        this.flowLevel = 0;
+        /**
+         * Minimum level of indentation required for next lines to be parsed as a
+         * part of the current scalar value.
+         */
+        this.indentNext = 0;
+        /** Indentation level of the current line. */
+        this.indentValue = 0;
+        /** Position of the next \n character. */
+        this.lineEndPos = null;
+        /** Stores the state of the lexer if reaching the end of incpomplete input */
+        this.next = null;
+        /** A pointer to `buffer`; the current position of the lexer. */
+        this.pos = 0;
+    }
+    /**
+     * Generate YAML tokens from the `source` string. If `incomplete`,
+     * a part of the last line may be left as a buffer for the next call.
+     *
+     * @returns A generator of lexical tokens
+     */
+    *lex(source, incomplete = false) {
+        if (source) {
+            if (typeof source !== 'string')
+                throw TypeError('source is not a string');
+            this.buffer = this.buffer ? this.buffer + source : source;
+            this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? 'stream';
+        while (next && (incomplete || this.hasChars(1)))
+            next = yield* this.parseNext(next);
+    }
+    atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === ' ' || ch === '\t')
+            ch = this.buffer[++i];
+        if (!ch || ch === '#' || ch === '\n')
+            return true;
+        if (ch === '\r')
+            return this.buffer[i + 1] === '\n';
+        return false;
+    }
+    charAt(n) {
+        return this.buffer[this.pos + n];
+    }
+    continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+            let indent = 0;
+            while (ch === ' ')
+                ch = this.buffer[++indent + offset];
+            if (ch === '\r') {
+                const next = this.buffer[indent + offset + 1];
+                if (next === '\n' || (!next && !this.atEnd))
+                    return offset + indent + 1;
+            }
+            return ch === '\n' || indent >= this.indentNext || (!ch && !this.atEnd)
+                ? offset + indent
+                : -1;
+        }
+        if (ch === '-' || ch === '.') {
+            const dt = this.buffer.substr(offset, 3);
+            if ((dt === '---' || dt === '...') && isEmpty(this.buffer[offset + 3]))
+                return -1;
+        }
+        return offset;
+    }
+    getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== 'number' || (end !== -1 && end < this.pos)) {
+            end = this.buffer.indexOf('\n', this.pos);
+            this.lineEndPos = end;
+        }
+        if (end === -1)
+            return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === '\r')
+            end -= 1;
+        return this.buffer.substring(this.pos, end);
+    }
+    hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+    }
+    setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+    }
+    peek(n) {
+        return this.buffer.substr(this.pos, n);
+    }
+    *parseNext(next) {
+        switch (next) {
+            case 'stream':
+                return yield* this.parseStream();
+            case 'line-start':
+                return yield* this.parseLineStart();
+            case 'block-start':
+                return yield* this.parseBlockStart();
+            case 'doc':
+                return yield* this.parseDocument();
+            case 'flow':
+                return yield* this.parseFlowCollection();
+            case 'quoted-scalar':
+                return yield* this.parseQuotedScalar();
+            case 'block-scalar':
+                return yield* this.parseBlockScalar();
+            case 'plain-scalar':
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+            return this.setNext('stream');
+        if (line[0] === cst.BOM) {
+            yield* this.pushCount(1);
+            line = line.substring(1);
+        }
+        if (line[0] === '%') {
+            let dirEnd = line.length;
+            let cs = line.indexOf('#');
+            while (cs !== -1) {
+                const ch = line[cs - 1];
+                if (ch === ' ' || ch === '\t') {
+                    dirEnd = cs - 1;
+                    break;
+                }
+                else {
+                    cs = line.indexOf('#', cs + 1);
+                }
+            }
+            while (true) {
+                const ch = line[dirEnd - 1];
+                if (ch === ' ' || ch === '\t')
+                    dirEnd -= 1;
+                else
+                    break;
+            }
+            const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+            yield* this.pushCount(line.length - n); // possible comment
+            this.pushNewline();
+            return 'stream';
+        }
+        if (this.atLineEnd()) {
+            const sp = yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - sp);
+            yield* this.pushNewline();
+            return 'stream';
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+    }
+    *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+            return this.setNext('line-start');
+        if (ch === '-' || ch === '.') {
+            if (!this.atEnd && !this.hasChars(4))
+                return this.setNext('line-start');
+            const s = this.peek(3);
+            if ((s === '---' || s === '...') && isEmpty(this.charAt(3))) {
+                yield* this.pushCount(3);
+                this.indentValue = 0;
+                this.indentNext = 0;
+                return s === '---' ? 'doc' : 'stream';
+            }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+            this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+    }
+    *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+            return this.setNext('block-start');
+        if ((ch0 === '-' || ch0 === '?' || ch0 === ':') && isEmpty(ch1)) {
+            const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+            this.indentNext = this.indentValue + 1;
+            this.indentValue += n;
+            return 'block-start';
+        }
+        return 'doc';
+    }
+    *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+            return this.setNext('doc');
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+            case '#':
+                yield* this.pushCount(line.length - n);
+            // fallthrough
+            case undefined:
+                yield* this.pushNewline();
+                return yield* this.parseLineStart();
+            case '{':
+            case '[':
+                yield* this.pushCount(1);
+                this.flowKey = false;
+                this.flowLevel = 1;
+                return 'flow';
+            case '}':
+            case ']':
+                // this is an error
+                yield* this.pushCount(1);
+                return 'doc';
+            case '*':
+                yield* this.pushUntil(isNotAnchorChar);
+                return 'doc';
+            case '"':
+            case "'":
+                return yield* this.parseQuotedScalar();
+            case '|':
+            case '>':
+                n += yield* this.parseBlockScalarHeader();
+                n += yield* this.pushSpaces(true);
+                yield* this.pushCount(line.length - n);
+                yield* this.pushNewline();
+                return yield* this.parseBlockScalar();
+            default:
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+            nl = yield* this.pushNewline();
+            if (nl > 0) {
+                sp = yield* this.pushSpaces(false);
+                this.indentValue = indent = sp;
+            }
+            else {
+                sp = 0;
+            }
+            sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+            return this.setNext('flow');
+        if ((indent !== -1 && indent < this.indentNext && line[0] !== '#') ||
+            (indent === 0 &&
+                (line.startsWith('---') || line.startsWith('...')) &&
+                isEmpty(line[3]))) {
+            // Allowing for the terminal ] or } at the same (rather than greater)
+            // indent level as the initial [ or { is technically invalid, but
+            // failing here would be surprising to users.
+            const atFlowEndMarker = indent === this.indentNext - 1 &&
+                this.flowLevel === 1 &&
+                (line[0] === ']' || line[0] === '}');
+            if (!atFlowEndMarker) {
+                // this is an error
+                this.flowLevel = 0;
+                yield cst.FLOW_END;
+                return yield* this.parseLineStart();
+            }
+        }
+        let n = 0;
+        while (line[n] === ',') {
+            n += yield* this.pushCount(1);
+            n += yield* this.pushSpaces(true);
+            this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+            case undefined:
+                return 'flow';
+            case '#':
+                yield* this.pushCount(line.length - n);
+                return 'flow';
+            case '{':
+            case '[':
+                yield* this.pushCount(1);
+                this.flowKey = false;
+                this.flowLevel += 1;
+                return 'flow';
+            case '}':
+            case ']':
+                yield* this.pushCount(1);
+                this.flowKey = true;
+                this.flowLevel -= 1;
+                return this.flowLevel ? 'flow' : 'doc';
+            case '*':
+                yield* this.pushUntil(isNotAnchorChar);
+                return 'flow';
+            case '"':
+            case "'":
+                this.flowKey = true;
+                return yield* this.parseQuotedScalar();
+            case ':': {
+                const next = this.charAt(1);
+                if (this.flowKey || isEmpty(next) || next === ',') {
+                    this.flowKey = false;
+                    yield* this.pushCount(1);
+                    yield* this.pushSpaces(true);
+                    return 'flow';
+                }
+            }
+            // fallthrough
+            default:
+                this.flowKey = false;
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+            while (end !== -1 && this.buffer[end + 1] === "'")
+                end = this.buffer.indexOf("'", end + 2);
+        }
+        else {
+            // double-quote
+            while (end !== -1) {
+                let n = 0;
+                while (this.buffer[end - 1 - n] === '\\')
+                    n += 1;
+                if (n % 2 === 0)
+                    break;
+                end = this.buffer.indexOf('"', end + 1);
+            }
+        }
+        // Only looking for newlines within the quotes
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf('\n', this.pos);
+        if (nl !== -1) {
+            while (nl !== -1) {
+                const cs = this.continueScalar(nl + 1);
+                if (cs === -1)
+                    break;
+                nl = qb.indexOf('\n', cs);
+            }
+            if (nl !== -1) {
+                // this is an error caused by an unexpected unindent
+                end = nl - (qb[nl - 1] === '\r' ? 2 : 1);
+            }
+        }
+        if (end === -1) {
+            if (!this.atEnd)
+                return this.setNext('quoted-scalar');
+            end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? 'flow' : 'doc';
+    }
+    *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+            const ch = this.buffer[++i];
+            if (ch === '+')
+                this.blockScalarKeep = true;
+            else if (ch > '0' && ch <= '9')
+                this.blockScalarIndent = Number(ch) - 1;
+            else if (ch !== '-')
+                break;
+        }
+        return yield* this.pushUntil(ch => isEmpty(ch) || ch === '#');
+    }
+    *parseBlockScalar() {
+        let nl = this.pos - 1; // may be -1 if this.pos === 0
+        let indent = 0;
+        let ch;
+        loop: for (let i = this.pos; (ch = this.buffer[i]); ++i) {
+            switch (ch) {
+                case ' ':
+                    indent += 1;
+                    break;
+                case '\n':
+                    nl = i;
+                    indent = 0;
+                    break;
+                case '\r': {
+                    const next = this.buffer[i + 1];
+                    if (!next && !this.atEnd)
+                        return this.setNext('block-scalar');
+                    if (next === '\n')
+                        break;
+                } // fallthrough
+                default:
+                    break loop;
+            }
+        }
+        if (!ch && !this.atEnd)
+            return this.setNext('block-scalar');
+        if (indent >= this.indentNext) {
+            if (this.blockScalarIndent === -1)
+                this.indentNext = indent;
+            else {
+                this.indentNext =
+                    this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+            }
+            do {
+                const cs = this.continueScalar(nl + 1);
+                if (cs === -1)
+                    break;
+                nl = this.buffer.indexOf('\n', cs);
+            } while (nl !== -1);
+            if (nl === -1) {
+                if (!this.atEnd)
+                    return this.setNext('block-scalar');
+                nl = this.buffer.length;
+            }
+        }
+        // Trailing insufficiently indented tabs are invalid.
+        // To catch that during parsing, we include them in the block scalar value.
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === ' ')
+            ch = this.buffer[++i];
+        if (ch === '\t') {
+            while (ch === '\t' || ch === ' ' || ch === '\r' || ch === '\n')
+                ch = this.buffer[++i];
+            nl = i - 1;
+        }
+        else if (!this.blockScalarKeep) {
+            do {
+                let i = nl - 1;
+                let ch = this.buffer[i];
+                if (ch === '\r')
+                    ch = this.buffer[--i];
+                const lastChar = i; // Drop the line if last char not more indented
+                while (ch === ' ')
+                    ch = this.buffer[--i];
+                if (ch === '\n' && i >= this.pos && i + 1 + indent > lastChar)
+                    nl = i;
+                else
+                    break;
+            } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+    }
+    *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while ((ch = this.buffer[++i])) {
+            if (ch === ':') {
+                const next = this.buffer[i + 1];
+                if (isEmpty(next) || (inFlow && flowIndicatorChars.has(next)))
+                    break;
+                end = i;
+            }
+            else if (isEmpty(ch)) {
+                let next = this.buffer[i + 1];
+                if (ch === '\r') {
+                    if (next === '\n') {
+                        i += 1;
+                        ch = '\n';
+                        next = this.buffer[i + 1];
+                    }
+                    else
+                        end = i;
+                }
+                if (next === '#' || (inFlow && flowIndicatorChars.has(next)))
+                    break;
+                if (ch === '\n') {
+                    const cs = this.continueScalar(i + 1);
+                    if (cs === -1)
+                        break;
+                    i = Math.max(i, cs - 2); // to advance, but still account for ' #'
+                }
+            }
+            else {
+                if (inFlow && flowIndicatorChars.has(ch))
+                    break;
+                end = i;
+            }
+        }
+        if (!ch && !this.atEnd)
+            return this.setNext('plain-scalar');
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? 'flow' : 'doc';
+    }
+    *pushCount(n) {
+        if (n > 0) {
+            yield this.buffer.substr(this.pos, n);
+            this.pos += n;
+            return n;
+        }
+        return 0;
+    }
+    *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+            yield s;
+            this.pos += s.length;
+            return s.length;
+        }
+        else if (allowEmpty)
+            yield '';
+        return 0;
+    }
+    *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+            switch (this.charAt(0)) {
+                case '!':
+                    n += yield* this.pushTag();
+                    n += yield* this.pushSpaces(true);
+                    continue loop;
+                case '&':
+                    n += yield* this.pushUntil(isNotAnchorChar);
+                    n += yield* this.pushSpaces(true);
+                    continue loop;
+                case '-': // this is an error
+                case '?': // this is an error outside flow collections
+                case ':': {
+                    const inFlow = this.flowLevel > 0;
+                    const ch1 = this.charAt(1);
+                    if (isEmpty(ch1) || (inFlow && flowIndicatorChars.has(ch1))) {
+                        if (!inFlow)
+                            this.indentNext = this.indentValue + 1;
+                        else if (this.flowKey)
+                            this.flowKey = false;
+                        n += yield* this.pushCount(1);
+                        n += yield* this.pushSpaces(true);
+                        continue loop;
+                    }
+                }
+            }
+            break loop;
+        }
+        return n;
+    }
+    *pushTag() {
+        if (this.charAt(1) === '<') {
+            let i = this.pos + 2;
+            let ch = this.buffer[i];
+            while (!isEmpty(ch) && ch !== '>')
+                ch = this.buffer[++i];
+            return yield* this.pushToIndex(ch === '>' ? i + 1 : i, false);
+        }
+        else {
+            let i = this.pos + 1;
+            let ch = this.buffer[i];
+            while (ch) {
+                if (tagChars.has(ch))
+                    ch = this.buffer[++i];
+                else if (ch === '%' &&
+                    hexDigits.has(this.buffer[i + 1]) &&
+                    hexDigits.has(this.buffer[i + 2])) {
+                    ch = this.buffer[(i += 3)];
+                }
+                else
+                    break;
+            }
+            return yield* this.pushToIndex(i, false);
+        }
+    }
+    *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === '\n')
+            return yield* this.pushCount(1);
+        else if (ch === '\r' && this.charAt(1) === '\n')
+            return yield* this.pushCount(2);
+        else
+            return 0;
+    }
+    *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+            ch = this.buffer[++i];
+        } while (ch === ' ' || (allowTabs && ch === '\t'));
+        const n = i - this.pos;
+        if (n > 0) {
+            yield this.buffer.substr(this.pos, n);
+            this.pos = i;
+        }
+        return n;
+    }
+    *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+            ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+    }
+}
+
+exports.Lexer = Lexer;
+
+
+/***/ }),
+
+/***/ 6628:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Tracks newlines during parsing in order to provide an efficient API for
+ * determining the one-indexed `{ line, col }` position for any offset
+ * within the input.
+ */
+class LineCounter {
+    constructor() {
+        this.lineStarts = [];
+        /**
+         * Should be called in ascending order. Otherwise, call
+         * `lineCounter.lineStarts.sort()` before calling `linePos()`.
+         */
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        /**
+         * Performs a binary search and returns the 1-indexed { line, col }
+         * position of `offset`. If `line === 0`, `addNewLine` has never been
+         * called or `offset` is before the first known newline.
+         */
+        this.linePos = (offset) => {
+            let low = 0;
+            let high = this.lineStarts.length;
+            while (low < high) {
+                const mid = (low + high) >> 1; // Math.floor((low + high) / 2)
+                if (this.lineStarts[mid] < offset)
+                    low = mid + 1;
+                else
+                    high = mid;
+            }
+            if (this.lineStarts[low] === offset)
+                return { line: low + 1, col: 1 };
+            if (low === 0)
+                return { line: 0, col: offset };
+            const start = this.lineStarts[low - 1];
+            return { line: low, col: offset - start + 1 };
+        };
+    }
+}
+
+exports.LineCounter = LineCounter;
+
+
+/***/ }),
+
+/***/ 3456:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+
+function includesToken(list, type) {
+    for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
+            return true;
+    return false;
+}
+function findNonEmptyIndex(list) {
+    for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
+            case 'space':
+            case 'comment':
+            case 'newline':
+                break;
+            default:
+                return i;
+        }
+    }
+    return -1;
+}
+function isFlowToken(token) {
+    switch (token?.type) {
+        case 'alias':
+        case 'scalar':
+        case 'single-quoted-scalar':
+        case 'double-quoted-scalar':
+        case 'flow-collection':
+            return true;
+        default:
+            return false;
+    }
+}
+function getPrevProps(parent) {
+    switch (parent.type) {
+        case 'document':
+            return parent.start;
+        case 'block-map': {
+            const it = parent.items[parent.items.length - 1];
+            return it.sep ?? it.start;
+        }
+        case 'block-seq':
+            return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+            return [];
+    }
+}
+/** Note: May modify input array */
+function getFirstKeyStartProps(prev) {
+    if (prev.length === 0)
+        return [];
+    let i = prev.length;
+    loop: while (--i >= 0) {
+        switch (prev[i].type) {
+            case 'doc-start':
+            case 'explicit-key-ind':
+            case 'map-value-ind':
+            case 'seq-item-ind':
+            case 'newline':
+                break loop;
+        }
+    }
+    while (prev[++i]?.type === 'space') {
+        /* loop */
+    }
+    return prev.splice(i, prev.length);
+}
+function arrayPushArray(target, source) {
+    // May exhaust call stack with large `source` array
+    if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+    else
+        for (let i = 0; i < source.length; ++i)
+            target.push(source[i]);
+}
+function fixFlowSeqItems(fc) {
+    if (fc.start.type === 'flow-seq-start') {
+        for (const it of fc.items) {
+            if (it.sep &&
+                !it.value &&
+                !includesToken(it.start, 'explicit-key-ind') &&
+                !includesToken(it.sep, 'map-value-ind')) {
+                if (it.key)
+                    it.value = it.key;
+                delete it.key;
+                if (isFlowToken(it.value)) {
+                    if (it.value.end)
+                        arrayPushArray(it.value.end, it.sep);
+                    else
+                        it.value.end = it.sep;
+                }
+                else
+                    arrayPushArray(it.start, it.sep);
+                delete it.sep;
+            }
+        }
+    }
+}
+/**
+ * A YAML concrete syntax tree (CST) parser
+ *
+ * ```ts
+ * const src: string = ...
+ * for (const token of new Parser().parse(src)) {
+ *   // token: Token
+ * }
+ * ```
+ *
+ * To use the parser with a user-provided lexer:
+ *
+ * ```ts
+ * function* parse(source: string, lexer: Lexer) {
+ *   const parser = new Parser()
+ *   for (const lexeme of lexer.lex(source))
+ *     yield* parser.next(lexeme)
+ *   yield* parser.end()
+ * }
+ *
+ * const src: string = ...
+ * const lexer = new Lexer()
+ * for (const token of parse(src, lexer)) {
+ *   // token: Token
+ * }
+ * ```
+ */
+class Parser {
+    /**
+     * @param onNewLine - If defined, called separately with the start position of
+     *   each new line (in `parse()`, including the start of input).
+     */
+    constructor(onNewLine) {
+        /** If true, space and sequence indicators count as indentation */
+        this.atNewLine = true;
+        /** If true, next token is a scalar value */
+        this.atScalar = false;
+        /** Current indentation level */
+        this.indent = 0;
+        /** Current offset since the start of parsing */
+        this.offset = 0;
+        /** On the same line with a block map key */
+        this.onKeyLine = false;
+        /** Top indicates the node that's currently being built */
+        this.stack = [];
+        /** The source of the current token, set in parse() */
+        this.source = '';
+        /** The type of the current token, set in parse() */
+        this.type = '';
+        // Must be defined after `next()`
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+    }
+    /**
+     * Parse `source` as a YAML stream.
+     * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+     *
+     * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+     *
+     * @returns A generator of tokens representing each directive, document, and other structure.
+     */
+    *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+            this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+            yield* this.next(lexeme);
+        if (!incomplete)
+            yield* this.end();
+    }
+    /**
+     * Advance the parser by the `source` of one lexical token.
+     */
+    *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+            console.log('|', cst.prettyToken(source));
+        if (this.atScalar) {
+            this.atScalar = false;
+            yield* this.step();
+            this.offset += source.length;
+            return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+            const message = `Not a YAML token: ${source}`;
+            yield* this.pop({ type: 'error', offset: this.offset, message, source });
+            this.offset += source.length;
+        }
+        else if (type === 'scalar') {
+            this.atNewLine = false;
+            this.atScalar = true;
+            this.type = 'scalar';
+        }
+        else {
+            this.type = type;
+            yield* this.step();
+            switch (type) {
+                case 'newline':
+                    this.atNewLine = true;
+                    this.indent = 0;
+                    if (this.onNewLine)
+                        this.onNewLine(this.offset + source.length);
+                    break;
+                case 'space':
+                    if (this.atNewLine && source[0] === ' ')
+                        this.indent += source.length;
+                    break;
+                case 'explicit-key-ind':
+                case 'map-value-ind':
+                case 'seq-item-ind':
+                    if (this.atNewLine)
+                        this.indent += source.length;
+                    break;
+                case 'doc-mode':
+                case 'flow-error-end':
+                    return;
+                default:
+                    this.atNewLine = false;
+            }
+            this.offset += source.length;
+        }
+    }
+    /** Call at end of input to push out any remaining constructions */
+    *end() {
+        while (this.stack.length > 0)
+            yield* this.pop();
+    }
+    get sourceToken() {
+        const st = {
+            type: this.type,
+            offset: this.offset,
+            indent: this.indent,
+            source: this.source
+        };
+        return st;
+    }
+    *step() {
+        const top = this.peek(1);
+        if (this.type === 'doc-end' && top?.type !== 'doc-end') {
+            while (this.stack.length > 0)
+                yield* this.pop();
+            this.stack.push({
+                type: 'doc-end',
+                offset: this.offset,
+                source: this.source
+            });
+            return;
+        }
+        if (!top)
+            return yield* this.stream();
+        switch (top.type) {
+            case 'document':
+                return yield* this.document(top);
+            case 'alias':
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return yield* this.scalar(top);
+            case 'block-scalar':
+                return yield* this.blockScalar(top);
+            case 'block-map':
+                return yield* this.blockMap(top);
+            case 'block-seq':
+                return yield* this.blockSequence(top);
+            case 'flow-collection':
+                return yield* this.flowCollection(top);
+            case 'doc-end':
+                return yield* this.documentEnd(top);
+        }
+        /* istanbul ignore next should not happen */
+        yield* this.pop();
+    }
+    peek(n) {
+        return this.stack[this.stack.length - n];
+    }
+    *pop(error) {
+        const token = error ?? this.stack.pop();
+        /* istanbul ignore if should not happen */
+        if (!token) {
+            const message = 'Tried to pop an empty stack';
+            yield { type: 'error', offset: this.offset, source: '', message };
+        }
+        else if (this.stack.length === 0) {
+            yield token;
+        }
+        else {
+            const top = this.peek(1);
+            if (token.type === 'block-scalar') {
+                // Block scalars use their parent rather than header indent
+                token.indent = 'indent' in top ? top.indent : 0;
+            }
+            else if (token.type === 'flow-collection' && top.type === 'document') {
+                // Ignore all indent for top-level flow collections
+                token.indent = 0;
+            }
+            if (token.type === 'flow-collection')
+                fixFlowSeqItems(token);
+            switch (top.type) {
+                case 'document':
+                    top.value = token;
+                    break;
+                case 'block-scalar':
+                    top.props.push(token); // error
+                    break;
+                case 'block-map': {
+                    const it = top.items[top.items.length - 1];
+                    if (it.value) {
+                        top.items.push({ start: [], key: token, sep: [] });
+                        this.onKeyLine = true;
+                        return;
+                    }
+                    else if (it.sep) {
+                        it.value = token;
+                    }
+                    else {
+                        Object.assign(it, { key: token, sep: [] });
+                        this.onKeyLine = !it.explicitKey;
+                        return;
+                    }
+                    break;
+                }
+                case 'block-seq': {
+                    const it = top.items[top.items.length - 1];
+                    if (it.value)
+                        top.items.push({ start: [], value: token });
+                    else
+                        it.value = token;
+                    break;
+                }
+                case 'flow-collection': {
+                    const it = top.items[top.items.length - 1];
+                    if (!it || it.value)
+                        top.items.push({ start: [], key: token, sep: [] });
+                    else if (it.sep)
+                        it.value = token;
+                    else
+                        Object.assign(it, { key: token, sep: [] });
+                    return;
+                }
+                /* istanbul ignore next should not happen */
+                default:
+                    yield* this.pop();
+                    yield* this.pop(token);
+            }
+            if ((top.type === 'document' ||
+                top.type === 'block-map' ||
+                top.type === 'block-seq') &&
+                (token.type === 'block-map' || token.type === 'block-seq')) {
+                const last = token.items[token.items.length - 1];
+                if (last &&
+                    !last.sep &&
+                    !last.value &&
+                    last.start.length > 0 &&
+                    findNonEmptyIndex(last.start) === -1 &&
+                    (token.indent === 0 ||
+                        last.start.every(st => st.type !== 'comment' || st.indent < token.indent))) {
+                    if (top.type === 'document')
+                        top.end = last.start;
+                    else
+                        top.items.push({ start: last.start });
+                    token.items.splice(-1, 1);
+                }
+            }
+        }
+    }
+    *stream() {
+        switch (this.type) {
+            case 'directive-line':
+                yield { type: 'directive', offset: this.offset, source: this.source };
+                return;
+            case 'byte-order-mark':
+            case 'space':
+            case 'comment':
+            case 'newline':
+                yield this.sourceToken;
+                return;
+            case 'doc-mode':
+            case 'doc-start': {
+                const doc = {
+                    type: 'document',
+                    offset: this.offset,
+                    start: []
+                };
+                if (this.type === 'doc-start')
+                    doc.start.push(this.sourceToken);
+                this.stack.push(doc);
+                return;
+            }
+        }
+        yield {
+            type: 'error',
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML stream`,
+            source: this.source
+        };
+    }
+    *document(doc) {
+        if (doc.value)
+            return yield* this.lineEnd(doc);
+        switch (this.type) {
+            case 'doc-start': {
+                if (findNonEmptyIndex(doc.start) !== -1) {
+                    yield* this.pop();
+                    yield* this.step();
+                }
+                else
+                    doc.start.push(this.sourceToken);
+                return;
+            }
+            case 'anchor':
+            case 'tag':
+            case 'space':
+            case 'comment':
+            case 'newline':
+                doc.start.push(this.sourceToken);
+                return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+            this.stack.push(bv);
+        else {
+            yield {
+                type: 'error',
+                offset: this.offset,
+                message: `Unexpected ${this.type} token in YAML document`,
+                source: this.source
+            };
+        }
+    }
+    *scalar(scalar) {
+        if (this.type === 'map-value-ind') {
+            const prev = getPrevProps(this.peek(2));
+            const start = getFirstKeyStartProps(prev);
+            let sep;
+            if (scalar.end) {
+                sep = scalar.end;
+                sep.push(this.sourceToken);
+                delete scalar.end;
+            }
+            else
+                sep = [this.sourceToken];
+            const map = {
+                type: 'block-map',
+                offset: scalar.offset,
+                indent: scalar.indent,
+                items: [{ start, key: scalar, sep }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map;
+        }
+        else
+            yield* this.lineEnd(scalar);
+    }
+    *blockScalar(scalar) {
+        switch (this.type) {
+            case 'space':
+            case 'comment':
+            case 'newline':
+                scalar.props.push(this.sourceToken);
+                return;
+            case 'scalar':
+                scalar.source = this.source;
+                // block-scalar source includes trailing newline
+                this.atNewLine = true;
+                this.indent = 0;
+                if (this.onNewLine) {
+                    let nl = this.source.indexOf('\n') + 1;
+                    while (nl !== 0) {
+                        this.onNewLine(this.offset + nl);
+                        nl = this.source.indexOf('\n', nl) + 1;
+                    }
+                }
+                yield* this.pop();
+                break;
+            /* istanbul ignore next should not happen */
+            default:
+                yield* this.pop();
+                yield* this.step();
+        }
+    }
+    *blockMap(map) {
+        const it = map.items[map.items.length - 1];
+        // it.sep is true-ish if pair already has key or : separator
+        switch (this.type) {
+            case 'newline':
+                this.onKeyLine = false;
+                if (it.value) {
+                    const end = 'end' in it.value ? it.value.end : undefined;
+                    const last = Array.isArray(end) ? end[end.length - 1] : undefined;
+                    if (last?.type === 'comment')
+                        end?.push(this.sourceToken);
+                    else
+                        map.items.push({ start: [this.sourceToken] });
+                }
+                else if (it.sep) {
+                    it.sep.push(this.sourceToken);
+                }
+                else {
+                    it.start.push(this.sourceToken);
+                }
+                return;
+            case 'space':
+            case 'comment':
+                if (it.value) {
+                    map.items.push({ start: [this.sourceToken] });
+                }
+                else if (it.sep) {
+                    it.sep.push(this.sourceToken);
+                }
+                else {
+                    if (this.atIndentedComment(it.start, map.indent)) {
+                        const prev = map.items[map.items.length - 2];
+                        const end = prev?.value?.end;
+                        if (Array.isArray(end)) {
+                            arrayPushArray(end, it.start);
+                            end.push(this.sourceToken);
+                            map.items.pop();
+                            return;
+                        }
+                    }
+                    it.start.push(this.sourceToken);
+                }
+                return;
+        }
+        if (this.indent >= map.indent) {
+            const atMapIndent = !this.onKeyLine && this.indent === map.indent;
+            const atNextItem = atMapIndent &&
+                (it.sep || it.explicitKey) &&
+                this.type !== 'seq-item-ind';
+            // For empty nodes, assign newline-separated not indented empty tokens to following node
+            let start = [];
+            if (atNextItem && it.sep && !it.value) {
+                const nl = [];
+                for (let i = 0; i < it.sep.length; ++i) {
+                    const st = it.sep[i];
+                    switch (st.type) {
+                        case 'newline':
+                            nl.push(i);
+                            break;
+                        case 'space':
+                            break;
+                        case 'comment':
+                            if (st.indent > map.indent)
+                                nl.length = 0;
+                            break;
+                        default:
+                            nl.length = 0;
+                    }
+                }
+                if (nl.length >= 2)
+                    start = it.sep.splice(nl[1]);
+            }
+            switch (this.type) {
+                case 'anchor':
+                case 'tag':
+                    if (atNextItem || it.value) {
+                        start.push(this.sourceToken);
+                        map.items.push({ start });
+                        this.onKeyLine = true;
+                    }
+                    else if (it.sep) {
+                        it.sep.push(this.sourceToken);
+                    }
+                    else {
+                        it.start.push(this.sourceToken);
+                    }
+                    return;
+                case 'explicit-key-ind':
+                    if (!it.sep && !it.explicitKey) {
+                        it.start.push(this.sourceToken);
+                        it.explicitKey = true;
+                    }
+                    else if (atNextItem || it.value) {
+                        start.push(this.sourceToken);
+                        map.items.push({ start, explicitKey: true });
+                    }
+                    else {
+                        this.stack.push({
+                            type: 'block-map',
+                            offset: this.offset,
+                            indent: this.indent,
+                            items: [{ start: [this.sourceToken], explicitKey: true }]
+                        });
+                    }
+                    this.onKeyLine = true;
+                    return;
+                case 'map-value-ind':
+                    if (it.explicitKey) {
+                        if (!it.sep) {
+                            if (includesToken(it.start, 'newline')) {
+                                Object.assign(it, { key: null, sep: [this.sourceToken] });
+                            }
+                            else {
+                                const start = getFirstKeyStartProps(it.start);
+                                this.stack.push({
+                                    type: 'block-map',
+                                    offset: this.offset,
+                                    indent: this.indent,
+                                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                                });
+                            }
+                        }
+                        else if (it.value) {
+                            map.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                        }
+                        else if (includesToken(it.sep, 'map-value-ind')) {
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start, key: null, sep: [this.sourceToken] }]
+                            });
+                        }
+                        else if (isFlowToken(it.key) &&
+                            !includesToken(it.sep, 'newline')) {
+                            const start = getFirstKeyStartProps(it.start);
+                            const key = it.key;
+                            const sep = it.sep;
+                            sep.push(this.sourceToken);
+                            // @ts-expect-error type guard is wrong here
+                            delete it.key;
+                            // @ts-expect-error type guard is wrong here
+                            delete it.sep;
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start, key, sep }]
+                            });
+                        }
+                        else if (start.length > 0) {
+                            // Not actually at next item
+                            it.sep = it.sep.concat(start, this.sourceToken);
+                        }
+                        else {
+                            it.sep.push(this.sourceToken);
+                        }
+                    }
+                    else {
+                        if (!it.sep) {
+                            Object.assign(it, { key: null, sep: [this.sourceToken] });
+                        }
+                        else if (it.value || atNextItem) {
+                            map.items.push({ start, key: null, sep: [this.sourceToken] });
+                        }
+                        else if (includesToken(it.sep, 'map-value-ind')) {
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                            });
+                        }
+                        else {
+                            it.sep.push(this.sourceToken);
+                        }
+                    }
+                    this.onKeyLine = true;
+                    return;
+                case 'alias':
+                case 'scalar':
+                case 'single-quoted-scalar':
+                case 'double-quoted-scalar': {
+                    const fs = this.flowScalar(this.type);
+                    if (atNextItem || it.value) {
+                        map.items.push({ start, key: fs, sep: [] });
+                        this.onKeyLine = true;
+                    }
+                    else if (it.sep) {
+                        this.stack.push(fs);
+                    }
+                    else {
+                        Object.assign(it, { key: fs, sep: [] });
+                        this.onKeyLine = true;
+                    }
+                    return;
+                }
+                default: {
+                    const bv = this.startBlockValue(map);
+                    if (bv) {
+                        if (bv.type === 'block-seq') {
+                            if (!it.explicitKey &&
+                                it.sep &&
+                                !includesToken(it.sep, 'newline')) {
+                                yield* this.pop({
+                                    type: 'error',
+                                    offset: this.offset,
+                                    message: 'Unexpected block-seq-ind on same line with key',
+                                    source: this.source
+                                });
+                                return;
+                            }
+                        }
+                        else if (atMapIndent) {
+                            map.items.push({ start });
+                        }
+                        this.stack.push(bv);
+                        return;
+                    }
+                }
+            }
+        }
+        yield* this.pop();
+        yield* this.step();
+    }
+    *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+            case 'newline':
+                if (it.value) {
+                    const end = 'end' in it.value ? it.value.end : undefined;
+                    const last = Array.isArray(end) ? end[end.length - 1] : undefined;
+                    if (last?.type === 'comment')
+                        end?.push(this.sourceToken);
+                    else
+                        seq.items.push({ start: [this.sourceToken] });
+                }
+                else
+                    it.start.push(this.sourceToken);
+                return;
+            case 'space':
+            case 'comment':
+                if (it.value)
+                    seq.items.push({ start: [this.sourceToken] });
+                else {
+                    if (this.atIndentedComment(it.start, seq.indent)) {
+                        const prev = seq.items[seq.items.length - 2];
+                        const end = prev?.value?.end;
+                        if (Array.isArray(end)) {
+                            arrayPushArray(end, it.start);
+                            end.push(this.sourceToken);
+                            seq.items.pop();
+                            return;
+                        }
+                    }
+                    it.start.push(this.sourceToken);
+                }
+                return;
+            case 'anchor':
+            case 'tag':
+                if (it.value || this.indent <= seq.indent)
+                    break;
+                it.start.push(this.sourceToken);
+                return;
+            case 'seq-item-ind':
+                if (this.indent !== seq.indent)
+                    break;
+                if (it.value || includesToken(it.start, 'seq-item-ind'))
+                    seq.items.push({ start: [this.sourceToken] });
+                else
+                    it.start.push(this.sourceToken);
+                return;
+        }
+        if (this.indent > seq.indent) {
+            const bv = this.startBlockValue(seq);
+            if (bv) {
+                this.stack.push(bv);
+                return;
+            }
+        }
+        yield* this.pop();
+        yield* this.step();
+    }
+    *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === 'flow-error-end') {
+            let top;
+            do {
+                yield* this.pop();
+                top = this.peek(1);
+            } while (top?.type === 'flow-collection');
+        }
+        else if (fc.end.length === 0) {
+            switch (this.type) {
+                case 'comma':
+                case 'explicit-key-ind':
+                    if (!it || it.sep)
+                        fc.items.push({ start: [this.sourceToken] });
+                    else
+                        it.start.push(this.sourceToken);
+                    return;
+                case 'map-value-ind':
+                    if (!it || it.value)
+                        fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                    else if (it.sep)
+                        it.sep.push(this.sourceToken);
+                    else
+                        Object.assign(it, { key: null, sep: [this.sourceToken] });
+                    return;
+                case 'space':
+                case 'comment':
+                case 'newline':
+                case 'anchor':
+                case 'tag':
+                    if (!it || it.value)
+                        fc.items.push({ start: [this.sourceToken] });
+                    else if (it.sep)
+                        it.sep.push(this.sourceToken);
+                    else
+                        it.start.push(this.sourceToken);
+                    return;
+                case 'alias':
+                case 'scalar':
+                case 'single-quoted-scalar':
+                case 'double-quoted-scalar': {
+                    const fs = this.flowScalar(this.type);
+                    if (!it || it.value)
+                        fc.items.push({ start: [], key: fs, sep: [] });
+                    else if (it.sep)
+                        this.stack.push(fs);
+                    else
+                        Object.assign(it, { key: fs, sep: [] });
+                    return;
+                }
+                case 'flow-map-end':
+                case 'flow-seq-end':
+                    fc.end.push(this.sourceToken);
+                    return;
+            }
+            const bv = this.startBlockValue(fc);
+            /* istanbul ignore else should not happen */
+            if (bv)
+                this.stack.push(bv);
+            else {
+                yield* this.pop();
+                yield* this.step();
+            }
+        }
+        else {
+            const parent = this.peek(2);
+            if (parent.type === 'block-map' &&
+                ((this.type === 'map-value-ind' && parent.indent === fc.indent) ||
+                    (this.type === 'newline' &&
+                        !parent.items[parent.items.length - 1].sep))) {
+                yield* this.pop();
+                yield* this.step();
+            }
+            else if (this.type === 'map-value-ind' &&
+                parent.type !== 'flow-collection') {
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                fixFlowSeqItems(fc);
+                const sep = fc.end.splice(1, fc.end.length);
+                sep.push(this.sourceToken);
+                const map = {
+                    type: 'block-map',
+                    offset: fc.offset,
+                    indent: fc.indent,
+                    items: [{ start, key: fc, sep }]
+                };
+                this.onKeyLine = true;
+                this.stack[this.stack.length - 1] = map;
+            }
+            else {
+                yield* this.lineEnd(fc);
+            }
+        }
+    }
+    flowScalar(type) {
+        if (this.onNewLine) {
+            let nl = this.source.indexOf('\n') + 1;
+            while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf('\n', nl) + 1;
+            }
+        }
+        return {
+            type,
+            offset: this.offset,
+            indent: this.indent,
+            source: this.source
+        };
+    }
+    startBlockValue(parent) {
+        switch (this.type) {
+            case 'alias':
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return this.flowScalar(this.type);
+            case 'block-scalar-header':
+                return {
+                    type: 'block-scalar',
+                    offset: this.offset,
+                    indent: this.indent,
+                    props: [this.sourceToken],
+                    source: ''
+                };
+            case 'flow-map-start':
+            case 'flow-seq-start':
+                return {
+                    type: 'flow-collection',
+                    offset: this.offset,
+                    indent: this.indent,
+                    start: this.sourceToken,
+                    items: [],
+                    end: []
+                };
+            case 'seq-item-ind':
+                return {
+                    type: 'block-seq',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [this.sourceToken] }]
+                };
+            case 'explicit-key-ind': {
+                this.onKeyLine = true;
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                start.push(this.sourceToken);
+                return {
+                    type: 'block-map',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, explicitKey: true }]
+                };
+            }
+            case 'map-value-ind': {
+                this.onKeyLine = true;
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                return {
+                    type: 'block-map',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                };
+            }
+        }
+        return null;
+    }
+    atIndentedComment(start, indent) {
+        if (this.type !== 'comment')
+            return false;
+        if (this.indent <= indent)
+            return false;
+        return start.every(st => st.type === 'newline' || st.type === 'space');
+    }
+    *documentEnd(docEnd) {
+        if (this.type !== 'doc-mode') {
+            if (docEnd.end)
+                docEnd.end.push(this.sourceToken);
+            else
+                docEnd.end = [this.sourceToken];
+            if (this.type === 'newline')
+                yield* this.pop();
+        }
+    }
+    *lineEnd(token) {
+        switch (this.type) {
+            case 'comma':
+            case 'doc-start':
+            case 'doc-end':
+            case 'flow-seq-end':
+            case 'flow-map-end':
+            case 'map-value-ind':
+                yield* this.pop();
+                yield* this.step();
+                break;
+            case 'newline':
+                this.onKeyLine = false;
+            // fallthrough
+            case 'space':
+            case 'comment':
+            default:
+                // all other values are errors
+                if (token.end)
+                    token.end.push(this.sourceToken);
+                else
+                    token.end = [this.sourceToken];
+                if (this.type === 'newline')
+                    yield* this.pop();
+        }
+    }
+}
+
+exports.Parser = Parser;
+
+
+/***/ }),
+
+/***/ 4047:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var log = __nccwpck_require__(7249);
+var identity = __nccwpck_require__(1127);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+
+function parseOptions(options) {
+    const prettyErrors = options.prettyErrors !== false;
+    const lineCounter$1 = options.lineCounter || (prettyErrors && new lineCounter.LineCounter()) || null;
+    return { lineCounter: lineCounter$1, prettyErrors };
+}
+/**
+ * Parse the input as a stream of YAML documents.
+ *
+ * Documents should be separated from each other by `...` or `---` marker lines.
+ *
+ * @returns If an empty `docs` array is returned, it will be of type
+ *   EmptyStream and contain additional stream information. In
+ *   TypeScript, you should use `'empty' in docs` as a type guard for it.
+ */
+function parseAllDocuments(source, options = {}) {
+    const { lineCounter, prettyErrors } = parseOptions(options);
+    const parser$1 = new parser.Parser(lineCounter?.addNewLine);
+    const composer$1 = new composer.Composer(options);
+    const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+    if (prettyErrors && lineCounter)
+        for (const doc of docs) {
+            doc.errors.forEach(errors.prettifyError(source, lineCounter));
+            doc.warnings.forEach(errors.prettifyError(source, lineCounter));
+        }
+    if (docs.length > 0)
+        return docs;
+    return Object.assign([], { empty: true }, composer$1.streamInfo());
+}
+/** Parse an input string into a single YAML.Document */
+function parseDocument(source, options = {}) {
+    const { lineCounter, prettyErrors } = parseOptions(options);
+    const parser$1 = new parser.Parser(lineCounter?.addNewLine);
+    const composer$1 = new composer.Composer(options);
+    // `doc` is always set by compose.end(true) at the very latest
+    let doc = null;
+    for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+            doc = _doc;
+        else if (doc.options.logLevel !== 'silent') {
+            doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+            break;
+        }
+    }
+    if (prettyErrors && lineCounter) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter));
+    }
+    return doc;
+}
+function parse(src, reviver, options) {
+    let _reviver = undefined;
+    if (typeof reviver === 'function') {
+        _reviver = reviver;
+    }
+    else if (options === undefined && reviver && typeof reviver === 'object') {
+        options = reviver;
+    }
+    const doc = parseDocument(src, options);
+    if (!doc)
+        return null;
+    doc.warnings.forEach(warning => log.warn(doc.options.logLevel, warning));
+    if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== 'silent')
+            throw doc.errors[0];
+        else
+            doc.errors = [];
+    }
+    return doc.toJS(Object.assign({ reviver: _reviver }, options));
+}
+function stringify(value, replacer, options) {
+    let _replacer = null;
+    if (typeof replacer === 'function' || Array.isArray(replacer)) {
+        _replacer = replacer;
+    }
+    else if (options === undefined && replacer) {
+        options = replacer;
+    }
+    if (typeof options === 'string')
+        options = options.length;
+    if (typeof options === 'number') {
+        const indent = Math.round(options);
+        options = indent < 1 ? undefined : indent > 8 ? { indent: 8 } : { indent };
+    }
+    if (value === undefined) {
+        const { keepUndefined } = options ?? replacer ?? {};
+        if (!keepUndefined)
+            return undefined;
+    }
+    if (identity.isDocument(value) && !_replacer)
+        return value.toString(options);
+    return new Document.Document(value, _replacer, options).toString(options);
+}
+
+exports.parse = parse;
+exports.parseAllDocuments = parseAllDocuments;
+exports.parseDocument = parseDocument;
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 5840:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var tags = __nccwpck_require__(18);
+
+const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+class Schema {
+    constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat)
+            ? tags.getTags(compat, 'compat')
+            : compat
+                ? tags.getTags(null, compat)
+                : null;
+        this.name = (typeof schema === 'string' && schema) || 'core';
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        // Used by createMap()
+        this.sortMapEntries =
+            typeof sortMapEntries === 'function'
+                ? sortMapEntries
+                : sortMapEntries === true
+                    ? sortMapEntriesByKey
+                    : null;
+    }
+    clone() {
+        const copy = Object.create(Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+    }
+}
+
+exports.Schema = Schema;
+
+
+/***/ }),
+
+/***/ 7451:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var YAMLMap = __nccwpck_require__(4454);
+
+const map = {
+    collection: 'map',
+    default: true,
+    nodeClass: YAMLMap.YAMLMap,
+    tag: 'tag:yaml.org,2002:map',
+    resolve(map, onError) {
+        if (!identity.isMap(map))
+            onError('Expected a mapping for this tag');
+        return map;
+    },
+    createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+};
+
+exports.map = map;
+
+
+/***/ }),
+
+/***/ 3632:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+const nullTag = {
+    identify: value => value == null,
+    createNode: () => new Scalar.Scalar(null),
+    default: true,
+    tag: 'tag:yaml.org,2002:null',
+    test: /^(?:~|[Nn]ull|NULL)?$/,
+    resolve: () => new Scalar.Scalar(null),
+    stringify: ({ source }, ctx) => typeof source === 'string' && nullTag.test.test(source)
+        ? source
+        : ctx.options.nullStr
+};
+
+exports.nullTag = nullTag;
+
+
+/***/ }),
+
+/***/ 1706:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var YAMLSeq = __nccwpck_require__(2223);
+
+const seq = {
+    collection: 'seq',
+    default: true,
+    nodeClass: YAMLSeq.YAMLSeq,
+    tag: 'tag:yaml.org,2002:seq',
+    resolve(seq, onError) {
+        if (!identity.isSeq(seq))
+            onError('Expected a sequence for this tag');
+        return seq;
+    },
+    createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+};
+
+exports.seq = seq;
+
+
+/***/ }),
+
+/***/ 6464:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyString = __nccwpck_require__(3069);
+
+const string = {
+    identify: value => typeof value === 'string',
+    default: true,
+    tag: 'tag:yaml.org,2002:str',
+    resolve: str => str,
+    stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+    }
+};
+
+exports.string = string;
+
+
+/***/ }),
+
+/***/ 3959:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+const boolTag = {
+    identify: value => typeof value === 'boolean',
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+    resolve: str => new Scalar.Scalar(str[0] === 't' || str[0] === 'T'),
+    stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+            const sv = source[0] === 't' || source[0] === 'T';
+            if (value === sv)
+                return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+};
+
+exports.boolTag = boolTag;
+
+
+/***/ }),
+
+/***/ 8405:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
+
+const floatNaN = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    resolve: str => str.slice(-3).toLowerCase() === 'nan'
+        ? NaN
+        : str[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY,
+    stringify: stringifyNumber.stringifyNumber
+};
+const floatExp = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'EXP',
+    test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+    resolve: str => parseFloat(str),
+    stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+    }
+};
+const float = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+    resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf('.');
+        if (dot !== -1 && str[str.length - 1] === '0')
+            node.minFractionDigits = str.length - dot - 1;
+        return node;
+    },
+    stringify: stringifyNumber.stringifyNumber
+};
+
+exports.float = float;
+exports.floatExp = floatExp;
+exports.floatNaN = floatNaN;
+
+
+/***/ }),
+
+/***/ 9874:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
+const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
+function intStringify(node, radix, prefix) {
+    const { value } = node;
+    if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
+    return stringifyNumber.stringifyNumber(node);
+}
+const intOct = {
+    identify: value => intIdentify(value) && value >= 0,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'OCT',
+    test: /^0o[0-7]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+    stringify: node => intStringify(node, 8, '0o')
+};
+const int = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    test: /^[-+]?[0-9]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+    stringify: stringifyNumber.stringifyNumber
+};
+const intHex = {
+    identify: value => intIdentify(value) && value >= 0,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'HEX',
+    test: /^0x[0-9a-fA-F]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+    stringify: node => intStringify(node, 16, '0x')
+};
+
+exports.int = int;
+exports.intHex = intHex;
+exports.intOct = intOct;
+
+
+/***/ }),
+
+/***/ 896:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+
+const schema = [
+    map.map,
+    seq.seq,
+    string.string,
+    _null.nullTag,
+    bool.boolTag,
+    int.intOct,
+    int.int,
+    int.intHex,
+    float.floatNaN,
+    float.floatExp,
+    float.float
+];
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 3559:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+
+function intIdentify(value) {
+    return typeof value === 'bigint' || Number.isInteger(value);
+}
+const stringifyJSON = ({ value }) => JSON.stringify(value);
+const jsonScalars = [
+    {
+        identify: value => typeof value === 'string',
+        default: true,
+        tag: 'tag:yaml.org,2002:str',
+        resolve: str => str,
+        stringify: stringifyJSON
+    },
+    {
+        identify: value => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: 'tag:yaml.org,2002:null',
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+    },
+    {
+        identify: value => typeof value === 'boolean',
+        default: true,
+        tag: 'tag:yaml.org,2002:bool',
+        test: /^true$|^false$/,
+        resolve: str => str === 'true',
+        stringify: stringifyJSON
+    },
+    {
+        identify: intIdentify,
+        default: true,
+        tag: 'tag:yaml.org,2002:int',
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+    },
+    {
+        identify: value => typeof value === 'number',
+        default: true,
+        tag: 'tag:yaml.org,2002:float',
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: str => parseFloat(str),
+        stringify: stringifyJSON
+    }
+];
+const jsonError = {
+    default: true,
+    tag: '',
+    test: /^/,
+    resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+    }
+};
+const schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 18:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+var schema = __nccwpck_require__(896);
+var schema$1 = __nccwpck_require__(3559);
+var binary = __nccwpck_require__(6083);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var schema$2 = __nccwpck_require__(5913);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(6752);
+
+const schemas = new Map([
+    ['core', schema.schema],
+    ['failsafe', [map.map, seq.seq, string.string]],
+    ['json', schema$1.schema],
+    ['yaml11', schema$2.schema],
+    ['yaml-1.1', schema$2.schema]
+]);
+const tagsByName = {
+    binary: binary.binary,
+    bool: bool.boolTag,
+    float: float.float,
+    floatExp: float.floatExp,
+    floatNaN: float.floatNaN,
+    floatTime: timestamp.floatTime,
+    int: int.int,
+    intHex: int.intHex,
+    intOct: int.intOct,
+    intTime: timestamp.intTime,
+    map: map.map,
+    merge: merge.merge,
+    null: _null.nullTag,
+    omap: omap.omap,
+    pairs: pairs.pairs,
+    seq: seq.seq,
+    set: set.set,
+    timestamp: timestamp.timestamp
+};
+const coreKnownTags = {
+    'tag:yaml.org,2002:binary': binary.binary,
+    'tag:yaml.org,2002:merge': merge.merge,
+    'tag:yaml.org,2002:omap': omap.omap,
+    'tag:yaml.org,2002:pairs': pairs.pairs,
+    'tag:yaml.org,2002:set': set.set,
+    'tag:yaml.org,2002:timestamp': timestamp.timestamp
+};
+function getTags(customTags, schemaName, addMergeTag) {
+    const schemaTags = schemas.get(schemaName);
+    if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge.merge)
+            ? schemaTags.concat(merge.merge)
+            : schemaTags.slice();
+    }
+    let tags = schemaTags;
+    if (!tags) {
+        if (Array.isArray(customTags))
+            tags = [];
+        else {
+            const keys = Array.from(schemas.keys())
+                .filter(key => key !== 'yaml11')
+                .map(key => JSON.stringify(key))
+                .join(', ');
+            throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+    }
+    if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+            tags = tags.concat(tag);
+    }
+    else if (typeof customTags === 'function') {
+        tags = customTags(tags.slice());
+    }
+    if (addMergeTag)
+        tags = tags.concat(merge.merge);
+    return tags.reduce((tags, tag) => {
+        const tagObj = typeof tag === 'string' ? tagsByName[tag] : tag;
+        if (!tagObj) {
+            const tagName = JSON.stringify(tag);
+            const keys = Object.keys(tagsByName)
+                .map(key => JSON.stringify(key))
+                .join(', ');
+            throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags.includes(tagObj))
+            tags.push(tagObj);
+        return tags;
+    }, []);
+}
+
+exports.coreKnownTags = coreKnownTags;
+exports.getTags = getTags;
+
+
+/***/ }),
+
+/***/ 6083:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_buffer = __nccwpck_require__(181);
+var Scalar = __nccwpck_require__(3301);
+var stringifyString = __nccwpck_require__(3069);
+
+const binary = {
+    identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
+    default: false,
+    tag: 'tag:yaml.org,2002:binary',
+    /**
+     * Returns a Buffer in node and an Uint8Array in browsers
+     *
+     * To use the resulting buffer as an image, you'll want to do something like:
+     *
+     *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+     *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+     */
+    resolve(src, onError) {
+        if (typeof node_buffer.Buffer === 'function') {
+            return node_buffer.Buffer.from(src, 'base64');
+        }
+        else if (typeof atob === 'function') {
+            // On IE 11, atob() can't handle newlines
+            const str = atob(src.replace(/[\n\r]/g, ''));
+            const buffer = new Uint8Array(str.length);
+            for (let i = 0; i < str.length; ++i)
+                buffer[i] = str.charCodeAt(i);
+            return buffer;
+        }
+        else {
+            onError('This environment does not support reading binary tags; either Buffer or atob is required');
+            return src;
+        }
+    },
+    stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+            return '';
+        const buf = value; // checked earlier by binary.identify()
+        let str;
+        if (typeof node_buffer.Buffer === 'function') {
+            str =
+                buf instanceof node_buffer.Buffer
+                    ? buf.toString('base64')
+                    : node_buffer.Buffer.from(buf.buffer).toString('base64');
+        }
+        else if (typeof btoa === 'function') {
+            let s = '';
+            for (let i = 0; i < buf.length; ++i)
+                s += String.fromCharCode(buf[i]);
+            str = btoa(s);
+        }
+        else {
+            throw new Error('This environment does not support writing binary tags; either Buffer or btoa is required');
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+            const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+            const n = Math.ceil(str.length / lineWidth);
+            const lines = new Array(n);
+            for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+                lines[i] = str.substr(o, lineWidth);
+            }
+            str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? '\n' : ' ');
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+    }
+};
+
+exports.binary = binary;
+
+
+/***/ }),
+
+/***/ 8398:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+function boolStringify({ value, source }, ctx) {
+    const boolObj = value ? trueTag : falseTag;
+    if (source && boolObj.test.test(source))
+        return source;
+    return value ? ctx.options.trueStr : ctx.options.falseStr;
+}
+const trueTag = {
+    identify: value => value === true,
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+    resolve: () => new Scalar.Scalar(true),
+    stringify: boolStringify
+};
+const falseTag = {
+    identify: value => value === false,
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+    resolve: () => new Scalar.Scalar(false),
+    stringify: boolStringify
+};
+
+exports.falseTag = falseTag;
+exports.trueTag = trueTag;
+
+
+/***/ }),
+
+/***/ 5782:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
+
+const floatNaN = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    resolve: (str) => str.slice(-3).toLowerCase() === 'nan'
+        ? NaN
+        : str[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY,
+    stringify: stringifyNumber.stringifyNumber
+};
+const floatExp = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'EXP',
+    test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+    resolve: (str) => parseFloat(str.replace(/_/g, '')),
+    stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+    }
+};
+const float = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+    resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, '')));
+        const dot = str.indexOf('.');
+        if (dot !== -1) {
+            const f = str.substring(dot + 1).replace(/_/g, '');
+            if (f[f.length - 1] === '0')
+                node.minFractionDigits = f.length;
+        }
+        return node;
+    },
+    stringify: stringifyNumber.stringifyNumber
+};
+
+exports.float = float;
+exports.floatExp = floatExp;
+exports.floatNaN = floatNaN;
+
+
+/***/ }),
+
+/***/ 873:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
+function intResolve(str, offset, radix, { intAsBigInt }) {
+    const sign = str[0];
+    if (sign === '-' || sign === '+')
+        offset += 1;
+    str = str.substring(offset).replace(/_/g, '');
+    if (intAsBigInt) {
+        switch (radix) {
+            case 2:
+                str = `0b${str}`;
+                break;
+            case 8:
+                str = `0o${str}`;
+                break;
+            case 16:
+                str = `0x${str}`;
+                break;
+        }
+        const n = BigInt(str);
+        return sign === '-' ? BigInt(-1) * n : n;
+    }
+    const n = parseInt(str, radix);
+    return sign === '-' ? -1 * n : n;
+}
+function intStringify(node, radix, prefix) {
+    const { value } = node;
+    if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? '-' + prefix + str.substr(1) : prefix + str;
+    }
+    return stringifyNumber.stringifyNumber(node);
+}
+const intBin = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'BIN',
+    test: /^[-+]?0b[0-1_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+    stringify: node => intStringify(node, 2, '0b')
+};
+const intOct = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'OCT',
+    test: /^[-+]?0[0-7_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+    stringify: node => intStringify(node, 8, '0')
+};
+const int = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    test: /^[-+]?[0-9][0-9_]*$/,
+    resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+    stringify: stringifyNumber.stringifyNumber
+};
+const intHex = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'HEX',
+    test: /^[-+]?0x[0-9a-fA-F_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+    stringify: node => intStringify(node, 16, '0x')
+};
+
+exports.int = int;
+exports.intBin = intBin;
+exports.intHex = intHex;
+exports.intOct = intOct;
+
+
+/***/ }),
+
+/***/ 452:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+
+// If the value associated with a merge key is a single mapping node, each of
+// its key/value pairs is inserted into the current mapping, unless the key
+// already exists in it. If the value associated with the merge key is a
+// sequence, then this sequence is expected to contain mapping nodes and each
+// of these nodes is merged in turn according to its order in the sequence.
+// Keys in mapping nodes earlier in the sequence override keys specified in
+// later mapping nodes. -- http://yaml.org/type/merge.html
+const MERGE_KEY = '<<';
+const merge = {
+    identify: value => value === MERGE_KEY ||
+        (typeof value === 'symbol' && value.description === MERGE_KEY),
+    default: 'key',
+    tag: 'tag:yaml.org,2002:merge',
+    test: /^<<$/,
+    resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+    }),
+    stringify: () => MERGE_KEY
+};
+const isMergeKey = (ctx, key) => (merge.identify(key) ||
+    (identity.isScalar(key) &&
+        (!key.type || key.type === Scalar.Scalar.PLAIN) &&
+        merge.identify(key.value))) &&
+    ctx?.doc.schema.tags.some(tag => tag.tag === merge.tag && tag.default);
+function addMergeToJSMap(ctx, map, value) {
+    const source = resolveAliasValue(ctx, value);
+    if (identity.isSeq(source))
+        for (const it of source.items)
+            mergeValue(ctx, map, it);
+    else if (Array.isArray(source))
+        for (const it of source)
+            mergeValue(ctx, map, it);
+    else
+        mergeValue(ctx, map, source);
+}
+function mergeValue(ctx, map, value) {
+    const source = resolveAliasValue(ctx, value);
+    if (!identity.isMap(source))
+        throw new Error('Merge sources must be maps or map aliases');
+    const srcMap = source.toJSON(null, ctx, Map);
+    for (const [key, value] of srcMap) {
+        if (map instanceof Map) {
+            if (!map.has(key))
+                map.set(key, value);
+        }
+        else if (map instanceof Set) {
+            map.add(key);
+        }
+        else if (!Object.prototype.hasOwnProperty.call(map, key)) {
+            Object.defineProperty(map, key, {
+                value,
+                writable: true,
+                enumerable: true,
+                configurable: true
+            });
+        }
+    }
+    return map;
+}
+function resolveAliasValue(ctx, value) {
+    return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+}
+
+exports.addMergeToJSMap = addMergeToJSMap;
+exports.isMergeKey = isMergeKey;
+exports.merge = merge;
+
+
+/***/ }),
+
+/***/ 303:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var pairs = __nccwpck_require__(8385);
+
+class YAMLOMap extends YAMLSeq.YAMLSeq {
+    constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = YAMLOMap.tag;
+    }
+    /**
+     * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+     * but TypeScript won't allow widening the signature of a child method.
+     */
+    toJSON(_, ctx) {
+        if (!ctx)
+            return super.toJSON(_);
+        const map = new Map();
+        if (ctx?.onCreate)
+            ctx.onCreate(map);
+        for (const pair of this.items) {
+            let key, value;
+            if (identity.isPair(pair)) {
+                key = toJS.toJS(pair.key, '', ctx);
+                value = toJS.toJS(pair.value, key, ctx);
+            }
+            else {
+                key = toJS.toJS(pair, '', ctx);
+            }
+            if (map.has(key))
+                throw new Error('Ordered maps must not include duplicate keys');
+            map.set(key, value);
+        }
+        return map;
+    }
+    static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap = new this();
+        omap.items = pairs$1.items;
+        return omap;
+    }
+}
+YAMLOMap.tag = 'tag:yaml.org,2002:omap';
+const omap = {
+    collection: 'seq',
+    identify: value => value instanceof Map,
+    nodeClass: YAMLOMap,
+    default: false,
+    tag: 'tag:yaml.org,2002:omap',
+    resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+            if (identity.isScalar(key)) {
+                if (seenKeys.includes(key.value)) {
+                    onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+                }
+                else {
+                    seenKeys.push(key.value);
+                }
+            }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+    },
+    createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+};
+
+exports.YAMLOMap = YAMLOMap;
+exports.omap = omap;
+
+
+/***/ }),
+
+/***/ 8385:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLSeq = __nccwpck_require__(2223);
+
+function resolvePairs(seq, onError) {
+    if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+            let item = seq.items[i];
+            if (identity.isPair(item))
+                continue;
+            else if (identity.isMap(item)) {
+                if (item.items.length > 1)
+                    onError('Each pair must have its own sequence indicator');
+                const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+                if (item.commentBefore)
+                    pair.key.commentBefore = pair.key.commentBefore
+                        ? `${item.commentBefore}\n${pair.key.commentBefore}`
+                        : item.commentBefore;
+                if (item.comment) {
+                    const cn = pair.value ?? pair.key;
+                    cn.comment = cn.comment
+                        ? `${item.comment}\n${cn.comment}`
+                        : item.comment;
+                }
+                item = pair;
+            }
+            seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+    }
+    else
+        onError('Expected a sequence for this tag');
+    return seq;
+}
+function createPairs(schema, iterable, ctx) {
+    const { replacer } = ctx;
+    const pairs = new YAMLSeq.YAMLSeq(schema);
+    pairs.tag = 'tag:yaml.org,2002:pairs';
+    let i = 0;
+    if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+            if (typeof replacer === 'function')
+                it = replacer.call(iterable, String(i++), it);
+            let key, value;
+            if (Array.isArray(it)) {
+                if (it.length === 2) {
+                    key = it[0];
+                    value = it[1];
+                }
+                else
+                    throw new TypeError(`Expected [key, value] tuple: ${it}`);
+            }
+            else if (it && it instanceof Object) {
+                const keys = Object.keys(it);
+                if (keys.length === 1) {
+                    key = keys[0];
+                    value = it[key];
+                }
+                else {
+                    throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+                }
+            }
+            else {
+                key = it;
+            }
+            pairs.items.push(Pair.createPair(key, value, ctx));
+        }
+    return pairs;
+}
+const pairs = {
+    collection: 'seq',
+    default: false,
+    tag: 'tag:yaml.org,2002:pairs',
+    resolve: resolvePairs,
+    createNode: createPairs
+};
+
+exports.createPairs = createPairs;
+exports.pairs = pairs;
+exports.resolvePairs = resolvePairs;
+
+
+/***/ }),
+
+/***/ 5913:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var binary = __nccwpck_require__(6083);
+var bool = __nccwpck_require__(8398);
+var float = __nccwpck_require__(5782);
+var int = __nccwpck_require__(873);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(6752);
+
+const schema = [
+    map.map,
+    seq.seq,
+    string.string,
+    _null.nullTag,
+    bool.trueTag,
+    bool.falseTag,
+    int.intBin,
+    int.intOct,
+    int.int,
+    int.intHex,
+    float.floatNaN,
+    float.floatExp,
+    float.float,
+    binary.binary,
+    merge.merge,
+    omap.omap,
+    pairs.pairs,
+    set.set,
+    timestamp.intTime,
+    timestamp.floatTime,
+    timestamp.timestamp
+];
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 1528:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+
+class YAMLSet extends YAMLMap.YAMLMap {
+    constructor(schema) {
+        super(schema);
+        this.tag = YAMLSet.tag;
+    }
+    add(key) {
+        let pair;
+        if (identity.isPair(key))
+            pair = key;
+        else if (key &&
+            typeof key === 'object' &&
+            'key' in key &&
+            'value' in key &&
+            key.value === null)
+            pair = new Pair.Pair(key.key, null);
+        else
+            pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+            this.items.push(pair);
+    }
+    /**
+     * If `keepPair` is `true`, returns the Pair matching `key`.
+     * Otherwise, returns the value of that Pair's key.
+     */
+    get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair)
+            ? identity.isScalar(pair.key)
+                ? pair.key.value
+                : pair.key
+            : pair;
+    }
+    set(key, value) {
+        if (typeof value !== 'boolean')
+            throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+            this.items.splice(this.items.indexOf(prev), 1);
+        }
+        else if (!prev && value) {
+            this.items.push(new Pair.Pair(key));
+        }
+    }
+    toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+            return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+            throw new Error('Set items must all have null values');
+    }
+    static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+            for (let value of iterable) {
+                if (typeof replacer === 'function')
+                    value = replacer.call(iterable, value, value);
+                set.items.push(Pair.createPair(value, null, ctx));
+            }
+        return set;
+    }
+}
+YAMLSet.tag = 'tag:yaml.org,2002:set';
+const set = {
+    collection: 'map',
+    identify: value => value instanceof Set,
+    nodeClass: YAMLSet,
+    default: false,
+    tag: 'tag:yaml.org,2002:set',
+    createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+    resolve(map, onError) {
+        if (identity.isMap(map)) {
+            if (map.hasAllNullValues(true))
+                return Object.assign(new YAMLSet(), map);
+            else
+                onError('Set items must all have null values');
+        }
+        else
+            onError('Expected a mapping for this tag');
+        return map;
+    }
+};
+
+exports.YAMLSet = YAMLSet;
+exports.set = set;
+
+
+/***/ }),
+
+/***/ 6752:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+/** Internal types handle bigint as number, because TS can't figure it out. */
+function parseSexagesimal(str, asBigInt) {
+    const sign = str[0];
+    const parts = sign === '-' || sign === '+' ? str.substring(1) : str;
+    const num = (n) => asBigInt ? BigInt(n) : Number(n);
+    const res = parts
+        .replace(/_/g, '')
+        .split(':')
+        .reduce((res, p) => res * num(60) + num(p), num(0));
+    return (sign === '-' ? num(-1) * res : res);
+}
+/**
+ * hhhh:mm:ss.sss
+ *
+ * Internal types handle bigint as number, because TS can't figure it out.
+ */
+function stringifySexagesimal(node) {
+    let { value } = node;
+    let num = (n) => n;
+    if (typeof value === 'bigint')
+        num = n => BigInt(n);
+    else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node);
+    let sign = '';
+    if (value < 0) {
+        sign = '-';
+        value *= num(-1);
+    }
+    const _60 = num(60);
+    const parts = [value % _60]; // seconds, including ms
+    if (value < 60) {
+        parts.unshift(0); // at least one : is required
+    }
+    else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60); // minutes
+        if (value >= 60) {
+            value = (value - parts[0]) / _60;
+            parts.unshift(value); // hours
+        }
+    }
+    return (sign +
+        parts
+            .map(n => String(n).padStart(2, '0'))
+            .join(':')
+            .replace(/000000\d*$/, '') // % 60 may introduce error
+    );
+}
+const intTime = {
+    identify: value => typeof value === 'bigint' || Number.isInteger(value),
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'TIME',
+    test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+    resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+    stringify: stringifySexagesimal
+};
+const floatTime = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'TIME',
+    test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+    resolve: str => parseSexagesimal(str, false),
+    stringify: stringifySexagesimal
+};
+const timestamp = {
+    identify: value => value instanceof Date,
+    default: true,
+    tag: 'tag:yaml.org,2002:timestamp',
+    // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+    // may be omitted altogether, resulting in a date format. In such a case, the time part is
+    // assumed to be 00:00:00Z (start of day, UTC).
+    test: RegExp('^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})' + // YYYY-Mm-Dd
+        '(?:' + // time is optional
+        '(?:t|T|[ \\t]+)' + // t | T | whitespace
+        '([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)' + // Hh:Mm:Ss(.ss)?
+        '(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?' + // Z | +5 | -03:30
+        ')?$'),
+    resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+            throw new Error('!!timestamp expects a date, starting with yyyy-mm-dd');
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + '00').substr(1, 3)) : 0;
+        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== 'Z') {
+            let d = parseSexagesimal(tz, false);
+            if (Math.abs(d) < 30)
+                d *= 60;
+            date -= 60000 * d;
+        }
+        return new Date(date);
+    },
+    stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, '') ?? ''
+};
+
+exports.floatTime = floatTime;
+exports.intTime = intTime;
+exports.timestamp = timestamp;
+
+
+/***/ }),
+
+/***/ 4475:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const FOLD_FLOW = 'flow';
+const FOLD_BLOCK = 'block';
+const FOLD_QUOTED = 'quoted';
+/**
+ * Tries to keep input at up to `lineWidth` characters, splitting only on spaces
+ * not followed by newlines or spaces unless `mode` is `'quoted'`. Lines are
+ * terminated with `\n` and started with `indent`.
+ */
+function foldFlowLines(text, indent, mode = 'flow', { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    if (!lineWidth || lineWidth < 0)
+        return text;
+    if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+    const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+    if (text.length <= endStep)
+        return text;
+    const folds = [];
+    const escapedFolds = {};
+    let end = lineWidth - indent.length;
+    if (typeof indentAtStart === 'number') {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+            folds.push(0);
+        else
+            end = lineWidth - indentAtStart;
+    }
+    let split = undefined;
+    let prev = undefined;
+    let overflow = false;
+    let i = -1;
+    let escStart = -1;
+    let escEnd = -1;
+    if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text, i, indent.length);
+        if (i !== -1)
+            end = i + endStep;
+    }
+    for (let ch; (ch = text[(i += 1)]);) {
+        if (mode === FOLD_QUOTED && ch === '\\') {
+            escStart = i;
+            switch (text[i + 1]) {
+                case 'x':
+                    i += 3;
+                    break;
+                case 'u':
+                    i += 5;
+                    break;
+                case 'U':
+                    i += 9;
+                    break;
+                default:
+                    i += 1;
+            }
+            escEnd = i;
+        }
+        if (ch === '\n') {
+            if (mode === FOLD_BLOCK)
+                i = consumeMoreIndentedLines(text, i, indent.length);
+            end = i + indent.length + endStep;
+            split = undefined;
+        }
+        else {
+            if (ch === ' ' &&
+                prev &&
+                prev !== ' ' &&
+                prev !== '\n' &&
+                prev !== '\t') {
+                // space surrounded by non-space can be replaced with newline + indent
+                const next = text[i + 1];
+                if (next && next !== ' ' && next !== '\n' && next !== '\t')
+                    split = i;
+            }
+            if (i >= end) {
+                if (split) {
+                    folds.push(split);
+                    end = split + endStep;
+                    split = undefined;
+                }
+                else if (mode === FOLD_QUOTED) {
+                    // white-space collected at end may stretch past lineWidth
+                    while (prev === ' ' || prev === '\t') {
+                        prev = ch;
+                        ch = text[(i += 1)];
+                        overflow = true;
+                    }
+                    // Account for newline escape, but don't break preceding escape
+                    const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+                    // Bail out if lineWidth & minContentWidth are shorter than an escape string
+                    if (escapedFolds[j])
+                        return text;
+                    folds.push(j);
+                    escapedFolds[j] = true;
+                    end = j + endStep;
+                    split = undefined;
+                }
+                else {
+                    overflow = true;
+                }
+            }
+        }
+        prev = ch;
+    }
+    if (overflow && onOverflow)
+        onOverflow();
+    if (folds.length === 0)
+        return text;
+    if (onFold)
+        onFold();
+    let res = text.slice(0, folds[0]);
+    for (let i = 0; i < folds.length; ++i) {
+        const fold = folds[i];
+        const end = folds[i + 1] || text.length;
+        if (fold === 0)
+            res = `\n${indent}${text.slice(0, end)}`;
+        else {
+            if (mode === FOLD_QUOTED && escapedFolds[fold])
+                res += `${text[fold]}\\`;
+            res += `\n${indent}${text.slice(fold + 1, end)}`;
+        }
+    }
+    return res;
+}
+/**
+ * Presumes `i + 1` is at the start of a line
+ * @returns index of last newline in more-indented block
+ */
+function consumeMoreIndentedLines(text, i, indent) {
+    let end = i;
+    let start = i + 1;
+    let ch = text[start];
+    while (ch === ' ' || ch === '\t') {
+        if (i < start + indent) {
+            ch = text[++i];
+        }
+        else {
+            do {
+                ch = text[++i];
+            } while (ch && ch !== '\n');
+            end = i;
+            start = i + 1;
+            ch = text[start];
+        }
+    }
+    return end;
+}
+
+exports.FOLD_BLOCK = FOLD_BLOCK;
+exports.FOLD_FLOW = FOLD_FLOW;
+exports.FOLD_QUOTED = FOLD_QUOTED;
+exports.foldFlowLines = foldFlowLines;
+
+
+/***/ }),
+
+/***/ 2148:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var anchors = __nccwpck_require__(1596);
+var identity = __nccwpck_require__(1127);
+var stringifyComment = __nccwpck_require__(9799);
+var stringifyString = __nccwpck_require__(3069);
+
+function createStringifyContext(doc, options) {
+    const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: 'PLAIN',
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: 'false',
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: 'null',
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: 'true',
+        verifyAliasOrder: true
+    }, doc.schema.toStringOptions, options);
+    let inFlow;
+    switch (opt.collectionStyle) {
+        case 'block':
+            inFlow = false;
+            break;
+        case 'flow':
+            inFlow = true;
+            break;
+        default:
+            inFlow = null;
+    }
+    return {
+        anchors: new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? ' ' : '',
+        indent: '',
+        indentStep: typeof opt.indent === 'number' ? ' '.repeat(opt.indent) : '  ',
+        inFlow,
+        options: opt
+    };
+}
+function getTagObject(tags, item) {
+    if (item.tag) {
+        const match = tags.filter(t => t.tag === item.tag);
+        if (match.length > 0)
+            return match.find(t => t.format === item.format) ?? match[0];
+    }
+    let tagObj = undefined;
+    let obj;
+    if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter(t => t.identify?.(obj));
+        if (match.length > 1) {
+            const testMatch = match.filter(t => t.test);
+            if (testMatch.length > 0)
+                match = testMatch;
+        }
+        tagObj =
+            match.find(t => t.format === item.format) ?? match.find(t => !t.format);
+    }
+    else {
+        obj = item;
+        tagObj = tags.find(t => t.nodeClass && obj instanceof t.nodeClass);
+    }
+    if (!tagObj) {
+        const name = obj?.constructor?.name ?? (obj === null ? 'null' : typeof obj);
+        throw new Error(`Tag not resolved for ${name} value`);
+    }
+    return tagObj;
+}
+// needs to be called before value stringifier to allow for circular anchor refs
+function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
+    if (!doc.directives)
+        return '';
+    const props = [];
+    const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+    if (anchor && anchors.anchorIsValid(anchor)) {
+        anchors$1.add(anchor);
+        props.push(`&${anchor}`);
+    }
+    const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
+    if (tag)
+        props.push(doc.directives.tagString(tag));
+    return props.join(' ');
+}
+function stringify(item, ctx, onComment, onChompKeep) {
+    if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+    if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+            return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+            throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        }
+        else {
+            if (ctx.resolvedAliases)
+                ctx.resolvedAliases.add(item);
+            else
+                ctx.resolvedAliases = new Set([item]);
+            item = item.resolve(ctx.doc);
+        }
+    }
+    let tagObj = undefined;
+    const node = identity.isNode(item)
+        ? item
+        : ctx.doc.createNode(item, { onTagObj: o => (tagObj = o) });
+    tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
+    const props = stringifyProps(node, tagObj, ctx);
+    if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+    const str = typeof tagObj.stringify === 'function'
+        ? tagObj.stringify(node, ctx, onComment, onChompKeep)
+        : identity.isScalar(node)
+            ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep)
+            : node.toString(ctx, onComment, onChompKeep);
+    if (!props)
+        return str;
+    return identity.isScalar(node) || str[0] === '{' || str[0] === '['
+        ? `${props} ${str}`
+        : `${props}\n${ctx.indent}${str}`;
+}
+
+exports.createStringifyContext = createStringifyContext;
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 1212:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyCollection(collection, ctx, options) {
+    const flow = ctx.inFlow ?? collection.flow;
+    const stringify = flow ? stringifyFlowCollection : stringifyBlockCollection;
+    return stringify(collection, ctx, options);
+}
+function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+    const { indent, options: { commentString } } = ctx;
+    const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+    let chompKeep = false; // flag for the preceding node's status
+    const lines = [];
+    for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+            if (!chompKeep && item.spaceBefore)
+                lines.push('');
+            addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+            if (item.comment)
+                comment = item.comment;
+        }
+        else if (identity.isPair(item)) {
+            const ik = identity.isNode(item.key) ? item.key : null;
+            if (ik) {
+                if (!chompKeep && ik.spaceBefore)
+                    lines.push('');
+                addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+            }
+        }
+        chompKeep = false;
+        let str = stringify.stringify(item, itemCtx, () => (comment = null), () => (chompKeep = true));
+        if (comment)
+            str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        if (chompKeep && comment)
+            chompKeep = false;
+        lines.push(blockItemPrefix + str);
+    }
+    let str;
+    if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+    }
+    else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+            const line = lines[i];
+            str += line ? `\n${indent}${line}` : '\n';
+        }
+    }
+    if (comment) {
+        str += '\n' + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+            onComment();
+    }
+    else if (chompKeep && onChompKeep)
+        onChompKeep();
+    return str;
+}
+function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+    const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+    itemIndent += indentStep;
+    const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+    });
+    let reqNewline = false;
+    let linesAtValue = 0;
+    const lines = [];
+    for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+            if (item.spaceBefore)
+                lines.push('');
+            addCommentBefore(ctx, lines, item.commentBefore, false);
+            if (item.comment)
+                comment = item.comment;
+        }
+        else if (identity.isPair(item)) {
+            const ik = identity.isNode(item.key) ? item.key : null;
+            if (ik) {
+                if (ik.spaceBefore)
+                    lines.push('');
+                addCommentBefore(ctx, lines, ik.commentBefore, false);
+                if (ik.comment)
+                    reqNewline = true;
+            }
+            const iv = identity.isNode(item.value) ? item.value : null;
+            if (iv) {
+                if (iv.comment)
+                    comment = iv.comment;
+                if (iv.commentBefore)
+                    reqNewline = true;
+            }
+            else if (item.value == null && ik?.comment) {
+                comment = ik.comment;
+            }
+        }
+        if (comment)
+            reqNewline = true;
+        let str = stringify.stringify(item, itemCtx, () => (comment = null));
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes('\n'));
+        if (i < items.length - 1) {
+            str += ',';
+        }
+        else if (ctx.options.trailingComma) {
+            if (ctx.options.lineWidth > 0) {
+                reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) +
+                    (str.length + 2) >
+                    ctx.options.lineWidth);
+            }
+            if (reqNewline) {
+                str += ',';
+            }
+        }
+        if (comment)
+            str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+    }
+    const { start, end } = flowChars;
+    if (lines.length === 0) {
+        return start + end;
+    }
+    else {
+        if (!reqNewline) {
+            const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+            reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+            let str = start;
+            for (const line of lines)
+                str += line ? `\n${indentStep}${indent}${line}` : '\n';
+            return `${str}\n${indent}${end}`;
+        }
+        else {
+            return `${start}${fcPadding}${lines.join(' ')}${fcPadding}${end}`;
+        }
+    }
+}
+function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+    if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, '');
+    if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart()); // Avoid double indent on first line
+    }
+}
+
+exports.stringifyCollection = stringifyCollection;
+
+
+/***/ }),
+
+/***/ 9799:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Stringifies a comment.
+ *
+ * Empty comment lines are left empty,
+ * lines consisting of a single space are replaced by `#`,
+ * and all other lines are prefixed with a `#`.
+ */
+const stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, '#');
+function indentComment(comment, indent) {
+    if (/^\n+$/.test(comment))
+        return comment.substring(1);
+    return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+}
+const lineComment = (str, indent, comment) => str.endsWith('\n')
+    ? indentComment(comment, indent)
+    : comment.includes('\n')
+        ? '\n' + indentComment(comment, indent)
+        : (str.endsWith(' ') ? '' : ' ') + comment;
+
+exports.indentComment = indentComment;
+exports.lineComment = lineComment;
+exports.stringifyComment = stringifyComment;
+
+
+/***/ }),
+
+/***/ 6829:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyDocument(doc, options) {
+    const lines = [];
+    let hasDirectives = options.directives === true;
+    if (options.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+            lines.push(dir);
+            hasDirectives = true;
+        }
+        else if (doc.directives.docStart)
+            hasDirectives = true;
+    }
+    if (hasDirectives)
+        lines.push('---');
+    const ctx = stringify.createStringifyContext(doc, options);
+    const { commentString } = ctx.options;
+    if (doc.commentBefore) {
+        if (lines.length !== 1)
+            lines.unshift('');
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ''));
+    }
+    let chompKeep = false;
+    let contentComment = null;
+    if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+            if (doc.contents.spaceBefore && hasDirectives)
+                lines.push('');
+            if (doc.contents.commentBefore) {
+                const cs = commentString(doc.contents.commentBefore);
+                lines.push(stringifyComment.indentComment(cs, ''));
+            }
+            // top-level block scalars need to be indented if followed by a comment
+            ctx.forceBlockIndent = !!doc.comment;
+            contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? undefined : () => (chompKeep = true);
+        let body = stringify.stringify(doc.contents, ctx, () => (contentComment = null), onChompKeep);
+        if (contentComment)
+            body += stringifyComment.lineComment(body, '', commentString(contentComment));
+        if ((body[0] === '|' || body[0] === '>') &&
+            lines[lines.length - 1] === '---') {
+            // Top-level block scalars with a preceding doc marker ought to use the
+            // same line for their header.
+            lines[lines.length - 1] = `--- ${body}`;
+        }
+        else
+            lines.push(body);
+    }
+    else {
+        lines.push(stringify.stringify(doc.contents, ctx));
+    }
+    if (doc.directives?.docEnd) {
+        if (doc.comment) {
+            const cs = commentString(doc.comment);
+            if (cs.includes('\n')) {
+                lines.push('...');
+                lines.push(stringifyComment.indentComment(cs, ''));
+            }
+            else {
+                lines.push(`... ${cs}`);
+            }
+        }
+        else {
+            lines.push('...');
+        }
+    }
+    else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+            dc = dc.replace(/^\n+/, '');
+        if (dc) {
+            if ((!chompKeep || contentComment) && lines[lines.length - 1] !== '')
+                lines.push('');
+            lines.push(stringifyComment.indentComment(commentString(dc), ''));
+        }
+    }
+    return lines.join('\n') + '\n';
+}
+
+exports.stringifyDocument = stringifyDocument;
+
+
+/***/ }),
+
+/***/ 8689:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function stringifyNumber({ format, minFractionDigits, tag, value }) {
+    if (typeof value === 'bigint')
+        return String(value);
+    const num = typeof value === 'number' ? value : Number(value);
+    if (!isFinite(num))
+        return isNaN(num) ? '.nan' : num < 0 ? '-.inf' : '.inf';
+    let n = Object.is(value, -0) ? '-0' : JSON.stringify(value);
+    if (!format &&
+        minFractionDigits &&
+        (!tag || tag === 'tag:yaml.org,2002:float') &&
+        /^-?\d/.test(n) &&
+        !n.includes('e')) {
+        let i = n.indexOf('.');
+        if (i < 0) {
+            i = n.length;
+            n += '.';
+        }
+        let d = minFractionDigits - (n.length - i - 1);
+        while (d-- > 0)
+            n += '0';
+    }
+    return n;
+}
+
+exports.stringifyNumber = stringifyNumber;
+
+
+/***/ }),
+
+/***/ 9748:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+    let keyComment = (identity.isNode(key) && key.comment) || null;
+    if (simpleKeys) {
+        if (keyComment) {
+            throw new Error('With simple keys, key nodes cannot have comments');
+        }
+        if (identity.isCollection(key) || (!identity.isNode(key) && typeof key === 'object')) {
+            const msg = 'With simple keys, collection cannot be used as a key value';
+            throw new Error(msg);
+        }
+    }
+    let explicitKey = !simpleKeys &&
+        (!key ||
+            (keyComment && value == null && !ctx.inFlow) ||
+            identity.isCollection(key) ||
+            (identity.isScalar(key)
+                ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL
+                : typeof key === 'object'));
+    ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+    });
+    let keyCommentDone = false;
+    let chompKeep = false;
+    let str = stringify.stringify(key, ctx, () => (keyCommentDone = true), () => (chompKeep = true));
+    if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+            throw new Error('With simple keys, single line scalar must not span more than 1024 characters');
+        explicitKey = true;
+    }
+    if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+            if (keyCommentDone && onComment)
+                onComment();
+            return str === '' ? '?' : explicitKey ? `? ${str}` : str;
+        }
+    }
+    else if ((allNullValues && !simpleKeys) || (value == null && explicitKey)) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        }
+        else if (chompKeep && onChompKeep)
+            onChompKeep();
+        return str;
+    }
+    if (keyCommentDone)
+        keyComment = null;
+    if (explicitKey) {
+        if (keyComment)
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}\n${indent}:`;
+    }
+    else {
+        str = `${str}:`;
+        if (keyComment)
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+    }
+    let vsb, vcb, valueComment;
+    if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+    }
+    else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === 'object')
+            value = doc.createNode(value);
+    }
+    ctx.implicitKey = false;
+    if (!explicitKey && !keyComment && identity.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+    chompKeep = false;
+    if (!indentSeq &&
+        indentStep.length >= 2 &&
+        !ctx.inFlow &&
+        !explicitKey &&
+        identity.isSeq(value) &&
+        !value.flow &&
+        !value.tag &&
+        !value.anchor) {
+        // If indentSeq === false, consider '- ' as part of indentation where possible
+        ctx.indent = ctx.indent.substring(2);
+    }
+    let valueCommentDone = false;
+    const valueStr = stringify.stringify(value, ctx, () => (valueCommentDone = true), () => (chompKeep = true));
+    let ws = ' ';
+    if (keyComment || vsb || vcb) {
+        ws = vsb ? '\n' : '';
+        if (vcb) {
+            const cs = commentString(vcb);
+            ws += `\n${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === '' && !ctx.inFlow) {
+            if (ws === '\n' && valueComment)
+                ws = '\n\n';
+        }
+        else {
+            ws += `\n${ctx.indent}`;
+        }
+    }
+    else if (!explicitKey && identity.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf('\n');
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+            let hasPropsLine = false;
+            if (hasNewline && (vs0 === '&' || vs0 === '!')) {
+                let sp0 = valueStr.indexOf(' ');
+                if (vs0 === '&' &&
+                    sp0 !== -1 &&
+                    sp0 < nl0 &&
+                    valueStr[sp0 + 1] === '!') {
+                    sp0 = valueStr.indexOf(' ', sp0 + 1);
+                }
+                if (sp0 === -1 || nl0 < sp0)
+                    hasPropsLine = true;
+            }
+            if (!hasPropsLine)
+                ws = `\n${ctx.indent}`;
+        }
+    }
+    else if (valueStr === '' || valueStr[0] === '\n') {
+        ws = '';
+    }
+    str += ws + valueStr;
+    if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+            onComment();
+    }
+    else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+    }
+    else if (chompKeep && onChompKeep) {
+        onChompKeep();
+    }
+    return str;
+}
+
+exports.stringifyPair = stringifyPair;
+
+
+/***/ }),
+
+/***/ 3069:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var foldFlowLines = __nccwpck_require__(4475);
+
+const getFoldOptions = (ctx, isBlock) => ({
+    indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+    lineWidth: ctx.options.lineWidth,
+    minContentWidth: ctx.options.minContentWidth
+});
+// Also checks for lines starting with %, as parsing the output as YAML 1.1 will
+// presume that's starting a new document.
+const containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+function lineLengthOverLimit(str, lineWidth, indentLength) {
+    if (!lineWidth || lineWidth < 0)
+        return false;
+    const limit = lineWidth - indentLength;
+    const strLen = str.length;
+    if (strLen <= limit)
+        return false;
+    for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === '\n') {
+            if (i - start > limit)
+                return true;
+            start = i + 1;
+            if (strLen - start <= limit)
+                return false;
+        }
+    }
+    return true;
+}
+function doubleQuotedString(value, ctx) {
+    const json = JSON.stringify(value);
+    if (ctx.options.doubleQuotedAsJSON)
+        return json;
+    const { implicitKey } = ctx;
+    const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+    const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
+    let str = '';
+    let start = 0;
+    for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
+        if (ch === ' ' && json[i + 1] === '\\' && json[i + 2] === 'n') {
+            // space before newline needs to be escaped to not be folded
+            str += json.slice(start, i) + '\\ ';
+            i += 1;
+            start = i;
+            ch = '\\';
+        }
+        if (ch === '\\')
+            switch (json[i + 1]) {
+                case 'u':
+                    {
+                        str += json.slice(start, i);
+                        const code = json.substr(i + 2, 4);
+                        switch (code) {
+                            case '0000':
+                                str += '\\0';
+                                break;
+                            case '0007':
+                                str += '\\a';
+                                break;
+                            case '000b':
+                                str += '\\v';
+                                break;
+                            case '001b':
+                                str += '\\e';
+                                break;
+                            case '0085':
+                                str += '\\N';
+                                break;
+                            case '00a0':
+                                str += '\\_';
+                                break;
+                            case '2028':
+                                str += '\\L';
+                                break;
+                            case '2029':
+                                str += '\\P';
+                                break;
+                            default:
+                                if (code.substr(0, 2) === '00')
+                                    str += '\\x' + code.substr(2);
+                                else
+                                    str += json.substr(i, 6);
+                        }
+                        i += 5;
+                        start = i + 1;
+                    }
+                    break;
+                case 'n':
+                    if (implicitKey ||
+                        json[i + 2] === '"' ||
+                        json.length < minMultiLineLength) {
+                        i += 1;
+                    }
+                    else {
+                        // folding will eat first newline
+                        str += json.slice(start, i) + '\n\n';
+                        while (json[i + 2] === '\\' &&
+                            json[i + 3] === 'n' &&
+                            json[i + 4] !== '"') {
+                            str += '\n';
+                            i += 2;
+                        }
+                        str += indent;
+                        // space after newline needs to be escaped to not be folded
+                        if (json[i + 2] === ' ')
+                            str += '\\';
+                        i += 1;
+                        start = i + 1;
+                    }
+                    break;
+                default:
+                    i += 1;
+            }
+    }
+    str = start ? str + json.slice(start) : json;
+    return implicitKey
+        ? str
+        : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+}
+function singleQuotedString(value, ctx) {
+    if (ctx.options.singleQuote === false ||
+        (ctx.implicitKey && value.includes('\n')) ||
+        /[ \t]\n|\n[ \t]/.test(value) // single quoted string can't have leading or trailing whitespace around newline
+    )
+        return doubleQuotedString(value, ctx);
+    const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
+    const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&\n${indent}`) + "'";
+    return ctx.implicitKey
+        ? res
+        : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+}
+function quotedString(value, ctx) {
+    const { singleQuote } = ctx.options;
+    let qs;
+    if (singleQuote === false)
+        qs = doubleQuotedString;
+    else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+            qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+            qs = doubleQuotedString;
+        else
+            qs = singleQuote ? singleQuotedString : doubleQuotedString;
+    }
+    return qs(value, ctx);
+}
+// The negative lookbehind avoids a polynomial search,
+// but isn't supported yet on Safari: https://caniuse.com/js-regexp-lookbehind
+let blockEndNewlines;
+try {
+    blockEndNewlines = new RegExp('(^|(?<!\n))\n+(?!\n|$)', 'g');
+}
+catch {
+    blockEndNewlines = /\n+(?!\n|$)/g;
+}
+function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+    const { blockQuote, commentString, lineWidth } = ctx.options;
+    // 1. Block can't end in whitespace unless the last line is non-empty.
+    // 2. Strings consisting of only whitespace are best rendered explicitly.
+    if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+    }
+    const indent = ctx.indent ||
+        (ctx.forceBlockIndent || containsDocumentMarker(value) ? '  ' : '');
+    const literal = blockQuote === 'literal'
+        ? true
+        : blockQuote === 'folded' || type === Scalar.Scalar.BLOCK_FOLDED
+            ? false
+            : type === Scalar.Scalar.BLOCK_LITERAL
+                ? true
+                : !lineLengthOverLimit(value, lineWidth, indent.length);
+    if (!value)
+        return literal ? '|\n' : '>\n';
+    // determine chomping from whitespace at value end
+    let chomp;
+    let endStart;
+    for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== '\n' && ch !== '\t' && ch !== ' ')
+            break;
+    }
+    let end = value.substring(endStart);
+    const endNlPos = end.indexOf('\n');
+    if (endNlPos === -1) {
+        chomp = '-'; // strip
+    }
+    else if (value === end || endNlPos !== end.length - 1) {
+        chomp = '+'; // keep
+        if (onChompKeep)
+            onChompKeep();
+    }
+    else {
+        chomp = ''; // clip
+    }
+    if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === '\n')
+            end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+    }
+    // determine indent indicator from whitespace at value start
+    let startWithSpace = false;
+    let startEnd;
+    let startNlPos = -1;
+    for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === ' ')
+            startWithSpace = true;
+        else if (ch === '\n')
+            startNlPos = startEnd;
+        else
+            break;
+    }
+    let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+    if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+    }
+    const indentSize = indent ? '2' : '1'; // root is at -1
+    // Leading | or > is added later
+    let header = (startWithSpace ? indentSize : '') + chomp;
+    if (comment) {
+        header += ' ' + commentString(comment.replace(/ ?[\r\n]+/g, ' '));
+        if (onComment)
+            onComment();
+    }
+    if (!literal) {
+        const foldedValue = value
+            .replace(/\n+/g, '\n$&')
+            .replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, '$1$2') // more-indented lines aren't folded
+            //                ^ more-ind. ^ empty     ^ capture next empty lines only at end of indent
+            .replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== 'folded' && type !== Scalar.Scalar.BLOCK_FOLDED) {
+            foldOptions.onOverflow = () => {
+                literalFallback = true;
+            };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+            return `>${header}\n${indent}${body}`;
+    }
+    value = value.replace(/\n+/g, `$&${indent}`);
+    return `|${header}\n${indent}${start}${value}${end}`;
+}
+function plainString(item, ctx, onComment, onChompKeep) {
+    const { type, value } = item;
+    const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+    if ((implicitKey && value.includes('\n')) ||
+        (inFlow && /[[\]{},]/.test(value))) {
+        return quotedString(value, ctx);
+    }
+    if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        // not allowed:
+        // - '-' or '?'
+        // - start with an indicator character (except [?:-]) or /[?-] /
+        // - '\n ', ': ' or ' \n' anywhere
+        // - '#' not preceded by a non-space char
+        // - end with ' ' or ':'
+        return implicitKey || inFlow || !value.includes('\n')
+            ? quotedString(value, ctx)
+            : blockString(item, ctx, onComment, onChompKeep);
+    }
+    if (!implicitKey &&
+        !inFlow &&
+        type !== Scalar.Scalar.PLAIN &&
+        value.includes('\n')) {
+        // Where allowed & type not set explicitly, prefer block style for multiline strings
+        return blockString(item, ctx, onComment, onChompKeep);
+    }
+    if (containsDocumentMarker(value)) {
+        if (indent === '') {
+            ctx.forceBlockIndent = true;
+            return blockString(item, ctx, onComment, onChompKeep);
+        }
+        else if (implicitKey && indent === indentStep) {
+            return quotedString(value, ctx);
+        }
+    }
+    const str = value.replace(/\n+/g, `$&\n${indent}`);
+    // Verify that output will be parsed as a string, as e.g. plain numbers and
+    // booleans get parsed with those types in v1.2 (e.g. '42', 'true' & '0.9e-3'),
+    // and others in v1.1.
+    if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== 'tag:yaml.org,2002:str' && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+            return quotedString(value, ctx);
+    }
+    return implicitKey
+        ? str
+        : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+}
+function stringifyString(item, ctx, onComment, onChompKeep) {
+    const { implicitKey, inFlow } = ctx;
+    const ss = typeof item.value === 'string'
+        ? item
+        : Object.assign({}, item, { value: String(item.value) });
+    let { type } = item;
+    if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        // force double quotes on control characters & unpaired surrogates
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+            type = Scalar.Scalar.QUOTE_DOUBLE;
+    }
+    const _stringify = (_type) => {
+        switch (_type) {
+            case Scalar.Scalar.BLOCK_FOLDED:
+            case Scalar.Scalar.BLOCK_LITERAL:
+                return implicitKey || inFlow
+                    ? quotedString(ss.value, ctx) // blocks are not valid inside flow containers
+                    : blockString(ss, ctx, onComment, onChompKeep);
+            case Scalar.Scalar.QUOTE_DOUBLE:
+                return doubleQuotedString(ss.value, ctx);
+            case Scalar.Scalar.QUOTE_SINGLE:
+                return singleQuotedString(ss.value, ctx);
+            case Scalar.Scalar.PLAIN:
+                return plainString(ss, ctx, onComment, onChompKeep);
+            default:
+                return null;
+        }
+    };
+    let res = _stringify(type);
+    if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = (implicitKey && defaultKeyType) || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+            throw new Error(`Unsupported default string type ${t}`);
+    }
+    return res;
+}
+
+exports.stringifyString = stringifyString;
+
+
+/***/ }),
+
+/***/ 204:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+const BREAK = Symbol('break visit');
+const SKIP = Symbol('skip children');
+const REMOVE = Symbol('remove node');
+/**
+ * Apply a visitor to an AST node or document.
+ *
+ * Walks through the tree (depth-first) starting from `node`, calling a
+ * `visitor` function with three arguments:
+ *   - `key`: For sequence values and map `Pair`, the node's index in the
+ *     collection. Within a `Pair`, `'key'` or `'value'`, correspondingly.
+ *     `null` for the root node.
+ *   - `node`: The current node.
+ *   - `path`: The ancestry of the current node.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this node, continue with next
+ *     sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current node, then continue with the next one
+ *   - `Node`: Replace the current node, then continue by visiting it
+ *   - `number`: While iterating the items of a sequence or map, set the index
+ *     of the next step. This is useful especially if the index of the current
+ *     node has changed.
+ *
+ * If `visitor` is a single function, it will be called with all values
+ * encountered in the tree, including e.g. `null` values. Alternatively,
+ * separate visitor functions may be defined for each `Map`, `Pair`, `Seq`,
+ * `Alias` and `Scalar` node. To define the same visitor function for more than
+ * one node type, use the `Collection` (map and seq), `Value` (map, seq & scalar)
+ * and `Node` (alias, map, seq & scalar) targets. Of all these, only the most
+ * specific defined one will be used for each node.
+ */
+function visit(node, visitor) {
+    const visitor_ = initVisitor(visitor);
+    if (identity.isDocument(node)) {
+        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+            node.contents = null;
+    }
+    else
+        visit_(null, node, visitor_, Object.freeze([]));
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visit.BREAK = BREAK;
+/** Do not visit the children of the current node */
+visit.SKIP = SKIP;
+/** Remove the current node */
+visit.REMOVE = REMOVE;
+function visit_(key, node, visitor, path) {
+    const ctrl = callVisitor(key, node, visitor, path);
+    if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visit_(key, ctrl, visitor, path);
+    }
+    if (typeof ctrl !== 'symbol') {
+        if (identity.isCollection(node)) {
+            path = Object.freeze(path.concat(node));
+            for (let i = 0; i < node.items.length; ++i) {
+                const ci = visit_(i, node.items[i], visitor, path);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    node.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+        }
+        else if (identity.isPair(node)) {
+            path = Object.freeze(path.concat(node));
+            const ck = visit_('key', node.key, visitor, path);
+            if (ck === BREAK)
+                return BREAK;
+            else if (ck === REMOVE)
+                node.key = null;
+            const cv = visit_('value', node.value, visitor, path);
+            if (cv === BREAK)
+                return BREAK;
+            else if (cv === REMOVE)
+                node.value = null;
+        }
+    }
+    return ctrl;
+}
+/**
+ * Apply an async visitor to an AST node or document.
+ *
+ * Walks through the tree (depth-first) starting from `node`, calling a
+ * `visitor` function with three arguments:
+ *   - `key`: For sequence values and map `Pair`, the node's index in the
+ *     collection. Within a `Pair`, `'key'` or `'value'`, correspondingly.
+ *     `null` for the root node.
+ *   - `node`: The current node.
+ *   - `path`: The ancestry of the current node.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `Promise`: Must resolve to one of the following values
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this node, continue with next
+ *     sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current node, then continue with the next one
+ *   - `Node`: Replace the current node, then continue by visiting it
+ *   - `number`: While iterating the items of a sequence or map, set the index
+ *     of the next step. This is useful especially if the index of the current
+ *     node has changed.
+ *
+ * If `visitor` is a single function, it will be called with all values
+ * encountered in the tree, including e.g. `null` values. Alternatively,
+ * separate visitor functions may be defined for each `Map`, `Pair`, `Seq`,
+ * `Alias` and `Scalar` node. To define the same visitor function for more than
+ * one node type, use the `Collection` (map and seq), `Value` (map, seq & scalar)
+ * and `Node` (alias, map, seq & scalar) targets. Of all these, only the most
+ * specific defined one will be used for each node.
+ */
+async function visitAsync(node, visitor) {
+    const visitor_ = initVisitor(visitor);
+    if (identity.isDocument(node)) {
+        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+            node.contents = null;
+    }
+    else
+        await visitAsync_(null, node, visitor_, Object.freeze([]));
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visitAsync.BREAK = BREAK;
+/** Do not visit the children of the current node */
+visitAsync.SKIP = SKIP;
+/** Remove the current node */
+visitAsync.REMOVE = REMOVE;
+async function visitAsync_(key, node, visitor, path) {
+    const ctrl = await callVisitor(key, node, visitor, path);
+    if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visitAsync_(key, ctrl, visitor, path);
+    }
+    if (typeof ctrl !== 'symbol') {
+        if (identity.isCollection(node)) {
+            path = Object.freeze(path.concat(node));
+            for (let i = 0; i < node.items.length; ++i) {
+                const ci = await visitAsync_(i, node.items[i], visitor, path);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    node.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+        }
+        else if (identity.isPair(node)) {
+            path = Object.freeze(path.concat(node));
+            const ck = await visitAsync_('key', node.key, visitor, path);
+            if (ck === BREAK)
+                return BREAK;
+            else if (ck === REMOVE)
+                node.key = null;
+            const cv = await visitAsync_('value', node.value, visitor, path);
+            if (cv === BREAK)
+                return BREAK;
+            else if (cv === REMOVE)
+                node.value = null;
+        }
+    }
+    return ctrl;
+}
+function initVisitor(visitor) {
+    if (typeof visitor === 'object' &&
+        (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+            Alias: visitor.Node,
+            Map: visitor.Node,
+            Scalar: visitor.Node,
+            Seq: visitor.Node
+        }, visitor.Value && {
+            Map: visitor.Value,
+            Scalar: visitor.Value,
+            Seq: visitor.Value
+        }, visitor.Collection && {
+            Map: visitor.Collection,
+            Seq: visitor.Collection
+        }, visitor);
+    }
+    return visitor;
+}
+function callVisitor(key, node, visitor, path) {
+    if (typeof visitor === 'function')
+        return visitor(key, node, path);
+    if (identity.isMap(node))
+        return visitor.Map?.(key, node, path);
+    if (identity.isSeq(node))
+        return visitor.Seq?.(key, node, path);
+    if (identity.isPair(node))
+        return visitor.Pair?.(key, node, path);
+    if (identity.isScalar(node))
+        return visitor.Scalar?.(key, node, path);
+    if (identity.isAlias(node))
+        return visitor.Alias?.(key, node, path);
+    return undefined;
+}
+function replaceNode(key, path, node) {
+    const parent = path[path.length - 1];
+    if (identity.isCollection(parent)) {
+        parent.items[key] = node;
+    }
+    else if (identity.isPair(parent)) {
+        if (key === 'key')
+            parent.key = node;
+        else
+            parent.value = node;
+    }
+    else if (identity.isDocument(parent)) {
+        parent.contents = node;
+    }
+    else {
+        const pt = identity.isAlias(parent) ? 'alias' : 'scalar';
+        throw new Error(`Cannot replace node with ${pt} parent`);
+    }
+}
+
+exports.visit = visit;
+exports.visitAsync = visitAsync;
+
+
+/***/ }),
+
+/***/ 735:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Q: () => (/* binding */ markdownTable)
+/* harmony export */ });
+// To do: next major: remove.
+/**
+ * @typedef {Options} MarkdownTableOptions
+ *   Configuration.
+ */
+
+/**
+ * @typedef Options
+ *   Configuration.
+ * @property {boolean | null | undefined} [alignDelimiters=true]
+ *   Whether to align the delimiters (default: `true`);
+ *   they are aligned by default:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   Pass `false` to make them staggered:
+ *
+ *   ```markdown
+ *   | Alpha | B |
+ *   | - | - |
+ *   | C | Delta |
+ *   ```
+ * @property {ReadonlyArray<string | null | undefined> | string | null | undefined} [align]
+ *   How to align columns (default: `''`);
+ *   one style for all columns or styles for their respective columns;
+ *   each style is either `'l'` (left), `'r'` (right), or `'c'` (center);
+ *   other values are treated as `''`, which doesn’t place the colon in the
+ *   alignment row but does align left;
+ *   *only the lowercased first character is used, so `Right` is fine.*
+ * @property {boolean | null | undefined} [delimiterEnd=true]
+ *   Whether to end each row with the delimiter (default: `true`).
+ *
+ *   > 👉 **Note**: please don’t use this: it could create fragile structures
+ *   > that aren’t understandable to some markdown parsers.
+ *
+ *   When `true`, there are ending delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there are no ending delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B
+ *   | ----- | -----
+ *   | C     | Delta
+ *   ```
+ * @property {boolean | null | undefined} [fillRows=true]
+ *   Whether to fill rows with empty cells up to the most cells in a row
+ *   (default: `true`).
+ *
+ *   When `true`, all rows have as many cells as the longest row:
+ *
+ *   ```markdown
+ *   | Alpha | B    |   |
+ *   | ----- | ---- | - |
+ *   | C     |      |   |
+ *   | D     | Echo | F |
+ *   ```
+ *
+ *   When `false`, rows keep their cells,
+ *   and the delimiter row has as many cells as the header row:
+ *
+ *   ```markdown
+ *   | Alpha | B    |
+ *   | ----- | ---- |
+ *   | C     |
+ *   | D     | Echo | F |
+ *   ```
+ * @property {boolean | null | undefined} [delimiterStart=true]
+ *   Whether to begin each row with the delimiter (default: `true`).
+ *
+ *   > 👉 **Note**: please don’t use this: it could create fragile structures
+ *   > that aren’t understandable to some markdown parsers.
+ *
+ *   When `true`, there are starting delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there are no starting delimiters:
+ *
+ *   ```markdown
+ *   Alpha | B     |
+ *   ----- | ----- |
+ *   C     | Delta |
+ *   ```
+ * @property {boolean | null | undefined} [padding=true]
+ *   Whether to add a space of padding between delimiters and cells
+ *   (default: `true`).
+ *
+ *   When `true`, there is padding:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there is no padding:
+ *
+ *   ```markdown
+ *   |Alpha|B    |
+ *   |-----|-----|
+ *   |C    |Delta|
+ *   ```
+ * @property {((value: string) => number) | null | undefined} [stringLength]
+ *   Function to detect the length of table cell content (optional);
+ *   this is used when aligning the delimiters (`|`) between table cells;
+ *   full-width characters and emoji mess up delimiter alignment when viewing
+ *   the markdown source;
+ *   to fix this, you can pass this function,
+ *   which receives the cell content and returns its “visible” size;
+ *   note that what is and isn’t visible depends on where the text is displayed.
+ *
+ *   Without such a function, the following:
+ *
+ *   ```js
+ *   markdownTable([
+ *     ['Alpha', 'Bravo'],
+ *     ['中文', 'Charlie'],
+ *     ['👩‍❤️‍👩', 'Delta']
+ *   ])
+ *   ```
+ *
+ *   Yields:
+ *
+ *   ```markdown
+ *   | Alpha | Bravo |
+ *   | - | - |
+ *   | 中文 | Charlie |
+ *   | 👩‍❤️‍👩 | Delta |
+ *   ```
+ *
+ *   With [`string-width`](https://github.com/sindresorhus/string-width):
+ *
+ *   ```js
+ *   import stringWidth from 'string-width'
+ *
+ *   markdownTable(
+ *     [
+ *       ['Alpha', 'Bravo'],
+ *       ['中文', 'Charlie'],
+ *       ['👩‍❤️‍👩', 'Delta']
+ *     ],
+ *     {stringLength: stringWidth}
+ *   )
+ *   ```
+ *
+ *   Yields:
+ *
+ *   ```markdown
+ *   | Alpha | Bravo   |
+ *   | ----- | ------- |
+ *   | 中文  | Charlie |
+ *   | 👩‍❤️‍👩    | Delta   |
+ *   ```
+ */
+
+/**
+ * Get the length of a cell.
+ *
+ * @param {string} value
+ *   Cell value.
+ * @returns {number}
+ *   Cell size.
+ */
+function defaultStringLength(value) {
+  return value.length
+}
+
+/**
+ * Generate a markdown
+ * ([GFM](https://docs.github.com/en/github/writing-on-github/working-with-advanced-formatting/organizing-information-with-tables))
+ * table.
+ *
+ * @param {ReadonlyArray<ReadonlyArray<string | null | undefined>>} table
+ *   Table data (matrix of strings).
+ * @param {Readonly<Options> | null | undefined} [options]
+ *   Configuration (optional).
+ * @returns {string}
+ *   Result.
+ */
+function markdownTable(table, options) {
+  const settings = options || {}
+  // To do: next major: change to spread.
+  // eslint-disable-next-line unicorn/prefer-spread -- `align` can be a string.
+  const align = (settings.align || []).concat()
+  const stringLength = settings.stringLength || defaultStringLength
+  /** @type {Array<number>} Character codes as symbols for alignment per column. */
+  const alignments = []
+  /** @type {Array<Array<string>>} Cells per row. */
+  const cellMatrix = []
+  /** @type {Array<Array<number>>} Sizes of each cell per row. */
+  const sizeMatrix = []
+  /** @type {Array<number>} */
+  const longestCellByColumn = []
+  let mostCellsPerRow = 0
+  let rowIndex = -1
+
+  // This is a superfluous loop if we don’t align delimiters, but otherwise we’d
+  // do superfluous work when aligning, so optimize for aligning.
+  while (++rowIndex < table.length) {
+    /** @type {Array<string>} */
+    const row = []
+    /** @type {Array<number>} */
+    const sizes = []
+    let columnIndex = -1
+
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length
+    }
+
+    while (++columnIndex < table[rowIndex].length) {
+      const cell = serialize(table[rowIndex][columnIndex])
+
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell)
+        sizes[columnIndex] = size
+
+        if (
+          longestCellByColumn[columnIndex] === undefined ||
+          size > longestCellByColumn[columnIndex]
+        ) {
+          longestCellByColumn[columnIndex] = size
+        }
+      }
+
+      row.push(cell)
+    }
+
+    cellMatrix[rowIndex] = row
+    sizeMatrix[rowIndex] = sizes
+  }
+
+  // Figure out which alignments to use.
+  let columnIndex = -1
+
+  if (typeof align === 'object' && 'length' in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex])
+    }
+  } else {
+    const code = toAlignment(align)
+
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code
+    }
+  }
+
+  // Inject the alignment row.
+  columnIndex = -1
+  /** @type {Array<string>} */
+  const row = []
+  /** @type {Array<number>} */
+  const sizes = []
+
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex]
+    let before = ''
+    let after = ''
+
+    if (code === 99 /* `c` */) {
+      before = ':'
+      after = ':'
+    } else if (code === 108 /* `l` */) {
+      before = ':'
+    } else if (code === 114 /* `r` */) {
+      after = ':'
+    }
+
+    // There *must* be at least one hyphen-minus in each alignment cell.
+    let size =
+      settings.alignDelimiters === false
+        ? 1
+        : Math.max(
+            1,
+            longestCellByColumn[columnIndex] - before.length - after.length
+          )
+
+    const cell = before + '-'.repeat(size) + after
+
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length
+
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size
+      }
+
+      sizes[columnIndex] = size
+    }
+
+    row[columnIndex] = cell
+  }
+
+  // Inject the alignment row.
+  cellMatrix.splice(1, 0, row)
+  sizeMatrix.splice(1, 0, sizes)
+
+  rowIndex = -1
+  /** @type {Array<string>} */
+  const lines = []
+
+  while (++rowIndex < cellMatrix.length) {
+    const row = cellMatrix[rowIndex]
+    const sizes = sizeMatrix[rowIndex]
+    const cellsInRow =
+      settings.fillRows === false
+        ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length)
+        : mostCellsPerRow
+    columnIndex = -1
+    /** @type {Array<string>} */
+    const line = []
+
+    while (++columnIndex < cellsInRow) {
+      const cell = row[columnIndex] || ''
+      let before = ''
+      let after = ''
+
+      if (settings.alignDelimiters !== false) {
+        const size =
+          longestCellByColumn[columnIndex] - (sizes[columnIndex] || 0)
+        const code = alignments[columnIndex]
+
+        if (code === 114 /* `r` */) {
+          before = ' '.repeat(size)
+        } else if (code === 99 /* `c` */) {
+          const half = size / 2
+
+          if (size % 2) {
+            before = ' '.repeat(half + 0.5)
+            after = ' '.repeat(half - 0.5)
+          } else {
+            before = ' '.repeat(half)
+            after = before
+          }
+        } else {
+          after = ' '.repeat(size)
+        }
+      }
+
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push('|')
+      }
+
+      if (
+        settings.padding !== false &&
+        // Don’t add the opening space if we’re not aligning and the cell is
+        // empty: there will be a closing space.
+        !(settings.alignDelimiters === false && cell === '') &&
+        (settings.delimiterStart !== false || columnIndex)
+      ) {
+        line.push(' ')
+      }
+
+      if (settings.alignDelimiters !== false) {
+        line.push(before)
+      }
+
+      line.push(cell)
+
+      if (settings.alignDelimiters !== false) {
+        line.push(after)
+      }
+
+      if (settings.padding !== false) {
+        line.push(' ')
+      }
+
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push('|')
+      }
+    }
+
+    lines.push(
+      settings.delimiterEnd === false
+        ? line.join('').replace(/ +$/, '')
+        : line.join('')
+    )
+  }
+
+  return lines.join('\n')
+}
+
+/**
+ * Serialize a cell value.
+ *
+ * @param {string | null | undefined} [value]
+ *   Value to serialize.
+ * @returns {string}
+ *   Result.
+ */
+function serialize(value) {
+  return value === null || value === undefined ? '' : String(value)
+}
+
+/**
+ * Get the alignment character code from a value.
+ *
+ * @param {string | null | undefined} value
+ *   Value.
+ * @returns {number}
+ *   Alignment.
+ */
+function toAlignment(value) {
+  const code = typeof value === 'string' ? value.codePointAt(0) : 0
+
+  return code === 67 /* `C` */ || code === 99 /* `c` */
+    ? 99 /* `c` */
+    : code === 76 /* `L` */ || code === 108 /* `l` */
+      ? 108 /* `l` */
+      : code === 82 /* `R` */ || code === 114 /* `r` */
+        ? 114 /* `r` */
+        : 0
+}
+
 
 /***/ }),
 
