@@ -160,7 +160,7 @@ describe('record, in-process against the fake API', () => {
         const reading = schedulerReads(fake, PROGRAM)
         expect(reading).toMatchObject({
           skipped: true,
-          why: 'completed',
+          why: 'completed: target metric reached',
           fields: { completed: 'true' }
         })
         expect(reading.fields.completed_reason).toContain('target metric reached: 99.5 ≤ 100')
