@@ -310,6 +310,15 @@ function pinnedCheck(setup: ParsedSetup): Finding {
   )
 }
 
+/** A command's scopes as the permissions fix names them (`contents write, checks read, …`). */
+function scopesOf(command: keyof typeof COMMAND_PERMISSIONS): string {
+  return Object.entries(COMMAND_PERMISSIONS[command])
+    .map(([scope, access]) => `${scope} ${access}`)
+    .join(', ')
+}
+
+const PERMISSIONS_FIX = `grant each job the README's permissions for its command (gate: ${scopesOf('gate')}; reconcile: ${scopesOf('reconcile')}), in map form`
+
 function permissionsCheck(setup: ParsedSetup): Finding {
   const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
     const problems: string[] = []
@@ -346,7 +355,7 @@ function permissionsCheck(setup: ParsedSetup): Finding {
     'permissions',
     { problems, stale, view },
     'every job that runs the action grants what its command needs',
-    "grant each job the README's permissions for its command (gate: contents write, checks read, statuses read, actions write, issues write, pull-requests read; reconcile: contents write, checks read, statuses read, actions read, issues write), in map form"
+    PERMISSIONS_FIX
   )
 }
 
