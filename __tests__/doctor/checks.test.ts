@@ -68,7 +68,7 @@ describeWithAutoloop('the doctor on autoloop as published', () => {
     ).toBeNull()
   })
 
-  it('main at 438782ff (gh-aw v0.65.6): no gate, no reconcile, fallback on; the memory glob and CI are right', () => {
+  it('main at 438782ff (gh-aw v0.65.6): no gate, no reconcile; no fallback to turn off in v0.65.6; the memory glob and CI are right', () => {
     const findings = check(realFiles(PUBLISHED), { defaultBranch: null, stateBranchExists: null })
     expect(levels(findings)).toEqual({
       ...ALL_OK,
@@ -78,7 +78,6 @@ describeWithAutoloop('the doctor on autoloop as published', () => {
       permissions: 'warn',
       // v0.65.6 still trusts workflow_dispatch: a warning, not yet a failure.
       'fixer-run': 'warn',
-      'push-fallback': 'fail',
       handover: 'fail',
       'state-branch': 'warn'
     })
@@ -310,21 +309,6 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       /secrets\.AUTOLOOP_PUSH_TOKEN \}\} \(safe-outputs\.github-token\)/
     ],
     [
-      "gh-aw's fallback-as-pull-request kept",
-      (s) => {
-        s.md.deleteIn(['safe-outputs', 'push-to-pull-request-branch', 'fallback-as-pull-request'])
-        editHandlerConfig(
-          s.lock,
-          (c) =>
-            void delete (c.push_to_pull_request_branch as Record<string, unknown>)
-              .fallback_as_pull_request
-        )
-      },
-      'push-fallback',
-      'fail',
-      /keeps gh-aw's fallback-as-pull-request/
-    ],
-    [
       'no hand-over post-step',
       (s) => {
         s.md.delete('post-steps')
@@ -427,6 +411,24 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
     expect(levels(findings)).toEqual({ ...ALL_OK, [id]: level })
   })
 
+  it("gh-aw's fallback-as-pull-request kept: fails on a gh-aw that has it; v0.65.6 has none", () => {
+    const setup = installed(PUBLISHED)
+    setup.md.deleteIn(['safe-outputs', 'push-to-pull-request-branch', 'fallback-as-pull-request'])
+    editHandlerConfig(
+      setup.lock,
+      (c) =>
+        void delete (c.push_to_pull_request_branch as Record<string, unknown>)
+          .fallback_as_pull_request
+    )
+    const findings = check(relabel(setup, 'v0.72.1'))
+    expect(levels(findings)).toEqual({ ...ALL_OK, 'push-fallback': 'fail' })
+    expect(findings.find((f) => f.id === 'push-fallback')?.message).toMatch(
+      /keeps gh-aw's fallback-as-pull-request/
+    )
+    // What the README tells a v0.65.6 user to write: no key, whose push fails without one.
+    expect(levels(check(filesOf(setup)))).toEqual(ALL_OK)
+  })
+
   it('a lock older than its workflow: the fix is to compile it again', () => {
     const setup = installed(PUBLISHED)
     setup.lock.setIn(['jobs', 'ci_gate', 'needs'], setup.lock.createNode(['agent', 'safe_outputs']))
@@ -436,7 +438,7 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
         void delete (c.push_to_pull_request_branch as Record<string, unknown>)
           .fallback_as_pull_request
     )
-    const findings = check(filesOf(setup))
+    const findings = check(relabel(setup, 'v0.72.1'))
     for (const id of ['ci-gate', 'push-fallback']) {
       const finding = findings.find((f) => f.id === id) as Finding
       expect(finding.level).toBe('fail')

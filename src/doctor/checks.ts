@@ -9,6 +9,7 @@
 import { ciWorkflowVerdicts } from './ci-workflows.js'
 import {
   FIRST_GH_AW_SKIPPING_BOT_DISPATCH,
+  GH_AW_WITHOUT_PUSH_FALLBACK,
   LOCK_FILE,
   NEWEST_TESTED_GH_AW,
   OLDEST_SUPPORTED_GH_AW,
@@ -621,6 +622,13 @@ function pushFallbackCheck(setup: ParsedSetup): Finding {
   const fix = `set \`fallback-as-pull-request: false\` on safe-outputs.push-to-pull-request-branch in autoloop.md, then ${RECOMPILE}`
   const { main, frontmatter } = views(setup)
   if (!main) return finding('push-fallback', 'fail', 'no workflow to read', fix)
+  const version = setup.ghAwVersion
+  if (version !== null && compareVersions(version, GH_AW_WITHOUT_PUSH_FALLBACK) <= 0)
+    return finding(
+      'push-fallback',
+      'ok',
+      `gh-aw ${version} has no fallback-as-pull-request: a push that does not fast-forward fails safe_outputs, which the gate reads as blocked`
+    )
   const problems: string[] = []
   if (frontmatter) {
     const push = at(frontmatter.doc, 'safe-outputs', 'push-to-pull-request-branch')
