@@ -18,7 +18,10 @@ export const OLDEST_SUPPORTED_GH_AW = 'v0.65.6'
  * version table tells its users to leave the key out.
  */
 export const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6'
-/** The newest gh-aw release whose compiled lock and runtime scripts this version was tested with. */
+/**
+ * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
+ * README, "gh-aw conformance").
+ */
 export const NEWEST_TESTED_GH_AW = 'v0.72.1'
 /**
  * The first release after gh-aw PR #31605, which stopped trusting `workflow_dispatch` in
