@@ -1,6 +1,7 @@
 /**
  * action.yml, the input parser, the outputs and the README name the same inputs and outputs,
- * and action.yml's defaults mean what the parser's own defaults mean.
+ * action.yml's defaults mean what the parser's own defaults mean, and the README's permission
+ * tables grant what the doctor requires of each command.
  */
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
@@ -8,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { parse } from 'yaml'
 import { INPUT_NAMES, parseInputs } from '../src/inputs.js'
 import { OUTPUT_NAMES } from '../src/outputs.js'
+import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../src/doctor/permissions.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
@@ -51,4 +53,37 @@ describe('documentation and interface agree', () => {
     expect(readmeTableNames('Inputs').sort()).toEqual([...INPUT_NAMES].sort())
     expect(readmeTableNames('Outputs').sort()).toEqual([...OUTPUT_NAMES].sort())
   })
+
+  const GH_AW_TABLE = '### Permissions in gh-aw'
+
+  /** `scope: access` pairs in the row of a table under `heading` whose first cells are `cells`. */
+  function rowScopes(heading: string, ...cells: string[]): Record<string, string> {
+    const start = `| ${cells.map((c) => `\`${c}\``).join(' | ')} `
+    const section = readme.split(`\n${heading}\n`)[1]?.split(/\n#{2,3} /)[0] ?? ''
+    const row = section.split('\n').find((line) => line.replace(/ +\|/g, ' |').startsWith(start))
+    if (!row) throw new Error(`no README table row ${start}`)
+    return Object.fromEntries(
+      [...row.matchAll(/`([a-z-]+): (read|write)`/g)].map((m) => [m[1] ?? '', m[2] ?? ''])
+    )
+  }
+
+  it("the gh-aw permission table is the doctor's, job by job", () => {
+    expect(rowScopes(GH_AW_TABLE, 'ci_gate', 'gate')).toEqual(COMMAND_PERMISSIONS.gate)
+    expect(rowScopes(GH_AW_TABLE, 'ci_reconcile', 'reconcile')).toEqual(
+      COMMAND_PERMISSIONS.reconcile
+    )
+  })
+
+  it.each(Object.keys(COMMAND_PERMISSIONS))(
+    'the Security table grants `%s` at least what the doctor requires',
+    (command) => {
+      const granted = rowScopes('## Security', command)
+      const required = COMMAND_PERMISSIONS[command as keyof typeof COMMAND_PERMISSIONS]
+      const rank = (access: string | undefined) => ACCESS_RANK[access ?? 'none'] ?? 0
+      const short = Object.entries(required)
+        .filter(([scope, access]) => rank(granted[scope]) < rank(access))
+        .map(([scope, access]) => `${scope}: ${access}`)
+      expect(short).toEqual([])
+    }
+  )
 })

@@ -47,11 +47,15 @@ export async function gateJob(
   })
 }
 
-/** `reconcile` (the `ci_reconcile` job, or a schedule), from the bundle. */
+/**
+ * `reconcile` (the `ci_reconcile` job, or a schedule), from the bundle. `workspace`: the job's
+ * checkout of the workflows, which its doctor reads (without one the doctor says nothing).
+ */
 export function reconcileJob(
   world: GhAwWorld,
   runId: number,
-  serverUrl: string
+  serverUrl: string,
+  workspace?: string
 ): Promise<ActionRun> {
   return runAction({
     inputs: { command: 'reconcile', 'state-branch': MEMORY_BRANCH },
@@ -59,7 +63,8 @@ export function reconcileJob(
       GITHUB_API_URL: world.apiUrl,
       GITHUB_SERVER_URL: serverUrl,
       GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
-      GITHUB_RUN_ID: String(runId)
+      GITHUB_RUN_ID: String(runId),
+      ...(workspace ? { GITHUB_WORKSPACE: workspace } : {})
     },
     timeoutMs: 60_000
   })

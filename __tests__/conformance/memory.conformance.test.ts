@@ -1,7 +1,8 @@
 /**
  * gh-aw's memory push (vendored, unmodified, for every tag in vendor/gh-aw-actions) against
- * what the gate from dist/ wrote, alone and racing a gate write, and reconcile after it
- * (README: "gh-aw conformance"). Assertions are on branch contents and the gate's outputs.
+ * what the gate from dist/ wrote, alone and racing a gate write, and reconcile after it, whose
+ * doctor reads the job's checkout of the workflows (README: "gh-aw conformance"). Assertions
+ * are on branch contents and the gate's outputs.
  */
 import { describe, expect, it } from '@jest/globals'
 import {
@@ -18,14 +19,47 @@ import {
   readFileSync0
 } from './scenario.js'
 import { MEMORY_BRANCH, PROGRAM, agentJob, pushRepoMemoryJob } from './autoloop-run.js'
+import { LOCK_PATH, lockStepEnv } from './gh-aw-runtime.js'
 import { gateJob, reconcileJob } from './gate-jobs.js'
 import { type Scenario } from '../../__fixtures__/fake-github/index.js'
 import { programFiles, stateFileOf } from '../commands/lifecycle-helpers.js'
 import { ciGateSection } from '../helpers/gh-aw.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { ledgerPath } from '../../src/loop/ledger.js'
-import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+/** autoloop's checkout as published (438782ff): its workflows, read where they are. */
+const PUBLISHED = resolve(dirname(LOCK_PATH), '../..')
+
+/**
+ * A checkout of autoloop's workflows with the memory's `file-glob` removed from autoloop.md and
+ * from the lock's push_repo_memory step (the environment the scenario above runs gh-aw's push
+ * without), everything else as published. Written to a temporary folder, removed after the tests.
+ */
+function checkoutWithoutGlob(): string {
+  const glob = lockStepEnv('push_repo_memory', { id: 'push_repo_memory_default' }, {})
+  expect(glob.FILE_GLOB_FILTER).toBe('*.md')
+  const dir = tempDir('autoloop-no-glob-')
+  const workflows = join(dir, '.github', 'workflows')
+  mkdirSync(workflows, { recursive: true })
+  const edits: [string, RegExp][] = [
+    ['autoloop.md', /^ +file-glob: .*\n/gm],
+    ['autoloop.lock.yml', /^ +FILE_GLOB_FILTER: .*\n/gm]
+  ]
+  for (const [file, line] of edits) {
+    const text = readFileSync(join(dirname(LOCK_PATH), file), 'utf8')
+    expect(text.match(line)).toHaveLength(1)
+    writeFileSync(join(workflows, file), text.replace(line, ''))
+  }
+  return dir
+}
+
+/** The level of each check in the `doctor` output reconcile sets. */
+function doctorLevels(run: { outputs: Record<string, string> }): Record<string, string> {
+  const report = JSON.parse(run.outputs.doctor ?? '') as { checks: { id: string; level: string }[] }
+  return Object.fromEntries(report.checks.map((check) => [check.id, check.level]))
+}
+
 describeTags('gh-aw %s', (tag) => {
   describe('push_repo_memory after the gate wrote', () => {
     /** Run 1's agent snapshot is taken; its push lands; the gate (red) writes; then the memory push. */
@@ -51,7 +85,7 @@ describeTags('gh-aw %s', (tag) => {
       return { world, fake, agent, snapshot, staleLedger, gated }
     }
 
-    it("with autoloop's file-glob: <program>.md is the agent's whole stale copy, the ledger keeps the gate's revision, reconcile projects it again", async () => {
+    it("with autoloop's file-glob: <program>.md is the agent's whole stale copy, the ledger keeps the gate's revision, reconcile projects it again; its doctor passes memory-glob", async () => {
       const { world, fake, snapshot, gated } = await gateThenMemoryPush({})
       const memoryHead = commitOf(world, MEMORY_BRANCH)
       // a fast-forward on top of the gate's write: no failure, no conflict seen
@@ -63,21 +97,33 @@ describeTags('gh-aw %s', (tag) => {
       expect(ciGateSection(stateFileOf(fake, PROGRAM)!)).not.toContain('fix attempt 1 of 5')
       expect(readFileSync0(fake, ledgerPath(PROGRAM))).toBe(gated.ledger)
 
-      const reconcile = await reconcileJob(world, 19_000_000_202, fake.serverUrl)
+      // ci_reconcile with its checkout of autoloop's workflows, read where they are
+      const reconcile = await reconcileJob(world, 19_000_000_202, fake.serverUrl, PUBLISHED)
       expect(reconcile.errors).toEqual([])
+      expect(doctorLevels(reconcile)['memory-glob']).toBe('ok')
       const repaired = stateFileOf(fake, PROGRAM)!
       expect(ciGateSection(repaired)).toContain('fix attempt 1 of 5')
       expect(repaired).toContain('- parse once, cache the ranges')
       expect(readFileSync0(fake, ledgerPath(PROGRAM))).toBe(gated.ledger)
     })
 
-    it("without a file-glob (gh-aw's default): the stale ledger in the snapshot is pushed too, the ledger goes back", async () => {
-      const { fake, snapshot, staleLedger, gated } = await gateThenMemoryPush({
+    it("without a file-glob (gh-aw's default): the stale ledger in the snapshot is pushed too, the ledger goes back; reconcile's doctor fails memory-glob", async () => {
+      const { world, fake, snapshot, staleLedger, gated } = await gateThenMemoryPush({
         FILE_GLOB_FILTER: undefined
       })
       expect(stateFileOf(fake, PROGRAM)).toBe(snapshot)
       expect(readFileSync0(fake, ledgerPath(PROGRAM))).toBe(staleLedger)
       expect(staleLedger).not.toBe(gated.ledger)
+
+      const reconcile = await reconcileJob(
+        world,
+        19_000_000_203,
+        fake.serverUrl,
+        checkoutWithoutGlob()
+      )
+      // fail-soft: the doctor's failure is in its output and summary, reconcile succeeds
+      expect(reconcile.exitCode).toBe(0)
+      expect(doctorLevels(reconcile)['memory-glob']).toBe('fail')
     })
 
     it('nothing is deleted: a file the snapshot lacks stays on the branch', async () => {

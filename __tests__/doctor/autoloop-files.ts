@@ -76,17 +76,6 @@ function exampleFrontmatter(): Document {
   const split = splitFrontmatter(readFileSync(EXAMPLE, 'utf8'))
   if (!split) throw new Error('the example has no frontmatter')
   const doc = parseDocument(split.frontmatter)
-  // What the example gives the gate step and the two outputs (README: "gh-aw autoloop").
-  doc.setIn(['on', 'bots'], ['github-actions[bot]'])
-  doc.setIn(['safe-outputs', 'push-to-pull-request-branch', 'fallback-as-pull-request'], false)
-  const steps = doc.getIn(['jobs', 'ci_gate', 'steps']) as { items: unknown[] }
-  const gate = steps.items.findIndex(
-    (_, i) => doc.getIn(['jobs', 'ci_gate', 'steps', i, 'with', 'command']) === 'gate'
-  )
-  doc.setIn(
-    ['jobs', 'ci_gate', 'steps', gate, 'with', 'safe-outputs-result'],
-    '${{ needs.safe_outputs.result }}'
-  )
   for (const job of ['ci_gate', 'ci_reconcile']) {
     const jobSteps = doc.getIn(['jobs', job, 'steps']) as { items: unknown[] }
     jobSteps.items.forEach((_, i) => {
@@ -111,7 +100,8 @@ export function installed(folder: string): Installed {
       ['safe-outputs', output, 'github-token-for-extra-empty-commit'],
       example.getIn(['safe-outputs', output, 'github-token-for-extra-empty-commit'])
     )
-  md.setIn(['safe-outputs', 'push-to-pull-request-branch', 'fallback-as-pull-request'], false)
+  const fallback = ['safe-outputs', 'push-to-pull-request-branch', 'fallback-as-pull-request']
+  md.setIn(fallback, example.getIn(fallback))
   md.set('post-steps', example.get('post-steps'))
   md.set('jobs', example.get('jobs'))
 
@@ -129,12 +119,12 @@ export function installed(folder: string): Installed {
     )
       lock.setIn(
         ['jobs', 'pre_activation', 'steps', i, 'env', 'GH_AW_ALLOWED_BOTS'],
-        'github-actions[bot]'
+        (example.toJS().on as { bots: string[] }).bots.join(',')
       )
   })
   editHandlerConfig(lock, (config) => {
     ;(config.push_to_pull_request_branch as Record<string, unknown>).fallback_as_pull_request =
-      false
+      example.getIn(fallback)
   })
   const tests = parseDocument(read(PUBLISHED, 'tests.yml').text)
   return { md, body: `${real.body}\n${exampleBody}`, lock, others: new Map([['tests.yml', tests]]) }

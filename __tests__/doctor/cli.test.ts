@@ -67,7 +67,6 @@ describeWithAutoloop('autoloop-ci-gate doctor', () => {
     expect(parsed.filter((m) => m?.[1] === 'fail').map((m) => m?.[2])).toEqual([
       'ci-gate',
       'ci-reconcile',
-      'push-fallback',
       'handover'
     ])
   })

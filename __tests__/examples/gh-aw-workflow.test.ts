@@ -223,6 +223,16 @@ describe('a broken copy of the gh-aw example fails the rules', () => {
       (w) => void delete w.jobs.ci_reconcile!['continue-on-error'],
       /not continue-on-error: true/
     ],
+    [
+      'no checkout of the workflows for reconcile',
+      (w) => void w.jobs.ci_reconcile!.steps.shift(),
+      /ci_reconcile checks out no \.github\/workflows before reconcile/
+    ],
+    [
+      'a sparse checkout of another folder for reconcile',
+      (w) => void (w.jobs.ci_reconcile!.steps[0]!.with = { 'sparse-checkout': 'src' }),
+      /ci_reconcile checks out no \.github\/workflows before reconcile/
+    ],
     ['a gate that pushes', (w) => void (gateStep(w).with.push = true), /push is not false/],
     [
       'a state branch other than the memory branch',
@@ -339,5 +349,3 @@ describe('a broken copy of the gh-aw example fails the rules', () => {
     ])
   })
 })
-
-describe('inputs the lead is adding to action.yml', () => {})

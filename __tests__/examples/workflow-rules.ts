@@ -15,6 +15,7 @@ import { dirname, join, posix } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { InputError, parseInputs } from '../../src/inputs.js'
+import { WORKFLOWS_DIR } from '../../src/doctor/model.js'
 import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../../src/doctor/permissions.js'
 
 /** The action as example workflows name it in `uses:`. */
@@ -379,6 +380,17 @@ function reconcileJobProblems(reconcile: ActionStep): string[] {
     problems.push(`jobs.${job} has needs: without it gh-aw runs it before the agent`)
   if (jobConfig['continue-on-error'] !== true)
     problems.push(`jobs.${job} is not continue-on-error: true (it must be fail-soft)`)
+  // reconcile's doctor reads the workflows from the job's checkout and says nothing without one.
+  const steps = jobConfig.steps ?? []
+  const checkout = steps
+    .slice(0, steps.indexOf(reconcile.step))
+    .find((step) => step.uses?.startsWith('actions/checkout@'))
+  const sparse = checkout?.with?.['sparse-checkout']
+  const folders = sparse === undefined ? [WORKFLOWS_DIR] : String(sparse).trim().split(/\s+/)
+  if (!checkout || !folders.includes(WORKFLOWS_DIR))
+    problems.push(
+      `jobs.${job} checks out no ${WORKFLOWS_DIR} before reconcile: its doctor cannot run`
+    )
   return problems
 }
 

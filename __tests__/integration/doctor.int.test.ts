@@ -92,7 +92,7 @@ describeWithAutoloop('doctor, in-process against the fake API', () => {
       })
       expect(run.exitCode).toBe(1)
       expect(run.outputs.status).toBe('fail')
-      expect(run.errors.join('\n')).toContain('ci-gate, ci-reconcile, push-fallback, handover')
+      expect(run.errors.join('\n')).toContain('ci-gate, ci-reconcile, handover')
       expect(levelsOf(run.outputs.doctor)).toMatchObject({
         'ci-gate': 'fail',
         'ci-workflow': 'ok',

@@ -9,6 +9,7 @@
 import { ciWorkflowVerdicts } from './ci-workflows.js'
 import {
   FIRST_GH_AW_SKIPPING_BOT_DISPATCH,
+  GH_AW_WITHOUT_PUSH_FALLBACK,
   LOCK_FILE,
   NEWEST_TESTED_GH_AW,
   OLDEST_SUPPORTED_GH_AW,
@@ -310,6 +311,15 @@ function pinnedCheck(setup: ParsedSetup): Finding {
   )
 }
 
+/** A command's scopes as the permissions fix names them (`contents write, checks read, …`). */
+function scopesOf(command: keyof typeof COMMAND_PERMISSIONS): string {
+  return Object.entries(COMMAND_PERMISSIONS[command])
+    .map(([scope, access]) => `${scope} ${access}`)
+    .join(', ')
+}
+
+const PERMISSIONS_FIX = `grant each job the README's permissions for its command (gate: ${scopesOf('gate')}; reconcile: ${scopesOf('reconcile')}), in map form`
+
 function permissionsCheck(setup: ParsedSetup): Finding {
   const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
     const problems: string[] = []
@@ -346,7 +356,7 @@ function permissionsCheck(setup: ParsedSetup): Finding {
     'permissions',
     { problems, stale, view },
     'every job that runs the action grants what its command needs',
-    "grant each job the README's permissions for its command (gate: contents write, checks read, statuses read, actions write, issues write, pull-requests read; reconcile: contents write, checks read, statuses read, actions read, issues write), in map form"
+    PERMISSIONS_FIX
   )
 }
 
@@ -612,6 +622,13 @@ function pushFallbackCheck(setup: ParsedSetup): Finding {
   const fix = `set \`fallback-as-pull-request: false\` on safe-outputs.push-to-pull-request-branch in autoloop.md, then ${RECOMPILE}`
   const { main, frontmatter } = views(setup)
   if (!main) return finding('push-fallback', 'fail', 'no workflow to read', fix)
+  const version = setup.ghAwVersion
+  if (version !== null && compareVersions(version, GH_AW_WITHOUT_PUSH_FALLBACK) <= 0)
+    return finding(
+      'push-fallback',
+      'ok',
+      `gh-aw ${version} has no fallback-as-pull-request: a push that does not fast-forward fails safe_outputs, which the gate reads as blocked`
+    )
   const problems: string[] = []
   if (frontmatter) {
     const push = at(frontmatter.doc, 'safe-outputs', 'push-to-pull-request-branch')

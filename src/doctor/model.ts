@@ -12,7 +12,16 @@ export const WORKFLOWS_DIR = '.github/workflows'
  * The README ("doctor") names both constants.
  */
 export const OLDEST_SUPPORTED_GH_AW = 'v0.65.6'
-/** The newest gh-aw release whose compiled lock and runtime scripts this version was tested with. */
+/**
+ * The newest release known to have no `fallback-as-pull-request` (its push handler, vendored in
+ * vendor/gh-aw-actions, has none: a push that does not fast-forward fails). The README's
+ * version table tells its users to leave the key out.
+ */
+export const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6'
+/**
+ * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
+ * README, "gh-aw conformance").
+ */
 export const NEWEST_TESTED_GH_AW = 'v0.72.1'
 /**
  * The first release after gh-aw PR #31605, which stopped trusting `workflow_dispatch` in
