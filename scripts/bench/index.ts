@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, printed as markdown (the figures in BENCHMARKS.md come
- * from this command). `--only polling|reconcile|classification|signature` runs one of them.
+ * from this command). `--only polling|reconcile|classification|signature|details` runs one of them.
  */
 import { cpus, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -8,6 +8,7 @@ import { runPollingBench } from './polling.js'
 import { runReconcileBench } from './reconcile.js'
 import { runClassificationBench } from './classification.js'
 import { runSignatureBench } from './signature.js'
+import { runDetailsBench } from './details.js'
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } })
 const only = values.only
@@ -37,5 +38,10 @@ if (!only || only === 'signature') {
   console.log(
     await runSignatureBench({ progress: (message) => process.stderr.write(`${message}\n`) })
   )
+  console.log()
+}
+if (!only || only === 'details') {
+  console.log('## Failure details: facts that reach the fix brief\n')
+  console.log(await runDetailsBench())
   console.log()
 }
