@@ -9,7 +9,7 @@
  * runs) and writes `<program>.md`; the benchmark reads the `## 🚦 CI Gate` section (the fix
  * brief) and looks for each fact.
  *
- * The facts are `__fixtures__/corpus/facts.json`: annotations of each class's job log, read by
+ * The facts are `scripts/bench/details-facts.json`: annotations of each class's job log, read by
  * hand with these rules (README: "Failure details"):
  * - message: the line that says what failed (the assertion or matcher, the error's type and
  *   text, a compiler's or linter's diagnostic);
@@ -109,7 +109,7 @@ export async function runDetailsBench(
 ): Promise<string> {
   const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as Manifest
   const facts = (
-    JSON.parse(readFileSync(join(CORPUS, 'facts.json'), 'utf8')) as {
+    JSON.parse(readFileSync(join(import.meta.dirname, 'details-facts.json'), 'utf8')) as {
       classes: Record<string, Facts>
     }
   ).classes
@@ -117,7 +117,7 @@ export async function runDetailsBench(
   for (const entry of manifest.classes) {
     if (options.only !== undefined && entry.id !== options.only) continue
     const classFacts = facts[entry.id]
-    if (classFacts === undefined) throw new Error(`no facts for ${entry.id} in facts.json`)
+    if (classFacts === undefined) throw new Error(`no facts for ${entry.id} in details-facts.json`)
     const file = entry.files.find((f) => f.endsWith('job-log.log'))
     if (file === undefined) throw new Error(`${entry.id} has no job-log.log`)
     const log = readFileSync(join(CORPUS, file), 'utf8')

@@ -17,6 +17,11 @@ export interface Finding {
    * kept only when no parser found anything more specific in the same log.
    */
   secondary?: boolean
+  /**
+   * What the tool printed about this failure, kept exactly (message, expected and received,
+   * location, code frame), bounded: see `details.ts` (README: "Failure details").
+   */
+  details?: string[]
 }
 
 export interface ToolParser {

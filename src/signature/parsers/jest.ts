@@ -16,6 +16,7 @@ import {
   stripTrailingDuration
 } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const SUITE_FAILED = 'Test suite failed to run'
@@ -23,14 +24,22 @@ const TS_CODE = /\berror\s+(TS\d+)\b/
 
 export const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● ']
 
+/** Lines that end a `●` block: the next block, a file's result, the run's summary. */
+const BLOCK_END =
+  /^(?:● |FAIL |PASS |Test Suites:|Summary of all failing tests|Snapshot Summary|› \d+ snapshots? )/
+
 export function createJestParser(): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   let suite: string | undefined
   /** A `●` title waiting for its first error line: the test's id, or the suite's. */
   let waiting: { id: string; line: string; suiteFailed: boolean } | undefined
   return {
     tool: 'jest',
     push(line) {
+      // Inside a `●` block: its lines are the failure's details, up to the block's end.
+      const ended = details.collecting && BLOCK_END.test(line.trimStart())
+      if (ended) details.close()
       if (waiting !== undefined) {
         const text = line.trim()
         if (text === '') return true
@@ -39,10 +48,11 @@ export function createJestParser(): ToolParser {
         if (suiteFailed) {
           const ts = TS_CODE.exec(text)
           const reason = ts !== null ? ts[1] : maskMessage(normalisePathsIn(text), 60)
-          findings.add(buildKey('jest', id, reason), titleLine)
-        } else findings.add(buildKey('jest', id, failureKind(text)), titleLine)
+          findings.add(buildKey('jest', id, reason), titleLine, false, id)
+        } else findings.add(buildKey('jest', id, failureKind(text)), titleLine, false, id)
         // The line may itself open the next block (a title with nothing under it).
       }
+      if (!ended && details.add(line)) return true
       const first = line.charCodeAt(0)
       if (first !== 32 && first !== 70 && first !== 80) return false // ' ', 'F', 'P'
       const text = line.trimStart()
@@ -62,11 +72,12 @@ export function createJestParser(): ToolParser {
         const testPath = title.split(' › ').map((part) => part.trim())
         waiting = { id: `${suite}>${testPath.join(' > ')}`, line, suiteFailed: false }
       }
+      details.open(waiting.id)
       return true
     },
     finish() {
       if (waiting !== undefined && !waiting.suiteFailed) {
-        findings.add(buildKey('jest', waiting.id), waiting.line)
+        findings.add(buildKey('jest', waiting.id), waiting.line, false, waiting.id)
       }
       waiting = undefined
       return findings.list()

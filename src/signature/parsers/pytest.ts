@@ -13,6 +13,7 @@
  */
 import { buildKey, failureKind, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 /** A node id: runs of characters other than space and `[`, or a bracketed parameter id. */
@@ -32,6 +33,12 @@ const E_LINE = /^E\s+(.*)$/
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /
+/**
+ * A section's lines kept as details: not the test's source around the failing line (indented
+ * code) nor the `_ _ _` frame separators; the `>` line, the `E` lines, `path.py:9:` locations
+ * and local variables stay.
+ */
+const SOURCE_CONTEXT = /^(?:\s|_ _ )/
 
 export const pytestGrepPatterns = [
   '^(\\[gw[0-9]+\\] +)?(\\[ *[0-9]+%\\] +)?(FAILED|ERROR) ',
@@ -55,6 +62,7 @@ interface Section {
 export function createPytestParser(): ToolParser {
   const results: Result[] = []
   const kinds = new Map<string, string | undefined>()
+  const details = new FailureDetails()
   let section: Section | undefined
   return {
     tool: 'pytest',
@@ -82,12 +90,15 @@ export function createPytestParser(): ToolParser {
     },
     finish(): Finding[] {
       closeSection()
-      const findings = new FindingSet()
+      const findings = new FindingSet(details)
       for (const { id, isError, line } of results) {
-        const kind = kinds.get(sectionTitle(id, isError))
+        const title = sectionTitle(id, isError)
+        const kind = kinds.get(title)
         findings.add(
           isError ? buildKey('pytest', 'error', id, kind) : buildKey('pytest', id, kind),
-          line
+          line,
+          false,
+          title
         )
       }
       return findings.list()
@@ -111,6 +122,7 @@ export function createPytestParser(): ToolParser {
     if (header === null) return false
     closeSection()
     section = { title: (header[1] ?? '').trim(), captured: false }
+    details.open(section.title)
     return true
   }
 
@@ -123,9 +135,11 @@ export function createPytestParser(): ToolParser {
     }
     if (CAPTURED.test(line)) {
       section.captured = true
+      details.close()
       return true
     }
     if (section.captured) return true
+    if (!SOURCE_CONTEXT.test(line)) details.add(line)
     const raised = RAISED_AT.exec(line)
     if (raised !== null) section.kindAt = raised[1]
     else if (section.firstE === undefined) {
@@ -141,6 +155,7 @@ export function createPytestParser(): ToolParser {
       const type = section.kindAt ?? section.firstE
       kinds.set(section.title, type === undefined ? undefined : failureKind(type))
     }
+    details.close()
     section = undefined
   }
 }

@@ -10,6 +10,7 @@
  */
 import { buildKey, failureKind, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const FAILURES = /^Failures:\s*$/
@@ -40,6 +41,8 @@ export function createRspecParser(): ToolParser {
   let inFailures = false
   let current: Example | undefined
   let budget = 0
+  /** Per example (its description): the lines under its `N)` line. */
+  const details = new FailureDetails()
   return {
     tool: 'rspec',
     push(line) {
@@ -62,16 +65,19 @@ export function createRspecParser(): ToolParser {
       if (END_OF_FAILURES.test(line) || --budget < 0) {
         inFailures = false
         current = undefined
+        details.close()
         return false
       }
       const entry = ENTRY.exec(line)
       if (entry !== null) {
         current = { description: entry[2] ?? '', line, afterFailureLine: false }
         if (examples.length < 1000) examples.push(current)
+        details.open(current.description)
         budget = MAX_LINES_PER_FAILURE
         return true
       }
       if (current === undefined) return true
+      details.add(line)
       if (FAILURE_ERROR.test(line)) {
         current.afterFailureLine = true
         return true
@@ -88,11 +94,12 @@ export function createRspecParser(): ToolParser {
       return true
     },
     finish(): Finding[] {
-      const findings = new FindingSet()
+      const findings = new FindingSet(details)
       const kinds = new Map(examples.map((example) => [example.description, example.kind]))
       const listedDescriptions = new Set<string>()
       for (const { file, description, line } of listed) {
-        findings.add(buildKey('rspec', `${file}>${description}`, kinds.get(description)), line)
+        const key = buildKey('rspec', `${file}>${description}`, kinds.get(description))
+        findings.add(key, line, false, description)
         listedDescriptions.add(description)
       }
       for (const example of examples) {
@@ -101,7 +108,7 @@ export function createRspecParser(): ToolParser {
           example.file === undefined
             ? example.description
             : `${example.file}>${example.description}`
-        findings.add(buildKey('rspec', id, example.kind), example.line)
+        findings.add(buildKey('rspec', id, example.kind), example.line, false, example.description)
       }
       return findings.list()
     }
