@@ -63,6 +63,14 @@ async function gather(checks: readonly CheckView[], deps: CommandDeps): Promise<
     return {
       ...failure,
       keys,
+      ...(failure.details
+        ? {
+            details: failure.details.map((detail) => ({
+              key: untrustedKey(detail.key, deps.maskedValues),
+              lines: detail.lines.map((line) => redactSecrets(line, deps.maskedValues))
+            }))
+          }
+        : {}),
       infrastructure: infrastructureCause(
         failure.conclusion,
         [...failure.firstErrorLines, ...keys],

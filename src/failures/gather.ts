@@ -48,6 +48,8 @@ export interface GatheredFailure {
   keys: string[]
   /** The lines that showed the failure, as printed (untrusted, not yet sanitised). */
   firstErrorLines: string[]
+  /** Per failure, what its tool printed about it (untrusted, not yet sanitised), in key order found. */
+  details?: { key: string; lines: string[] }[]
   logTruncated?: boolean
   note?: string
 }
@@ -75,10 +77,13 @@ function specific(keys: readonly string[]): boolean {
 function fromExtraction(
   result: ExtractResult,
   maxLines: number
-): { keys: string[]; lines: string[] } {
+): { keys: string[]; lines: string[]; details: { key: string; lines: string[] }[] } {
   return {
     keys: result.findings.map((finding) => finding.key),
-    lines: result.findings.slice(0, maxLines).map((finding) => finding.line)
+    lines: result.findings.slice(0, maxLines).map((finding) => finding.line),
+    details: result.findings.flatMap((finding) =>
+      finding.details ? [{ key: finding.key, lines: finding.details }] : []
+    )
   }
 }
 
@@ -129,7 +134,8 @@ function annotationKeys(annotations: readonly AnnotationInfo[], maxLines: number
   )
   return {
     keys,
-    lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`)
+    lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`),
+    details: [] as { key: string; lines: string[] }[]
   }
 }
 
@@ -157,20 +163,34 @@ export async function gatherFailure(
   const notes: string[] = []
   let fallbackLines: string[] = []
   let fallbackKeys: string[] = []
+  let fallbackDetails: { key: string; lines: string[] }[] = []
   try {
     const output = await sources.checkRunOutput(check.id)
     if (output.annotationsCount > 0) {
       const found = annotationKeys(await sources.annotations(check.id), maxLines)
       if (found.keys.length > 0)
-        return { ...base, source: 'annotations', keys: found.keys, firstErrorLines: found.lines }
+        return {
+          ...base,
+          source: 'annotations',
+          keys: found.keys,
+          firstErrorLines: found.lines,
+          details: found.details
+        }
     }
     const text = [output.title, output.summary, output.text].filter(Boolean).join('\n')
     if (text) {
       const found = fromExtraction(extractFailuresFromString(text), maxLines)
       if (specific(found.keys))
-        return { ...base, source: 'output', keys: found.keys, firstErrorLines: found.lines }
+        return {
+          ...base,
+          source: 'output',
+          keys: found.keys,
+          firstErrorLines: found.lines,
+          details: found.details
+        }
       fallbackKeys = found.keys
       fallbackLines = found.lines
+      fallbackDetails = found.details
     }
   } catch (error) {
     notes.push(`check run details unreadable: ${errorMessage(error)}`)
@@ -189,6 +209,7 @@ export async function gatherFailure(
             source: 'log',
             keys: found.keys,
             firstErrorLines: found.lines,
+            details: found.details,
             ...(result.truncated
               ? { logTruncated: true, note: `log read up to ${result.bytesRead} bytes` }
               : {})
@@ -206,6 +227,7 @@ export async function gatherFailure(
       source: 'output',
       keys: fallbackKeys,
       firstErrorLines: fallbackLines,
+      details: fallbackDetails,
       ...(notes.length ? { note: notes.join('; ') } : {})
     }
   options.log.info(
