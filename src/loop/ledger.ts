@@ -121,7 +121,10 @@ const SignatureRecordSchema = z.object({
   keys: z.array(z.string()).optional(),
   /** Dropped from older attempts; cut to `maxFullChars`. */
   full: z.string().optional(),
-  /** Whether `keys` or `full` were cut (the hash always covers the whole set). */
+  /**
+   * Whether `keys` are not the whole set as found (a key over `maxKeyChars`, or a ledger from
+   * before every key was kept); the hash always covers the whole set.
+   */
   cut: z.boolean().optional()
 })
 
@@ -537,10 +540,9 @@ function settleReruns(recorded: readonly Rerun[], settled: readonly Rerun[]): Re
 export function signatureRecord(signature: SignatureLike): SignatureRecord {
   const allKeys = signature.keys ?? []
   const keys = allKeys.map((key) => cut(key, LEDGER_LIMITS.maxKeyChars))
-  const wholeFull = signature.full ?? allKeys.join('; ')
-  const full = cut(wholeFull, LEDGER_LIMITS.maxFullChars)
-  const wasCut =
-    keys.length < allKeys.length || keys.some((key, i) => key !== allKeys[i]) || full !== wholeFull
+  const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars)
+  // `cut`: some key is not whole (the full form is only a reading aid and may be cut).
+  const wasCut = keys.some((key, i) => key !== allKeys[i])
   return {
     hash: signature.hash,
     short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
