@@ -10,11 +10,13 @@ import { systemClock } from './clock.js'
 import { realConnect } from './deps.js'
 import type { Logger } from './log.js'
 import { INPUT_NAMES } from './inputs.js'
+import { runBriefCommand } from './cli/brief.js'
 import { runSignatureCommand } from './cli/signature.js'
 
 const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
+  autoloop-ci-gate brief [--log FILE]... [--max-bytes N]
 
 Inputs are the action's (see action.yml), e.g. --program my-program --push false.
 The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`
@@ -35,6 +37,13 @@ const consoleLogger: Logger = {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  if (command === 'brief') {
+    return runBriefCommand(rest, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr
+    })
+  }
   if (command === 'signature') {
     return runSignatureCommand(rest, {
       stdin: process.stdin,

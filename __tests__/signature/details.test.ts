@@ -1,0 +1,108 @@
+import { describe, expect, it } from '@jest/globals'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { extractFailuresFromString } from '../../src/signature/extract.js'
+import { renderFailureDetails } from '../../src/summary/failure-details.js'
+import {
+  renderFailureSummaryMarkdown,
+  type FailureSummary
+} from '../../src/summary/failure-summary.js'
+import { runBriefCommand } from '../../src/cli/brief.js'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const CORPUS = join(ROOT, '__fixtures__/corpus')
+const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as {
+  classes: { id: string; files: string[] }[]
+}
+const facts = (
+  JSON.parse(readFileSync(join(ROOT, 'scripts/bench/details-facts.json'), 'utf8')) as {
+    classes: Record<string, Record<string, string[]>>
+  }
+).classes
+const collapse = (text: string): string => text.replace(/\s+/g, ' ')
+
+describe('failure details on real tool output (the corpus job logs)', () => {
+  const cases = manifest.classes.map((c) => [c.id, c.files.find((f) => f.endsWith('.log'))!])
+  it.each(cases)('%s: every annotated fact is in the findings’ details', (id, file) => {
+    const result = extractFailuresFromString(readFileSync(join(CORPUS, file), 'utf8'))
+    const text = collapse(result.findings.flatMap((f) => f.details ?? []).join('\n'))
+    for (const fact of Object.values(facts[id] ?? {}).flat()) expect(text).toContain(collapse(fact))
+    // The checkout root is removed; no runtime frame is kept.
+    expect(text).not.toContain('/home/runner/work/app/app/')
+    expect(text).not.toMatch(/node:internal|\/usr\/lib\/go-/)
+  })
+})
+
+describe('renderFailureDetails: one budget', () => {
+  const details = Array.from({ length: 300 }, (_, i) => ({
+    check: 'test',
+    key: `jest:tests/t${i}.test.ts>fails`,
+    lines: [`    Expected: ${i}`, `    Received: ${i + 1}`, `      at (tests/t${i}.test.ts:10:29)`]
+  }))
+  it.each([400, 2_000, 30_720])(
+    'stays within %s bytes with 300 failures, first ones whole',
+    (max) => {
+      const lines = renderFailureDetails(details, max)
+      expect(Buffer.byteLength(lines.join('\n'))).toBeLessThanOrEqual(max)
+      const text = lines.join('\n')
+      expect(text).toContain('Expected: 0')
+      expect(text).toContain('tests/t0.test.ts:10:29')
+      expect(text).toMatch(/more failures without details/)
+    }
+  )
+  it('cuts a failure that does not fit at a line boundary', () => {
+    const long = [
+      { check: 'test', key: 'k', lines: Array.from({ length: 40 }, (_, i) => `line ${i}`) }
+    ]
+    const text = renderFailureDetails(long, 300).join('\n')
+    expect(text).toContain('line 0')
+    expect(text).not.toContain('line 39')
+    expect(text).toMatch(/more lines\)/)
+  })
+})
+
+describe('the failure summary names a required check that never reported', () => {
+  it('in its heading and body, not as 0 failing checks', () => {
+    const summary: FailureSummary = {
+      version: 2,
+      sha: 'a'.repeat(40),
+      attempt: 0,
+      generatedAt: '2026-11-27T00:00:00.000Z',
+      signature: {
+        keys: ['required-missing:e2e'],
+        full: 'required-missing:e2e',
+        short: 'required-missing:e2e'
+      },
+      checks: []
+    }
+    const markdown = renderFailureSummaryMarkdown(summary)
+    expect(markdown).toContain('required check never reported: e2e')
+    expect(markdown).not.toContain('0 failing checks')
+  })
+})
+
+describe('the brief CLI', () => {
+  it('prints the signature and the details the gate would write, within --max-bytes', async () => {
+    const out = new PassThrough()
+    const chunks: Buffer[] = []
+    out.on('data', (chunk: Buffer) => chunks.push(chunk))
+    const code = await runBriefCommand(
+      ['--log', join(CORPUS, 'go-test/assertion/job-log.log'), '--max-bytes', '2000'],
+      { stdin: new PassThrough(), stdout: out, stderr: new PassThrough() }
+    )
+    expect(code).toBe(0)
+    const text = Buffer.concat(chunks).toString('utf8')
+    expect(text).toContain('go:example.com/shop/pricing:TestTotalAddsShipping')
+    expect(text).toContain('total_test.go:14: Total([250 199]) = 449, want 949')
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2001)
+  })
+  it('rejects a bad --max-bytes with exit code 2', async () => {
+    const code = await runBriefCommand(['--max-bytes', 'x'], {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough()
+    })
+    expect(code).toBe(2)
+  })
+})
