@@ -10,7 +10,8 @@
  * bounded (`maxBytes`): details are dropped, most expendable first, until it fits.
  */
 import { renderFailureDetails } from '../summary/failure-details.js'
-import { diffKeys, linkTarget, missingRequiredChecks } from '../summary/failure-summary.js'
+import { missingRequiredChecks } from '../signature/signature.js'
+import { diffKeys, linkTarget } from '../summary/failure-summary.js'
 import { fence, inlineCode, oneLine } from '../text/untrusted.js'
 import { deadlineOf } from './guard.js'
 import { pauseKindOf } from './pause-reasons.js'

@@ -7,6 +7,7 @@
  * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
  */
 import { z } from 'zod'
+import { missingRequiredChecks } from '../signature/signature.js'
 import { renderFailureDetails, type FailureDetail } from './failure-details.js'
 import {
   fence,
@@ -381,16 +382,6 @@ export function renderFailureSummaryMarkdown(
 }
 
 /** Every check's failure details, in check order. */
-/** The key prefix of a required check that never reported (commands/gate-failures.ts). */
-const MISSING_REQUIRED_KEY = 'required-missing:'
-
-/** The names of required checks that never reported, from the signature's keys. */
-export function missingRequiredChecks(keys: readonly string[]): string[] {
-  return keys
-    .filter((key) => key.startsWith(MISSING_REQUIRED_KEY))
-    .map((key) => key.slice(MISSING_REQUIRED_KEY.length))
-}
-
 function detailsOf(summary: FailureSummary): FailureDetail[] {
   return summary.checks.flatMap((check) =>
     (check.details ?? []).map((detail) => ({ check: check.name, ...detail }))
