@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
+import { readFileSync } from 'node:fs'
+import { extractFailuresFromString } from '../../src/signature/extract.js'
 import { renderFixBrief, type BriefContext } from '../../src/loop/fix-brief.js'
 import {
   LEDGER_LIMITS,
@@ -433,5 +435,40 @@ describe('bounds and safety', () => {
     expect(text).toContain('  - script: failure')
     expect(text).toContain('  - none: failure')
     expect(text).not.toContain('javascript:')
+  })
+})
+
+describe('failure details in the brief: one budget', () => {
+  // Real go test output; 300 failures carry it under their own keys.
+  const log = readFileSync(
+    new URL('../../__fixtures__/corpus/go-test/assertion/job-log.log', import.meta.url),
+    'utf8'
+  )
+  const real = extractFailuresFromString(log).findings[0]?.details ?? []
+  const keys = Array.from({ length: 300 }, (_, i) => `go:example.com/shop/p${i}:TestTotal`)
+  const details = keys.map((key) => ({ check: 'test', key, lines: real }))
+  const ledger = redAttempts([signatureOf(keys)], { details })
+
+  it.each([1_500, 4_000, 30_720])(
+    'stays within %s bytes with 300 failing tests; the first gets its details in full',
+    (maxBytes) => {
+      const lines = renderFixBrief(ledger, { ...CONTEXT, maxBytes })
+      expect(utf8(lines)).toBeLessThanOrEqual(maxBytes)
+      const text = lines.join('\n')
+      expect(text).toContain('total_test.go:14: Total([250 199]) = 449, want 949')
+      expect(text).toContain(keys[0])
+      // The rest are counted (their keys are in the signature).
+      expect(text).toMatch(/\d+ more failures without details/)
+    }
+  )
+
+  it('supersedes the first error lines, and fences what CI printed', () => {
+    const hostile = [{ check: 'test', key: 'k', lines: ['## not a heading', '```', '@someone'] }]
+    const text = brief(redAttempts([sig('a')], { details: hostile }))
+    expect(text).toContain('**Failure details**')
+    expect(text).not.toContain('**First error lines**')
+    // A longer fence than any run of backticks inside; no line can read as a heading.
+    expect(text).toContain('````\n ## not a heading\n```\n@someone\n````')
+    expect(text).not.toMatch(/^## not a heading/m)
   })
 })

@@ -76,7 +76,13 @@ function withDetails(lines: string[], ledger: Ledger, maxBytes: number): string[
   const rest = [...lines.slice(0, at), ...lines.slice(at + 1)]
   // The details and the blank line before them.
   const room = maxBytes - utf8Bytes(rest) - 2
-  const details = renderFailureDetails(latestAttempt(ledger)?.details ?? [], room)
+  const latest = latestAttempt(ledger)
+  const details = renderFailureDetails(
+    latest?.details ?? [],
+    room,
+    {},
+    latest?.signature?.keyCount ?? 0
+  )
   return details.length === 0
     ? rest
     : [...lines.slice(0, at), '', ...details, ...lines.slice(at + 1)]

@@ -45,7 +45,9 @@ function heading(detail: FailureDetail, text: UntrustedTextOptions): string {
 export function renderFailureDetails(
   details: readonly FailureDetail[],
   maxBytes: number,
-  text: UntrustedTextOptions = {}
+  text: UntrustedTextOptions = {},
+  /** How many failures there are in all (some may have no details kept): the rest are counted. */
+  failures = details.length
 ): string[] {
   const shown = details.filter((detail) => detail.lines.length > 0)
   if (shown.length === 0) return []
@@ -54,7 +56,7 @@ export function renderFailureDetails(
   let used = utf8(title)
   let left = 0
   for (const [index, detail] of shown.entries()) {
-    const room = maxBytes - used - 2 - reserve(shown.length - index - 1)
+    const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - index - 1)
     if (room < MIN_ENTRY_BYTES) {
       left = shown.length - index
       break
@@ -72,6 +74,7 @@ export function renderFailureDetails(
     used += utf8(block) + 2
   }
   if (blocks.length === 0) return []
+  left = Math.max(left, failures - blocks.length)
   const lines = [title, '', ...blocks.join('\n\n').split('\n')]
   if (left > 0)
     lines.push(
