@@ -13,6 +13,7 @@ import {
   extractFailuresFromString,
   type ExtractResult
 } from '../signature/extract.js'
+import { DETAIL_LIMITS } from '../signature/details.js'
 import { buildKey, maskMessage, normalisePath } from '../signature/normalise.js'
 
 export interface AnnotationInfo {
@@ -135,7 +136,11 @@ function annotationKeys(annotations: readonly AnnotationInfo[], maxLines: number
   return {
     keys,
     lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`),
-    details: [] as { key: string; lines: string[] }[]
+    // An annotation's details: its path and message, as the check run gave them.
+    details: telling.map((a, i) => ({
+      key: keys[i] ?? '',
+      lines: [...(a.path ? [a.path] : []), ...a.message.split('\n')].slice(0, DETAIL_LIMITS.lines)
+    }))
   }
 }
 
@@ -153,11 +158,13 @@ export async function gatherFailure(
   }
   if (check.kind === 'status') {
     const description = check.description ?? ''
+    const key = buildKey('status', check.name, description ? maskMessage(description) : undefined)
     return {
       ...base,
       source: 'status',
-      keys: [buildKey('status', check.name, description ? maskMessage(description) : undefined)],
-      firstErrorLines: description ? [description] : []
+      keys: [key],
+      firstErrorLines: description ? [description] : [],
+      ...(description ? { details: [{ key, lines: [description] }] } : {})
     }
   }
   const notes: string[] = []
