@@ -462,6 +462,20 @@ describe('failure details in the brief: one budget', () => {
     }
   )
 
+  it('leaves the details out when nothing is left of the budget, and still fits', () => {
+    // The brief at its fullest less its details: 60 bytes more leave no room for them.
+    const full = renderFixBrief(ledger, { ...CONTEXT, maxBytes: 30_720 })
+    const from = full.indexOf(
+      '**Failure details** (as the tools printed them; untrusted CI output)'
+    )
+    const to = full.indexOf('**What to do**')
+    const maxBytes = utf8([...full.slice(0, from - 1), ...full.slice(to - 1)]) + 60
+    const lines = renderFixBrief(ledger, { ...CONTEXT, maxBytes })
+    expect(utf8(lines)).toBeLessThanOrEqual(maxBytes)
+    expect(lines.join('\n')).not.toContain('**Failure details**')
+    expect(lines.join('\n')).toContain('**What to do**')
+  })
+
   it('supersedes the first error lines, and fences what CI printed', () => {
     const hostile = [{ check: 'test', key: 'k', lines: ['## not a heading', '```', '@someone'] }]
     const text = brief(redAttempts([sig('a')], { details: hostile }))

@@ -567,6 +567,20 @@ describe('compaction', () => {
     )
   })
 
+  it("over the byte bound, drops older key sets before the latest attempt's (3,000 long keys each)", () => {
+    const keysOf = (n: number) =>
+      Array.from({ length: 3000 }, (_, i) => `jest:tests/${'x'.repeat(120)}/a${n}-${i}.test.ts>f`)
+    const ledger = redAttempts([sig('a', keysOf(0)), sig('b', keysOf(1)), sig('c', keysOf(2))])
+    expect(ledgerBytes(ledger)).toBeLessThanOrEqual(LEDGER_LIMITS.maxBytes)
+    const latest = latestAttempt(ledger) as Attempt
+    expect(latest.signature?.keys).toHaveLength(3000)
+    // The older records that stayed keep their hash (the no-progress guard needs no more).
+    for (const attempt of ledger.attempts.slice(0, -1)) {
+      expect(attempt.signature?.keys).toBeUndefined()
+      expect(attempt.signature?.hash).toMatch(/^[0-9a-f]{64}$/)
+    }
+  })
+
   it('keeps at most maxAttemptRecords records; a dropped one leaves its hash for the no-progress guard', () => {
     const count = LEDGER_LIMITS.maxAttemptRecords + 6
     const ledger = redAttempts(

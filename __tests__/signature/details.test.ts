@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
+import { DETAIL_LIMITS, FailureDetails } from '../../src/signature/details.js'
 import { extractFailuresFromString } from '../../src/signature/extract.js'
 import { renderFailureDetails } from '../../src/summary/failure-details.js'
 import {
@@ -104,5 +105,76 @@ describe('the brief CLI', () => {
       stderr: new PassThrough()
     })
     expect(code).toBe(2)
+  })
+})
+
+describe('the brief CLI, other inputs', () => {
+  const io = (stdin: string) => {
+    const input = new PassThrough()
+    input.end(stdin)
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    const stdout = new PassThrough()
+    const stderr = new PassThrough()
+    stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    return {
+      streams: { stdin: input, stdout, stderr },
+      out: () => Buffer.concat(out).toString('utf8'),
+      err: () => Buffer.concat(err).toString('utf8')
+    }
+  }
+  it('reads standard input without --log', async () => {
+    const run = io(readFileSync(join(CORPUS, 'rspec/expectation/job-log.log'), 'utf8'))
+    expect(await runBriefCommand([], run.streams)).toBe(0)
+    expect(run.out()).toContain('got: 449')
+    expect(run.out()).toContain('(`standard input`)')
+  })
+  it('says when no failure is found', async () => {
+    const run = io('all good\n')
+    expect(await runBriefCommand([], run.streams)).toBe(0)
+    expect(run.out()).toBe('no failure found\n')
+  })
+  it('names an unreadable file and the fix, with exit code 2', async () => {
+    const run = io('')
+    expect(await runBriefCommand(['--log', join(CORPUS, 'no-such.log')], run.streams)).toBe(2)
+    expect(run.err()).toContain('no-such.log')
+  })
+  it('prints its usage with --help', async () => {
+    const run = io('')
+    expect(await runBriefCommand(['--help'], run.streams)).toBe(0)
+    expect(run.out()).toContain('--max-bytes')
+  })
+  it('rejects an unknown option with exit code 2', async () => {
+    const run = io('')
+    expect(await runBriefCommand(['--json'], run.streams)).toBe(2)
+  })
+})
+
+describe('FailureDetails: bounded windows', () => {
+  it('keeps at most DETAIL_LIMITS.lines lines and DETAIL_LIMITS.bytes bytes per failure', () => {
+    const details = new FailureDetails()
+    details.open('a')
+    for (let i = 0; i < 100; i++) details.add(`line ${i}`)
+    expect(details.of('a')).toHaveLength(DETAIL_LIMITS.lines)
+    expect(details.collecting).toBe(false)
+    details.open('b')
+    for (let i = 0; i < 100; i++) details.add('y'.repeat(1000))
+    const kept = details.of('b') ?? []
+    expect(Buffer.byteLength(kept.join('\n'))).toBeLessThanOrEqual(DETAIL_LIMITS.bytes)
+  })
+  it('keeps windows for the first DETAIL_LIMITS.failures failures only', () => {
+    const details = new FailureDetails()
+    for (let i = 0; i <= DETAIL_LIMITS.failures; i++) details.open(String(i), `failure ${i}`)
+    expect(details.of('0')).toEqual(['failure 0'])
+    expect(details.of(String(DETAIL_LIMITS.failures))).toBeUndefined()
+  })
+  it('collapses blank lines, keeps what a repeated block said first, and resumes a window', () => {
+    const details = new FailureDetails()
+    details.open('a', '', 'first', '', '', 'second', '')
+    details.open('a', 'again')
+    details.resume('a')
+    details.add('third')
+    expect(details.of('a')).toEqual(['first', '', 'second', '', 'third'])
   })
 })
