@@ -178,3 +178,28 @@ describe('FailureDetails: bounded windows', () => {
     expect(details.of('a')).toEqual(['first', '', 'second', '', 'third'])
   })
 })
+
+describe('failure details on real output quoted from public threads', () => {
+  const quoted = (path: string) =>
+    extractFailuresFromString(readFileSync(join(CORPUS, 'quoted', path), 'utf8')).findings
+  it('dotnet test: the message, expected and actual, and the test’s frame', () => {
+    const found = quoted('dotnet-test/xunit-and-vstest/ci-log.txt')
+    const dog = found.find((f) => f.key === 'dotnet:PetTests.DogTalkToOwnerReturnsWoof')
+    expect(dog?.details).toEqual([
+      'Error Message:',
+      ' Assert.NotEqual() Failure',
+      'Expected: Not "Woof!"',
+      'Actual:   "Woof!"',
+      'Stack Trace:',
+      expect.stringContaining('PetTests.cs:line 13')
+    ])
+  })
+  it('JUnit 5 through Gradle and hamcrest through Surefire: library frames skipped', () => {
+    const gradle = quoted('gradle/junit5-parameterized/ci-log.txt')[0]?.details ?? []
+    expect(gradle.join('\n')).toContain('SigV4SigningTransformationTest.java:92')
+    expect(gradle.join('\n')).not.toContain('org.junit.jupiter')
+    const surefire = quoted('maven-surefire/surefire-2-no-prefix-hamcrest/ci-log.txt')[0]
+    expect(surefire?.details?.join('\n')).toContain('but: was "version:MOCKED_VERSION"')
+    expect(surefire?.details?.join('\n')).not.toContain('org.hamcrest')
+  })
+})

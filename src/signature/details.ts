@@ -34,10 +34,11 @@ const CHECKOUT_ROOT_IN_LINE =
  * (`node_modules/`, `node:internal`), Python (`site-packages/`, the interpreter's lib), Go (the
  * toolchain's `src/`, and the `testing.`/`runtime.` functions of a goroutine dump), Rust (the
  * standard library, the cargo registry), the JVM (`java.`, `jdk.`, JUnit's and the build tools'
- * own frames), Ruby gems, PHP's vendor folder.
+ * own frames, assertion libraries), .NET (`System.`, the test frameworks), Go's module cache,
+ * Ruby gems, PHP's vendor folder.
  */
 const DEPENDENCY_FRAME =
-  /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.)|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:/
+  /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:/
 
 /** What a window holds while it is filled. */
 interface Window {
@@ -63,11 +64,18 @@ export class FailureDetails {
   /**
    * Opens the window of failure `id` (any string the parser uses to name the failure, usually
    * its key) and adds `lines` to it. A failure seen again (a summary repeating a block) keeps
-   * what its first block gave.
+   * what its first block gave, unless that block gave nothing.
    */
   open(id: string, ...lines: string[]): void {
     this.current = undefined
-    if (this.windows.has(id) || this.windows.size >= DETAIL_LIMITS.failures) return
+    const seen = this.windows.get(id)
+    if (seen !== undefined) {
+      // A window that got nothing yet (a runner named the test before its block) takes this one.
+      if (seen.lines.length === 0) this.current = seen
+      for (const line of seen.lines.length === 0 ? lines : []) this.add(line)
+      return
+    }
+    if (this.windows.size >= DETAIL_LIMITS.failures) return
     const window: Window = { lines: [], bytes: 0, full: false }
     this.windows.set(id, window)
     this.current = window
