@@ -203,3 +203,34 @@ describe('failure details on real output quoted from public threads', () => {
     expect(surefire?.details?.join('\n')).not.toContain('org.hamcrest')
   })
 })
+
+describe('the failure summary markdown: details under its one budget', () => {
+  const log = readFileSync(join(CORPUS, 'pytest/param-assertion/job-log.log'), 'utf8')
+  const real = extractFailuresFromString(log).findings[0]?.details ?? []
+  const checks = Array.from({ length: 300 }, (_, i) => ({
+    name: `test ${i}`,
+    conclusion: 'failure',
+    url: '',
+    source: 'log' as const,
+    keys: [`pytest:tests/t${i}.py::test_vat`],
+    firstErrorLines: ['FAILED'],
+    details: [{ key: `pytest:tests/t${i}.py::test_vat`, lines: real }]
+  }))
+  const summary: FailureSummary = {
+    version: 2,
+    sha: 'a'.repeat(40),
+    attempt: 0,
+    generatedAt: '2026-11-27T00:00:00.000Z',
+    signature: { keys: checks.map((c) => c.keys[0]!), full: 'x', short: 'x' },
+    checks
+  }
+  it.each([1_000, 20_000])('300 checks stay within %s characters', (maxChars) => {
+    const markdown = renderFailureSummaryMarkdown(summary, { maxChars })
+    expect(markdown.length).toBeLessThanOrEqual(maxChars)
+  })
+  it('the first check’s details come whole when there is room', () => {
+    const markdown = renderFailureSummaryMarkdown({ ...summary, checks: checks.slice(0, 3) })
+    expect(markdown).toContain('E       AssertionError: assert 23.99 == 23.98')
+    expect(markdown).toContain('tests/test_vat.py:16: AssertionError')
+  })
+})

@@ -297,7 +297,8 @@ const SOURCE_LABEL: Record<FailureSource, string> = {
 /**
  * The summary as markdown: the signature; what was fixed, what is new and what persists since
  * the previous attempt; per failing check its name (linked when the URL is http(s)),
- * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
+ * conclusion, keys and first error lines in a fence (or, when the check has them, the failure
+ * details after every check, under the same budget). At most `maxChars` characters: when it
  * does not fit, later checks are shown without details, then left out, and a note says so.
  */
 export function renderFailureSummaryMarkdown(
@@ -377,6 +378,13 @@ export function renderFailureSummaryMarkdown(
       break
     }
   }
+  // The failure details in what is left (the first failures first), then the note.
+  const details = renderFailureDetails(
+    detailsOf(summary),
+    limit - used - BLOCK_SEPARATOR.length,
+    text
+  )
+  if (details.length > 0) add(details.join('\n'))
   blocks.push(cutNote(maxChars, withoutDetails, left))
   return blocks.join(BLOCK_SEPARATOR)
 }
