@@ -28,8 +28,8 @@ describe('failure details on real tool output (the corpus job logs)', () => {
   const cases = manifest.classes
     .map((c) => [c.id, c.files.find((f) => f.endsWith('job-log.log'))] as const)
     .filter((c): c is readonly [string, string] => c[1] !== undefined && facts[c[0]] !== undefined)
-  it('covers at least the 71 classes annotated when failure details were built', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(71)
+  it('covers the 71 classes annotated when failure details were built and the 20 of the tools added since', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(91)
   })
   it.each(cases)('%s: every annotated fact is in the findings’ details', (id, file) => {
     const result = extractFailuresFromString(readFileSync(join(CORPUS, file), 'utf8'))
@@ -38,6 +38,52 @@ describe('failure details on real tool output (the corpus job logs)', () => {
     // The checkout root is removed; no runtime frame is kept.
     expect(text).not.toContain('/home/runner/work/app/app/')
     expect(text).not.toMatch(/node:internal|\/usr\/lib\/go-/)
+  })
+})
+
+describe('failure details of a copy that lost the lines around the failures (real output cut)', () => {
+  const detailsOf = (text: string): string =>
+    collapse(
+      extractFailuresFromString(text)
+        .findings.flatMap((f) => f.details ?? [])
+        .join('\n')
+    )
+  const corpusText = (file: string): string => readFileSync(join(CORPUS, file), 'utf8')
+  it.each(['jest/assertion', 'jest/type-error'])(
+    '%s: failure blocks without their FAIL line or summary keep their details',
+    (id) => {
+      const blocks = corpusText(`${id}/workers.txt`)
+        .split('\n')
+        .filter(
+          (line) =>
+            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
+            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
+        )
+        .join('\n')
+      const text = detailsOf(blocks)
+      for (const fact of Object.values(facts[id] ?? {}).flat())
+        expect(text).toContain(collapse(fact))
+    }
+  )
+  it("pytest: the FAILURES report alone (no summary) keeps each section's details", () => {
+    const report = corpusText('pytest/param-assertion/default.txt')
+      .split('\n')
+      .filter((line) => !/^FAILED |short test summary|\d+ failed/.test(line))
+      .join('\n')
+    const result = extractFailuresFromString(report)
+    expect(result.findings.map((f) => f.key)).toEqual([
+      'pytest:tests/test_vat.py::test_price_with_vat[19.99-standard-23.98]'
+    ])
+    const text = detailsOf(report)
+    for (const fact of Object.values(facts['pytest/param-assertion'] ?? {}).flat())
+      expect(text).toContain(collapse(fact))
+  })
+  it("bun: a passed test's output before a failure is not the failure's", () => {
+    const log = corpusText('bun/thrown/job-log.log')
+    const [finding] = extractFailuresFromString(log).findings
+    expect(finding?.details?.some((line) => line.includes('(pass)'))).toBe(false)
+    expect(finding?.details?.some((line) => line.startsWith('::error'))).toBe(false)
+    expect(finding?.details?.[0]).toMatch(/^1 \| export function total/)
   })
 })
 
@@ -174,6 +220,17 @@ describe('FailureDetails: bounded windows', () => {
     for (let i = 0; i <= DETAIL_LIMITS.failures; i++) details.open(String(i), `failure ${i}`)
     expect(details.of('0')).toEqual(['failure 0'])
     expect(details.of(String(DETAIL_LIMITS.failures))).toBeUndefined()
+  })
+  it('drops a window opened before a failure was known, which then counts for nothing', () => {
+    const details = new FailureDetails()
+    for (let i = 0; i < DETAIL_LIMITS.failures + 10; i++) {
+      details.open('pending', `passed test ${i} printed this`)
+      details.drop('pending')
+    }
+    expect(details.of('pending')).toBeUndefined()
+    expect(details.collecting).toBe(false)
+    details.open('failed', 'Expected: 5')
+    expect(details.of('failed')).toEqual(['Expected: 5'])
   })
   it('collapses blank lines, keeps what a repeated block said first, and resumes a window', () => {
     const details = new FailureDetails()

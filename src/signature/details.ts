@@ -35,10 +35,10 @@ const CHECKOUT_ROOT_IN_LINE =
  * toolchain's `src/`, and the `testing.`/`runtime.` functions of a goroutine dump), Rust (the
  * standard library, the cargo registry), the JVM (`java.`, `jdk.`, JUnit's and the build tools'
  * own frames, assertion libraries), .NET (`System.`, the test frameworks), Go's module cache,
- * Ruby gems, PHP's vendor folder.
+ * Ruby gems, PHP's vendor folder, Deno's runtime (`ext:cli/40_test.js`).
  */
 const DEPENDENCY_FRAME =
-  /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:/
+  /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:|\(ext:\w|^\s*at ext:\w/
 
 /** What a window holds while it is filled. */
 interface Window {
@@ -106,6 +106,17 @@ export class FailureDetails {
     window.lines.push(text)
     window.bytes += bytes
     return true
+  }
+
+  /**
+   * Forgets the window of `id`: one opened before the parser could know whether a failure
+   * follows (bun prints a test's error before its result line), when none did.
+   */
+  drop(id: string): void {
+    const window = this.windows.get(id)
+    if (window === undefined) return
+    if (this.current === window) this.current = undefined
+    this.windows.delete(id)
   }
 
   /** Ends the open window: later lines go nowhere until the next `open`. */

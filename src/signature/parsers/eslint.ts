@@ -34,7 +34,7 @@ export const eslintGrepPatterns = [
 ]
 
 export function createEslintParser(): ToolParser {
-  /** A problem's details: its file (on the header line) and the problem line. */
+  /** A problem's details: its file as printed (on the header line) and the problem line. */
   const details = new FailureDetails()
   const findings = new FindingSet(details)
   let file: string | undefined
@@ -71,7 +71,7 @@ export function createEslintParser(): ToolParser {
       rule === undefined
         ? buildKey('eslint', maskMessage(message), normalisedPath)
         : buildKey('eslint', rule, firstQuotedSymbol(message), normalisedPath)
-    if (!findings.has(key)) details.open(key, normalisedPath, line)
+    if (!findings.has(key)) details.open(key, path, line)
     details.close()
     findings.add(key, line)
   }
