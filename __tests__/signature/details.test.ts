@@ -265,6 +265,30 @@ describe('failure details on real output quoted from public threads', () => {
     expect(surefire?.details?.join('\n')).toContain('but: was "version:MOCKED_VERSION"')
     expect(surefire?.details?.join('\n')).not.toContain('org.hamcrest')
   })
+  it('golangci-lint: the issue, its source line and caret; a cut frame keeps what was printed', () => {
+    const found = quoted('golangci-lint/errcheck-three-files/ci-log.txt')
+    expect(found.map((f) => f.details)).toEqual([
+      [
+        'api/bmc.go:29:10: Error return value of `c.Error` is not checked (errcheck)',
+        '\t\tc.Error(err)',
+        '\t\t       ^'
+      ],
+      [
+        'api/boot.go:27:10: Error return value of `c.Error` is not checked (errcheck)',
+        '\t\tc.Error(err)',
+        '\t\t       ^'
+      ],
+      [
+        'api/lan.go:29:10: Error return value of `c.Error` is not checked (errcheck)',
+        '\t\tc.Error(e'
+      ]
+    ])
+  })
+  it("swift test: each test's assertion line (its place and values), one per assertion", () => {
+    const found = quoted('swift/xctest-linux-travis/ci-log.txt')
+    expect(found.map((f) => f.details?.length)).toEqual([1, 1])
+    expect(found[0]?.details?.[0]).toMatch(/FilesTests\.swift:667: error: .*XCTAssertEqual failed/)
+  })
 })
 
 describe('the failure summary markdown: details under its one budget', () => {
