@@ -6,8 +6,9 @@
  * stack's frame in a test file (`at <anonymous> (/…/src/a.test.ts:3:38)`).
  * Key: `bun:<path>><describe > test>`. Details: what bun printed between the previous result
  * line and the failed test's (code frame, error, expected and received, stack), read from a
- * file's path line to the run's `Ran N tests` line; the `::error` annotation repeating it is
- * left out.
+ * file's path line to the run's `Ran N tests` line in a run whose banner was seen (a path line
+ * alone, in another tool's output, never makes the parser read every line); the `::error`
+ * annotation repeating it is left out.
  */
 import { buildKey, normalisePath, stripTrailingDuration } from '../normalise.js'
 import type { ToolParser } from '../types.js'
@@ -27,12 +28,18 @@ const ANNOTATION = /^::error /
 const TEST_FRAME =
   /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}[._-](?:test|spec)\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/
 
-export const bunGrepPatterns = ['^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$', '^(\\(fail\\)|✗) ']
+export const bunGrepPatterns = [
+  '^bun test v[0-9]',
+  '^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$',
+  '^(\\(fail\\)|✗) '
+]
 
 export function createBunParser(): ToolParser {
   const details = new FailureDetails()
   const findings = new FindingSet(details)
-  /** Between a file's path line and the run's end: lines go to the pending window. */
+  /** The run's banner was seen: a path line is surely bun's, and its lines are read. */
+  let banner = false
+  /** Between a file's path line (after the banner) and the run's end: lines go to the pending window. */
   let reading = false
   /** The window of the test whose result line comes next; a passed test's is dropped. */
   let pending = '0'
@@ -60,15 +67,15 @@ export function createBunParser(): ToolParser {
       ) {
         return keep(line)
       }
-      if (BANNER.test(line)) bunRun = true
+      if (BANNER.test(line)) bunRun = banner = true
       const header = FILE_HEADER.exec(line)
       if (header !== null) {
         bunRun = true
         file = normalisePath(header[1] ?? '')
         frameFile = undefined
-        reading = true
+        reading = banner
         restart()
-        return true
+        return reading
       }
       const frame = TEST_FRAME.exec(line)
       if (frame !== null) {
