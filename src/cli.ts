@@ -10,6 +10,7 @@ import { systemClock } from './clock.js'
 import { realConnect } from './deps.js'
 import type { Logger } from './log.js'
 import { INPUT_NAMES } from './inputs.js'
+import { runBriefCommand } from './cli/brief.js'
 import { runSignatureCommand } from './cli/signature.js'
 import { runDoctorCli } from './cli/doctor.js'
 import { createGitHubClient } from './github/client.js'
@@ -20,6 +21,7 @@ const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
   autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]
+  autoloop-ci-gate brief [--log FILE]... [--max-bytes N]
 
 Inputs are the action's (see action.yml), e.g. --program my-program --push false.
 The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`
@@ -40,6 +42,13 @@ const consoleLogger: Logger = {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  if (command === 'brief') {
+    return runBriefCommand(rest, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr
+    })
+  }
   if (command === 'signature') {
     return runSignatureCommand(rest, {
       stdin: process.stdin,

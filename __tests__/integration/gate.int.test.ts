@@ -160,6 +160,11 @@ describe('gate, in-process against the fake API', () => {
     )
     expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
     expect(run.summary).toContain('required check never reported: e2e / chrome')
+    // The failure summary the fixer reads names it too, never "0 failing checks".
+    const summary = run.outputs['failure-summary'] ?? ''
+    expect(summary).toContain('required check never reported: e2e / chrome')
+    expect(summary).not.toContain('0 failing checks')
+    expect(summary).not.toContain('No failing check details were found')
   })
 
   it('checks still running at the timeout end with ci-timeout', async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
+import { readFileSync } from 'node:fs'
+import { extractFailuresFromString } from '../../src/signature/extract.js'
 import {
   STATUS_SENTINEL,
   commentMarker,
@@ -160,6 +162,25 @@ describe('the pause comment', () => {
       view({ attempts: ledger.attempts, maskedValues: ['s3cr3t-value'] })
     )
     expect(comment).toContain('```\n## not a heading\ntoken *** leaked\n```')
+    expect(comment.match(/<!-- AUTOLOOP:STATUS -->/g)).toBeNull()
+  })
+
+  it('carries the failure details of real jest output, fenced, with masked values redacted', () => {
+    const log = readFileSync(
+      new URL('../../__fixtures__/corpus/jest/assertion/job-log.log', import.meta.url),
+      'utf8'
+    )
+    const found = extractFailuresFromString(log).findings
+    const details = found.map((f) => ({ check: 'test', key: f.key, lines: f.details ?? [] }))
+    details[0]?.lines.push('token s3cr3t-value leaked <!-- AUTOLOOP:STATUS -->')
+    let ledger = begin(fresh(), { sha: sha(0), now: START }).ledger
+    ledger = completeAttempt(ledger, 0, redVerdict(sig('a'), START + MINUTE, { details }))
+    const comment = renderPauseComment(
+      view({ attempts: ledger.attempts, maskedValues: ['s3cr3t-value'] })
+    )
+    expect(comment).toContain('    Expected: 6\n    Received: 5')
+    expect(comment).toContain('at Object.<anonymous> (__tests__/cart.test.js:10:29)')
+    expect(comment).toContain('token *** leaked')
     expect(comment.match(/<!-- AUTOLOOP:STATUS -->/g)).toBeNull()
   })
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
+import { readFileSync } from 'node:fs'
+import { extractFailuresFromString } from '../../src/signature/extract.js'
 import { renderFixBrief, type BriefContext } from '../../src/loop/fix-brief.js'
 import {
   LEDGER_LIMITS,
@@ -296,16 +298,15 @@ describe('the keys diff', () => {
     expect(brief(redAttempts([AB]))).not.toContain('**Since attempt')
   })
 
-  it('says when it compares only the keys the ledger kept, rather than undercount', () => {
+  it('compares every key of both attempts (500 each), never a first N', () => {
     const many = (prefix: string) =>
       signatureOf(Array.from({ length: 500 }, (_, i) => `jest:tests/${prefix}${i}.test.ts>fails`))
     const text = brief(redAttempts([many('old'), many('new')]))
     const line = text.split('\n').find((l) => l.startsWith('- **Since attempt 0:**')) ?? ''
-    // 500 keys are new; the ledger kept 40 of each attempt: the line says both.
-    expect(line).toContain(
-      `(compared on the first ${LEDGER_LIMITS.maxKeys} keys the ledger keeps of each: attempt 0 had 500, this one 500).`
-    )
-    expect(brief(redAttempts([AB, BC]))).not.toContain('compared on the first')
+    // 500 fixed, 500 new: 12 of each shown, the rest counted.
+    expect(line.match(/\+488 more/g)).toHaveLength(2)
+    expect(line).not.toContain('compared on the first')
+    void LEDGER_LIMITS
   })
 })
 
@@ -434,5 +435,54 @@ describe('bounds and safety', () => {
     expect(text).toContain('  - script: failure')
     expect(text).toContain('  - none: failure')
     expect(text).not.toContain('javascript:')
+  })
+})
+
+describe('failure details in the brief: one budget', () => {
+  // Real go test output; 300 failures carry it under their own keys.
+  const log = readFileSync(
+    new URL('../../__fixtures__/corpus/go-test/assertion/job-log.log', import.meta.url),
+    'utf8'
+  )
+  const real = extractFailuresFromString(log).findings[0]?.details ?? []
+  const keys = Array.from({ length: 300 }, (_, i) => `go:example.com/shop/p${i}:TestTotal`)
+  const details = keys.map((key) => ({ check: 'test', key, lines: real }))
+  const ledger = redAttempts([signatureOf(keys)], { details })
+
+  it.each([1_500, 4_000, 30_720])(
+    'stays within %s bytes with 300 failing tests; the first gets its details in full',
+    (maxBytes) => {
+      const lines = renderFixBrief(ledger, { ...CONTEXT, maxBytes })
+      expect(utf8(lines)).toBeLessThanOrEqual(maxBytes)
+      const text = lines.join('\n')
+      expect(text).toContain('total_test.go:14: Total([250 199]) = 449, want 949')
+      expect(text).toContain(keys[0])
+      // The rest are counted (their keys are in the signature).
+      expect(text).toMatch(/\d+ more failures without details/)
+    }
+  )
+
+  it('leaves the details out when nothing is left of the budget, and still fits', () => {
+    // The brief at its fullest less its details: 60 bytes more leave no room for them.
+    const full = renderFixBrief(ledger, { ...CONTEXT, maxBytes: 30_720 })
+    const from = full.indexOf(
+      '**Failure details** (as the tools printed them; untrusted CI output)'
+    )
+    const to = full.indexOf('**What to do**')
+    const maxBytes = utf8([...full.slice(0, from - 1), ...full.slice(to - 1)]) + 60
+    const lines = renderFixBrief(ledger, { ...CONTEXT, maxBytes })
+    expect(utf8(lines)).toBeLessThanOrEqual(maxBytes)
+    expect(lines.join('\n')).not.toContain('**Failure details**')
+    expect(lines.join('\n')).toContain('**What to do**')
+  })
+
+  it('supersedes the first error lines, and fences what CI printed', () => {
+    const hostile = [{ check: 'test', key: 'k', lines: ['## not a heading', '```', '@someone'] }]
+    const text = brief(redAttempts([sig('a')], { details: hostile }))
+    expect(text).toContain('**Failure details**')
+    expect(text).not.toContain('**First error lines**')
+    // A longer fence than any run of backticks inside; no line can read as a heading.
+    expect(text).toContain('````\n ## not a heading\n```\n@someone\n````')
+    expect(text).not.toMatch(/^## not a heading/m)
   })
 })

@@ -21,7 +21,7 @@ import {
 import { CI_PAUSE_STATUS, type PauseKind } from '../../src/loop/pause-reasons.js'
 import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
 import { createStateFile } from '../../src/state/template.js'
-import type { Signature } from '../../src/signature/signature.js'
+import { missingRequiredKey, signatureOf, type Signature } from '../../src/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { MINUTE, START, begin, fresh, redVerdict, sha, sig, type Limits } from './helpers.js'
 
@@ -337,6 +337,17 @@ describe('pause reasons and the pause patch', () => {
       pauseKind: 'exhausted',
       reason: 'ci-fix-exhausted: eslint:no-bitwise:src/a.ts>a ¦ b second line'
     })
+  })
+
+  it('names a required check that never reported as SPEC §3 words it', () => {
+    let ledger = begin(fresh(), { sha: sha(0), now: 0, maxFixAttempts: 0 }).ledger
+    const missing = signatureOf([missingRequiredKey('e2e')])
+    ledger = completeAttempt(ledger, 0, { state: 'red', now: 0, signature: missing })
+    const decision = decideAfterRed(ledger, { index: 0, signature: missing, now: 0 })
+    expect(decision).toMatchObject({ kind: 'pause', pauseKind: 'exhausted' })
+    expect(decision.kind === 'pause' && decision.reason).toBe(
+      'ci-fix-exhausted: required check never reported: e2e (signature required-missing:e2e)'
+    )
   })
 
   const statuses = [

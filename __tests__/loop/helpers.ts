@@ -85,6 +85,8 @@ export function redAttempts(
     spacing?: number
     ledger?: Ledger
     limits?: Partial<Limits>
+    /** Failure details of every attempt. */
+    details?: AttemptVerdict['details']
   } = {}
 ): Ledger {
   const start = options.start ?? START
@@ -93,11 +95,10 @@ export function redAttempts(
   signatures.forEach((signature, i) => {
     const at = start + i * spacing
     const began = begin(ledger, { sha: sha(i), runId: 100 + i, now: at, ...options.limits })
-    ledger = completeAttempt(
-      began.ledger,
-      began.attempt.index,
-      redVerdict(signature, at + spacing / 2)
-    )
+    ledger = completeAttempt(began.ledger, began.attempt.index, {
+      ...redVerdict(signature, at + spacing / 2),
+      ...(options.details ? { details: options.details } : {})
+    })
   })
   return ledger
 }

@@ -32,15 +32,15 @@ describe('base branch failures in the ledger', () => {
     expect(compactLedger(withBase(failures)).baseFailures).toEqual(failures)
   })
 
-  it('are dropped, never kept cut, when over the byte bound (1,500 failing keys on main)', () => {
-    const all = keys(1500)
+  it('are dropped, never kept cut, when over the byte bound (6,000 long failing keys on main)', () => {
+    const all = keys(6000, 'k'.repeat(80))
     const ledger = withBase(
       base(
-        Array.from({ length: 10 }, (_, c) => ({
+        Array.from({ length: 30 }, (_, c) => ({
           name: `test ${c}`,
           conclusion: 'failure',
           url: null,
-          keys: all.slice(c * 150, c * 150 + 150)
+          keys: all.slice(c * 200, c * 200 + 200)
         }))
       )
     )

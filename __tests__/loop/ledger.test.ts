@@ -291,7 +291,8 @@ describe('completeAttempt', () => {
       cut: true,
       hash: sig('many', keys).hash
     })
-    expect(attempt.signature?.keys).toHaveLength(L.maxKeys)
+    // Every key stays (long ones cut to maxKeyChars, hence `cut`).
+    expect(attempt.signature?.keys).toHaveLength(60)
     expect(attempt.signature?.keys?.[0]).toBe(sig('many', keys).keys[0])
     expect(attempt.failingChecks).toHaveLength(L.maxFailingChecks)
     expect(attempt.failingChecks?.[0]?.url).toBeNull()
@@ -522,14 +523,62 @@ describe('compaction', () => {
     )
     const detailed = ledger.attempts.filter((a) => a.errorLines !== undefined).map((a) => a.index)
     expect(detailed).toEqual([3, 4, 5])
+    // An older record keeps its full key set, not its other details.
     expect(ledger.attempts[0]?.signature).toEqual({
       hash: sig('s0', ['tsc:TS2339:fromArrays:tests/eval0.test.ts', 'jest:tests/a0.test.ts>adds'])
         .hash,
       short: expect.any(String),
-      keyCount: 2
+      keyCount: 2,
+      keys: ['jest:tests/a0.test.ts>adds', 'tsc:TS2339:fromArrays:tests/eval0.test.ts']
     })
     expect(ledger.attempts).toHaveLength(6)
     expect(ledgerBytes(ledger)).toBeLessThan(LEDGER_LIMITS.maxBytes / 4)
+  })
+
+  it('keeps the full key set of every attempt, 150 keys each, and what changed between them', () => {
+    const keysOf = (from: number) =>
+      Array.from({ length: 150 }, (_, i) => `jest:tests/t${from + i}.test.ts>fails`)
+    const ledger = redAttempts([sig('a', keysOf(0)), sig('b', keysOf(100)), sig('c', keysOf(200))])
+    for (const [i, attempt] of ledger.attempts.entries()) {
+      expect(attempt.signature?.keys).toEqual([...keysOf(i * 100)].sort())
+      expect(attempt.signature?.cut).toBeUndefined()
+    }
+    expect(ledgerBytes(ledger)).toBeLessThanOrEqual(LEDGER_LIMITS.maxBytes)
+  })
+
+  it("keeps the latest attempt's failure details verbatim, the first failures whole within maxDetailBytes", () => {
+    const details = Array.from({ length: 100 }, (_, i) => ({
+      check: 'test',
+      key: `jest:tests/t${i}.test.ts>fails`,
+      lines: [
+        '    Expected: 6',
+        '    Received: 5',
+        `      at Object.<anonymous> (tests/t${i}.test.ts:10:29)`,
+        'x'.repeat(400)
+      ]
+    }))
+    const ledger = redAttempts([sig('a')], { details })
+    const kept = latestAttempt(ledger)?.details ?? []
+    expect(kept.length).toBeGreaterThan(10)
+    expect(kept.length).toBeLessThan(100)
+    expect(kept).toEqual(details.slice(0, kept.length))
+    expect(Buffer.byteLength(JSON.stringify(kept))).toBeLessThanOrEqual(
+      LEDGER_LIMITS.maxDetailBytes
+    )
+  })
+
+  it("over the byte bound, drops older key sets before the latest attempt's (3,000 long keys each)", () => {
+    const keysOf = (n: number) =>
+      Array.from({ length: 3000 }, (_, i) => `jest:tests/${'x'.repeat(120)}/a${n}-${i}.test.ts>f`)
+    const ledger = redAttempts([sig('a', keysOf(0)), sig('b', keysOf(1)), sig('c', keysOf(2))])
+    expect(ledgerBytes(ledger)).toBeLessThanOrEqual(LEDGER_LIMITS.maxBytes)
+    const latest = latestAttempt(ledger) as Attempt
+    expect(latest.signature?.keys).toHaveLength(3000)
+    // The older records that stayed keep their hash (the no-progress guard needs no more).
+    for (const attempt of ledger.attempts.slice(0, -1)) {
+      expect(attempt.signature?.keys).toBeUndefined()
+      expect(attempt.signature?.hash).toMatch(/^[0-9a-f]{64}$/)
+    }
   })
 
   it('keeps at most maxAttemptRecords records; a dropped one leaves its hash for the no-progress guard', () => {

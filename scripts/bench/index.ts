@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, printed as markdown (the figures in BENCHMARKS.md come
- * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command`
+ * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command|details`
  * runs one of them.
  */
 import { cpus, totalmem } from 'node:os'
@@ -11,6 +11,7 @@ import { runClassificationBench } from './classification.js'
 import { runSignatureBench } from './signature.js'
 import { runFixCommandBench } from './fix-command.js'
 import { runHeldOutBench } from './held-out.js'
+import { runDetailsBench } from './details.js'
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } })
 const only = values.only
@@ -50,5 +51,10 @@ if (!only || only === 'fix-command') {
 if (!only || only === 'held-out') {
   console.log('## Held-out real logs\n')
   console.log(runHeldOutBench())
+  console.log()
+}
+if (!only || only === 'details') {
+  console.log('## Failure details: facts that reach the fix brief\n')
+  console.log(await runDetailsBench())
   console.log()
 }

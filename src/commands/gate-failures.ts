@@ -15,6 +15,7 @@ import { infrastructureCause } from '../failures/infrastructure.js'
 import { isTestFailure, ownKeys, preExistingKeys, projectFailureCount } from '../loop/classify.js'
 import type { BaseFailures, Classification, Ledger, Rerun } from '../loop/ledger.js'
 import { buildKey } from '../signature/normalise.js'
+import { missingRequiredKey } from '../signature/signature.js'
 import { redactSecrets, removeMarkers } from '../text/untrusted.js'
 import { errorMessage, httpStatus } from '../errors.js'
 import type { CommandDeps } from './command-deps.js'
@@ -64,6 +65,14 @@ async function gather(checks: readonly CheckView[], deps: CommandDeps): Promise<
     return {
       ...failure,
       keys,
+      ...(failure.details
+        ? {
+            details: failure.details.map((detail) => ({
+              key: untrustedKey(detail.key, deps.maskedValues),
+              lines: detail.lines.map((line) => redactSecrets(line, deps.maskedValues))
+            }))
+          }
+        : {}),
       infrastructure: infrastructureCause(
         failure.conclusion,
         [...failure.firstErrorLines, ...keys],
@@ -324,7 +333,7 @@ export async function findRedFindings(
   const infrastructure = failing
     .filter((check) => check.infrastructure)
     .map((check) => ({ check: check.name, cause: check.infrastructure as string, url: check.url }))
-  const missing = observation.missingRequired.map((name) => buildKey('required-missing', name))
+  const missing = observation.missingRequired.map(missingRequiredKey)
   let baseFailures = context.ledger.baseFailures
   let comparedWith: BaseFailures | null = null
   let preExisting: string[] = []

@@ -30,6 +30,7 @@ import {
   updateAttempt,
   withStateWrite,
   type Attempt,
+  type AttemptDetail,
   type AttemptVerdict,
   type BeganAttempt,
   type Dispatch,
@@ -746,6 +747,7 @@ function summaryOf(
       source: failure.source,
       keys: failure.keys,
       firstErrorLines: failure.firstErrorLines,
+      ...(failure.details && failure.details.length > 0 ? { details: failure.details } : {}),
       ...(failure.logTruncated ? { logTruncated: true } : {}),
       ...(failure.note ? { note: failure.note } : {})
     })),
@@ -851,6 +853,16 @@ function errorLinesOf(findings: RedFindings, masked: readonly string[]): string[
     )
     .slice(0, 12)
     .map((line) => redactSecrets(line, masked))
+}
+
+/** The failure details of the signature's keys (already redacted by gathering), check by check. */
+function detailsOf(findings: RedFindings, signature: Signature): AttemptDetail[] {
+  const own = new Set(signature.keys)
+  return findings.failing.flatMap((failure) =>
+    (failure.details ?? [])
+      .filter((detail) => own.has(detail.key))
+      .map((detail) => ({ check: failure.name, key: detail.key, lines: detail.lines }))
+  )
 }
 
 async function settleRed(run: GateRun, index: number, findings: RedFindings): Promise<Settled> {
@@ -994,6 +1006,7 @@ function recordOf(
       url: f.url
     })),
     errorLines: errorLinesOf(findings, masked),
+    details: detailsOf(findings, signature),
     classification: findings.classification,
     reruns: findings.reruns
   }

@@ -13,6 +13,7 @@ import {
   extractFailuresFromString,
   type ExtractResult
 } from '../signature/extract.js'
+import { DETAIL_LIMITS } from '../signature/details.js'
 import { buildKey, maskMessage, normalisePath } from '../signature/normalise.js'
 
 export interface AnnotationInfo {
@@ -48,6 +49,8 @@ export interface GatheredFailure {
   keys: string[]
   /** The lines that showed the failure, as printed (untrusted, not yet sanitised). */
   firstErrorLines: string[]
+  /** Per failure, what its tool printed about it (untrusted, not yet sanitised), in key order found. */
+  details?: { key: string; lines: string[] }[]
   logTruncated?: boolean
   note?: string
 }
@@ -75,10 +78,13 @@ function specific(keys: readonly string[]): boolean {
 function fromExtraction(
   result: ExtractResult,
   maxLines: number
-): { keys: string[]; lines: string[] } {
+): { keys: string[]; lines: string[]; details: { key: string; lines: string[] }[] } {
   return {
     keys: result.findings.map((finding) => finding.key),
-    lines: result.findings.slice(0, maxLines).map((finding) => finding.line)
+    lines: result.findings.slice(0, maxLines).map((finding) => finding.line),
+    details: result.findings.flatMap((finding) =>
+      finding.details ? [{ key: finding.key, lines: finding.details }] : []
+    )
   }
 }
 
@@ -129,7 +135,12 @@ function annotationKeys(annotations: readonly AnnotationInfo[], maxLines: number
   )
   return {
     keys,
-    lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`)
+    lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`),
+    // An annotation's details: its path and message, as the check run gave them.
+    details: telling.map((a, i) => ({
+      key: keys[i] ?? '',
+      lines: [...(a.path ? [a.path] : []), ...a.message.split('\n')].slice(0, DETAIL_LIMITS.lines)
+    }))
   }
 }
 
@@ -147,30 +158,46 @@ export async function gatherFailure(
   }
   if (check.kind === 'status') {
     const description = check.description ?? ''
+    const key = buildKey('status', check.name, description ? maskMessage(description) : undefined)
     return {
       ...base,
       source: 'status',
-      keys: [buildKey('status', check.name, description ? maskMessage(description) : undefined)],
-      firstErrorLines: description ? [description] : []
+      keys: [key],
+      firstErrorLines: description ? [description] : [],
+      ...(description ? { details: [{ key, lines: [description] }] } : {})
     }
   }
   const notes: string[] = []
   let fallbackLines: string[] = []
   let fallbackKeys: string[] = []
+  let fallbackDetails: { key: string; lines: string[] }[] = []
   try {
     const output = await sources.checkRunOutput(check.id)
     if (output.annotationsCount > 0) {
       const found = annotationKeys(await sources.annotations(check.id), maxLines)
       if (found.keys.length > 0)
-        return { ...base, source: 'annotations', keys: found.keys, firstErrorLines: found.lines }
+        return {
+          ...base,
+          source: 'annotations',
+          keys: found.keys,
+          firstErrorLines: found.lines,
+          details: found.details
+        }
     }
     const text = [output.title, output.summary, output.text].filter(Boolean).join('\n')
     if (text) {
       const found = fromExtraction(extractFailuresFromString(text), maxLines)
       if (specific(found.keys))
-        return { ...base, source: 'output', keys: found.keys, firstErrorLines: found.lines }
+        return {
+          ...base,
+          source: 'output',
+          keys: found.keys,
+          firstErrorLines: found.lines,
+          details: found.details
+        }
       fallbackKeys = found.keys
       fallbackLines = found.lines
+      fallbackDetails = found.details
     }
   } catch (error) {
     notes.push(`check run details unreadable: ${errorMessage(error)}`)
@@ -189,6 +216,7 @@ export async function gatherFailure(
             source: 'log',
             keys: found.keys,
             firstErrorLines: found.lines,
+            details: found.details,
             ...(result.truncated
               ? { logTruncated: true, note: `log read up to ${result.bytesRead} bytes` }
               : {})
@@ -206,6 +234,7 @@ export async function gatherFailure(
       source: 'output',
       keys: fallbackKeys,
       firstErrorLines: fallbackLines,
+      details: fallbackDetails,
       ...(notes.length ? { note: notes.join('; ') } : {})
     }
   options.log.info(

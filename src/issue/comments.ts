@@ -4,6 +4,7 @@
  * re-run edits it instead of posting it twice. CI text is untrusted: fenced, neutralised,
  * redacted; the action's own numbers and words are not, and are shown as they are.
  */
+import { renderFailureDetails } from '../summary/failure-details.js'
 import type { MachineState } from '../state/schema.js'
 import type { Attempt, PausedSignature } from '../loop/ledger.js'
 import type { Blocked } from '../loop/classify.js'
@@ -93,6 +94,9 @@ export interface PauseView {
   remembered?: PausedSignature | null
 }
 
+/** Bytes of failure details a pause comment shows per attempt (the ledger keeps the latest's). */
+const COMMENT_DETAIL_BYTES = 8_000
+
 function attemptBlock(attempt: Attempt, view: PauseView): string {
   const run = view.runUrlOf(attempt.runId)
   const checks = (attempt.failingChecks ?? [])
@@ -112,7 +116,11 @@ function attemptBlock(attempt: Attempt, view: PauseView): string {
       : []),
     ...whoseFailureLines(attempt, view.maskedValues)
   ]
-  if (attempt.errorLines && attempt.errorLines.length > 0)
+  const details = renderFailureDetails(attempt.details ?? [], COMMENT_DETAIL_BYTES, {
+    maskedValues: view.maskedValues
+  })
+  if (details.length > 0) lines.push(details.join('\n'))
+  else if (attempt.errorLines && attempt.errorLines.length > 0)
     lines.push(
       fence(attempt.errorLines.join('\n'), {
         maxLines: 8,

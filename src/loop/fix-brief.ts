@@ -9,6 +9,8 @@
  * infrastructure), the first error lines (fenced, sanitised), and what to do. Its size is
  * bounded (`maxBytes`): details are dropped, most expendable first, until it fits.
  */
+import { renderFailureDetails } from '../summary/failure-details.js'
+import { missingRequiredChecks } from '../signature/signature.js'
 import { diffKeys, linkTarget } from '../summary/failure-summary.js'
 import { fence, inlineCode, oneLine } from '../text/untrusted.js'
 import { deadlineOf } from './guard.js'
@@ -50,14 +52,40 @@ const DETAIL_LEVELS: readonly Detail[] = [
 const utf8Bytes = (lines: readonly string[]): number =>
   new TextEncoder().encode(lines.join('\n')).length
 
-/** The brief's lines; never longer than `context.maxBytes` unless even the shortest form is. */
+/** Where the failure details go: filled with what is left of the budget (README: "Failure details"). */
+const DETAILS_PLACE = '\u0000failure details\u0000'
+
+/**
+ * The brief's lines; never longer than `context.maxBytes` unless even the shortest form is.
+ * One budget: the brief without failure details first, at the most detail that fits; then the
+ * failure details in what is left (the first failures in full, cut at line boundaries).
+ */
 export function renderFixBrief(ledger: Ledger, context: BriefContext): string[] {
   let lines: string[] = []
   for (const detail of DETAIL_LEVELS) {
     lines = render(ledger, context, detail)
-    if (utf8Bytes(lines) <= context.maxBytes) return lines
+    if (utf8Bytes(lines.filter((line) => line !== DETAILS_PLACE)) <= context.maxBytes)
+      return withDetails(lines, ledger, context.maxBytes)
   }
-  return lines
+  return lines.filter((line) => line !== DETAILS_PLACE)
+}
+
+function withDetails(lines: string[], ledger: Ledger, maxBytes: number): string[] {
+  const at = lines.indexOf(DETAILS_PLACE)
+  if (at === -1) return lines
+  const rest = [...lines.slice(0, at), ...lines.slice(at + 1)]
+  // The details and the blank line before them.
+  const room = maxBytes - utf8Bytes(rest) - 2
+  const latest = latestAttempt(ledger)
+  const details = renderFailureDetails(
+    latest?.details ?? [],
+    room,
+    {},
+    latest?.signature?.keyCount ?? 0
+  )
+  return details.length === 0
+    ? rest
+    : [...lines.slice(0, at), '', ...details, ...lines.slice(at + 1)]
 }
 
 function render(ledger: Ledger, context: BriefContext, detail: Detail): string[] {
@@ -136,6 +164,8 @@ function findingLines(ledger: Ledger, attempt: Attempt, detail: Detail): string[
   }
   if (detail.checks > 0 && (attempt.failingChecks ?? []).length > 0)
     lines.push('- **Failing checks:**', ...checkLines(attempt, detail.checks))
+  for (const name of missingRequiredChecks(signature?.keys ?? []))
+    lines.push(`- **required check never reported:** ${inlineCode(name, 100)}`)
   const previous = previousOf(ledger, attempt)
   if (previous?.signature?.keys && signature?.keys && detail.keys > 0) {
     const changes = diffKeys(previous.signature.keys, signature.keys)
@@ -173,7 +203,9 @@ function findingLines(ledger: Ledger, attempt: Attempt, detail: Detail): string[
     lines.push(
       `- **Re-run** of ${rerun.checks.map((check) => oneLine(check, 80)).join(', ')} (${rerun.why}): ${rerun.outcome}${rerun.url && linkTarget(rerun.url) ? ` ([run](${linkTarget(rerun.url)}))` : ''}.`
     )
-  if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
+  // Failure details supersede the first error lines (which ledgers before them hold).
+  if ((attempt.details ?? []).length > 0) lines.push(DETAILS_PLACE)
+  else if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
     lines.push(
       '',
       '**First error lines**',

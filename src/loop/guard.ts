@@ -20,6 +20,7 @@ import {
   type PausedSignature,
   type SignatureLike
 } from './ledger.js'
+import { missingRequiredChecks } from '../signature/signature.js'
 import { CI_PAUSE_STATUS, endsFixLoop, pauseReason, type PauseKind } from './pause-reasons.js'
 
 export type RedDecision =
@@ -35,8 +36,11 @@ export type RedDecision =
 export interface RedInput {
   /** The index of the attempt that came back red (0 = the first gate). */
   index: number
-  /** Its failure signature; `short` (≤ 160 characters, one line) goes into pause reasons. */
-  signature: Pick<SignatureLike, 'hash' | 'short'>
+  /**
+   * Its failure signature; `short` (≤ 160 characters, one line) goes into pause reasons, after
+   * the names of required checks that never reported (from `keys`, when given).
+   */
+  signature: Pick<SignatureLike, 'hash' | 'short' | 'keys'>
   now: number
 }
 
@@ -57,10 +61,21 @@ export function repeatsEarlierSignature(ledger: Ledger, index: number, hash: str
   )
 }
 
+/**
+ * What a pause reason says of a signature: its one-line form, after the words SPEC §3 gives a
+ * required check that never reported (`required check never reported: e2e`).
+ */
+function reasonDetail(signature: Pick<SignatureLike, 'short' | 'keys'>): string {
+  const missing = missingRequiredChecks(signature.keys ?? [])
+  if (missing.length === 0) return signature.short
+  const words = missing.map((name) => `required check never reported: ${name}`).join(', ')
+  return `${words} (signature ${signature.short})`
+}
+
 export function decideAfterRed(ledger: Ledger, input: RedInput): RedDecision {
   const iteration = ledger.iteration
   if (!iteration) throw new RangeError('a red verdict needs an iteration in the ledger')
-  const short = input.signature.short
+  const short = reasonDetail(input.signature)
   if (repeatsEarlierSignature(ledger, input.index, input.signature.hash))
     return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short) }
   const remembered = pausedSignatureOf(ledger, input.signature.hash)
@@ -146,7 +161,7 @@ export function noProgressPause(
     reason:
       decision?.kind === 'pause'
         ? decision.reason
-        : pauseReason('stuck', signature?.short ?? 'no new commit'),
+        : pauseReason('stuck', signature ? reasonDetail(signature) : 'no new commit'),
     verdict: previous ? repeatedVerdict(previous, 'red', now, note) : { state: 'red', now, note },
     remember: kind === 'timeout' || !signature ? null : signature
   }

@@ -39,9 +39,15 @@ export function ledgerPath(program: string): string {
  * rest is enforced by `compactLedger`.
  */
 export const LEDGER_LIMITS = {
-  /** The serialised ledger never exceeds this many UTF-8 bytes. */
-  maxBytes: 65_536,
-  /** Only the latest attempts keep their details (keys, full signature, checks, error lines). */
+  /**
+   * The serialised ledger never exceeds this many UTF-8 bytes (README: "The ledger"): room for
+   * every attempt record's full key set (a few thousand keys) and the latest details.
+   */
+  maxBytes: 524_288,
+  /**
+   * Only the latest attempts keep their details (full signature, checks, error lines, failure
+   * details); every record keeps its full key set.
+   */
   detailedAttempts: 3,
   /** At most this many attempt records; older ones leave only their signature hash behind. */
   maxAttemptRecords: 24,
@@ -54,8 +60,11 @@ export const LEDGER_LIMITS = {
   maxCheckNameChars: 100,
   maxCheckConclusionChars: 20,
   maxCheckUrlChars: 300,
+  /** Pre-existing keys kept per attempt (an attempt's own signature keeps every key). */
   maxKeys: 40,
   maxKeyChars: 160,
+  /** Failure details kept for an attempt: whole failures, in order, up to this many UTF-8 bytes. */
+  maxDetailBytes: 32_768,
   maxFullChars: 2000,
   maxShortChars: 160,
   /** Signatures the loop paused on, remembered across resets (oldest dropped first). */
@@ -108,11 +117,14 @@ const SignatureRecordSchema = z.object({
   /** The one-line form (≤ 160 characters). */
   short: z.string(),
   keyCount: z.number().int().nonnegative(),
-  /** Dropped from older attempts; cut to `maxKeys` keys. */
+  /** Every key (ledgers before failure details kept the first 40 only, with `cut`). */
   keys: z.array(z.string()).optional(),
   /** Dropped from older attempts; cut to `maxFullChars`. */
   full: z.string().optional(),
-  /** Whether `keys` or `full` were cut (the hash always covers the whole set). */
+  /**
+   * Whether `keys` are not the whole set as found (a key over `maxKeyChars`, or a ledger from
+   * before every key was kept); the hash always covers the whole set.
+   */
   cut: z.boolean().optional()
 })
 
@@ -179,6 +191,13 @@ const AttemptSchema = z.object({
   failingChecks: z.array(AttemptCheckSchema).optional(),
   /** First error lines, already sanitised by the caller. Dropped from older attempts. */
   errorLines: z.array(z.string()).optional(),
+  /**
+   * Per failure, what its tool printed (README: "Failure details"), verbatim but for secrets,
+   * already redacted by the caller. Kept for the latest attempts only.
+   */
+  details: z
+    .array(z.object({ check: z.string(), key: z.string(), lines: z.array(z.string()) }))
+    .optional(),
   /** Gated again by another run with no new commit: the fixer pushed nothing. */
   noNewCommit: z.boolean().optional(),
   classification: ClassificationSchema.optional(),
@@ -253,6 +272,7 @@ export const LedgerSchema = z
 
 export type Ledger = z.infer<typeof LedgerSchema>
 export type Attempt = z.infer<typeof AttemptSchema>
+export type AttemptDetail = NonNullable<Attempt['details']>[number]
 export type Iteration = z.infer<typeof IterationSchema>
 export type SignatureRecord = z.infer<typeof SignatureRecordSchema>
 export type AttemptCheck = z.infer<typeof AttemptCheckSchema>
@@ -501,6 +521,8 @@ export interface AttemptVerdict {
   failingChecks?: readonly { name: string; conclusion: string; url?: string | null }[]
   /** First error lines, already sanitised (untrusted text removed) by the caller. */
   errorLines?: readonly string[]
+  /** Failure details, already redacted by the caller; kept whole up to `maxDetailBytes`. */
+  details?: readonly AttemptDetail[]
   classification?: Classification
   /** The re-runs' outcomes, once known: they replace the entries recorded when requested. */
   reruns?: readonly Rerun[]
@@ -517,13 +539,10 @@ function settleReruns(recorded: readonly Rerun[], settled: readonly Rerun[]): Re
 
 export function signatureRecord(signature: SignatureLike): SignatureRecord {
   const allKeys = signature.keys ?? []
-  const keys = allKeys
-    .slice(0, LEDGER_LIMITS.maxKeys)
-    .map((key) => cut(key, LEDGER_LIMITS.maxKeyChars))
-  const wholeFull = signature.full ?? allKeys.join('; ')
-  const full = cut(wholeFull, LEDGER_LIMITS.maxFullChars)
-  const wasCut =
-    keys.length < allKeys.length || keys.some((key, i) => key !== allKeys[i]) || full !== wholeFull
+  const keys = allKeys.map((key) => cut(key, LEDGER_LIMITS.maxKeyChars))
+  const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars)
+  // `cut`: some key is not whole (the full form is only a reading aid and may be cut).
+  const wasCut = keys.some((key, i) => key !== allKeys[i])
   return {
     hash: signature.hash,
     short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
@@ -532,6 +551,19 @@ export function signatureRecord(signature: SignatureLike): SignatureRecord {
     full,
     ...(wasCut ? { cut: true } : {})
   }
+}
+
+/** The first failures' details, each whole, within `maxDetailBytes` in all. */
+function boundedDetails(details: readonly AttemptDetail[]): AttemptDetail[] {
+  const kept: AttemptDetail[] = []
+  let bytes = 0
+  for (const detail of details) {
+    const size = Buffer.byteLength(JSON.stringify(detail), 'utf8')
+    if (bytes + size > LEDGER_LIMITS.maxDetailBytes) break
+    kept.push({ check: detail.check, key: detail.key, lines: [...detail.lines] })
+    bytes += size
+  }
+  return kept
 }
 
 function boundedClassification(classification: Classification): Classification {
@@ -584,6 +616,9 @@ export function completeAttempt(ledger: Ledger, index: number, verdict: AttemptV
     errorLines: (verdict.errorLines ?? [])
       .slice(0, LEDGER_LIMITS.maxErrorLines)
       .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars)),
+    ...(verdict.details && verdict.details.length > 0
+      ? { details: boundedDetails(verdict.details) }
+      : {}),
     ...(verdict.classification
       ? { classification: boundedClassification(verdict.classification) }
       : {}),
@@ -658,27 +693,42 @@ export function withStateWrite(
 // ---------------------------------------------------------------------------------------
 // Size bound
 
+/** An older attempt's record: its signature's full key set stays, the rest of its details go. */
 function withoutDetails(attempt: Attempt): Attempt {
-  const { failingChecks, errorLines, classification, reruns, ...rest } = attempt
+  const { failingChecks, errorLines, details, classification, reruns, ...rest } = attempt
   void failingChecks
   void errorLines
+  void details
   void classification
   void reruns
   const signature = attempt.signature && {
     hash: attempt.signature.hash,
     short: attempt.signature.short,
-    keyCount: attempt.signature.keyCount
+    keyCount: attempt.signature.keyCount,
+    ...(attempt.signature.keys ? { keys: attempt.signature.keys } : {}),
+    ...(attempt.signature.cut ? { cut: true } : {})
   }
   return { ...rest, signature }
+}
+
+/** An attempt's record with nothing but its hash (dropped last, when even the key sets do not fit). */
+function withoutKeys(attempt: Attempt): Attempt {
+  const bare = withoutDetails(attempt)
+  const signature = bare.signature && {
+    hash: bare.signature.hash,
+    short: bare.signature.short,
+    keyCount: bare.signature.keyCount
+  }
+  return { ...bare, signature }
 }
 
 function hasDetails(attempt: Attempt): boolean {
   return (
     attempt.failingChecks !== undefined ||
     attempt.errorLines !== undefined ||
+    attempt.details !== undefined ||
     attempt.classification !== undefined ||
     attempt.reruns !== undefined ||
-    attempt.signature?.keys !== undefined ||
     attempt.signature?.full !== undefined
   )
 }
@@ -690,14 +740,16 @@ function shrinkDetails(attempt: Attempt): Attempt {
   const lists = [
     attempt.failingChecks,
     attempt.errorLines,
+    attempt.details,
     attempt.signature?.keys,
     attempt.classification?.preExisting
   ]
-  if (lists.every((list) => list === undefined || list.length === 0)) return withoutDetails(attempt)
+  if (lists.every((list) => list === undefined || list.length === 0)) return withoutKeys(attempt)
   return {
     ...attempt,
     failingChecks: half(attempt.failingChecks),
     errorLines: half(attempt.errorLines),
+    details: half(attempt.details),
     ...(attempt.classification
       ? {
           classification: {
@@ -766,7 +818,14 @@ export function compactLedger(ledger: Ledger): Ledger {
   for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
     attempts[i] = withoutDetails(attempts[i] as Attempt)
   }
-  while (attempts.length > 0 && hasDetails(latest()) && !fits())
+  for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
+    attempts[i] = withoutKeys(attempts[i] as Attempt)
+  }
+  while (
+    attempts.length > 0 &&
+    (hasDetails(latest()) || latest().signature?.keys !== undefined) &&
+    !fits()
+  )
     attempts[attempts.length - 1] = shrinkDetails(latest())
   while (attempts.length > 1 && !fits()) dropOldest()
   // Never kept cut: a list without some keys would count those as new while its SHA matches.

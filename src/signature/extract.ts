@@ -17,6 +17,7 @@ import {
   runnerMarker,
   type LineReaderOptions
 } from './lines.js'
+import { detailLine } from './details.js'
 import { buildKey, maskMessage, normalisePathsIn } from './normalise.js'
 import { anywhereFragments, lineStartFragments, PARSERS } from './parsers/index.js'
 import { EXIT_CODE_TRAILER } from './parsers/runner.js'
@@ -248,17 +249,29 @@ class Extraction {
         if (!target.has(finding.key)) target.set(finding.key, finding)
       }
     }
-    if (primary.size > 0) return [...primary.values()]
-    if (secondary.size > 0) return [...secondary.values()]
+    if (primary.size > 0) return withDetails([...primary.values()])
+    if (secondary.size > 0) return withDetails([...secondary.values()])
     // In a job log, the error line must come from a step that failed; in raw output, the first.
     const fallback = this.exitCode === undefined ? this.firstErrorLine : this.failedStepErrorLine
-    if (fallback !== undefined) return [fallback]
+    if (fallback !== undefined) return withDetails([fallback])
     if (this.exitCode !== undefined) {
       const key = buildKey('gha', `exit code ${this.exitCode}`)
       return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }]
     }
     return []
   }
+}
+
+/**
+ * Every finding with its details: a parser's window when it kept one, else the line that showed
+ * the failure (a compiler's or linter's diagnostic is its own detail), the checkout root removed.
+ */
+function withDetails(findings: Finding[]): Finding[] {
+  return findings.map((finding) => {
+    if (finding.details !== undefined) return finding
+    const line = detailLine(finding.line)
+    return line === undefined || line.trim() === '' ? finding : { ...finding, details: [line] }
+  })
 }
 
 /**

@@ -3,6 +3,7 @@
  * failure keys, in full and in a one-line form of at most 160 characters.
  */
 import { createHash } from 'node:crypto'
+import { buildKey } from './normalise.js'
 
 /**
  * Version of the key and signature scheme, part of every signature hash. Raise it whenever a
@@ -25,6 +26,20 @@ export interface Signature {
   short: string
   /** SHA-256 (hex) of the scheme version and the sorted keys: equal sets, equal hashes. */
   hash: string
+}
+
+/** The first segment of the key of a required check that never reported (SPEC §3). */
+const MISSING_REQUIRED = 'required-missing'
+
+/** The key of a required check that never reported: `required-missing:<name>`. */
+export function missingRequiredKey(name: string): string {
+  return buildKey(MISSING_REQUIRED, name)
+}
+
+/** The names of the required checks that never reported, from a signature's keys. */
+export function missingRequiredChecks(keys: readonly string[]): string[] {
+  const prefix = `${MISSING_REQUIRED}:`
+  return keys.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length))
 }
 
 export function signatureOf(keys: readonly string[]): Signature {

@@ -7,6 +7,8 @@
  * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
  */
 import { z } from 'zod'
+import { missingRequiredChecks } from '../signature/signature.js'
+import { renderFailureDetails, type FailureDetail } from './failure-details.js'
 import {
   fence,
   inlineCode,
@@ -49,6 +51,8 @@ export const FailingCheckSchema = z.object({
   source: FailureSourceSchema,
   keys: z.array(z.string()),
   firstErrorLines: z.array(z.string()),
+  /** Per failure, what its tool printed about it, kept exactly (README: "Failure details"). */
+  details: z.array(z.object({ key: z.string(), lines: z.array(z.string()) })).optional(),
   /** The job log was longer than the reader's cap; keys may be incomplete. */
   logTruncated: z.boolean().optional(),
   note: z.string().optional()
@@ -173,6 +177,14 @@ export function redactFailureSummary(
       url: clean(check.url),
       keys: cleanAll(check.keys),
       firstErrorLines: cleanAll(check.firstErrorLines),
+      ...(check.details === undefined
+        ? {}
+        : {
+            details: check.details.map((detail) => ({
+              key: clean(detail.key),
+              lines: cleanAll(detail.lines)
+            }))
+          }),
       ...(check.note === undefined ? {} : { note: clean(check.note) })
     })),
     ...(summary.changes === undefined
@@ -285,7 +297,8 @@ const SOURCE_LABEL: Record<FailureSource, string> = {
 /**
  * The summary as markdown: the signature; what was fixed, what is new and what persists since
  * the previous attempt; per failing check its name (linked when the URL is http(s)),
- * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
+ * conclusion, keys and first error lines in a fence (or, when the check has them, the failure
+ * details after every check, under the same budget). At most `maxChars` characters: when it
  * does not fit, later checks are shown without details, then left out, and a note says so.
  */
 export function renderFailureSummaryMarkdown(
@@ -319,9 +332,17 @@ export function renderFailureSummaryMarkdown(
     ...(changes ? [changes.full] : []),
     ...checks.map((c) => c.full)
   ]
-  if (summary.checks.length === 0) everything.push('_No failing check details were found._')
+  if (summary.checks.length === 0) everything.push(noChecksLine(summary))
   const whole = everything.join(BLOCK_SEPARATOR)
-  if (whole.length <= maxChars) return whole
+  if (whole.length <= maxChars) {
+    // The failure details, under what is left of the one budget (bytes bound characters too).
+    const details = renderFailureDetails(
+      detailsOf(summary),
+      maxChars - whole.length - BLOCK_SEPARATOR.length,
+      text
+    )
+    return details.length === 0 ? whole : `${whole}${BLOCK_SEPARATOR}${details.join('\n')}`
+  }
 
   // Too long: fill greedily, keeping room for the note.
   const limit = maxChars - CUT_NOTE_RESERVE
@@ -357,14 +378,47 @@ export function renderFailureSummaryMarkdown(
       break
     }
   }
+  // The failure details in what is left (the first failures first), then the note.
+  const details = renderFailureDetails(
+    detailsOf(summary),
+    limit - used - BLOCK_SEPARATOR.length,
+    text
+  )
+  if (details.length > 0) add(details.join('\n'))
   blocks.push(cutNote(maxChars, withoutDetails, left))
   return blocks.join(BLOCK_SEPARATOR)
 }
 
+/** Every check's failure details, in check order. */
+function detailsOf(summary: FailureSummary): FailureDetail[] {
+  return summary.checks.flatMap((check) =>
+    (check.details ?? []).map((detail) => ({ check: check.name, ...detail }))
+  )
+}
+
+/**
+ * When no check failed: a required check that never reported is named (README: "Required
+ * checks"), else nothing was found.
+ */
+function noChecksLine(summary: FailureSummary): string {
+  const missing = missingRequiredChecks(summary.signature.keys)
+  if (missing.length === 0) return '_No failing check details were found._'
+  return missing
+    .map((name) => `- required check never reported: ${inlineCode(name, 150)}`)
+    .join('\n')
+}
+
 function renderHeader(summary: FailureSummary, text: UntrustedTextOptions): string {
   const count = summary.checks.length
+  const missing = missingRequiredChecks(summary.signature.keys)
+  const what = [
+    ...(count > 0 || missing.length === 0
+      ? [`${count} failing check${count === 1 ? '' : 's'}`]
+      : []),
+    ...missing.map((name) => `required check never reported: ${oneLine(name, 100, text)}`)
+  ].join(', ')
   const lines = [
-    `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${inlineCode(summary.sha, 64, text)} (attempt ${summary.attempt})`,
+    `### ❌ CI failed: ${what} on ${inlineCode(summary.sha, 64, text)} (attempt ${summary.attempt})`,
     ''
   ]
   const facts = [`generated ${inlineCode(summary.generatedAt, 40, text)}`]
@@ -483,7 +537,8 @@ function renderCheck(
   if (check.note !== undefined && check.note.trim() !== '') {
     parts.push('', `_Note:_ ${oneLine(check.note, 500, text)}`)
   }
-  if (check.firstErrorLines.length > 0) {
+  // A check with failure details shows them below, under the summary's one budget.
+  if (check.firstErrorLines.length > 0 && (check.details ?? []).length === 0) {
     parts.push('', 'First error lines:', '', fence(check.firstErrorLines.join('\n'), fenceOptions))
   }
   return parts.join('\n')

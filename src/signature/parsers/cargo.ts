@@ -20,6 +20,7 @@
  */
 import { buildKey } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const RUNNING = /^\s*Running (?:unittests |tests |benches )?\S+ \((.{1,1000})\)\s*$/
@@ -73,8 +74,13 @@ interface FailedTest {
   line: string
 }
 
+/** libtest's hint after every panic: says nothing about the failure. */
+const BACKTRACE_NOTE = /^note: run with `RUST_BACKTRACE=/
+
 export function createCargoParser(): ToolParser {
   const failed: FailedTest[] = []
+  /** Per test (its thread's name): the panic and what follows it in the test's output block. */
+  const details = new FailureDetails()
   const nextest = new FindingSet()
   /** Panic kinds by test name (the test thread's name); `null` for an assertion. */
   const kinds = new Map<string, string | null>()
@@ -94,6 +100,7 @@ export function createCargoParser(): ToolParser {
     push(line) {
       if (panicking !== undefined) {
         if (!kinds.has(panicking)) kinds.set(panicking, panicKind(line) ?? null)
+        if (block === undefined) details.add(line)
         panicking = undefined
       }
       if (nextestOutput) {
@@ -126,6 +133,7 @@ export function createCargoParser(): ToolParser {
         // -: a block of one test's captured output
         const header = CAPTURED_BLOCK.exec(line)
         if (header !== null) {
+          details.close()
           block = header[1] ?? ''
           record(block, line)
           return true
@@ -135,6 +143,7 @@ export function createCargoParser(): ToolParser {
         // t
         if (line.startsWith('test result:')) {
           block = undefined
+          details.close()
           return false
         }
         if (line.startsWith('test ') && (line.endsWith('FAILED') || line.endsWith('FAILED '))) {
@@ -145,11 +154,14 @@ export function createCargoParser(): ToolParser {
       }
       if (first === 102 && line === 'failures:') {
         block = undefined
+        details.close()
         list = []
         return true
       }
       if (block !== undefined) {
-        if (first === 114 && LIBTEST_RUN.test(line)) nestedRun = true // r
+        if (first === 114 && LIBTEST_RUN.test(line))
+          nestedRun = true // r
+        else if (!BACKTRACE_NOTE.test(line)) details.add(line)
         return true
       }
       if (NEXTEST_OUTPUT.test(line)) {
@@ -175,9 +187,10 @@ export function createCargoParser(): ToolParser {
     },
     finish(): Finding[] {
       endList()
-      const findings = new FindingSet()
+      const findings = new FindingSet(details)
       for (const test of failed) {
-        findings.add(buildKey('cargo', test.binary, test.name, kindOf(test.name)), test.line)
+        const key = buildKey('cargo', test.binary, test.name, kindOf(test.name))
+        findings.add(key, test.line, false, test.name)
       }
       for (const { key, line } of nextest.list()) {
         const [crate, name, status] = key.split('\u0000')
@@ -187,7 +200,7 @@ export function createCargoParser(): ToolParser {
             : status?.startsWith('SIG') === true
               ? status
               : kindOf(name ?? '')
-        findings.add(buildKey('cargo', crate, name, kind), line)
+        findings.add(buildKey('cargo', crate, name, kind), line, false, name)
       }
       return findings.list()
     },
@@ -209,6 +222,7 @@ export function createCargoParser(): ToolParser {
     if (panic === null) return
     const name = panic[1] ?? ''
     const message = panic[2] ?? panic[3]
+    details.open(name.replace(/ \(line \d+\)$/, ''), line)
     if (message !== undefined && message !== '') {
       if (!kinds.has(name)) kinds.set(name, panicKind(message) ?? null)
     } else panicking = name

@@ -3,10 +3,12 @@
  * (a step indented under its test, the test then failing `(due to 1 failed step)`), and the
  * ERRORS and FAILURES sections name each failure as `name => ./a_test.ts:2:6` (a step as
  * `test ... step => …`).
- * Key: `deno:<file>><test > step>`.
+ * Key: `deno:<file>><test > step>`. Details: the lines under the failure's name in the ERRORS
+ * report (the error, the code frame, the stack).
  */
 import { buildKey, normalisePath } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet, indentOf } from './common.js'
 
 const RUNNING = /^running \d+ tests? from (\S{1,1000})\s*$/
@@ -24,7 +26,8 @@ export const denoGrepPatterns = [
 ]
 
 export function createDenoParser(): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   let file: string | undefined
   /** The open tests and steps of the progress lines, by depth. */
   let open: string[] = []
@@ -50,16 +53,22 @@ export function createDenoParser(): ToolParser {
       const place = PLACE.exec(line)
       if (place !== null) {
         const name = (place[1] ?? '').split(' ... ').join(' > ')
-        findings.add(buildKey('deno', `${normalisePath(place[2] ?? '')}>${name}`), line)
+        const key = buildKey('deno', `${normalisePath(place[2] ?? '')}>${name}`)
+        findings.add(key, line)
+        // The FAILURES report names it again: its first window (under ERRORS) is kept.
+        details.open(key)
         return true
       }
       if (REPORT.test(line)) {
         file = undefined
         report = true
+        details.close()
         return true
       }
       if (report) {
         report = !RESULT.test(line)
+        if (report) details.add(line)
+        else details.close()
         return report
       }
       if (file === undefined) return false

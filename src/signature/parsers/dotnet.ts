@@ -22,6 +22,7 @@ import {
   stripErrorMarker
 } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 /** A .NET test name: a dotted identifier, then its arguments if any (which may hold blanks). */
@@ -46,21 +47,33 @@ export const dotnetGrepPatterns = [
   ': error [A-Z]{2,}[0-9]{3,}: '
 ]
 
+/** Lines that end a failed test's block: a blank line, the run's totals, captured output. */
+const BLOCK_END =
+  /^\s*(?:$|Total tests:|Test Run |Results File:|Passed!|Failed!|Standard (?:Output|Error) Messages:)/
+
 export function createDotnetParser(): ToolParser {
   const tests = new Map<string, Finding & { kind?: string }>()
+  /** Per test: its block (message, expected and actual, stack trace), from the runner's lines. */
+  const details = new FailureDetails()
   const builds = new FindingSet()
   /** A failed test whose message is still to come. */
   let waiting: { name: string; waited: number; threw: boolean } | undefined
   return {
     tool: 'dotnet',
     push(raw) {
-      if (waiting !== undefined && readMessage(raw)) return true
       const name = failedTestName(raw)
+      if (details.collecting) {
+        if (name !== undefined || BLOCK_END.test(raw.replace(XUNIT_PREFIX, ''))) details.close()
+        else details.add(raw)
+      }
+      if (waiting !== undefined && readMessage(raw)) return true
       if (name !== undefined) {
         if (!tests.has(name) && tests.size < 1000) tests.set(name, { key: name, line: raw })
         waiting = { name, waited: 0, threw: false }
+        details.open(name)
         return true
       }
+      if (details.collecting) return true
       if (raw.indexOf(': error ') === -1) return false
       const build = BUILD_ERROR.exec(stripErrorMarker(raw))
       if (build === null) return false
@@ -76,8 +89,9 @@ export function createDotnetParser(): ToolParser {
       return false
     },
     finish(): Finding[] {
-      const findings = new FindingSet()
-      for (const [name, test] of tests) findings.add(buildKey('dotnet', name, test.kind), test.line)
+      const findings = new FindingSet(details)
+      for (const [name, test] of tests)
+        findings.add(buildKey('dotnet', name, test.kind), test.line, false, name)
       for (const finding of builds.list())
         findings.add(finding.key, finding.line, finding.secondary)
       return findings.list()

@@ -14,6 +14,7 @@ import {
   stripErrorMarker
 } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const PROBLEM_START = /^(?:\s+\d+:\d+\s|\d+:\d+\s+(?:Error|Warning): )/
@@ -33,7 +34,9 @@ export const eslintGrepPatterns = [
 ]
 
 export function createEslintParser(): ToolParser {
-  const findings = new FindingSet()
+  /** A problem's details: its file as printed (on the header line) and the problem line. */
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   let file: string | undefined
   return {
     tool: 'eslint',
@@ -64,9 +67,13 @@ export function createEslintParser(): ToolParser {
 
   function add(path: string, message: string, rule: string | undefined, line: string): void {
     const normalisedPath = normalisePath(path)
-    if (rule === undefined)
-      findings.add(buildKey('eslint', maskMessage(message), normalisedPath), line)
-    else findings.add(buildKey('eslint', rule, firstQuotedSymbol(message), normalisedPath), line)
+    const key =
+      rule === undefined
+        ? buildKey('eslint', maskMessage(message), normalisedPath)
+        : buildKey('eslint', rule, firstQuotedSymbol(message), normalisedPath)
+    if (!findings.has(key)) details.open(key, path, line)
+    details.close()
+    findings.add(key, line)
   }
 }
 

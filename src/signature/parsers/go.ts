@@ -18,7 +18,8 @@
  */
 import { buildKey, maskMessage, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
-import { FindingSet } from './common.js'
+import { DETAIL_LIMITS, FailureDetails } from '../details.js'
+import { FindingSet, indentOf } from './common.js'
 import { GOLANGCI_ISSUE } from './golangci-lint.js'
 
 const TEST_FAIL = /^\s*--- FAIL: (\S+)/
@@ -32,6 +33,10 @@ const RUNNING_TEST = /^\s+(Test\w*(?:\/\S+)?) \(/
 /** A test function's frame in a goroutine dump: `example.com/shop/pricing.TestSlow(0x0?)`. */
 const TEST_FRAME = /^[\w./~-]{1,500}\.(Test(?!Main\()[A-Z0-9_]\w*)(?:\.func\d+)*\(/
 const RUN_LINE = /^=== RUN\s+(\S+)/
+/** What a test printed with `t.Errorf` and friends: `    total_test.go:14: got 1, want 2`. */
+const TEST_OUTPUT = /^\s+\S{1,500}\.go:\d+: /
+/** Lines that end a panic's goroutine dump: the package's result. */
+const DUMP_END = /^(?:FAIL|ok|exit status )/
 /** The GOMAXPROCS suffix Go appends to a benchmark's name, and to a test's under -cpu. */
 const PROCS_SUFFIX = /-\d+$/
 
@@ -58,6 +63,8 @@ interface FailedTest {
   line: string
   pkg?: string
   kind?: string
+  /** The window of its details (what it printed, its panic). */
+  detailsId?: string
 }
 
 export function createGoParser(): ToolParser {
@@ -72,9 +79,19 @@ export function createGoParser(): ToolParser {
   let lastRun: string | undefined
   /** Tests recorded when the current timeout panic began. */
   let beforeTimeout = 0
+  const details = new FailureDetails()
+  /** The indentation of the `--- FAIL` line whose output follows (-1: none). */
+  let outputIndent = -1
+  /** Inside a panic's goroutine dump, which goes to the details of the test that panicked. */
+  let inDump = false
+  /** In verbose output, what the running test printed so far (before its `--- FAIL` line). */
+  let running: { name: string; lines: string[] } | undefined
+  let detailIds = 0
   return {
     tool: 'go',
     push(line) {
+      const more = readDetails(line)
+      if (more !== undefined) return more
       const first = line.charCodeAt(0)
       if (first === 123) {
         // {: a `go test -json` event
@@ -101,11 +118,25 @@ export function createGoParser(): ToolParser {
       }
       if (first === 32 || first === 45 || first === 9) {
         // ' ', '-', tab
-        if (line.indexOf('--- FAIL: ') === -1) return timedOut
+        if (line.indexOf('--- FAIL: ') === -1) {
+          if (
+            running !== undefined &&
+            running.lines.length < DETAIL_LIMITS.lines &&
+            TEST_OUTPUT.test(line)
+          )
+            running.lines.push(line)
+          return timedOut
+        }
         const test = TEST_FAIL.exec(line)
         if (test !== null) {
-          record({ name: test[1] ?? '', line })
+          const name = test[1] ?? ''
+          const detailsId = String(detailIds++)
+          const printed = running?.name === name ? running.lines : []
+          details.open(detailsId, ...printed)
+          outputIndent = indentOf(line)
+          record({ name, line, detailsId })
           lastFailed = tests.length + pending.length
+          return true
         }
         return timedOut
       }
@@ -123,17 +154,27 @@ export function createGoParser(): ToolParser {
         if (line.startsWith('panic: test timed out')) {
           timedOut = true
           beforeTimeout = tests.length + pending.length
+          details.open('timeout', line)
+          inDump = true
           return true
         }
         // A panic right after a test's `--- FAIL` line is that test's.
         const last = pending.at(-1) ?? tests.at(-1)
-        if (last !== undefined && lastFailed === tests.length + pending.length)
+        if (last !== undefined && lastFailed === tests.length + pending.length) {
           last.kind ??= 'panic'
+          if (last.detailsId !== undefined) {
+            details.resume(last.detailsId)
+            details.add(line)
+            inDump = true
+            return true
+          }
+        }
         return timedOut
       }
       if (first === 61 && line.startsWith('=== RUN')) {
         // =: in verbose output the last test started is the one a timeout interrupts
         lastRun = RUN_LINE.exec(line)?.[1]
+        running = lastRun === undefined ? undefined : { name: lastRun, lines: [] }
         return timedOut
       }
       if (line.indexOf('.go:') === -1) return timedOut
@@ -156,9 +197,35 @@ export function createGoParser(): ToolParser {
     }
   }
 
+  /**
+   * The details of the failed test being read: the lines under its `--- FAIL` line indented
+   * deeper (what it printed), and a panic's goroutine dump up to the package's result line.
+   * Undefined when the line is not one of them (it is then read as usual).
+   */
+  function readDetails(line: string): boolean | undefined {
+    if (inDump) {
+      if (DUMP_END.test(line)) {
+        inDump = false
+        details.close()
+        return undefined
+      }
+      details.add(line)
+      // A timeout's dump is read as usual too: it names the tests that were running.
+      return timedOut ? undefined : true
+    }
+    if (outputIndent < 0) return undefined
+    if (line.trim() === '' || (indentOf(line) > outputIndent && !TEST_FAIL.test(line))) {
+      if (details.add(line)) return true
+    }
+    outputIndent = -1
+    if (!line.startsWith('panic: ')) details.close()
+    return undefined
+  }
+
   function record(found: FailedTest): void {
     if (tests.length + pending.length >= MAX_TESTS) return
     const test = { ...found, name: withoutProcsSuffix(found.name) }
+    if (test.kind === 'timeout') test.detailsId ??= 'timeout'
     if (test.pkg !== undefined) tests.push(test)
     else pending.push(test)
   }
@@ -189,7 +256,7 @@ export function createGoParser(): ToolParser {
   }
 
   function testFindings(): Finding[] {
-    const set = new FindingSet()
+    const set = new FindingSet(details)
     const names = new Set(tests.map((test) => `${test.pkg ?? ''}\u0000${test.name}`))
     for (const test of tests) {
       // A parent fails when a subtest fails: keep only the leaves.
@@ -201,7 +268,8 @@ export function createGoParser(): ToolParser {
           break
         }
       }
-      if (!parent) set.add(buildKey('go', test.pkg, test.name, test.kind), test.line)
+      if (!parent)
+        set.add(buildKey('go', test.pkg, test.name, test.kind), test.line, false, test.detailsId)
     }
     return set.list()
   }

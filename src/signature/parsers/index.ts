@@ -225,12 +225,14 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'bun',
     create: createBunParser,
-    // The result line, a file's path line (`src/a.test.ts:`) and a stack frame in a test file;
-    // never a PASS line or a file named in passing.
+    // The result line, a file's path line (`src/a.test.ts:`), a stack frame in a test file and
+    // the run's banner (details are read only after it); never a PASS line or a file named in
+    // passing.
     triggers: {
       lineStart: [
         '\\(fail\\) ',
         '✗',
+        'bun test v\\d',
         `${PATH_START}\\.[cm]?[jt]sx?:[ \\t\\r]*(?:\\n|$)`,
         '::group::',
         'at .{0,500}?[._](?:test|spec)\\.[cm]?[jt]sx?:\\d'

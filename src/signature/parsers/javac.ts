@@ -9,6 +9,7 @@
  */
 import { buildKey, maskMessage, normalisePath, stripErrorMarker } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const MAVEN =
@@ -19,24 +20,38 @@ const SYMBOL = /^(?:\[ERROR\]|Error:)?\s+symbol:\s+(.{1,200}?)\s*$/
 export const javacGrepPatterns = ['\\.java:\\[[0-9]+(,[0-9]+)?\\] ', '\\.java:[0-9]+: error: ']
 
 export function createJavacParser(): ToolParser {
-  const findings = new FindingSet()
+  /** Per error: its line, the source line and caret, the `symbol:` and `location:` lines. */
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   let pending: { path: string; message: string; line: string; waited: number } | undefined
+  let errors = 0
+  /** The `symbol:` line was read: a `location:` line may follow. */
+  let afterSymbol = false
   const flush = (symbol?: string): void => {
     if (pending === undefined) return
-    findings.add(buildKey('javac', pending.message, symbol, pending.path), pending.line)
+    const key = buildKey('javac', pending.message, symbol, pending.path)
+    findings.add(key, pending.line, false, String(errors - 1))
     pending = undefined
   }
   return {
     tool: 'javac',
     push(raw) {
+      if (afterSymbol) {
+        afterSymbol = false
+        if (raw.indexOf('location:') !== -1) details.add(raw)
+        details.close()
+      }
       if (pending !== undefined) {
         if (raw.indexOf('symbol:') !== -1) {
           const symbol = SYMBOL.exec(raw)
           if (symbol !== null) {
+            details.add(raw)
             flush(unqualify(symbol[1] ?? '').replace(/\s+/g, ' '))
-            return false
+            afterSymbol = true
+            return true
           }
         }
+        if (raw.indexOf('.java:') === -1) details.add(raw)
         // The source line and caret come between the error and its symbol line.
         pending.waited += 1
         if (pending.waited > 3 || raw.indexOf('.java:') !== -1) flush()
@@ -51,6 +66,7 @@ export function createJavacParser(): ToolParser {
         line: raw,
         waited: 0
       }
+      details.open(String(errors++), raw)
       return true
     },
     finish() {

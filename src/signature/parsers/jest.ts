@@ -19,6 +19,7 @@ import {
   stripTrailingDuration
 } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const SUITE_FAILED = 'Test suite failed to run'
@@ -31,30 +32,42 @@ const TS_CODE = /\berror\s+(TS\d+)\b/
 
 export const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● ']
 
+/** Lines that end a `●` block: the next block, a file's result, the run's summary. */
+const BLOCK_END =
+  /^(?:● |FAIL |PASS |Test Suites:|Summary of all failing tests|Snapshot Summary|› \d+ snapshots? )/
+
 export function createJestParser(): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   let suite: string | undefined
   /** A `●` title waiting for its first error line: the test's id, or the suite's. */
   let waiting: { id: string; line: string; suiteFailed: boolean } | undefined
   /** A `●` title outside any FAIL suite, waiting for a stack frame that names its file. */
-  let orphan: { title: string; line: string; kind?: string; lines: number } | undefined
+  let orphan:
+    { title: string; line: string; kind?: string; lines: number; detailsId: string } | undefined
   return {
     tool: 'jest',
     push(line) {
+      // Inside a `●` block: its lines are the failure's details, up to the block's end.
+      const ended = details.collecting && BLOCK_END.test(line.trimStart())
+      if (ended) details.close()
       if (orphan !== undefined) {
         const text = line.trim()
         const frame = TEST_FRAME.exec(line)
         if (frame !== null) {
-          const { title, line: titleLine, kind } = orphan
+          const { title, line: titleLine, kind, detailsId } = orphan
           findings.add(
             buildKey('jest', `${normalisePath(frame[1] ?? '')}>${title}`, kind),
-            titleLine
+            titleLine,
+            false,
+            detailsId
           )
           orphan = undefined
         } else if (text.startsWith('● ') || ++orphan.lines > ORPHAN_LINES) orphan = undefined
         else {
           if (text !== '' && orphan.lines > 0 && !('kind' in orphan))
             orphan.kind = failureKind(text)
+          if (!ended) details.add(line)
           return true
         }
       }
@@ -66,10 +79,11 @@ export function createJestParser(): ToolParser {
         if (suiteFailed) {
           const ts = TS_CODE.exec(text)
           const reason = ts !== null ? ts[1] : maskMessage(normalisePathsIn(text), 60)
-          findings.add(buildKey('jest', id, reason), titleLine)
-        } else findings.add(buildKey('jest', id, failureKind(text)), titleLine)
+          findings.add(buildKey('jest', id, reason), titleLine, false, id)
+        } else findings.add(buildKey('jest', id, failureKind(text)), titleLine, false, id)
         // The line may itself open the next block (a title with nothing under it).
       }
+      if (!ended && details.add(line)) return true
       const first = line.charCodeAt(0)
       if (first !== 32 && first !== 70 && first !== 80 && first !== 9679) return false // ' ', F, P, ●
       const text = line.trimStart()
@@ -86,14 +100,13 @@ export function createJestParser(): ToolParser {
       if (title === 'Console') return false
       if (suite === undefined) {
         if (title === SUITE_FAILED) return false
-        orphan = {
-          title: title
-            .split(' › ')
-            .map((part) => part.trim())
-            .join(' > '),
-          line,
-          lines: 0
-        }
+        const testPath = title
+          .split(' › ')
+          .map((part) => part.trim())
+          .join(' > ')
+        // Its file is not known yet: the window is named by the title until a frame names it.
+        orphan = { title: testPath, line, lines: 0, detailsId: `?>${testPath}` }
+        details.open(orphan.detailsId)
         return true
       }
       if (title === SUITE_FAILED) {
@@ -102,11 +115,12 @@ export function createJestParser(): ToolParser {
         const testPath = title.split(' › ').map((part) => part.trim())
         waiting = { id: `${suite}>${testPath.join(' > ')}`, line, suiteFailed: false }
       }
+      details.open(waiting.id)
       return true
     },
     finish() {
       if (waiting !== undefined && !waiting.suiteFailed) {
-        findings.add(buildKey('jest', waiting.id), waiting.line)
+        findings.add(buildKey('jest', waiting.id), waiting.line, false, waiting.id)
       }
       waiting = undefined
       return findings.list()

@@ -8,6 +8,7 @@
  */
 import { buildKey, failureKind } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet, indentOf } from './common.js'
 
 const FAILING_COUNT = /^\s*(\d+) failing\s*$/
@@ -18,7 +19,10 @@ const MAX_LINES_PER_FAILURE = 2000
 export const mochaGrepPatterns = ['^\\s*[0-9]+ failing', '^\\s*[0-9]+\\) ']
 
 export function createMochaParser(): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
+  /** Blank lines in a row after the last failure's error (two end its details). */
+  let tailBlanks: number | undefined
   /** Inside the failure list: how many failures it announced, how many were read. */
   let list: { expected: number; seen: number; budget: number } | undefined
   /** The title parts of the current failure, while its title is being read. */
@@ -29,6 +33,12 @@ export function createMochaParser(): ToolParser {
   return {
     tool: 'mocha',
     push(line) {
+      if (tailBlanks !== undefined) {
+        tailBlanks = line.trim() === '' ? tailBlanks + 1 : 0
+        if (tailBlanks < 2 && !line.startsWith('##[') && details.add(line)) return true
+        tailBlanks = undefined
+        details.close()
+      }
       if (list === undefined) {
         if (line.indexOf(' failing') === -1) return false
         const count = FAILING_COUNT.exec(line)
@@ -49,23 +59,32 @@ export function createMochaParser(): ToolParser {
       }
       if (titled !== undefined) {
         if (text === '') return true
-        findings.add(buildKey('mocha', titled.id, failureKind(text)), titled.line)
+        details.add(line)
+        findings.add(buildKey('mocha', titled.id, failureKind(text)), titled.line, false, titled.id)
         titled = undefined
-        return list.seen < list.expected || endList()
+        if (list.seen < list.expected) return true
+        // The last failure's details run on until two blank lines.
+        endList()
+        tailBlanks = 0
+        return true
       }
       const entry = ENTRY.exec(line)
-      if (entry !== null && Number(entry[1]) === list.seen + 1) {
-        list.seen += 1
-        list.budget = MAX_LINES_PER_FAILURE
-        parts = []
-        entryLine = line
-        addPart((entry[2] ?? '').trim())
+      if (entry === null || Number(entry[1]) !== list.seen + 1) {
+        details.add(line)
+        return true
       }
+      details.close()
+      list.seen += 1
+      list.budget = MAX_LINES_PER_FAILURE
+      parts = []
+      entryLine = line
+      addPart((entry[2] ?? '').trim())
       return true
     },
     finish() {
       if (parts !== undefined) closeTitle()
-      if (titled !== undefined) findings.add(buildKey('mocha', titled.id), titled.line)
+      if (titled !== undefined)
+        findings.add(buildKey('mocha', titled.id), titled.line, false, titled.id)
       titled = undefined
       return findings.list()
     }
@@ -88,7 +107,10 @@ export function createMochaParser(): ToolParser {
   }
 
   function closeTitle(): void {
-    if (parts !== undefined && parts.length > 0) titled = { id: parts.join(' > '), line: entryLine }
+    if (parts !== undefined && parts.length > 0) {
+      titled = { id: parts.join(' > '), line: entryLine }
+      details.open(titled.id)
+    }
     parts = undefined
   }
 }

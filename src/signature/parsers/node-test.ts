@@ -10,6 +10,7 @@
  */
 import { buildKey, failureKind, normalisePath, stripTrailingDuration } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const TEST_AT = /^test at (.+?):\d+:\d+$/
@@ -39,24 +40,56 @@ function tapTestName(rest: string): string {
 
 export const nodeTestGrepPatterns = ['^test at ', '^\\s*not ok [0-9]+ - ', '✖ ']
 
+/** YAML lines of a TAP block that say nothing about the failure. */
+const TAP_NOISE = /^(?:---|\.\.\.|duration_ms: .*|type: 'test')?$/
+/** Lines that end a spec-form failure's details: the next failure, the run's totals. */
+const SPEC_END = /^\s*(?:test at |✖ |ℹ )/
+
 export function createNodeTestParser(): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
+  let detailIds = 0
+  /** Reading the lines under a spec-form failure's first error line. */
+  let specDetails = false
   const inline = new FindingSet()
   const suites = new Set<string>()
   let inFailingSection = false
   let failingAt: string | undefined
   /** A failing test of the spec form's section, waiting for its error line. */
   let failing: { id: string; line: string } | undefined
-  let tap: { name: string; line: string; path?: string; suite: boolean; kind?: string } | undefined
+  let tap:
+    | {
+        name: string
+        line: string
+        path?: string
+        suite: boolean
+        kind?: string
+        detailsId: string
+      }
+    | undefined
   return {
     tool: 'node-test',
     push(line) {
       if (tap !== undefined && readTapDetail(line)) return tap !== undefined
+      if (specDetails) {
+        if (!SPEC_END.test(line) && details.add(line)) return true
+        specDetails = false
+        details.close()
+      }
       if (failing !== undefined) {
         const text = line.trim()
         if (text === '') return true
-        findings.add(buildKey('node-test', failing.id, failureKind(text)), failing.line)
+        const detailsId = String(detailIds++)
+        details.open(detailsId, line)
+        specDetails = true
+        findings.add(
+          buildKey('node-test', failing.id, failureKind(text)),
+          failing.line,
+          false,
+          detailsId
+        )
         failing = undefined
+        return true
       }
       const first = line.trimStart().charCodeAt(0)
       if (first === 0x2716) {
@@ -92,7 +125,9 @@ export function createNodeTestParser(): ToolParser {
         const notOk = NOT_OK.exec(line)
         if (notOk !== null) {
           const name = tapTestName(line.slice(notOk[0].length))
-          tap = { name: name.replaceAll('\\#', '#'), line, suite: false }
+          const detailsId = String(detailIds++)
+          details.open(detailsId)
+          tap = { name: name.replaceAll('\\#', '#'), line, suite: false, detailsId }
         }
       }
       return tap !== undefined
@@ -110,6 +145,7 @@ export function createNodeTestParser(): ToolParser {
   function readTapDetail(line: string): boolean {
     if (tap === undefined) return false
     const text = line.trim()
+    if (!TAP_NOISE.test(text) && !/^(?:not ok|ok) /.test(text)) details.add(line)
     if (text === '---' || text === '') return true
     if (text === '...') {
       flushTap()
@@ -145,8 +181,9 @@ export function createNodeTestParser(): ToolParser {
   function flushTap(): void {
     if (tap !== undefined && !tap.suite) {
       const id = tap.path === undefined ? tap.name : `${tap.path}>${tap.name}`
-      findings.add(buildKey('node-test', id, tap.kind), tap.line)
+      findings.add(buildKey('node-test', id, tap.kind), tap.line, false, tap.detailsId)
     }
+    details.close()
     tap = undefined
   }
 }

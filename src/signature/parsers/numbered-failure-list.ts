@@ -2,10 +2,12 @@
  * The failure list of xUnit text runners (JUnit 4's `JUnitCore`, PHPUnit, which took its
  * format): a heading such as `There were 2 failures:`, then each failure as `1) <test>`
  * followed by its exception or message line, until the run's closing line. The parser keys
- * each failure by the test's id and, from the line after it, the kind of failure.
+ * each failure by the test's id and, from the line after it, the kind of failure; the lines
+ * under the entry, up to the next one, are its details.
  */
 import { buildKey, failureKind } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 /** Lines read for one failure before the list is given up as cut or malformed. */
@@ -22,7 +24,8 @@ export interface NumberedFailureList {
 }
 
 export function createNumberedFailureListParser(format: NumberedFailureList): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   let inList = false
   let budget = 0
   /** A failure waiting for its exception or message line. */
@@ -33,7 +36,13 @@ export function createNumberedFailureListParser(format: NumberedFailureList): To
       if (entry !== undefined) {
         const text = line.trim()
         if (text === '') return true
-        findings.add(buildKey(format.tool, entry.id, failureKind(text)), entry.line)
+        details.add(line)
+        findings.add(
+          buildKey(format.tool, entry.id, failureKind(text)),
+          entry.line,
+          false,
+          entry.id
+        )
         entry = undefined
         return true
       }
@@ -45,17 +54,20 @@ export function createNumberedFailureListParser(format: NumberedFailureList): To
       if (!inList) return false
       if (format.endOfList.test(line) || --budget < 0) {
         inList = false
+        details.close()
         return false
       }
       const id = format.entryId(line)
       if (id !== undefined) {
         entry = { id, line }
+        details.open(id)
         budget = MAX_LINES_PER_FAILURE
-      }
+      } else details.add(line)
       return true
     },
     finish() {
-      if (entry !== undefined) findings.add(buildKey(format.tool, entry.id), entry.line)
+      if (entry !== undefined)
+        findings.add(buildKey(format.tool, entry.id), entry.line, false, entry.id)
       entry = undefined
       return findings.list()
     }

@@ -6,10 +6,12 @@
  * retry: not a failure). The line reporter overwrites its progress on one line, so a header may
  * follow other text on its line.
  * Key: `playwright:<file>><suite > title>`; the project and line are left out, as is the kind
- * (the closing lists, which a cut log may hold alone, say nothing of the error).
+ * (the closing lists, which a cut log may hold alone, say nothing of the error). Details: the
+ * lines of the test's numbered block (error, expected and received, code frame, stack).
  */
 import { buildKey, normalisePath } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const TITLE = String.raw`(?:\[[^\]]{1,200}\] › )?([^\s›]{1,500}?):\d+:\d+ › (.{1,2000}?)(?: \(retry #\d+\))?\s*(?:[─=]{3,}.*)?$`
@@ -23,16 +25,20 @@ export const playwrightGrepPatterns = [
 ]
 
 export function createPlaywrightParser(): ToolParser {
-  const failed = new FindingSet()
+  const details = new FailureDetails()
+  const failed = new FindingSet(details)
   const flaky = new Set<string>()
   /** The closing list being read: `failed` or `flaky`. */
   let list: string | undefined
   return {
     tool: 'playwright',
     push(line) {
-      if (list === undefined && line.indexOf(') ') === -1 && line.indexOf(' f') === -1) return false
+      if (list === undefined && line.indexOf(') ') === -1 && line.indexOf(' f') === -1) {
+        return details.add(line)
+      }
       const count = COUNT.exec(line)
       if (count !== null) {
+        details.close()
         list = count[1] === 'failed' || count[1] === 'flaky' ? count[1] : undefined
         return list !== undefined
       }
@@ -47,10 +53,12 @@ export function createPlaywrightParser(): ToolParser {
         else failed.add(key, line)
         return true
       }
-      if (line.indexOf(') ') === -1) return false
-      const header = HEADER.exec(line)
-      if (header !== null) failed.add(keyOf(header), line)
-      return false
+      const header = line.indexOf(') ') === -1 ? null : HEADER.exec(line)
+      if (header === null) return details.add(line)
+      const key = keyOf(header)
+      failed.add(key, line)
+      details.open(key)
+      return true
     },
     finish: () => failed.list().filter((finding) => !flaky.has(finding.key))
   }

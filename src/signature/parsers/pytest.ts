@@ -16,6 +16,7 @@
  */
 import { buildKey, failureKind, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 /** A node id: runs of characters other than space and `[`, or a bracketed parameter id. */
@@ -37,6 +38,12 @@ const PLACE = /^(?:(\S{1,1000}\.py):\d+:(?: |$)|file (\S{1,1000}\.py), line \d+$
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /
+/**
+ * A section's lines kept as details: not the test's source around the failing line (indented
+ * code) nor the `_ _ _` frame separators; the `>` line, the `E` lines, `path.py:9:` locations
+ * and local variables stay.
+ */
+const SOURCE_CONTEXT = /^(?:\s|_ _ )/
 
 export const pytestGrepPatterns = [
   '^(\\[gw[0-9]+\\] +)?(\\[ *[0-9]+%\\] +)?(FAILED|ERROR) ',
@@ -48,6 +55,8 @@ interface Result {
   id: string
   isError: boolean
   line: string
+  /** The title of the report section it was read from, when it was (its details' window). */
+  section?: string
 }
 
 interface Section {
@@ -65,6 +74,7 @@ export function createPytestParser(): ToolParser {
   const kinds = new Map<string, string | undefined>()
   /** Each section's title and file, for a report without a summary. */
   const sections: { title: string; file: string; line: string }[] = []
+  const details = new FailureDetails()
   let section: Section | undefined
   return {
     tool: 'pytest',
@@ -102,15 +112,19 @@ export function createPytestParser(): ToolParser {
         add(
           `${file}::${path.replaceAll('.', '::')}${open === -1 ? '' : name.slice(open)}`,
           setup !== null,
-          line
+          line,
+          title
         )
       }
-      const findings = new FindingSet()
-      for (const { id, isError, line } of results) {
-        const kind = kinds.get(sectionTitle(id, isError))
+      const findings = new FindingSet(details)
+      for (const { id, isError, line, section: detailsId } of results) {
+        const title = sectionTitle(id, isError)
+        const kind = kinds.get(title)
         findings.add(
           isError ? buildKey('pytest', 'error', id, kind) : buildKey('pytest', id, kind),
-          line
+          line,
+          false,
+          detailsId ?? title
         )
       }
       return findings.list()
@@ -118,7 +132,7 @@ export function createPytestParser(): ToolParser {
     capturing: () => section?.captured === true
   }
 
-  function add(rawId: string, isError: boolean, line: string): void {
+  function add(rawId: string, isError: boolean, line: string, section?: string): void {
     if (!rawId.includes('::') && !/\.py$/.test(rawId)) return // not a pytest node id (Gradle, Maven…)
     if (results.length >= 1000) return
     const separator = rawId.indexOf('::')
@@ -126,7 +140,7 @@ export function createPytestParser(): ToolParser {
       separator === -1
         ? normalisePath(rawId)
         : normalisePath(rawId.slice(0, separator)) + rawId.slice(separator)
-    results.push({ id, isError, line })
+    results.push(section === undefined ? { id, isError, line } : { id, isError, line, section })
   }
 
   function openSection(line: string): boolean {
@@ -134,6 +148,7 @@ export function createPytestParser(): ToolParser {
     if (header === null) return false
     closeSection()
     section = { title: (header[1] ?? '').trim(), captured: false, line }
+    details.open(section.title)
     return true
   }
 
@@ -146,6 +161,7 @@ export function createPytestParser(): ToolParser {
     }
     if (CAPTURED.test(line)) {
       section.captured = true
+      details.close()
       return true
     }
     if (section.captured) return true
@@ -153,6 +169,7 @@ export function createPytestParser(): ToolParser {
       const place = PLACE.exec(line)
       if (place !== null) section.file = normalisePath(place[1] ?? place[2] ?? '')
     }
+    if (!SOURCE_CONTEXT.test(line)) details.add(line)
     const raised = RAISED_AT.exec(line)
     if (raised !== null) section.kindAt = raised[1]
     else if (section.firstE === undefined) {
@@ -171,6 +188,7 @@ export function createPytestParser(): ToolParser {
         sections.push({ title: section.title, file: section.file, line: section.line })
       }
     }
+    details.close()
     section = undefined
   }
 }

@@ -13,6 +13,7 @@
  */
 import { buildKey, failureKind, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const FAILURES = /^Failures:\s*$/
@@ -52,27 +53,52 @@ export function createRspecParser(): ToolParser {
   let inFailures = false
   let current: Example | undefined
   let budget = 0
+  /** Per example (its description), per file that failed to load: the lines of its report. */
+  const details = new FailureDetails()
   /** A spec file that failed to load, waiting for the class of what it raised. */
   let loading: { file: string; line: string; lines: number } | undefined
-  const loadErrors = new FindingSet()
+  /** After a load error's class: its message and backtrace, up to the run's end. */
+  let loadReport = false
+  const loadErrors = new FindingSet(details)
   return {
     tool: 'rspec',
     push(line) {
+      if (loadReport) {
+        loadReport = !END_OF_FAILURES.test(line) && !LOAD_ERROR.test(line) && !FAILURES.test(line)
+        if (loadReport && details.add(line)) return true
+        loadReport = false
+        details.close()
+      }
       if (loading !== undefined) {
+        const { file } = loading
         const type = LOAD_ERROR_CLASS.exec(line)
         if (type !== null) {
-          const id = `${loading.file}>(load)`
-          loadErrors.add(buildKey('rspec', id, lastSegment(type[1] ?? '')), loading.line)
+          const id = `${file}>(load)`
+          loadErrors.add(
+            buildKey('rspec', id, lastSegment(type[1] ?? '')),
+            loading.line,
+            false,
+            file
+          )
           loading = undefined
+          details.add(line)
+          loadReport = true
+          return true
         } else if (LOAD_ERROR.test(line) || ++loading.lines > LOAD_ERROR_LINES) {
-          loadErrors.add(buildKey('rspec', `${loading.file}>(load)`), loading.line)
+          loadErrors.add(buildKey('rspec', `${file}>(load)`), loading.line, false, file)
           loading = undefined
-        } else return true
+          details.close()
+        } else {
+          details.add(line)
+          return true
+        }
       }
       if (line.charCodeAt(0) === 65 && line.startsWith('An error occurred while loading ')) {
         const load = LOAD_ERROR.exec(line)
         if (load !== null) {
           loading = { file: normalisePath(load[1] ?? ''), line, lines: 0 }
+          // Named by the file: an example's window is named by its description, never a path.
+          details.open(loading.file, line)
           return true
         }
       }
@@ -95,16 +121,19 @@ export function createRspecParser(): ToolParser {
       if (END_OF_FAILURES.test(line) || --budget < 0) {
         inFailures = false
         current = undefined
+        details.close()
         return false
       }
       const entry = ENTRY.exec(line)
       if (entry !== null) {
         current = { description: entry[2] ?? '', line, afterFailureLine: false }
         if (examples.length < 1000) examples.push(current)
+        details.open(current.description)
         budget = MAX_LINES_PER_FAILURE
         return true
       }
       if (current === undefined) return true
+      details.add(line)
       if (FAILURE_ERROR.test(line)) {
         current.afterFailureLine = true
         return true
@@ -122,14 +151,19 @@ export function createRspecParser(): ToolParser {
     },
     finish(): Finding[] {
       if (loading !== undefined)
-        loadErrors.add(buildKey('rspec', `${loading.file}>(load)`), loading.line)
+        loadErrors.add(
+          buildKey('rspec', `${loading.file}>(load)`),
+          loading.line,
+          false,
+          loading.file
+        )
       loading = undefined
-      const findings = new FindingSet()
-      for (const { key, line } of loadErrors.list()) findings.add(key, line)
+      const findings = new FindingSet(details)
       const kinds = new Map(examples.map((example) => [example.description, example.kind]))
       const listedDescriptions = new Set<string>()
       for (const { file, description, line } of listed) {
-        findings.add(buildKey('rspec', `${file}>${description}`, kinds.get(description)), line)
+        const key = buildKey('rspec', `${file}>${description}`, kinds.get(description))
+        findings.add(key, line, false, description)
         listedDescriptions.add(description)
       }
       for (const example of examples) {
@@ -138,9 +172,9 @@ export function createRspecParser(): ToolParser {
           example.file === undefined
             ? example.description
             : `${example.file}>${example.description}`
-        findings.add(buildKey('rspec', id, example.kind), example.line)
+        findings.add(buildKey('rspec', id, example.kind), example.line, false, example.description)
       }
-      return findings.list()
+      return [...loadErrors.list(), ...findings.list()]
     }
   }
 }

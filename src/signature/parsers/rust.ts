@@ -11,6 +11,7 @@
  */
 import { buildKey, firstQuotedSymbol, maskMessage, normalisePath } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { DETAIL_LIMITS, FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const BLOCK_START = /^(error|warning)(?:\[(E\d{4})\])?: (.*)$/
@@ -24,6 +25,8 @@ interface Diagnostic {
   message: string
   path?: string
   line: string
+  /** The block as printed (bounded): message, place, code frame, notes. */
+  lines: string[]
 }
 
 /**
@@ -47,7 +50,8 @@ function createRustReader(
       const start = BLOCK_START.exec(line)
       if (start !== null) {
         close()
-        if (start[1] === 'error') block = { code: start[2], message: start[3] ?? '', line }
+        if (start[1] === 'error')
+          block = { code: start[2], message: start[3] ?? '', line, lines: [line] }
         else ignoring = true
         return true
       }
@@ -62,7 +66,7 @@ function createRustReader(
       if (short !== null) {
         // The short form appends the labels (`: expected \`u32\`…`, `: help: …`) to the message.
         const message = (short[3] ?? '').split(': ', 1)[0] ?? ''
-        emit({ code: short[2], message, path: normalisePath(short[1] ?? ''), line })
+        emit({ code: short[2], message, path: normalisePath(short[1] ?? ''), line, lines: [line] })
       }
       return false
     }
@@ -70,6 +74,7 @@ function createRustReader(
       close()
       return false
     }
+    if (block.lines.length < DETAIL_LIMITS.lines) block.lines.push(line)
     if (block.path === undefined && line.indexOf('--> ') !== -1) {
       const location = LOCATION.exec(line)
       if (location !== null) block.path = normalisePath(location[1] ?? '')
@@ -81,13 +86,19 @@ function createRustReader(
 }
 
 export function createRustcParser(): ToolParser {
-  const findings = new FindingSet()
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   const [read, end] = createRustReader((d) => {
-    if (d.code !== undefined) {
-      findings.add(buildKey('rustc', d.code, firstQuotedSymbol(d.message), d.path), d.line)
-    } else if (d.path !== undefined) {
-      findings.add(buildKey('rustc', maskMessage(d.message, 80), d.path), d.line)
-    }
+    const key =
+      d.code !== undefined
+        ? buildKey('rustc', d.code, firstQuotedSymbol(d.message), d.path)
+        : d.path !== undefined
+          ? buildKey('rustc', maskMessage(d.message, 80), d.path)
+          : undefined
+    if (key === undefined || findings.has(key)) return
+    details.open(key, ...d.lines)
+    details.close()
+    findings.add(key, d.line)
   })
   return {
     tool: 'rustc',

@@ -15,6 +15,7 @@
  */
 import { buildKey, failureKind } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet, indentOf } from './common.js'
 
 /** `[ERROR] `, `Error: ` on GitHub, or nothing (Surefire before 2.13 printed no level). */
@@ -48,7 +49,11 @@ interface Named {
   method: string
   line: string
   kind?: string
+  detailsId?: string
 }
+
+/** A line after a test's exception and frames: a blank, or Maven's next `[INFO]`/`[ERROR]` line. */
+const DETAILS_END = /^(?:\s*$|\[[A-Z]+\]|(?:Error|Warning):\s)/
 
 export function createSurefireParser(): ToolParser {
   const tests: Named[] = []
@@ -70,13 +75,21 @@ export function createSurefireParser(): ToolParser {
     if (summary.length < 1000) summary.push({ cls, method, line: text, kind })
     return true
   }
+  /** Per test: its exception and stack frames, the lines after its `<<< FAILURE!` line. */
+  const details = new FailureDetails()
   return {
     tool: 'surefire',
     push(line) {
+      if (details.collecting) {
+        if (!DETAILS_END.test(line) && details.add(line)) {
+          if (awaitingException === undefined) return true
+        } else details.close()
+      }
       if (awaitingException !== undefined) {
         const kind = failureKind(line)
         if (kind !== undefined) awaitingException.kind = shortTypeName(kind)
         awaitingException = undefined
+        if (details.collecting) return true
       }
       if (section !== undefined) {
         const entry = SUMMARY_ENTRY.exec(line)
@@ -120,18 +133,20 @@ export function createSurefireParser(): ToolParser {
       const id = test[1] ?? ''
       const old = OLD_ID.exec(id)
       const [cls, method] = old !== null ? [old[2] ?? '', old[1] ?? ''] : splitId(id)
-      const named: Named = { cls: simpleName(cls), method, line }
+      const named: Named = { cls: simpleName(cls), method, line, detailsId: String(tests.length) }
       if (tests.length < 1000) tests.push(named)
+      details.open(String(tests.length - 1))
       awaitingException = named
       return true
     },
     finish(): Finding[] {
       oldSection = undefined
-      const findings = new FindingSet()
+      const findings = new FindingSet(details)
       const namedClasses = new Set<string>()
       const namedTests = new Set<string>()
       for (const test of tests) {
-        findings.add(buildKey('surefire', `${test.cls}.${test.method}`, test.kind), test.line)
+        const key = buildKey('surefire', `${test.cls}.${test.method}`, test.kind)
+        findings.add(key, test.line, false, test.detailsId)
         namedClasses.add(test.cls)
         namedTests.add(`${test.cls}.${withoutParameters(test.method)}`)
       }

@@ -10,6 +10,7 @@
  */
 import { buildKey, firstQuotedSymbol, normalisePath, stripErrorMarker } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const DIAGNOSTIC =
@@ -33,7 +34,9 @@ export const tscGrepPatterns = [
 ]
 
 export function createTscParser(): ToolParser {
-  const findings = new FindingSet()
+  /** A loader's diagnostic is two lines: the place, then the code and message. */
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
   /** A loader's place line waiting for its code line. */
   let place: { path: string; line: string; waited: number } | undefined
   return {
@@ -43,10 +46,10 @@ export function createTscParser(): ToolParser {
         const code = LOADER_CODE.exec(line)
         if (code !== null) {
           const message = code[2] ?? ''
-          findings.add(
-            buildKey('tsc', `TS${code[1]}`, firstQuotedSymbol(message), place.path),
-            place.line
-          )
+          const key = buildKey('tsc', `TS${code[1]}`, firstQuotedSymbol(message), place.path)
+          if (!findings.has(key)) details.open(key, place.line, line)
+          details.close()
+          findings.add(key, place.line)
           place = undefined
           return false
         }

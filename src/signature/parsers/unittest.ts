@@ -5,10 +5,11 @@
  * method: `(pkg.module.Class.test_x)`; a subtest adds ` [msg] (i=1)`), a line of `-`, and the
  * traceback, whose last line names what was raised.
  * Key: `unittest:<pkg.module.Class.test_x>`, plus `:<kind>` for an ERROR (the test raised:
- * `:KeyError`; a FAIL is a failed assertion and has none).
+ * `:KeyError`; a FAIL is a failed assertion and has none). Details: the block's traceback.
  */
 import { buildKey, failureKind } from '../normalise.js'
 import type { ToolParser } from '../types.js'
+import { FailureDetails } from '../details.js'
 import { FindingSet } from './common.js'
 
 const HEADER =
@@ -20,9 +21,12 @@ const MAX_BLOCK_LINES = 2000
 export const unittestGrepPatterns = ['^(FAIL|ERROR): [A-Za-z0-9_]+ \\([A-Za-z0-9_.]+\\)']
 
 export function createUnittestParser(): ToolParser {
-  const findings = new FindingSet()
-  /** An ERROR block whose traceback is being read for the raised type. */
-  let block: { id: string; line: string; last: string; rules: number; lines: number } | undefined
+  const details = new FailureDetails()
+  const findings = new FindingSet(details)
+  /** A block whose traceback is being read: its details, and for an ERROR the raised type. */
+  let block:
+    | { id: string; line: string; error: boolean; last: string; rules: number; lines: number }
+    | undefined
   return {
     tool: 'unittest',
     push(line) {
@@ -36,6 +40,7 @@ export function createUnittestParser(): ToolParser {
         else {
           block.lines += 1
           if (line.trim() !== '' && line.charCodeAt(0) !== 32) block.last = line
+          details.add(line)
           if (block.lines < MAX_BLOCK_LINES) return true
           close()
           return false
@@ -48,11 +53,8 @@ export function createUnittestParser(): ToolParser {
       const method = header[2] ?? ''
       const path = header[3] ?? ''
       const id = path.endsWith(`.${method}`) ? path : `${path}.${method}`
-      if (header[1] === 'FAIL') {
-        findings.add(buildKey('unittest', id), line)
-        return false
-      }
-      block = { id, line, last: '', rules: 0, lines: 0 }
+      block = { id, line, error: header[1] === 'ERROR', last: '', rules: 0, lines: 0 }
+      details.open(id)
       return true
     },
     finish() {
@@ -63,8 +65,9 @@ export function createUnittestParser(): ToolParser {
 
   function close(): void {
     if (block === undefined) return
-    const kind = block.last === '' ? undefined : failureKind(block.last)
-    findings.add(buildKey('unittest', block.id, kind), block.line)
+    const kind = !block.error || block.last === '' ? undefined : failureKind(block.last)
+    findings.add(buildKey('unittest', block.id, kind), block.line, false, block.id)
+    details.close()
     block = undefined
   }
 }
