@@ -32415,11 +32415,12 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1416);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8422);
-/* harmony import */ var _cli_signature_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5016);
-/* harmony import */ var _cli_doctor_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(5343);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(4212);
-/* harmony import */ var _github_rest_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(6417);
-/* harmony import */ var _environment_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(2678);
+/* harmony import */ var _cli_brief_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5986);
+/* harmony import */ var _cli_signature_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(5016);
+/* harmony import */ var _cli_doctor_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(5343);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(4212);
+/* harmony import */ var _github_rest_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(6417);
+/* harmony import */ var _environment_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(2678);
 /**
  * `autoloop-ci-gate <command> [--flag value]...`: the action's core from a shell, for local
  * debugging, reading the same runner variables (GITHUB_REPOSITORY, GITHUB_API_URL, …).
@@ -32435,10 +32436,12 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 
+
 const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
   autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]
+  autoloop-ci-gate brief [--log FILE]... [--max-bytes N]
 
 Inputs are the action's (see action.yml), e.g. --program my-program --push false.
 The token comes from --github-token, GITHUB_TOKEN or GH_TOKEN.`;
@@ -32458,15 +32461,22 @@ const consoleLogger = {
 };
 async function main(argv) {
     const [command, ...rest] = argv;
+    if (command === 'brief') {
+        return (0,_cli_brief_js__WEBPACK_IMPORTED_MODULE_5__/* .runBriefCommand */ .j)(rest, {
+            stdin: process.stdin,
+            stdout: process.stdout,
+            stderr: process.stderr
+        });
+    }
     if (command === 'signature') {
-        return (0,_cli_signature_js__WEBPACK_IMPORTED_MODULE_5__/* .runSignatureCommand */ .T)(rest, {
+        return (0,_cli_signature_js__WEBPACK_IMPORTED_MODULE_6__/* .runSignatureCommand */ .T)(rest, {
             stdin: process.stdin,
             stdout: process.stdout,
             stderr: process.stderr
         });
     }
     if (command === 'doctor') {
-        return (0,_cli_doctor_js__WEBPACK_IMPORTED_MODULE_6__/* .runDoctorCli */ .Z)(rest, {
+        return (0,_cli_doctor_js__WEBPACK_IMPORTED_MODULE_7__/* .runDoctorCli */ .Z)(rest, {
             stdout: process.stdout,
             stderr: process.stderr,
             cwd: process.cwd(),
@@ -32474,14 +32484,14 @@ async function main(argv) {
                 const token = process.env.GITHUB_TOKEN || process.env.GH_TOKEN;
                 if (!token || !process.env.GITHUB_REPOSITORY)
                     return null;
-                const environment = (0,_environment_js__WEBPACK_IMPORTED_MODULE_9__/* .readEnvironment */ .Qo)(process.env, process.cwd());
-                const client = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_7__/* .createGitHubClient */ .LX)({
+                const environment = (0,_environment_js__WEBPACK_IMPORTED_MODULE_10__/* .readEnvironment */ .Qo)(process.env, process.cwd());
+                const client = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_8__/* .createGitHubClient */ .LX)({
                     token,
                     baseUrl: environment.apiUrl,
                     clock: _clock_js__WEBPACK_IMPORTED_MODULE_2__/* .systemClock */ .m,
                     log: consoleLogger
                 });
-                return new _github_rest_js__WEBPACK_IMPORTED_MODULE_8__/* .RestGitHub */ .En(client, environment.repository);
+                return new _github_rest_js__WEBPACK_IMPORTED_MODULE_9__/* .RestGitHub */ .En(client, environment.repository);
             }
         });
     }
@@ -32542,6 +32552,108 @@ process.exitCode = await main(process.argv.slice(2));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 5986:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   j: () => (/* binding */ runBriefCommand)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7975);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
+/* harmony import */ var _signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8711);
+/* harmony import */ var _signature_signature_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(724);
+/* harmony import */ var _summary_failure_details_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(6009);
+/* harmony import */ var _text_untrusted_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9209);
+/**
+ * `autoloop-ci-gate brief [--log FILE]... [--max-bytes N]` (README: "Failure details"): the
+ * failure part of the fix brief as the gate writes it for those logs — the signature and each
+ * failure's details, rendered by the same function as the brief (`renderFailureDetails`) under
+ * the same budget — so a maintainer sees what the fixer will read.
+ */
+
+
+
+
+
+
+
+const USAGE = 'usage: autoloop-ci-gate brief [--log FILE]... [--max-bytes N]';
+/** The state file's default size bound (`state-max-bytes`). */
+const DEFAULT_MAX_BYTES = 30_720;
+async function runBriefCommand(args, io) {
+    let values;
+    try {
+        values = (0,node_util__WEBPACK_IMPORTED_MODULE_1__.parseArgs)({
+            args,
+            options: {
+                log: { type: 'string', multiple: true },
+                'max-bytes': { type: 'string' },
+                help: { type: 'boolean', short: 'h' }
+            },
+            strict: true,
+            allowPositionals: false
+        }).values;
+    }
+    catch (error) {
+        io.stderr.write(`error: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error)}: the brief command takes --log FILE (repeatable) and --max-bytes N\n${USAGE}\n`);
+        return 2;
+    }
+    if (values.help) {
+        io.stdout.write(`${USAGE}\n\nPrints the failure part of the fix brief as the gate would write it for these logs\n` +
+            `(files, or standard input): the signature and each failure's details, within N bytes\n` +
+            `(default ${DEFAULT_MAX_BYTES}, the state file's default bound).\n`);
+        return 0;
+    }
+    const maxBytes = Number(values['max-bytes'] ?? DEFAULT_MAX_BYTES);
+    if (!Number.isInteger(maxBytes) || maxBytes < 200) {
+        io.stderr.write(`error: --max-bytes must be a whole number of at least 200, got '${values['max-bytes']}'\n${USAGE}\n`);
+        return 2;
+    }
+    const openFile = io.openFile ?? ((path) => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.createReadStream)(path));
+    const keys = [];
+    const details = [];
+    const sources = values.log && values.log.length > 0 ? values.log : [undefined];
+    for (const path of sources) {
+        try {
+            const stream = path === undefined ? io.stdin : openFile(path);
+            const result = await (0,_signature_extract_js__WEBPACK_IMPORTED_MODULE_3__/* .extractFailures */ .R)(stream);
+            for (const finding of result.findings) {
+                keys.push(finding.key);
+                if (finding.details)
+                    details.push({
+                        check: path ?? 'standard input',
+                        key: finding.key,
+                        lines: finding.details
+                    });
+            }
+        }
+        catch (error) {
+            io.stderr.write(`error: cannot read the log ${path === undefined ? 'from standard input' : `file '${path}'`}: ` +
+                `${(0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error)}\nFix: check that the path exists and is readable, or pipe the log into standard input.\n`);
+            return 2;
+        }
+    }
+    const signature = (0,_signature_signature_js__WEBPACK_IMPORTED_MODULE_4__/* .signatureOf */ .yK)(keys);
+    if (signature.keys.length === 0) {
+        io.stdout.write('no failure found\n');
+        return 0;
+    }
+    const head = [
+        `- **Signature** (${signature.keys.length} key${signature.keys.length === 1 ? '' : 's'}): ${(0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_6__/* .inlineCode */ .ti)(signature.short, 160)}`,
+        ''
+    ];
+    const room = maxBytes - Buffer.byteLength(head.join('\n'), 'utf8') - 1;
+    const lines = [...head, ...(0,_summary_failure_details_js__WEBPACK_IMPORTED_MODULE_5__/* .renderFailureDetails */ .Z)(details, room)];
+    io.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+}
+
 
 /***/ }),
 
@@ -36550,6 +36662,13 @@ function pinnedCheck(setup) {
         return finding('action-pinned', 'ok', `${steps.length} step(s) use the action at a full commit SHA`);
     return finding('action-pinned', 'warn', `${loose.join(', ')} is not pinned to a full commit SHA: whoever moves that ref runs code with the job's write token`, 'pin each `uses:` to the full commit SHA of a release, with the tag as a comment (`@<40-hex sha> # v1.2.3`)');
 }
+/** A command's scopes as the permissions fix names them (`contents write, checks read, …`). */
+function scopesOf(command) {
+    return Object.entries(COMMAND_PERMISSIONS[command])
+        .map(([scope, access]) => `${scope} ${access}`)
+        .join(', ');
+}
+const PERMISSIONS_FIX = `grant each job the README's permissions for its command (gate: ${scopesOf('gate')}; reconcile: ${scopesOf('reconcile')}), in map form`;
 function permissionsCheck(setup) {
     const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
         const problems = [];
@@ -36574,7 +36693,7 @@ function permissionsCheck(setup) {
     });
     if (!view || actionSteps(view.doc).length === 0)
         return finding('permissions', 'warn', 'no job runs the action yet', 'see ci_gate and ci_reconcile');
-    return ruleFinding('permissions', { problems, stale, view }, 'every job that runs the action grants what its command needs', "grant each job the README's permissions for its command (gate: contents write, checks read, statuses read, actions write, issues write, pull-requests read; reconcile: contents write, checks read, statuses read, actions read, issues write), in map form");
+    return ruleFinding('permissions', { problems, stale, view }, 'every job that runs the action grants what its command needs', PERMISSIONS_FIX);
 }
 /** Does pre-activation let the dispatch bot through? From the lock's membership step, or the frontmatter. */
 function botAllowed(view) {
@@ -36806,6 +36925,9 @@ function pushFallbackCheck(setup) {
     const { main, frontmatter } = views(setup);
     if (!main)
         return finding('push-fallback', 'fail', 'no workflow to read', fix);
+    const version = setup.ghAwVersion;
+    if (version !== null && (0,doctor_setup/* compareVersions */.Zy)(version, model/* GH_AW_WITHOUT_PUSH_FALLBACK */.yq) <= 0)
+        return finding('push-fallback', 'ok', `gh-aw ${version} has no fallback-as-pull-request: a push that does not fast-forward fails safe_outputs, which the gate reads as blocked`);
     const problems = [];
     if (frontmatter) {
         const push = (0,doctor_setup.at)(frontmatter.doc, 'safe-outputs', 'push-to-pull-request-branch');
@@ -36944,7 +37066,8 @@ function runChecks(setup, facts, options) {
 /* harmony export */   Xp: () => (/* binding */ FIRST_GH_AW_SKIPPING_BOT_DISPATCH),
 /* harmony export */   c2: () => (/* binding */ statusOf),
 /* harmony export */   i2: () => (/* binding */ OLDEST_SUPPORTED_GH_AW),
-/* harmony export */   xs: () => (/* binding */ WORKFLOWS_DIR)
+/* harmony export */   xs: () => (/* binding */ WORKFLOWS_DIR),
+/* harmony export */   yq: () => (/* binding */ GH_AW_WITHOUT_PUSH_FALLBACK)
 /* harmony export */ });
 /**
  * What the doctor (README: "doctor") reads and what it says, as plain data. Pure.
@@ -36958,7 +37081,16 @@ const WORKFLOWS_DIR = '.github/workflows';
  * The README ("doctor") names both constants.
  */
 const OLDEST_SUPPORTED_GH_AW = 'v0.65.6';
-/** The newest gh-aw release whose compiled lock and runtime scripts this version was tested with. */
+/**
+ * The newest release known to have no `fallback-as-pull-request` (its push handler, vendored in
+ * vendor/gh-aw-actions, has none: a push that does not fast-forward fails). The README's
+ * version table tells its users to leave the key out.
+ */
+const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6';
+/**
+ * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
+ * README, "gh-aw conformance").
+ */
 const NEWEST_TESTED_GH_AW = 'v0.72.1';
 /**
  * The first release after gh-aw PR #31605, which stopped trusting `workflow_dispatch` in
@@ -43656,6 +43788,10 @@ var schemas = __nccwpck_require__(3798);
 var iso = __nccwpck_require__(4377);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
 var core_errors = __nccwpck_require__(7428);
+// EXTERNAL MODULE: ./src/signature/signature.ts
+var signature_signature = __nccwpck_require__(724);
+// EXTERNAL MODULE: ./src/summary/failure-details.ts
+var failure_details = __nccwpck_require__(6009);
 ;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
 /**
  * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
@@ -43665,6 +43801,8 @@ var core_errors = __nccwpck_require__(7428);
  * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
  * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
  */
+
+
 
 
 /** Version 2 added `classification`: whose failure it is. */
@@ -43691,6 +43829,8 @@ const FailingCheckSchema = schemas/* object */.Ikc({
     source: FailureSourceSchema,
     keys: schemas/* array */.YOg(schemas/* string */.YjP()),
     firstErrorLines: schemas/* array */.YOg(schemas/* string */.YjP()),
+    /** Per failure, what its tool printed about it, kept exactly (README: "Failure details"). */
+    details: schemas/* array */.YOg(schemas/* object */.Ikc({ key: schemas/* string */.YjP(), lines: schemas/* array */.YOg(schemas/* string */.YjP()) })).optional(),
     /** The job log was longer than the reader's cap; keys may be incomplete. */
     logTruncated: schemas/* boolean */.zMY().optional(),
     note: schemas/* string */.YjP().optional()
@@ -43791,6 +43931,14 @@ function redactFailureSummary(summary, maskedValues = []) {
             url: clean(check.url),
             keys: cleanAll(check.keys),
             firstErrorLines: cleanAll(check.firstErrorLines),
+            ...(check.details === undefined
+                ? {}
+                : {
+                    details: check.details.map((detail) => ({
+                        key: clean(detail.key),
+                        lines: cleanAll(detail.lines)
+                    }))
+                }),
             ...(check.note === undefined ? {} : { note: clean(check.note) })
         })),
         ...(summary.changes === undefined
@@ -43876,7 +44024,8 @@ const SOURCE_LABEL = {
 /**
  * The summary as markdown: the signature; what was fixed, what is new and what persists since
  * the previous attempt; per failing check its name (linked when the URL is http(s)),
- * conclusion, keys and first error lines in a fence. At most `maxChars` characters: when it
+ * conclusion, keys and first error lines in a fence (or, when the check has them, the failure
+ * details after every check, under the same budget). At most `maxChars` characters: when it
  * does not fit, later checks are shown without details, then left out, and a note says so.
  */
 function renderFailureSummaryMarkdown(summary, options = {}) {
@@ -43904,10 +44053,13 @@ function renderFailureSummaryMarkdown(summary, options = {}) {
         ...checks.map((c) => c.full)
     ];
     if (summary.checks.length === 0)
-        everything.push('_No failing check details were found._');
+        everything.push(noChecksLine(summary));
     const whole = everything.join(BLOCK_SEPARATOR);
-    if (whole.length <= maxChars)
-        return whole;
+    if (whole.length <= maxChars) {
+        // The failure details, under what is left of the one budget (bytes bound characters too).
+        const details = (0,failure_details/* renderFailureDetails */.Z)(detailsOf(summary), maxChars - whole.length - BLOCK_SEPARATOR.length, text);
+        return details.length === 0 ? whole : `${whole}${BLOCK_SEPARATOR}${details.join('\n')}`;
+    }
     // Too long: fill greedily, keeping room for the note.
     const limit = maxChars - CUT_NOTE_RESERVE;
     const blocks = [header];
@@ -43947,13 +44099,40 @@ function renderFailureSummaryMarkdown(summary, options = {}) {
             break;
         }
     }
+    // The failure details in what is left (the first failures first), then the note.
+    const details = (0,failure_details/* renderFailureDetails */.Z)(detailsOf(summary), limit - used - BLOCK_SEPARATOR.length, text);
+    if (details.length > 0)
+        add(details.join('\n'));
     blocks.push(cutNote(maxChars, withoutDetails, left));
     return blocks.join(BLOCK_SEPARATOR);
 }
+/** Every check's failure details, in check order. */
+function detailsOf(summary) {
+    return summary.checks.flatMap((check) => (check.details ?? []).map((detail) => ({ check: check.name, ...detail })));
+}
+/**
+ * When no check failed: a required check that never reported is named (README: "Required
+ * checks"), else nothing was found.
+ */
+function noChecksLine(summary) {
+    const missing = (0,signature_signature/* missingRequiredChecks */.vo)(summary.signature.keys);
+    if (missing.length === 0)
+        return '_No failing check details were found._';
+    return missing
+        .map((name) => `- required check never reported: ${(0,untrusted/* inlineCode */.ti)(name, 150)}`)
+        .join('\n');
+}
 function renderHeader(summary, text) {
     const count = summary.checks.length;
+    const missing = (0,signature_signature/* missingRequiredChecks */.vo)(summary.signature.keys);
+    const what = [
+        ...(count > 0 || missing.length === 0
+            ? [`${count} failing check${count === 1 ? '' : 's'}`]
+            : []),
+        ...missing.map((name) => `required check never reported: ${(0,untrusted/* oneLine */.TN)(name, 100, text)}`)
+    ].join(', ');
     const lines = [
-        `### ❌ CI failed: ${count} failing check${count === 1 ? '' : 's'} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
+        `### ❌ CI failed: ${what} on ${(0,untrusted/* inlineCode */.ti)(summary.sha, 64, text)} (attempt ${summary.attempt})`,
         ''
     ];
     const facts = [`generated ${(0,untrusted/* inlineCode */.ti)(summary.generatedAt, 40, text)}`];
@@ -44050,7 +44229,8 @@ function renderCheck(check, index, fenceOptions) {
     if (check.note !== undefined && check.note.trim() !== '') {
         parts.push('', `_Note:_ ${(0,untrusted/* oneLine */.TN)(check.note, 500, text)}`);
     }
-    if (check.firstErrorLines.length > 0) {
+    // A check with failure details shows them below, under the summary's one budget.
+    if (check.firstErrorLines.length > 0 && (check.details ?? []).length === 0) {
         parts.push('', 'First error lines:', '', (0,untrusted/* fence */.EU)(check.firstErrorLines.join('\n'), fenceOptions));
     }
     return parts.join('\n');
@@ -44988,9 +45168,15 @@ function ledgerPath(program) {
  * rest is enforced by `compactLedger`.
  */
 const LEDGER_LIMITS = {
-    /** The serialised ledger never exceeds this many UTF-8 bytes. */
-    maxBytes: 65_536,
-    /** Only the latest attempts keep their details (keys, full signature, checks, error lines). */
+    /**
+     * The serialised ledger never exceeds this many UTF-8 bytes (README: "The ledger"): room for
+     * every attempt record's full key set (a few thousand keys) and the latest details.
+     */
+    maxBytes: 524_288,
+    /**
+     * Only the latest attempts keep their details (full signature, checks, error lines, failure
+     * details); every record keeps its full key set.
+     */
     detailedAttempts: 3,
     /** At most this many attempt records; older ones leave only their signature hash behind. */
     maxAttemptRecords: 24,
@@ -45003,8 +45189,11 @@ const LEDGER_LIMITS = {
     maxCheckNameChars: 100,
     maxCheckConclusionChars: 20,
     maxCheckUrlChars: 300,
+    /** Pre-existing keys kept per attempt (an attempt's own signature keeps every key). */
     maxKeys: 40,
     maxKeyChars: 160,
+    /** Failure details kept for an attempt: whole failures, in order, up to this many UTF-8 bytes. */
+    maxDetailBytes: 32_768,
     maxFullChars: 2000,
     maxShortChars: 160,
     /** Signatures the loop paused on, remembered across resets (oldest dropped first). */
@@ -45052,11 +45241,14 @@ const SignatureRecordSchema = schemas/* object */.Ikc({
     /** The one-line form (≤ 160 characters). */
     short: schemas/* string */.YjP(),
     keyCount: schemas/* number */.aig().int().nonnegative(),
-    /** Dropped from older attempts; cut to `maxKeys` keys. */
+    /** Every key (ledgers before failure details kept the first 40 only, with `cut`). */
     keys: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
     /** Dropped from older attempts; cut to `maxFullChars`. */
     full: schemas/* string */.YjP().optional(),
-    /** Whether `keys` or `full` were cut (the hash always covers the whole set). */
+    /**
+     * Whether `keys` are not the whole set as found (a key over `maxKeyChars`, or a ledger from
+     * before every key was kept); the hash always covers the whole set.
+     */
     cut: schemas/* boolean */.zMY().optional()
 });
 const AttemptCheckSchema = schemas/* object */.Ikc({
@@ -45116,6 +45308,12 @@ const AttemptSchema = schemas/* object */.Ikc({
     failingChecks: schemas/* array */.YOg(AttemptCheckSchema).optional(),
     /** First error lines, already sanitised by the caller. Dropped from older attempts. */
     errorLines: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
+    /**
+     * Per failure, what its tool printed (README: "Failure details"), verbatim but for secrets,
+     * already redacted by the caller. Kept for the latest attempts only.
+     */
+    details: schemas/* array */.YOg(schemas/* object */.Ikc({ check: schemas/* string */.YjP(), key: schemas/* string */.YjP(), lines: schemas/* array */.YOg(schemas/* string */.YjP()) }))
+        .optional(),
     /** Gated again by another run with no new commit: the fixer pushed nothing. */
     noNewCommit: schemas/* boolean */.zMY().optional(),
     classification: ledger_ClassificationSchema.optional(),
@@ -45351,12 +45549,10 @@ function settleReruns(recorded, settled) {
 }
 function signatureRecord(signature) {
     const allKeys = signature.keys ?? [];
-    const keys = allKeys
-        .slice(0, LEDGER_LIMITS.maxKeys)
-        .map((key) => cut(key, LEDGER_LIMITS.maxKeyChars));
-    const wholeFull = signature.full ?? allKeys.join('; ');
-    const full = cut(wholeFull, LEDGER_LIMITS.maxFullChars);
-    const wasCut = keys.length < allKeys.length || keys.some((key, i) => key !== allKeys[i]) || full !== wholeFull;
+    const keys = allKeys.map((key) => cut(key, LEDGER_LIMITS.maxKeyChars));
+    const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
+    // `cut`: some key is not whole (the full form is only a reading aid and may be cut).
+    const wasCut = keys.some((key, i) => key !== allKeys[i]);
     return {
         hash: signature.hash,
         short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
@@ -45365,6 +45561,19 @@ function signatureRecord(signature) {
         full,
         ...(wasCut ? { cut: true } : {})
     };
+}
+/** The first failures' details, each whole, within `maxDetailBytes` in all. */
+function boundedDetails(details) {
+    const kept = [];
+    let bytes = 0;
+    for (const detail of details) {
+        const size = Buffer.byteLength(JSON.stringify(detail), 'utf8');
+        if (bytes + size > LEDGER_LIMITS.maxDetailBytes)
+            break;
+        kept.push({ check: detail.check, key: detail.key, lines: [...detail.lines] });
+        bytes += size;
+    }
+    return kept;
 }
 function boundedClassification(classification) {
     const { maxKeys, maxKeyChars, maxFailingChecks, maxCheckNameChars, maxCheckUrlChars } = LEDGER_LIMITS;
@@ -45414,6 +45623,9 @@ function completeAttempt(ledger, index, verdict) {
         errorLines: (verdict.errorLines ?? [])
             .slice(0, LEDGER_LIMITS.maxErrorLines)
             .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars)),
+        ...(verdict.details && verdict.details.length > 0
+            ? { details: boundedDetails(verdict.details) }
+            : {}),
         ...(verdict.classification
             ? { classification: boundedClassification(verdict.classification) }
             : {}),
@@ -45472,25 +45684,39 @@ function withStateWrite(ledger, write, now) {
 }
 // ---------------------------------------------------------------------------------------
 // Size bound
+/** An older attempt's record: its signature's full key set stays, the rest of its details go. */
 function withoutDetails(attempt) {
-    const { failingChecks, errorLines, classification, reruns, ...rest } = attempt;
+    const { failingChecks, errorLines, details, classification, reruns, ...rest } = attempt;
     void failingChecks;
     void errorLines;
+    void details;
     void classification;
     void reruns;
     const signature = attempt.signature && {
         hash: attempt.signature.hash,
         short: attempt.signature.short,
-        keyCount: attempt.signature.keyCount
+        keyCount: attempt.signature.keyCount,
+        ...(attempt.signature.keys ? { keys: attempt.signature.keys } : {}),
+        ...(attempt.signature.cut ? { cut: true } : {})
     };
     return { ...rest, signature };
+}
+/** An attempt's record with nothing but its hash (dropped last, when even the key sets do not fit). */
+function withoutKeys(attempt) {
+    const bare = withoutDetails(attempt);
+    const signature = bare.signature && {
+        hash: bare.signature.hash,
+        short: bare.signature.short,
+        keyCount: bare.signature.keyCount
+    };
+    return { ...bare, signature };
 }
 function hasDetails(attempt) {
     return (attempt.failingChecks !== undefined ||
         attempt.errorLines !== undefined ||
+        attempt.details !== undefined ||
         attempt.classification !== undefined ||
         attempt.reruns !== undefined ||
-        attempt.signature?.keys !== undefined ||
         attempt.signature?.full !== undefined);
 }
 /** Halves the detail lists of an attempt; once they are empty, drops them. */
@@ -45499,15 +45725,17 @@ function shrinkDetails(attempt) {
     const lists = [
         attempt.failingChecks,
         attempt.errorLines,
+        attempt.details,
         attempt.signature?.keys,
         attempt.classification?.preExisting
     ];
     if (lists.every((list) => list === undefined || list.length === 0))
-        return withoutDetails(attempt);
+        return withoutKeys(attempt);
     return {
         ...attempt,
         failingChecks: half(attempt.failingChecks),
         errorLines: half(attempt.errorLines),
+        details: half(attempt.details),
         ...(attempt.classification
             ? {
                 classification: {
@@ -45574,7 +45802,12 @@ function compactLedger(ledger) {
     for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
         attempts[i] = withoutDetails(attempts[i]);
     }
-    while (attempts.length > 0 && hasDetails(latest()) && !fits())
+    for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
+        attempts[i] = withoutKeys(attempts[i]);
+    }
+    while (attempts.length > 0 &&
+        (hasDetails(latest()) || latest().signature?.keys !== undefined) &&
+        !fits())
         attempts[attempts.length - 1] = shrinkDetails(latest());
     while (attempts.length > 1 && !fits())
         dropOldest();
@@ -45880,6 +46113,7 @@ function endsFixLoop(kind) {
 
 
 
+
 /** The moment (epoch ms) the iteration's wall-clock budget runs out. */
 function deadlineOf(iteration) {
     return Date.parse(iteration.startedAt) + iteration.timeoutMinutes * 60_000;
@@ -45890,11 +46124,22 @@ function repeatsEarlierSignature(ledger, index, hash) {
     return (ledger.earlierSignatureHashes.includes(key) ||
         ledger.attempts.some((attempt) => attempt.index < index && attempt.signature && hashKey(attempt.signature.hash) === key));
 }
+/**
+ * What a pause reason says of a signature: its one-line form, after the words SPEC §3 gives a
+ * required check that never reported (`required check never reported: e2e`).
+ */
+function reasonDetail(signature) {
+    const missing = (0,signature_signature/* missingRequiredChecks */.vo)(signature.keys ?? []);
+    if (missing.length === 0)
+        return signature.short;
+    const words = missing.map((name) => `required check never reported: ${name}`).join(', ');
+    return `${words} (signature ${signature.short})`;
+}
 function decideAfterRed(ledger, input) {
     const iteration = ledger.iteration;
     if (!iteration)
         throw new RangeError('a red verdict needs an iteration in the ledger');
-    const short = input.signature.short;
+    const short = reasonDetail(input.signature);
     if (repeatsEarlierSignature(ledger, input.index, input.signature.hash))
         return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short) };
     const remembered = pausedSignatureOf(ledger, input.signature.hash);
@@ -45954,7 +46199,7 @@ function noProgressPause(ledger, index, now, note) {
         kind,
         reason: decision?.kind === 'pause'
             ? decision.reason
-            : pauseReason('stuck', signature?.short ?? 'no new commit'),
+            : pauseReason('stuck', signature ? reasonDetail(signature) : 'no new commit'),
         verdict: previous ? repeatedVerdict(previous, 'red', now, note) : { state: 'red', now, note },
         remember: kind === 'timeout' || !signature ? null : signature
     };
@@ -46594,6 +46839,8 @@ function recordIteration(current, request) {
 
 
 
+
+
 const DETAIL_LEVELS = [
     { errorLines: 20, keys: 12, checks: 10 },
     { errorLines: 10, keys: 8, checks: 6 },
@@ -46602,15 +46849,34 @@ const DETAIL_LEVELS = [
     { errorLines: 0, keys: 0, checks: 0 }
 ];
 const utf8Bytes = (lines) => new TextEncoder().encode(lines.join('\n')).length;
-/** The brief's lines; never longer than `context.maxBytes` unless even the shortest form is. */
+/** Where the failure details go: filled with what is left of the budget (README: "Failure details"). */
+const DETAILS_PLACE = '\u0000failure details\u0000';
+/**
+ * The brief's lines; never longer than `context.maxBytes` unless even the shortest form is.
+ * One budget: the brief without failure details first, at the most detail that fits; then the
+ * failure details in what is left (the first failures in full, cut at line boundaries).
+ */
 function renderFixBrief(ledger, context) {
     let lines = [];
     for (const detail of DETAIL_LEVELS) {
         lines = render(ledger, context, detail);
-        if (utf8Bytes(lines) <= context.maxBytes)
-            return lines;
+        if (utf8Bytes(lines.filter((line) => line !== DETAILS_PLACE)) <= context.maxBytes)
+            return withDetails(lines, ledger, context.maxBytes);
     }
-    return lines;
+    return lines.filter((line) => line !== DETAILS_PLACE);
+}
+function withDetails(lines, ledger, maxBytes) {
+    const at = lines.indexOf(DETAILS_PLACE);
+    if (at === -1)
+        return lines;
+    const rest = [...lines.slice(0, at), ...lines.slice(at + 1)];
+    // The details and the blank line before them.
+    const room = maxBytes - utf8Bytes(rest) - 2;
+    const latest = latestAttempt(ledger);
+    const details = (0,failure_details/* renderFailureDetails */.Z)(latest?.details ?? [], room, {}, latest?.signature?.keyCount ?? 0);
+    return details.length === 0
+        ? rest
+        : [...lines.slice(0, at), '', ...details, ...lines.slice(at + 1)];
 }
 function render(ledger, context, detail) {
     const latest = latestAttempt(ledger);
@@ -46685,6 +46951,8 @@ function findingLines(ledger, attempt, detail) {
     }
     if (detail.checks > 0 && (attempt.failingChecks ?? []).length > 0)
         lines.push('- **Failing checks:**', ...checkLines(attempt, detail.checks));
+    for (const name of (0,signature_signature/* missingRequiredChecks */.vo)(signature?.keys ?? []))
+        lines.push(`- **required check never reported:** ${(0,untrusted/* inlineCode */.ti)(name, 100)}`);
     const previous = previousOf(ledger, attempt);
     if (previous?.signature?.keys && signature?.keys && detail.keys > 0) {
         const changes = diffKeys(previous.signature.keys, signature.keys);
@@ -46712,7 +46980,10 @@ function findingLines(ledger, attempt, detail) {
         lines.push(`- **Infrastructure** (outside the project's build and tests): ${classification.infrastructure.map((f) => `${(0,untrusted/* oneLine */.TN)(f.check, 80)} (${(0,untrusted/* oneLine */.TN)(f.cause, 120)})`).join(', ')}.`);
     for (const rerun of attempt.reruns ?? [])
         lines.push(`- **Re-run** of ${rerun.checks.map((check) => (0,untrusted/* oneLine */.TN)(check, 80)).join(', ')} (${rerun.why}): ${rerun.outcome}${rerun.url && linkTarget(rerun.url) ? ` ([run](${linkTarget(rerun.url)}))` : ''}.`);
-    if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
+    // Failure details supersede the first error lines (which ledgers before them hold).
+    if ((attempt.details ?? []).length > 0)
+        lines.push(DETAILS_PLACE);
+    else if (detail.errorLines > 0 && (attempt.errorLines ?? []).length > 0)
         lines.push('', '**First error lines**', '', ...fix_brief_fencedLines((attempt.errorLines ?? []).join('\n'), detail.errorLines));
     return lines;
 }
@@ -47122,11 +47393,16 @@ async function writeProjection(deps, program, ledger, storedLedger, options) {
     };
 }
 
-// EXTERNAL MODULE: ./src/signature/signature.ts
-var signature_signature = __nccwpck_require__(724);
 // EXTERNAL MODULE: ./src/signature/normalise.ts
 var normalise = __nccwpck_require__(176);
 ;// CONCATENATED MODULE: ./src/issue/comments.ts
+/**
+ * What the action says on the program issue (README: "The program issue"). Pure rendering;
+ * `program-issue.ts` finds and edits the comments. Every comment carries a hidden marker so a
+ * re-run edits it instead of posting it twice. CI text is untrusted: fenced, neutralised,
+ * redacted; the action's own numbers and words are not, and are shown as they are.
+ */
+
 
 
 
@@ -47180,6 +47456,8 @@ function renderStatusComment(view) {
         '<sub>Kept up to date by autoloop-ci-gate.</sub>'
     ].join('\n');
 }
+/** Bytes of failure details a pause comment shows per attempt (the ledger keeps the latest's). */
+const COMMENT_DETAIL_BYTES = 8_000;
 function attemptBlock(attempt, view) {
     const run = view.runUrlOf(attempt.runId);
     const checks = (attempt.failingChecks ?? [])
@@ -47199,7 +47477,12 @@ function attemptBlock(attempt, view) {
             : []),
         ...whoseFailureLines(attempt, view.maskedValues)
     ];
-    if (attempt.errorLines && attempt.errorLines.length > 0)
+    const details = (0,failure_details/* renderFailureDetails */.Z)(attempt.details ?? [], COMMENT_DETAIL_BYTES, {
+        maskedValues: view.maskedValues
+    });
+    if (details.length > 0)
+        lines.push(details.join('\n'));
+    else if (attempt.errorLines && attempt.errorLines.length > 0)
         lines.push((0,untrusted/* fence */.EU)(attempt.errorLines.join('\n'), {
             maxLines: 8,
             maxChars: 1200,
@@ -47657,7 +47940,10 @@ async function poll(options) {
 
 // EXTERNAL MODULE: ./src/signature/extract.ts + 34 modules
 var extract = __nccwpck_require__(8711);
+// EXTERNAL MODULE: ./src/signature/details.ts
+var details = __nccwpck_require__(2492);
 ;// CONCATENATED MODULE: ./src/failures/gather.ts
+
 
 
 
@@ -47672,7 +47958,8 @@ function specific(keys) {
 function fromExtraction(result, maxLines) {
     return {
         keys: result.findings.map((finding) => finding.key),
-        lines: result.findings.slice(0, maxLines).map((finding) => finding.line)
+        lines: result.findings.slice(0, maxLines).map((finding) => finding.line),
+        details: result.findings.flatMap((finding) => finding.details ? [{ key: finding.key, lines: finding.details }] : [])
     };
 }
 /** A diagnostic code as problem matchers and tools put it in an annotation's title. */
@@ -47713,7 +48000,12 @@ function annotationKeys(annotations, maxLines) {
     const keys = telling.map((a) => (0,normalise/* buildKey */.sI)('annotation', a.path ? (0,normalise/* normalisePath */.qb)(a.path) : undefined, (0,normalise/* maskMessage */.I1)(a.title || a.message.split('\n')[0] || '')));
     return {
         keys,
-        lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`)
+        lines: telling.slice(0, maxLines).map((a) => `${a.path}: ${a.message.split('\n')[0] ?? ''}`),
+        // An annotation's details: its path and message, as the check run gave them.
+        details: telling.map((a, i) => ({
+            key: keys[i] ?? '',
+            lines: [...(a.path ? [a.path] : []), ...a.message.split('\n')].slice(0, details/* DETAIL_LIMITS */.jt.lines)
+        }))
     };
 }
 async function gatherFailure(check, sources, options) {
@@ -47726,30 +48018,46 @@ async function gatherFailure(check, sources, options) {
     };
     if (check.kind === 'status') {
         const description = check.description ?? '';
+        const key = (0,normalise/* buildKey */.sI)('status', check.name, description ? (0,normalise/* maskMessage */.I1)(description) : undefined);
         return {
             ...base,
             source: 'status',
-            keys: [(0,normalise/* buildKey */.sI)('status', check.name, description ? (0,normalise/* maskMessage */.I1)(description) : undefined)],
-            firstErrorLines: description ? [description] : []
+            keys: [key],
+            firstErrorLines: description ? [description] : [],
+            ...(description ? { details: [{ key, lines: [description] }] } : {})
         };
     }
     const notes = [];
     let fallbackLines = [];
     let fallbackKeys = [];
+    let fallbackDetails = [];
     try {
         const output = await sources.checkRunOutput(check.id);
         if (output.annotationsCount > 0) {
             const found = annotationKeys(await sources.annotations(check.id), maxLines);
             if (found.keys.length > 0)
-                return { ...base, source: 'annotations', keys: found.keys, firstErrorLines: found.lines };
+                return {
+                    ...base,
+                    source: 'annotations',
+                    keys: found.keys,
+                    firstErrorLines: found.lines,
+                    details: found.details
+                };
         }
         const text = [output.title, output.summary, output.text].filter(Boolean).join('\n');
         if (text) {
             const found = fromExtraction((0,extract/* extractFailuresFromString */.W)(text), maxLines);
             if (specific(found.keys))
-                return { ...base, source: 'output', keys: found.keys, firstErrorLines: found.lines };
+                return {
+                    ...base,
+                    source: 'output',
+                    keys: found.keys,
+                    firstErrorLines: found.lines,
+                    details: found.details
+                };
             fallbackKeys = found.keys;
             fallbackLines = found.lines;
+            fallbackDetails = found.details;
         }
     }
     catch (error) {
@@ -47769,6 +48077,7 @@ async function gatherFailure(check, sources, options) {
                         source: 'log',
                         keys: found.keys,
                         firstErrorLines: found.lines,
+                        details: found.details,
                         ...(result.truncated
                             ? { logTruncated: true, note: `log read up to ${result.bytesRead} bytes` }
                             : {})
@@ -47789,6 +48098,7 @@ async function gatherFailure(check, sources, options) {
             source: 'output',
             keys: fallbackKeys,
             firstErrorLines: fallbackLines,
+            details: fallbackDetails,
             ...(notes.length ? { note: notes.join('; ') } : {})
         };
     options.log.info(`No failure detail found for "${check.name}": ${notes.join('; ') || 'no annotations, output or log'}`);
@@ -48058,6 +48368,7 @@ async function waitForChecks(config, deps, sha, pull, policy, window) {
 
 
 
+
 /**
  * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
  * a branch, the failure summary, the outputs and comments: secrets and masked values are
@@ -48073,6 +48384,14 @@ async function gather(checks, deps) {
         return {
             ...failure,
             keys,
+            ...(failure.details
+                ? {
+                    details: failure.details.map((detail) => ({
+                        key: untrustedKey(detail.key, deps.maskedValues),
+                        lines: detail.lines.map((line) => (0,untrusted/* redactSecrets */.fp)(line, deps.maskedValues))
+                    }))
+                }
+                : {}),
             infrastructure: infrastructureCause(failure.conclusion, [...failure.firstErrorLines, ...keys], projectFailureCount(keys)),
             workflowRunId: checks[i]?.workflowRunId
         };
@@ -48293,7 +48612,7 @@ async function findRedFindings(context, first) {
     const infrastructure = failing
         .filter((check) => check.infrastructure)
         .map((check) => ({ check: check.name, cause: check.infrastructure, url: check.url }));
-    const missing = observation.missingRequired.map((name) => (0,normalise/* buildKey */.sI)('required-missing', name));
+    const missing = observation.missingRequired.map(signature_signature/* missingRequiredKey */.NE);
     let baseFailures = context.ledger.baseFailures;
     let comparedWith = null;
     let preExisting = [];
@@ -49150,6 +49469,7 @@ function summaryOf(run, attempt, findings, signature, ledger, now) {
             source: failure.source,
             keys: failure.keys,
             firstErrorLines: failure.firstErrorLines,
+            ...(failure.details && failure.details.length > 0 ? { details: failure.details } : {}),
             ...(failure.logTruncated ? { logTruncated: true } : {}),
             ...(failure.note ? { note: failure.note } : {})
         })),
@@ -49238,6 +49558,13 @@ function errorLinesOf(findings, masked) {
         .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
         .slice(0, 12)
         .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
+}
+/** The failure details of the signature's keys (already redacted by gathering), check by check. */
+function gate_detailsOf(findings, signature) {
+    const own = new Set(signature.keys);
+    return findings.failing.flatMap((failure) => (failure.details ?? [])
+        .filter((detail) => own.has(detail.key))
+        .map((detail) => ({ check: failure.name, key: detail.key, lines: detail.lines })));
 }
 async function settleRed(run, index, findings) {
     const { config, deps } = run;
@@ -49360,6 +49687,7 @@ function recordOf(findings, signature, now, masked) {
             url: f.url
         })),
         errorLines: errorLinesOf(findings, masked),
+        details: gate_detailsOf(findings, signature),
         classification: findings.classification,
         reruns: findings.reruns
     };
@@ -50783,6 +51111,150 @@ async function run(deps) {
 
 /***/ }),
 
+/***/ 2492:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   b3: () => (/* binding */ FailureDetails),
+/* harmony export */   jt: () => (/* binding */ DETAIL_LIMITS),
+/* harmony export */   mr: () => (/* binding */ detailLine)
+/* harmony export */ });
+/**
+ * Failure details (README: "Failure details"): what a fixer needs of each failure, kept as the
+ * tool printed it — the error or assertion message, expected and received values, the failing
+ * location inside the project with its line number, the source line or code frame. Keys name a
+ * failure and lose line numbers and values (noise); details keep them (facts).
+ *
+ * A parser keeps one bounded window of lines per failure: it opens the window where the
+ * failure's block begins (`open`), passes the block's lines (`add`), and hands the window's
+ * lines to the finding (`of`). The window keeps lines exactly, except that the checkout root is
+ * removed from paths and stack frames inside dependencies and the runtime are skipped; it stops
+ * at `DETAIL_LIMITS.lines` lines or `DETAIL_LIMITS.bytes` bytes, and a parser keeps windows for
+ * its first `DETAIL_LIMITS.failures` failures only, so memory stays flat whatever the log holds.
+ */
+const DETAIL_LIMITS = {
+    /** Lines kept per failure. */
+    lines: 40,
+    /** UTF-8 bytes kept per failure (whole lines only). */
+    bytes: 4096,
+    /** Failures per parser and log that keep details; later ones keep their key only. */
+    failures: 200
+};
+/**
+ * Checkout roots as they appear inside a line: GitHub's runners (Linux, macOS, Windows, container
+ * jobs) and `file://` URLs of them. Removed from detail lines, so `/home/runner/work/app/app/
+ * src/a.ts:3` reads `src/a.ts:3`.
+ */
+const CHECKOUT_ROOT_IN_LINE = /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\//g;
+/**
+ * Stack frames and frame-like lines inside dependencies or the language runtime: JavaScript
+ * (`node_modules/`, `node:internal`), Python (`site-packages/`, the interpreter's lib), Go (the
+ * toolchain's `src/`, and the `testing.`/`runtime.` functions of a goroutine dump), Rust (the
+ * standard library, the cargo registry), the JVM (`java.`, `jdk.`, JUnit's and the build tools'
+ * own frames, assertion libraries), .NET (`System.`, the test frameworks), Go's module cache,
+ * Ruby gems, PHP's vendor folder, Deno's runtime (`ext:cli/40_test.js`).
+ */
+const DEPENDENCY_FRAME = /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:|\(ext:\w|^\s*at ext:\w/;
+const encoder = new TextEncoder();
+/** A detail line as kept: the checkout root removed; undefined for a dependency or runtime frame. */
+function detailLine(line) {
+    if (DEPENDENCY_FRAME.test(line))
+        return undefined;
+    const kept = line.replace(CHECKOUT_ROOT_IN_LINE, '');
+    return kept.trimEnd();
+}
+/** Per-failure windows of one parser for one log (see the module comment). */
+class FailureDetails {
+    windows = new Map();
+    current;
+    /**
+     * Opens the window of failure `id` (any string the parser uses to name the failure, usually
+     * its key) and adds `lines` to it. A failure seen again (a summary repeating a block) keeps
+     * what its first block gave, unless that block gave nothing.
+     */
+    open(id, ...lines) {
+        this.current = undefined;
+        const seen = this.windows.get(id);
+        if (seen !== undefined) {
+            // A window that got nothing yet (a runner named the test before its block) takes this one.
+            if (seen.lines.length === 0)
+                this.current = seen;
+            for (const line of seen.lines.length === 0 ? lines : [])
+                this.add(line);
+            return;
+        }
+        if (this.windows.size >= DETAIL_LIMITS.failures)
+            return;
+        const window = { lines: [], bytes: 0, full: false };
+        this.windows.set(id, window);
+        this.current = window;
+        for (const line of lines)
+            this.add(line);
+    }
+    /** Makes the window of failure `id` the open one again (opening it when there is none), to add more. */
+    resume(id) {
+        const window = this.windows.get(id);
+        if (window === undefined)
+            this.open(id);
+        else
+            this.current = window;
+    }
+    /** Adds a line to the open window; false when none is open or it is full. */
+    add(line) {
+        const window = this.current;
+        if (window === undefined || window.full)
+            return false;
+        const kept = detailLine(line);
+        if (kept === undefined)
+            return true;
+        // One blank line between parts, none at the start.
+        if (kept.trim() === '' && (window.lines.length === 0 || window.lines.at(-1) === ''))
+            return true;
+        const text = kept.trim() === '' ? '' : kept;
+        const bytes = encoder.encode(text).length + 1;
+        if (window.lines.length >= DETAIL_LIMITS.lines || window.bytes + bytes > DETAIL_LIMITS.bytes) {
+            window.full = true;
+            return false;
+        }
+        window.lines.push(text);
+        window.bytes += bytes;
+        return true;
+    }
+    /**
+     * Forgets the window of `id`: one opened before the parser could know whether a failure
+     * follows (bun prints a test's error before its result line), when none did.
+     */
+    drop(id) {
+        const window = this.windows.get(id);
+        if (window === undefined)
+            return;
+        if (this.current === window)
+            this.current = undefined;
+        this.windows.delete(id);
+    }
+    /** Ends the open window: later lines go nowhere until the next `open`. */
+    close() {
+        this.current = undefined;
+    }
+    /** Whether a window is open and can take more lines. */
+    get collecting() {
+        return this.current !== undefined && !this.current.full;
+    }
+    /** The lines kept for failure `id`, without trailing blank lines; undefined when none. */
+    of(id) {
+        const window = this.windows.get(id);
+        if (window === undefined)
+            return undefined;
+        const lines = [...window.lines];
+        while (lines.length > 0 && lines.at(-1) === '')
+            lines.pop();
+        return lines.length > 0 ? lines : undefined;
+    }
+}
+
+
+/***/ }),
+
 /***/ 8711:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -51022,18 +51494,31 @@ function runnerMarker(line) {
     return undefined;
 }
 
+// EXTERNAL MODULE: ./src/signature/details.ts
+var signature_details = __nccwpck_require__(2492);
 // EXTERNAL MODULE: ./src/signature/normalise.ts
 var normalise = __nccwpck_require__(176);
 ;// CONCATENATED MODULE: ./src/signature/parsers/common.ts
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
 const MAX_FINDINGS_PER_PARSER = 1000;
-/** Findings de-duplicated by key (the first line seen is kept), at most MAX_FINDINGS_PER_PARSER. */
+/**
+ * Findings de-duplicated by key (the first line seen is kept), at most MAX_FINDINGS_PER_PARSER.
+ * With `details`, each finding gets the lines of its window when the list is read: the window
+ * named by the `detailsId` given to `add`, else by the key.
+ */
 class FindingSet {
+    details;
     byKey = new Map();
-    add(key, line, secondary = false) {
+    detailIds = new Map();
+    constructor(details) {
+        this.details = details;
+    }
+    add(key, line, secondary = false, detailsId) {
         if (this.byKey.has(key) || this.byKey.size >= MAX_FINDINGS_PER_PARSER)
             return;
         this.byKey.set(key, secondary ? { key, line, secondary } : { key, line });
+        if (detailsId !== undefined)
+            this.detailIds.set(key, detailsId);
     }
     has(key) {
         return this.byKey.has(key);
@@ -51042,7 +51527,13 @@ class FindingSet {
         return this.byKey.size;
     }
     list() {
-        return [...this.byKey.values()];
+        const details = this.details;
+        if (details === undefined)
+            return [...this.byKey.values()];
+        return [...this.byKey.values()].map((finding) => {
+            const lines = details.of(this.detailIds.get(finding.key) ?? finding.key);
+            return lines === undefined ? finding : { ...finding, details: lines };
+        });
     }
 }
 /** Number of leading spaces (tabs count as one). */
@@ -51074,6 +51565,7 @@ function indentOf(line) {
  * Key: `cargo:<binary>:<test path>`, plus `:<kind>` when the test panicked other than by an
  * assertion, `:timeout` or the signal (`:SIGABRT`) for nextest's TIMEOUT and SIG… results.
  */
+
 
 
 const RUNNING = /^\s*Running (?:unittests |tests |benches )?\S+ \((.{1,1000})\)\s*$/;
@@ -51116,8 +51608,12 @@ function panicKind(message) {
             return kind;
     return 'panic';
 }
+/** libtest's hint after every panic: says nothing about the failure. */
+const BACKTRACE_NOTE = /^note: run with `RUST_BACKTRACE=/;
 function createCargoParser() {
     const failed = [];
+    /** Per test (its thread's name): the panic and what follows it in the test's output block. */
+    const details = new signature_details/* FailureDetails */.b3();
     const nextest = new FindingSet();
     /** Panic kinds by test name (the test thread's name); `null` for an assertion. */
     const kinds = new Map();
@@ -51138,6 +51634,8 @@ function createCargoParser() {
             if (panicking !== undefined) {
                 if (!kinds.has(panicking))
                     kinds.set(panicking, panicKind(line) ?? null);
+                if (block === undefined)
+                    details.add(line);
                 panicking = undefined;
             }
             if (nextestOutput) {
@@ -51174,6 +51672,7 @@ function createCargoParser() {
                 // -: a block of one test's captured output
                 const header = CAPTURED_BLOCK.exec(line);
                 if (header !== null) {
+                    details.close();
                     block = header[1] ?? '';
                     record(block, line);
                     return true;
@@ -51183,6 +51682,7 @@ function createCargoParser() {
                 // t
                 if (line.startsWith('test result:')) {
                     block = undefined;
+                    details.close();
                     return false;
                 }
                 if (line.startsWith('test ') && (line.endsWith('FAILED') || line.endsWith('FAILED '))) {
@@ -51194,12 +51694,15 @@ function createCargoParser() {
             }
             if (first === 102 && line === 'failures:') {
                 block = undefined;
+                details.close();
                 list = [];
                 return true;
             }
             if (block !== undefined) {
                 if (first === 114 && LIBTEST_RUN.test(line))
                     nestedRun = true; // r
+                else if (!BACKTRACE_NOTE.test(line))
+                    details.add(line);
                 return true;
             }
             if (NEXTEST_OUTPUT.test(line)) {
@@ -51229,9 +51732,10 @@ function createCargoParser() {
         },
         finish() {
             endList();
-            const findings = new FindingSet();
+            const findings = new FindingSet(details);
             for (const test of failed) {
-                findings.add((0,normalise/* buildKey */.sI)('cargo', test.binary, test.name, kindOf(test.name)), test.line);
+                const key = (0,normalise/* buildKey */.sI)('cargo', test.binary, test.name, kindOf(test.name));
+                findings.add(key, test.line, false, test.name);
             }
             for (const { key, line } of nextest.list()) {
                 const [crate, name, status] = key.split('\u0000');
@@ -51240,7 +51744,7 @@ function createCargoParser() {
                     : status?.startsWith('SIG') === true
                         ? status
                         : kindOf(name ?? '');
-                findings.add((0,normalise/* buildKey */.sI)('cargo', crate, name, kind), line);
+                findings.add((0,normalise/* buildKey */.sI)('cargo', crate, name, kind), line, false, name);
             }
             return findings.list();
         },
@@ -51262,6 +51766,7 @@ function createCargoParser() {
             return;
         const name = panic[1] ?? '';
         const message = panic[2] ?? panic[3];
+        details.open(name.replace(/ \(line \d+\)$/, ''), line);
         if (message !== undefined && message !== '') {
             if (!kinds.has(name))
                 kinds.set(name, panicKind(message) ?? null);
@@ -51298,6 +51803,7 @@ function binaryName(path) {
  */
 
 
+
 /** A .NET test name: a dotted identifier, then its arguments if any (which may hold blanks). */
 const TEST_NAME = String.raw `([A-Za-z_][\w\`+<>$]*(?:\.[\w\`+<>$]+)*(?:\s?\(.{0,1000}\))?)`;
 const DURATION = String.raw `(?:\[\s*<?\s*[\d.]+\s*(?:ms|s|m|min|h)(?:\s+[\d.]+\s*(?:ms|s|m))*\s*\]|\((?:\d+(?:\.\d+)?\s?(?:h|m|s|ms)\s?){1,4}\))`;
@@ -51317,23 +51823,36 @@ const dotnetGrepPatterns = [
     '\\[FAIL\\]$',
     ': error [A-Z]{2,}[0-9]{3,}: '
 ];
+/** Lines that end a failed test's block: a blank line, the run's totals, captured output. */
+const BLOCK_END = /^\s*(?:$|Total tests:|Test Run |Results File:|Passed!|Failed!|Standard (?:Output|Error) Messages:)/;
 function createDotnetParser() {
     const tests = new Map();
+    /** Per test: its block (message, expected and actual, stack trace), from the runner's lines. */
+    const details = new signature_details/* FailureDetails */.b3();
     const builds = new FindingSet();
     /** A failed test whose message is still to come. */
     let waiting;
     return {
         tool: 'dotnet',
         push(raw) {
+            const name = failedTestName(raw);
+            if (details.collecting) {
+                if (name !== undefined || BLOCK_END.test(raw.replace(XUNIT_PREFIX, '')))
+                    details.close();
+                else
+                    details.add(raw);
+            }
             if (waiting !== undefined && readMessage(raw))
                 return true;
-            const name = failedTestName(raw);
             if (name !== undefined) {
                 if (!tests.has(name) && tests.size < 1000)
                     tests.set(name, { key: name, line: raw });
                 waiting = { name, waited: 0, threw: false };
+                details.open(name);
                 return true;
             }
+            if (details.collecting)
+                return true;
             if (raw.indexOf(': error ') === -1)
                 return false;
             const build = BUILD_ERROR.exec((0,normalise/* stripErrorMarker */.D0)(raw));
@@ -51348,9 +51867,9 @@ function createDotnetParser() {
             return false;
         },
         finish() {
-            const findings = new FindingSet();
+            const findings = new FindingSet(details);
             for (const [name, test] of tests)
-                findings.add((0,normalise/* buildKey */.sI)('dotnet', name, test.kind), test.line);
+                findings.add((0,normalise/* buildKey */.sI)('dotnet', name, test.kind), test.line, false, name);
             for (const finding of builds.list())
                 findings.add(finding.key, finding.line, finding.secondary);
             return findings.list();
@@ -51409,6 +51928,7 @@ function failedTestName(raw) {
  */
 
 
+
 const PROBLEM_START = /^(?:\s+\d+:\d+\s|\d+:\d+\s+(?:Error|Warning): )/;
 const STYLISH_PROBLEM = /^(?:\s+\d+:\d+\s+error\s+|\d+:\d+\s+Error: )(.*?)(?:\s{2,}(@?[\w/.-]{1,100}))?\s*$/;
 /** The web UI's copy of a line the runner marked `##[error]`. */
@@ -51421,7 +51941,9 @@ const eslintGrepPatterns = [
     '\\[Error/[^]]+\\]$'
 ];
 function createEslintParser() {
-    const findings = new FindingSet();
+    /** A problem's details: its file as printed (on the header line) and the problem line. */
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let file;
     return {
         tool: 'eslint',
@@ -51455,10 +51977,13 @@ function createEslintParser() {
     };
     function add(path, message, rule, line) {
         const normalisedPath = (0,normalise/* normalisePath */.qb)(path);
-        if (rule === undefined)
-            findings.add((0,normalise/* buildKey */.sI)('eslint', (0,normalise/* maskMessage */.I1)(message), normalisedPath), line);
-        else
-            findings.add((0,normalise/* buildKey */.sI)('eslint', rule, (0,normalise/* firstQuotedSymbol */.Ju)(message), normalisedPath), line);
+        const key = rule === undefined
+            ? (0,normalise/* buildKey */.sI)('eslint', (0,normalise/* maskMessage */.I1)(message), normalisedPath)
+            : (0,normalise/* buildKey */.sI)('eslint', rule, (0,normalise/* firstQuotedSymbol */.Ju)(message), normalisedPath);
+        if (!findings.has(key))
+            details.open(key, path, line);
+        details.close();
+        findings.add(key, line);
     }
 }
 /** A line without the runner's `##[error]` or the web UI's `Error: ` before a stylish problem. */
@@ -51477,26 +52002,45 @@ function looksLikeSourcePath(line) {
  * parentheses at the end is what tells it from the Go compiler's and go vet's own lines.
  * Key: `golangci-lint:<linter>:<rule code or first quoted name>:<path>` (`SA1019` for
  * staticcheck, `` `w.Write` `` for errcheck), or the masked message when it has neither.
+ * Details: the issue line, then its source line and caret.
  */
+
 
 
 /** An issue line; group 3 is the linter. */
 const GOLANGCI_ISSUE = /^\s{0,8}((?:[A-Za-z]:)?[^\s:]{1,500}\.go):\d+(?::\d+)?: (.{1,2000}?) \(([a-z][a-z0-9_-]{1,40})\)\s*$/;
 const RULE_CODE = /^([A-Z]{1,6}\d{1,5}):/;
+/** Lines golangci-lint prints under an issue: the source line and the caret. */
+const FRAME_LINES = 2;
+const CARET = /^\s*\^\s*$/;
 const golangciLintGrepPatterns = ['\\.go:[0-9]+(:[0-9]+)?: .* \\([a-z][a-z0-9_-]+\\)\\s*$'];
 function createGolangciLintParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    /** Lines of the last issue's frame still to come. */
+    let frame = 0;
     return {
         tool: 'golangci-lint',
         push(line) {
-            if (line.indexOf('.go:') === -1)
-                return;
-            const issue = GOLANGCI_ISSUE.exec(line);
-            if (issue === null)
-                return;
+            const issue = line.indexOf('.go:') === -1 ? null : GOLANGCI_ISSUE.exec(line);
+            if (issue === null) {
+                if (frame === 0)
+                    return false;
+                frame -= 1;
+                // The source line, then the caret under the column (none when there is no column).
+                if (frame === 1 ? line.trim() !== '' : CARET.test(line))
+                    details.add(line);
+                else
+                    frame = 0;
+                return frame > 0;
+            }
             const message = issue[2] ?? '';
             const what = RULE_CODE.exec(message)?.[1] ?? (0,normalise/* firstQuotedSymbol */.Ju)(message) ?? (0,normalise/* maskMessage */.I1)(message, 60);
-            findings.add((0,normalise/* buildKey */.sI)('golangci-lint', issue[3], what, (0,normalise/* normalisePath */.qb)(issue[1] ?? '')), line);
+            const key = (0,normalise/* buildKey */.sI)('golangci-lint', issue[3], what, (0,normalise/* normalisePath */.qb)(issue[1] ?? ''));
+            findings.add(key, line);
+            details.open(key, line);
+            frame = FRAME_LINES;
+            return true;
         },
         finish: () => findings.list()
     };
@@ -51524,6 +52068,7 @@ function createGolangciLintParser() {
 
 
 
+
 const TEST_FAIL = /^\s*--- FAIL: (\S+)/;
 const PACKAGE_FAIL = /^FAIL\t(\S+)(?:\t|\s+\[([^\]]{1,80})\]|\s*$)/;
 const PACKAGE_OK = /^ok\s+(\S+)/;
@@ -51535,6 +52080,10 @@ const RUNNING_TEST = /^\s+(Test\w*(?:\/\S+)?) \(/;
 /** A test function's frame in a goroutine dump: `example.com/shop/pricing.TestSlow(0x0?)`. */
 const TEST_FRAME = /^[\w./~-]{1,500}\.(Test(?!Main\()[A-Z0-9_]\w*)(?:\.func\d+)*\(/;
 const RUN_LINE = /^=== RUN\s+(\S+)/;
+/** What a test printed with `t.Errorf` and friends: `    total_test.go:14: got 1, want 2`. */
+const TEST_OUTPUT = /^\s+\S{1,500}\.go:\d+: /;
+/** Lines that end a panic's goroutine dump: the package's result. */
+const DUMP_END = /^(?:FAIL|ok|exit status )/;
 /** The GOMAXPROCS suffix Go appends to a benchmark's name, and to a test's under -cpu. */
 const PROCS_SUFFIX = /-\d+$/;
 const goGrepPatterns = [
@@ -51565,9 +52114,20 @@ function createGoParser() {
     let lastRun;
     /** Tests recorded when the current timeout panic began. */
     let beforeTimeout = 0;
+    const details = new signature_details/* FailureDetails */.b3();
+    /** The indentation of the `--- FAIL` line whose output follows (-1: none). */
+    let outputIndent = -1;
+    /** Inside a panic's goroutine dump, which goes to the details of the test that panicked. */
+    let inDump = false;
+    /** In verbose output, what the running test printed so far (before its `--- FAIL` line). */
+    let running;
+    let detailIds = 0;
     return {
         tool: 'go',
         push(line) {
+            const more = readDetails(line);
+            if (more !== undefined)
+                return more;
             const first = line.charCodeAt(0);
             if (first === 123) {
                 // {: a `go test -json` event
@@ -51597,12 +52157,23 @@ function createGoParser() {
             }
             if (first === 32 || first === 45 || first === 9) {
                 // ' ', '-', tab
-                if (line.indexOf('--- FAIL: ') === -1)
+                if (line.indexOf('--- FAIL: ') === -1) {
+                    if (running !== undefined &&
+                        running.lines.length < signature_details/* DETAIL_LIMITS */.jt.lines &&
+                        TEST_OUTPUT.test(line))
+                        running.lines.push(line);
                     return timedOut;
+                }
                 const test = TEST_FAIL.exec(line);
                 if (test !== null) {
-                    record({ name: test[1] ?? '', line });
+                    const name = test[1] ?? '';
+                    const detailsId = String(detailIds++);
+                    const printed = running?.name === name ? running.lines : [];
+                    details.open(detailsId, ...printed);
+                    outputIndent = indentOf(line);
+                    record({ name, line, detailsId });
                     lastFailed = tests.length + pending.length;
+                    return true;
                 }
                 return timedOut;
             }
@@ -51622,17 +52193,27 @@ function createGoParser() {
                 if (line.startsWith('panic: test timed out')) {
                     timedOut = true;
                     beforeTimeout = tests.length + pending.length;
+                    details.open('timeout', line);
+                    inDump = true;
                     return true;
                 }
                 // A panic right after a test's `--- FAIL` line is that test's.
                 const last = pending.at(-1) ?? tests.at(-1);
-                if (last !== undefined && lastFailed === tests.length + pending.length)
+                if (last !== undefined && lastFailed === tests.length + pending.length) {
                     last.kind ??= 'panic';
+                    if (last.detailsId !== undefined) {
+                        details.resume(last.detailsId);
+                        details.add(line);
+                        inDump = true;
+                        return true;
+                    }
+                }
                 return timedOut;
             }
             if (first === 61 && line.startsWith('=== RUN')) {
                 // =: in verbose output the last test started is the one a timeout interrupts
                 lastRun = RUN_LINE.exec(line)?.[1];
+                running = lastRun === undefined ? undefined : { name: lastRun, lines: [] };
                 return timedOut;
             }
             if (line.indexOf('.go:') === -1)
@@ -51653,10 +52234,39 @@ function createGoParser() {
             return [...testFindings(), ...diagnostics.list(), ...packageFindings()];
         }
     };
+    /**
+     * The details of the failed test being read: the lines under its `--- FAIL` line indented
+     * deeper (what it printed), and a panic's goroutine dump up to the package's result line.
+     * Undefined when the line is not one of them (it is then read as usual).
+     */
+    function readDetails(line) {
+        if (inDump) {
+            if (DUMP_END.test(line)) {
+                inDump = false;
+                details.close();
+                return undefined;
+            }
+            details.add(line);
+            // A timeout's dump is read as usual too: it names the tests that were running.
+            return timedOut ? undefined : true;
+        }
+        if (outputIndent < 0)
+            return undefined;
+        if (line.trim() === '' || (indentOf(line) > outputIndent && !TEST_FAIL.test(line))) {
+            if (details.add(line))
+                return true;
+        }
+        outputIndent = -1;
+        if (!line.startsWith('panic: '))
+            details.close();
+        return undefined;
+    }
     function record(found) {
         if (tests.length + pending.length >= MAX_TESTS)
             return;
         const test = { ...found, name: withoutProcsSuffix(found.name) };
+        if (test.kind === 'timeout')
+            test.detailsId ??= 'timeout';
         if (test.pkg !== undefined)
             tests.push(test);
         else
@@ -51685,7 +52295,7 @@ function createGoParser() {
         pending = [];
     }
     function testFindings() {
-        const set = new FindingSet();
+        const set = new FindingSet(details);
         const names = new Set(tests.map((test) => `${test.pkg ?? ''}\u0000${test.name}`));
         for (const test of tests) {
             // A parent fails when a subtest fails: keep only the leaves.
@@ -51698,7 +52308,7 @@ function createGoParser() {
                 }
             }
             if (!parent)
-                set.add((0,normalise/* buildKey */.sI)('go', test.pkg, test.name, test.kind), test.line);
+                set.add((0,normalise/* buildKey */.sI)('go', test.pkg, test.name, test.kind), test.line, false, test.detailsId);
         }
         return set.list();
     }
@@ -51728,17 +52338,20 @@ function withoutProcsSuffix(name) {
  * Gradle's test logging, `com.example.FooTest > testBar() FAILED` (nested and parameterised
  * tests add more ` > ` parts; JUnit 5's `()` goes). A failed task (`> Task :compileJava FAILED`)
  * is a wrapper, kept only when nothing more specific was found. The line after a failed test is
- * its exception (`    java.lang.NullPointerException at Customer.java:9`).
+ * its exception (`    java.lang.NullPointerException at Customer.java:9`); the indented lines
+ * under a failed test (exception, message, frames) are its details.
  * Key: `gradle:<class>.<test>`, plus `:<kind>` when the test threw rather than failed an
  * assertion; wrapper `gradle:task:<task path>`.
  */
+
 
 
 const gradle_TEST_FAILED = /^([\w.$]{1,500}) > (.{1,1000}?) FAILED\s*$/;
 const TASK_FAILED = /^> Task (:\S{1,500}) FAILED\s*$/;
 const gradleGrepPatterns = ['^[A-Za-z0-9_.$]+ > .* FAILED$', '^> Task :[^ ]+ FAILED'];
 function createGradleParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     /** A failed test whose exception line comes next. */
     let failed;
     return {
@@ -51747,8 +52360,15 @@ function createGradleParser() {
             if (failed !== undefined) {
                 if (line.trim() === '')
                     return true;
-                findings.add((0,normalise/* buildKey */.sI)('gradle', failed.id, (0,normalise/* failureKind */.zU)(line)), failed.line);
+                details.add(line);
+                findings.add((0,normalise/* buildKey */.sI)('gradle', failed.id, (0,normalise/* failureKind */.zU)(line)), failed.line, false, failed.id);
                 failed = undefined;
+                return true;
+            }
+            if (details.collecting) {
+                if (/^\s/.test(line) && details.add(line))
+                    return true;
+                details.close();
             }
             if (!line.endsWith('FAILED') && !line.endsWith('FAILED '))
                 return false;
@@ -51756,6 +52376,7 @@ function createGradleParser() {
             if (test !== null) {
                 const parts = (test[2] ?? '').split(' > ').map((part) => part.replace(/\(\)$/, ''));
                 failed = { id: `${test[1]}.${parts.join(' > ')}`, line };
+                details.open(failed.id);
                 return true;
             }
             const task = TASK_FAILED.exec(line);
@@ -51765,7 +52386,7 @@ function createGradleParser() {
         },
         finish() {
             if (failed !== undefined)
-                findings.add((0,normalise/* buildKey */.sI)('gradle', failed.id), failed.line);
+                findings.add((0,normalise/* buildKey */.sI)('gradle', failed.id), failed.line, false, failed.id);
             failed = undefined;
             return findings.list();
         }
@@ -51784,30 +52405,47 @@ function createGradleParser() {
  */
 
 
+
 const MAVEN = /^(?:\[ERROR\]|Error:)\s+((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.java):\[\d+(?:,\d+)?\] (.*)$/;
 const PLAIN = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.java):\d+: error: (.*)$/;
 const SYMBOL = /^(?:\[ERROR\]|Error:)?\s+symbol:\s+(.{1,200}?)\s*$/;
 const javacGrepPatterns = ['\\.java:\\[[0-9]+(,[0-9]+)?\\] ', '\\.java:[0-9]+: error: '];
 function createJavacParser() {
-    const findings = new FindingSet();
+    /** Per error: its line, the source line and caret, the `symbol:` and `location:` lines. */
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let pending;
+    let errors = 0;
+    /** The `symbol:` line was read: a `location:` line may follow. */
+    let afterSymbol = false;
     const flush = (symbol) => {
         if (pending === undefined)
             return;
-        findings.add((0,normalise/* buildKey */.sI)('javac', pending.message, symbol, pending.path), pending.line);
+        const key = (0,normalise/* buildKey */.sI)('javac', pending.message, symbol, pending.path);
+        findings.add(key, pending.line, false, String(errors - 1));
         pending = undefined;
     };
     return {
         tool: 'javac',
         push(raw) {
+            if (afterSymbol) {
+                afterSymbol = false;
+                if (raw.indexOf('location:') !== -1)
+                    details.add(raw);
+                details.close();
+            }
             if (pending !== undefined) {
                 if (raw.indexOf('symbol:') !== -1) {
                     const symbol = SYMBOL.exec(raw);
                     if (symbol !== null) {
+                        details.add(raw);
                         flush(unqualify(symbol[1] ?? '').replace(/\s+/g, ' '));
-                        return false;
+                        afterSymbol = true;
+                        return true;
                     }
                 }
+                if (raw.indexOf('.java:') === -1)
+                    details.add(raw);
                 // The source line and caret come between the error and its symbol line.
                 pending.waited += 1;
                 if (pending.waited > 3 || raw.indexOf('.java:') !== -1)
@@ -51825,6 +52463,7 @@ function createJavacParser() {
                 line: raw,
                 waited: 0
             };
+            details.open(String(errors++), raw);
             return true;
         },
         finish() {
@@ -51856,6 +52495,7 @@ function unqualify(text) {
  */
 
 
+
 const SUITE_FAILED = 'Test suite failed to run';
 /** Lines of a block without a file read for its stack frame before it is given up. */
 const ORPHAN_LINES = 60;
@@ -51863,8 +52503,11 @@ const ORPHAN_LINES = 60;
 const jest_TEST_FRAME = /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}(?:[._-](?:test|spec)|__tests__\/[^\s()]{1,500})\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/;
 const TS_CODE = /\berror\s+(TS\d+)\b/;
 const jestGrepPatterns = ['^\\s*FAIL\\s', '^\\s*● '];
+/** Lines that end a `●` block: the next block, a file's result, the run's summary. */
+const jest_BLOCK_END = /^(?:● |FAIL |PASS |Test Suites:|Summary of all failing tests|Snapshot Summary|› \d+ snapshots? )/;
 function createJestParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let suite;
     /** A `●` title waiting for its first error line: the test's id, or the suite's. */
     let waiting;
@@ -51873,12 +52516,16 @@ function createJestParser() {
     return {
         tool: 'jest',
         push(line) {
+            // Inside a `●` block: its lines are the failure's details, up to the block's end.
+            const ended = details.collecting && jest_BLOCK_END.test(line.trimStart());
+            if (ended)
+                details.close();
             if (orphan !== undefined) {
                 const text = line.trim();
                 const frame = jest_TEST_FRAME.exec(line);
                 if (frame !== null) {
-                    const { title, line: titleLine, kind } = orphan;
-                    findings.add((0,normalise/* buildKey */.sI)('jest', `${(0,normalise/* normalisePath */.qb)(frame[1] ?? '')}>${title}`, kind), titleLine);
+                    const { title, line: titleLine, kind, detailsId } = orphan;
+                    findings.add((0,normalise/* buildKey */.sI)('jest', `${(0,normalise/* normalisePath */.qb)(frame[1] ?? '')}>${title}`, kind), titleLine, false, detailsId);
                     orphan = undefined;
                 }
                 else if (text.startsWith('● ') || ++orphan.lines > ORPHAN_LINES)
@@ -51886,6 +52533,8 @@ function createJestParser() {
                 else {
                     if (text !== '' && orphan.lines > 0 && !('kind' in orphan))
                         orphan.kind = (0,normalise/* failureKind */.zU)(text);
+                    if (!ended)
+                        details.add(line);
                     return true;
                 }
             }
@@ -51898,12 +52547,14 @@ function createJestParser() {
                 if (suiteFailed) {
                     const ts = TS_CODE.exec(text);
                     const reason = ts !== null ? ts[1] : (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(text), 60);
-                    findings.add((0,normalise/* buildKey */.sI)('jest', id, reason), titleLine);
+                    findings.add((0,normalise/* buildKey */.sI)('jest', id, reason), titleLine, false, id);
                 }
                 else
-                    findings.add((0,normalise/* buildKey */.sI)('jest', id, (0,normalise/* failureKind */.zU)(text)), titleLine);
+                    findings.add((0,normalise/* buildKey */.sI)('jest', id, (0,normalise/* failureKind */.zU)(text)), titleLine, false, id);
                 // The line may itself open the next block (a title with nothing under it).
             }
+            if (!ended && details.add(line))
+                return true;
             const first = line.charCodeAt(0);
             if (first !== 32 && first !== 70 && first !== 80 && first !== 9679)
                 return false; // ' ', F, P, ●
@@ -51924,14 +52575,13 @@ function createJestParser() {
             if (suite === undefined) {
                 if (title === SUITE_FAILED)
                     return false;
-                orphan = {
-                    title: title
-                        .split(' › ')
-                        .map((part) => part.trim())
-                        .join(' > '),
-                    line,
-                    lines: 0
-                };
+                const testPath = title
+                    .split(' › ')
+                    .map((part) => part.trim())
+                    .join(' > ');
+                // Its file is not known yet: the window is named by the title until a frame names it.
+                orphan = { title: testPath, line, lines: 0, detailsId: `?>${testPath}` };
+                details.open(orphan.detailsId);
                 return true;
             }
             if (title === SUITE_FAILED) {
@@ -51941,11 +52591,12 @@ function createJestParser() {
                 const testPath = title.split(' › ').map((part) => part.trim());
                 waiting = { id: `${suite}>${testPath.join(' > ')}`, line, suiteFailed: false };
             }
+            details.open(waiting.id);
             return true;
         },
         finish() {
             if (waiting !== undefined && !waiting.suiteFailed) {
-                findings.add((0,normalise/* buildKey */.sI)('jest', waiting.id), waiting.line);
+                findings.add((0,normalise/* buildKey */.sI)('jest', waiting.id), waiting.line, false, waiting.id);
             }
             waiting = undefined;
             return findings.list();
@@ -51966,14 +52617,17 @@ function suitePath(rest) {
  * The failure list of xUnit text runners (JUnit 4's `JUnitCore`, PHPUnit, which took its
  * format): a heading such as `There were 2 failures:`, then each failure as `1) <test>`
  * followed by its exception or message line, until the run's closing line. The parser keys
- * each failure by the test's id and, from the line after it, the kind of failure.
+ * each failure by the test's id and, from the line after it, the kind of failure; the lines
+ * under the entry, up to the next one, are its details.
  */
+
 
 
 /** Lines read for one failure before the list is given up as cut or malformed. */
 const MAX_LINES_PER_FAILURE = 2000;
 function createNumberedFailureListParser(format) {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let inList = false;
     let budget = 0;
     /** A failure waiting for its exception or message line. */
@@ -51985,7 +52639,8 @@ function createNumberedFailureListParser(format) {
                 const text = line.trim();
                 if (text === '')
                     return true;
-                findings.add((0,normalise/* buildKey */.sI)(format.tool, entry.id, (0,normalise/* failureKind */.zU)(text)), entry.line);
+                details.add(line);
+                findings.add((0,normalise/* buildKey */.sI)(format.tool, entry.id, (0,normalise/* failureKind */.zU)(text)), entry.line, false, entry.id);
                 entry = undefined;
                 return true;
             }
@@ -51998,18 +52653,22 @@ function createNumberedFailureListParser(format) {
                 return false;
             if (format.endOfList.test(line) || --budget < 0) {
                 inList = false;
+                details.close();
                 return false;
             }
             const id = format.entryId(line);
             if (id !== undefined) {
                 entry = { id, line };
+                details.open(id);
                 budget = MAX_LINES_PER_FAILURE;
             }
+            else
+                details.add(line);
             return true;
         },
         finish() {
             if (entry !== undefined)
-                findings.add((0,normalise/* buildKey */.sI)(format.tool, entry.id), entry.line);
+                findings.add((0,normalise/* buildKey */.sI)(format.tool, entry.id), entry.line, false, entry.id);
             entry = undefined;
             return findings.list();
         }
@@ -52046,13 +52705,17 @@ function createJunitParser() {
  */
 
 
+
 const FAILING_COUNT = /^\s*(\d+) failing\s*$/;
 const mocha_ENTRY = /^\s{0,8}(\d+)\) (.*)$/;
 /** Lines read for one failure before the list is given up as cut or malformed. */
 const mocha_MAX_LINES_PER_FAILURE = 2000;
 const mochaGrepPatterns = ['^\\s*[0-9]+ failing', '^\\s*[0-9]+\\) '];
 function createMochaParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    /** Blank lines in a row after the last failure's error (two end its details). */
+    let tailBlanks;
     /** Inside the failure list: how many failures it announced, how many were read. */
     let list;
     /** The title parts of the current failure, while its title is being read. */
@@ -52063,6 +52726,13 @@ function createMochaParser() {
     return {
         tool: 'mocha',
         push(line) {
+            if (tailBlanks !== undefined) {
+                tailBlanks = line.trim() === '' ? tailBlanks + 1 : 0;
+                if (tailBlanks < 2 && !line.startsWith('##[') && details.add(line))
+                    return true;
+                tailBlanks = undefined;
+                details.close();
+            }
             if (list === undefined) {
                 if (line.indexOf(' failing') === -1)
                     return false;
@@ -52087,25 +52757,34 @@ function createMochaParser() {
             if (titled !== undefined) {
                 if (text === '')
                     return true;
-                findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id, (0,normalise/* failureKind */.zU)(text)), titled.line);
+                details.add(line);
+                findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id, (0,normalise/* failureKind */.zU)(text)), titled.line, false, titled.id);
                 titled = undefined;
-                return list.seen < list.expected || endList();
+                if (list.seen < list.expected)
+                    return true;
+                // The last failure's details run on until two blank lines.
+                endList();
+                tailBlanks = 0;
+                return true;
             }
             const entry = mocha_ENTRY.exec(line);
-            if (entry !== null && Number(entry[1]) === list.seen + 1) {
-                list.seen += 1;
-                list.budget = mocha_MAX_LINES_PER_FAILURE;
-                parts = [];
-                entryLine = line;
-                addPart((entry[2] ?? '').trim());
+            if (entry === null || Number(entry[1]) !== list.seen + 1) {
+                details.add(line);
+                return true;
             }
+            details.close();
+            list.seen += 1;
+            list.budget = mocha_MAX_LINES_PER_FAILURE;
+            parts = [];
+            entryLine = line;
+            addPart((entry[2] ?? '').trim());
             return true;
         },
         finish() {
             if (parts !== undefined)
                 closeTitle();
             if (titled !== undefined)
-                findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id), titled.line);
+                findings.add((0,normalise/* buildKey */.sI)('mocha', titled.id), titled.line, false, titled.id);
             titled = undefined;
             return findings.list();
         }
@@ -52130,8 +52809,10 @@ function createMochaParser() {
             parts.push(part);
     }
     function closeTitle() {
-        if (parts !== undefined && parts.length > 0)
+        if (parts !== undefined && parts.length > 0) {
             titled = { id: parts.join(' > '), line: entryLine };
+            details.open(titled.id);
+        }
         parts = undefined;
     }
 }
@@ -52221,6 +52902,7 @@ function createMypyParser() {
  */
 
 
+
 const TEST_AT = /^test at (.+?):\d+:\d+$/;
 const CROSS = /^(\s*)✖ (.+)$/;
 const NOT_OK = /^\s*not ok \d+ - /;
@@ -52247,8 +52929,16 @@ function tapTestName(rest) {
     return rest.slice(0, end);
 }
 const nodeTestGrepPatterns = ['^test at ', '^\\s*not ok [0-9]+ - ', '✖ '];
+/** YAML lines of a TAP block that say nothing about the failure. */
+const TAP_NOISE = /^(?:---|\.\.\.|duration_ms: .*|type: 'test')?$/;
+/** Lines that end a spec-form failure's details: the next failure, the run's totals. */
+const SPEC_END = /^\s*(?:test at |✖ |ℹ )/;
 function createNodeTestParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    let detailIds = 0;
+    /** Reading the lines under a spec-form failure's first error line. */
+    let specDetails = false;
     const inline = new FindingSet();
     const suites = new Set();
     let inFailingSection = false;
@@ -52261,12 +52951,22 @@ function createNodeTestParser() {
         push(line) {
             if (tap !== undefined && readTapDetail(line))
                 return tap !== undefined;
+            if (specDetails) {
+                if (!SPEC_END.test(line) && details.add(line))
+                    return true;
+                specDetails = false;
+                details.close();
+            }
             if (failing !== undefined) {
                 const text = line.trim();
                 if (text === '')
                     return true;
-                findings.add((0,normalise/* buildKey */.sI)('node-test', failing.id, (0,normalise/* failureKind */.zU)(text)), failing.line);
+                const detailsId = String(detailIds++);
+                details.open(detailsId, line);
+                specDetails = true;
+                findings.add((0,normalise/* buildKey */.sI)('node-test', failing.id, (0,normalise/* failureKind */.zU)(text)), failing.line, false, detailsId);
                 failing = undefined;
+                return true;
             }
             const first = line.trimStart().charCodeAt(0);
             if (first === 0x2716) {
@@ -52307,7 +53007,9 @@ function createNodeTestParser() {
                 const notOk = NOT_OK.exec(line);
                 if (notOk !== null) {
                     const name = tapTestName(line.slice(notOk[0].length));
-                    tap = { name: name.replaceAll('\\#', '#'), line, suite: false };
+                    const detailsId = String(detailIds++);
+                    details.open(detailsId);
+                    tap = { name: name.replaceAll('\\#', '#'), line, suite: false, detailsId };
                 }
             }
             return tap !== undefined;
@@ -52327,6 +53029,8 @@ function createNodeTestParser() {
         if (tap === undefined)
             return false;
         const text = line.trim();
+        if (!TAP_NOISE.test(text) && !/^(?:not ok|ok) /.test(text))
+            details.add(line);
         if (text === '---' || text === '')
             return true;
         if (text === '...') {
@@ -52366,8 +53070,9 @@ function createNodeTestParser() {
     function flushTap() {
         if (tap !== undefined && !tap.suite) {
             const id = tap.path === undefined ? tap.name : `${tap.path}>${tap.name}`;
-            findings.add((0,normalise/* buildKey */.sI)('node-test', id, tap.kind), tap.line);
+            findings.add((0,normalise/* buildKey */.sI)('node-test', id, tap.kind), tap.line, false, tap.detailsId);
         }
+        details.close();
         tap = undefined;
     }
 }
@@ -52413,6 +53118,7 @@ function createPhpunitParser() {
  */
 
 
+
 /** A node id: runs of characters other than space and `[`, or a bracketed parameter id. */
 const NODE_ID = String.raw `((?:[^\s\[]|\[[^\]]{0,500}\]){1,1000})`;
 const SUMMARY = new RegExp(String.raw `^(?:\[gw\d+\]\s+)?(?:\[\s*\d+%\]\s+)?(FAILED|ERROR)\s+(?:\[[\d.]+m?s\]\s+)?` +
@@ -52430,6 +53136,12 @@ const PLACE = /^(?:(\S{1,1000}\.py):\d+:(?: |$)|file (\S{1,1000}\.py), line \d+$
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /;
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /;
+/**
+ * A section's lines kept as details: not the test's source around the failing line (indented
+ * code) nor the `_ _ _` frame separators; the `>` line, the `E` lines, `path.py:9:` locations
+ * and local variables stay.
+ */
+const SOURCE_CONTEXT = /^(?:\s|_ _ )/;
 const pytestGrepPatterns = [
     '^(\\[gw[0-9]+\\] +)?(\\[ *[0-9]+%\\] +)?(FAILED|ERROR) ',
     ' (FAILED|ERROR)( +\\[ *[0-9]+%\\])? *$',
@@ -52440,6 +53152,7 @@ function createPytestParser() {
     const kinds = new Map();
     /** Each section's title and file, for a report without a summary. */
     const sections = [];
+    const details = new signature_details/* FailureDetails */.b3();
     let section;
     return {
         tool: 'pytest',
@@ -52478,18 +53191,19 @@ function createPytestParser() {
                 const name = setup?.[1] ?? title;
                 const open = name.indexOf('[');
                 const path = open === -1 ? name : name.slice(0, open);
-                add(`${file}::${path.replaceAll('.', '::')}${open === -1 ? '' : name.slice(open)}`, setup !== null, line);
+                add(`${file}::${path.replaceAll('.', '::')}${open === -1 ? '' : name.slice(open)}`, setup !== null, line, title);
             }
-            const findings = new FindingSet();
-            for (const { id, isError, line } of results) {
-                const kind = kinds.get(sectionTitle(id, isError));
-                findings.add(isError ? (0,normalise/* buildKey */.sI)('pytest', 'error', id, kind) : (0,normalise/* buildKey */.sI)('pytest', id, kind), line);
+            const findings = new FindingSet(details);
+            for (const { id, isError, line, section: detailsId } of results) {
+                const title = sectionTitle(id, isError);
+                const kind = kinds.get(title);
+                findings.add(isError ? (0,normalise/* buildKey */.sI)('pytest', 'error', id, kind) : (0,normalise/* buildKey */.sI)('pytest', id, kind), line, false, detailsId ?? title);
             }
             return findings.list();
         },
         capturing: () => section?.captured === true
     };
-    function add(rawId, isError, line) {
+    function add(rawId, isError, line, section) {
         if (!rawId.includes('::') && !/\.py$/.test(rawId))
             return; // not a pytest node id (Gradle, Maven…)
         if (results.length >= 1000)
@@ -52498,7 +53212,7 @@ function createPytestParser() {
         const id = separator === -1
             ? (0,normalise/* normalisePath */.qb)(rawId)
             : (0,normalise/* normalisePath */.qb)(rawId.slice(0, separator)) + rawId.slice(separator);
-        results.push({ id, isError, line });
+        results.push(section === undefined ? { id, isError, line } : { id, isError, line, section });
     }
     function openSection(line) {
         const header = SECTION.exec(line);
@@ -52506,6 +53220,7 @@ function createPytestParser() {
             return false;
         closeSection();
         section = { title: (header[1] ?? '').trim(), captured: false, line };
+        details.open(section.title);
         return true;
     }
     /** Reads a line inside a section; false when the line ends it (it is then read afresh). */
@@ -52518,6 +53233,7 @@ function createPytestParser() {
         }
         if (CAPTURED.test(line)) {
             section.captured = true;
+            details.close();
             return true;
         }
         if (section.captured)
@@ -52527,6 +53243,8 @@ function createPytestParser() {
             if (place !== null)
                 section.file = (0,normalise/* normalisePath */.qb)(place[1] ?? place[2] ?? '');
         }
+        if (!SOURCE_CONTEXT.test(line))
+            details.add(line);
         const raised = RAISED_AT.exec(line);
         if (raised !== null)
             section.kindAt = raised[1];
@@ -52547,6 +53265,7 @@ function createPytestParser() {
                 sections.push({ title: section.title, file: section.file, line: section.line });
             }
         }
+        details.close();
         section = undefined;
     }
 }
@@ -52652,6 +53371,7 @@ function createFlake8Parser() {
  */
 
 
+
 const FAILURES = /^Failures:\s*$/;
 const rspec_ENTRY = /^ {2}(\d+)\) (\S.{0,1000}?)\s*$/;
 const FAILURE_ERROR = /^\s+Failure\/Error:/;
@@ -52678,30 +53398,50 @@ function createRspecParser() {
     let inFailures = false;
     let current;
     let budget = 0;
+    /** Per example (its description), per file that failed to load: the lines of its report. */
+    const details = new signature_details/* FailureDetails */.b3();
     /** A spec file that failed to load, waiting for the class of what it raised. */
     let loading;
-    const loadErrors = new FindingSet();
+    /** After a load error's class: its message and backtrace, up to the run's end. */
+    let loadReport = false;
+    const loadErrors = new FindingSet(details);
     return {
         tool: 'rspec',
         push(line) {
+            if (loadReport) {
+                loadReport = !END_OF_FAILURES.test(line) && !LOAD_ERROR.test(line) && !FAILURES.test(line);
+                if (loadReport && details.add(line))
+                    return true;
+                loadReport = false;
+                details.close();
+            }
             if (loading !== undefined) {
+                const { file } = loading;
                 const type = LOAD_ERROR_CLASS.exec(line);
                 if (type !== null) {
-                    const id = `${loading.file}>(load)`;
-                    loadErrors.add((0,normalise/* buildKey */.sI)('rspec', id, lastSegment(type[1] ?? '')), loading.line);
+                    const id = `${file}>(load)`;
+                    loadErrors.add((0,normalise/* buildKey */.sI)('rspec', id, lastSegment(type[1] ?? '')), loading.line, false, file);
                     loading = undefined;
+                    details.add(line);
+                    loadReport = true;
+                    return true;
                 }
                 else if (LOAD_ERROR.test(line) || ++loading.lines > LOAD_ERROR_LINES) {
-                    loadErrors.add((0,normalise/* buildKey */.sI)('rspec', `${loading.file}>(load)`), loading.line);
+                    loadErrors.add((0,normalise/* buildKey */.sI)('rspec', `${file}>(load)`), loading.line, false, file);
                     loading = undefined;
+                    details.close();
                 }
-                else
+                else {
+                    details.add(line);
                     return true;
+                }
             }
             if (line.charCodeAt(0) === 65 && line.startsWith('An error occurred while loading ')) {
                 const load = LOAD_ERROR.exec(line);
                 if (load !== null) {
                     loading = { file: (0,normalise/* normalisePath */.qb)(load[1] ?? ''), line, lines: 0 };
+                    // Named by the file: an example's window is named by its description, never a path.
+                    details.open(loading.file, line);
                     return true;
                 }
             }
@@ -52724,6 +53464,7 @@ function createRspecParser() {
             if (END_OF_FAILURES.test(line) || --budget < 0) {
                 inFailures = false;
                 current = undefined;
+                details.close();
                 return false;
             }
             const entry = rspec_ENTRY.exec(line);
@@ -52731,11 +53472,13 @@ function createRspecParser() {
                 current = { description: entry[2] ?? '', line, afterFailureLine: false };
                 if (examples.length < 1000)
                     examples.push(current);
+                details.open(current.description);
                 budget = rspec_MAX_LINES_PER_FAILURE;
                 return true;
             }
             if (current === undefined)
                 return true;
+            details.add(line);
             if (FAILURE_ERROR.test(line)) {
                 current.afterFailureLine = true;
                 return true;
@@ -52755,15 +53498,14 @@ function createRspecParser() {
         },
         finish() {
             if (loading !== undefined)
-                loadErrors.add((0,normalise/* buildKey */.sI)('rspec', `${loading.file}>(load)`), loading.line);
+                loadErrors.add((0,normalise/* buildKey */.sI)('rspec', `${loading.file}>(load)`), loading.line, false, loading.file);
             loading = undefined;
-            const findings = new FindingSet();
-            for (const { key, line } of loadErrors.list())
-                findings.add(key, line);
+            const findings = new FindingSet(details);
             const kinds = new Map(examples.map((example) => [example.description, example.kind]));
             const listedDescriptions = new Set();
             for (const { file, description, line } of listed) {
-                findings.add((0,normalise/* buildKey */.sI)('rspec', `${file}>${description}`, kinds.get(description)), line);
+                const key = (0,normalise/* buildKey */.sI)('rspec', `${file}>${description}`, kinds.get(description));
+                findings.add(key, line, false, description);
                 listedDescriptions.add(description);
             }
             for (const example of examples) {
@@ -52772,9 +53514,9 @@ function createRspecParser() {
                 const id = example.file === undefined
                     ? example.description
                     : `${example.file}>${example.description}`;
-                findings.add((0,normalise/* buildKey */.sI)('rspec', id, example.kind), example.line);
+                findings.add((0,normalise/* buildKey */.sI)('rspec', id, example.kind), example.line, false, example.description);
             }
-            return findings.list();
+            return [...loadErrors.list(), ...findings.list()];
         }
     };
 }
@@ -52844,6 +53586,7 @@ function decodeCommandText(text) {
  */
 
 
+
 const BLOCK_START = /^(error|warning)(?:\[(E\d{4})\])?: (.*)$/;
 const rust_LOCATION = /^\s*--> ((?:[A-Za-z]:)?[^:]{1,1000}):\d+:\d+\s*$/;
 const SHORT = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.rs):\d+:\d+: error(?:\[(E\d{4})\])?: (.*)$/;
@@ -52869,7 +53612,7 @@ function createRustReader(emit) {
             if (start !== null) {
                 close();
                 if (start[1] === 'error')
-                    block = { code: start[2], message: start[3] ?? '', line };
+                    block = { code: start[2], message: start[3] ?? '', line, lines: [line] };
                 else
                     ignoring = true;
                 return true;
@@ -52887,7 +53630,7 @@ function createRustReader(emit) {
             if (short !== null) {
                 // The short form appends the labels (`: expected \`u32\`…`, `: help: …`) to the message.
                 const message = (short[3] ?? '').split(': ', 1)[0] ?? '';
-                emit({ code: short[2], message, path: (0,normalise/* normalisePath */.qb)(short[1] ?? ''), line });
+                emit({ code: short[2], message, path: (0,normalise/* normalisePath */.qb)(short[1] ?? ''), line, lines: [line] });
             }
             return false;
         }
@@ -52895,6 +53638,8 @@ function createRustReader(emit) {
             close();
             return false;
         }
+        if (block.lines.length < signature_details/* DETAIL_LIMITS */.jt.lines)
+            block.lines.push(line);
         if (block.path === undefined && line.indexOf('--> ') !== -1) {
             const location = rust_LOCATION.exec(line);
             if (location !== null)
@@ -52906,14 +53651,19 @@ function createRustReader(emit) {
     return [read, close];
 }
 function createRustcParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     const [read, end] = createRustReader((d) => {
-        if (d.code !== undefined) {
-            findings.add((0,normalise/* buildKey */.sI)('rustc', d.code, (0,normalise/* firstQuotedSymbol */.Ju)(d.message), d.path), d.line);
-        }
-        else if (d.path !== undefined) {
-            findings.add((0,normalise/* buildKey */.sI)('rustc', (0,normalise/* maskMessage */.I1)(d.message, 80), d.path), d.line);
-        }
+        const key = d.code !== undefined
+            ? (0,normalise/* buildKey */.sI)('rustc', d.code, (0,normalise/* firstQuotedSymbol */.Ju)(d.message), d.path)
+            : d.path !== undefined
+                ? (0,normalise/* buildKey */.sI)('rustc', (0,normalise/* maskMessage */.I1)(d.message, 80), d.path)
+                : undefined;
+        if (key === undefined || findings.has(key))
+            return;
+        details.open(key, ...d.lines);
+        details.close();
+        findings.add(key, d.line);
     });
     return {
         tool: 'rustc',
@@ -52943,6 +53693,7 @@ function createRustcParser() {
  */
 
 
+
 /** `[ERROR] `, `Error: ` on GitHub, or nothing (Surefire before 2.13 printed no level). */
 const PREFIX = String.raw `^(?:(?:\[ERROR\]|Error:)\s+)?`;
 const TEST_LINE = new RegExp(`${PREFIX}(\\S.{0,1000}?)\\s+(?:-+\\s+)?Time elapsed:.*<<< (FAILURE|ERROR)!`);
@@ -52960,6 +53711,8 @@ const surefireGrepPatterns = [
     '<<< (FAILURE|ERROR)!',
     '^(\\[ERROR\\]|Error:) +(Failures|Errors): *$'
 ];
+/** A line after a test's exception and frames: a blank, or Maven's next `[INFO]`/`[ERROR]` line. */
+const DETAILS_END = /^(?:\s*$|\[[A-Z]+\]|(?:Error|Warning):\s)/;
 function createSurefireParser() {
     const tests = [];
     const summary = [];
@@ -52981,14 +53734,26 @@ function createSurefireParser() {
             summary.push({ cls, method, line: text, kind });
         return true;
     }
+    /** Per test: its exception and stack frames, the lines after its `<<< FAILURE!` line. */
+    const details = new signature_details/* FailureDetails */.b3();
     return {
         tool: 'surefire',
         push(line) {
+            if (details.collecting) {
+                if (!DETAILS_END.test(line) && details.add(line)) {
+                    if (awaitingException === undefined)
+                        return true;
+                }
+                else
+                    details.close();
+            }
             if (awaitingException !== undefined) {
                 const kind = (0,normalise/* failureKind */.zU)(line);
                 if (kind !== undefined)
                     awaitingException.kind = shortTypeName(kind);
                 awaitingException = undefined;
+                if (details.collecting)
+                    return true;
             }
             if (section !== undefined) {
                 const entry = SUMMARY_ENTRY.exec(line);
@@ -53038,19 +53803,21 @@ function createSurefireParser() {
             const id = test[1] ?? '';
             const old = OLD_ID.exec(id);
             const [cls, method] = old !== null ? [old[2] ?? '', old[1] ?? ''] : splitId(id);
-            const named = { cls: simpleName(cls), method, line };
+            const named = { cls: simpleName(cls), method, line, detailsId: String(tests.length) };
             if (tests.length < 1000)
                 tests.push(named);
+            details.open(String(tests.length - 1));
             awaitingException = named;
             return true;
         },
         finish() {
             oldSection = undefined;
-            const findings = new FindingSet();
+            const findings = new FindingSet(details);
             const namedClasses = new Set();
             const namedTests = new Set();
             for (const test of tests) {
-                findings.add((0,normalise/* buildKey */.sI)('surefire', `${test.cls}.${test.method}`, test.kind), test.line);
+                const key = (0,normalise/* buildKey */.sI)('surefire', `${test.cls}.${test.method}`, test.kind);
+                findings.add(key, test.line, false, test.detailsId);
                 namedClasses.add(test.cls);
                 namedTests.add(`${test.cls}.${withoutParameters(test.method)}`);
             }
@@ -53105,6 +53872,7 @@ function shortTypeName(type) {
  */
 
 
+
 const tsc_DIAGNOSTIC = /^\s{0,40}(?:\d{1,4}>\s?)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?)(?:\((\d+),(\d+)\):\s+|:(\d+):(\d+)\s+-\s+)error\s+TS(\d+)\s*:\s*(.*)$/;
 /**
  * A webpack loader's or checker's place line; the code and message follow on the next line.
@@ -53122,7 +53890,9 @@ const tscGrepPatterns = [
     '^\\s*(\\([0-9]+,[0-9]+\\): error )?TS[0-9]+:'
 ];
 function createTscParser() {
-    const findings = new FindingSet();
+    /** A loader's diagnostic is two lines: the place, then the code and message. */
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     /** A loader's place line waiting for its code line. */
     let place;
     return {
@@ -53132,7 +53902,11 @@ function createTscParser() {
                 const code = LOADER_CODE.exec(line);
                 if (code !== null) {
                     const message = code[2] ?? '';
-                    findings.add((0,normalise/* buildKey */.sI)('tsc', `TS${code[1]}`, (0,normalise/* firstQuotedSymbol */.Ju)(message), place.path), place.line);
+                    const key = (0,normalise/* buildKey */.sI)('tsc', `TS${code[1]}`, (0,normalise/* firstQuotedSymbol */.Ju)(message), place.path);
+                    if (!findings.has(key))
+                        details.open(key, place.line, line);
+                    details.close();
+                    findings.add(key, place.line);
                     place = undefined;
                     return false;
                 }
@@ -53172,22 +53946,30 @@ function createTscParser() {
  */
 
 
+
 const PROJECT_PREFIX = /^\|([^|]{1,100})\|\s+/;
 const SUITE_LINE = /^(\S+)\s+\[\s.*\s\]$/;
 const vitestGrepPatterns = ['^\\s*FAIL\\s+.* > ', '^\\s*FAIL\\s+.*\\[ .* \\]$'];
+/** Lines that end a failure's block: the `⎯⎯⎯[1/2]⎯` rule, the next failure, the totals. */
+const vitest_BLOCK_END = /^\s*(?:⎯|FAIL |Test Files |Tests )/;
 function createVitestParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let failedSuite;
     /** A failed test whose error line comes next. */
     let failedTest;
     return {
         tool: 'vitest',
         push(line) {
+            const ended = details.collecting && vitest_BLOCK_END.test(line);
+            if (ended)
+                details.close();
             if (failedTest !== undefined) {
                 const text = line.trim();
                 if (text === '')
                     return true;
-                findings.add((0,normalise/* buildKey */.sI)('vitest', failedTest.id, (0,normalise/* failureKind */.zU)(text)), failedTest.line);
+                const id = failedTest.id;
+                findings.add((0,normalise/* buildKey */.sI)('vitest', id, (0,normalise/* failureKind */.zU)(text)), failedTest.line, false, id);
                 failedTest = undefined;
             }
             if (failedSuite !== undefined) {
@@ -53195,10 +53977,12 @@ function createVitestParser() {
                 if (text === '')
                     return true;
                 const reason = (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(text), 60);
-                findings.add((0,normalise/* buildKey */.sI)('vitest', `${failedSuite.path}>(suite)`, reason), failedSuite.line);
+                const id = `${failedSuite.path}>(suite)`;
+                findings.add((0,normalise/* buildKey */.sI)('vitest', id, reason), failedSuite.line, false, id);
                 failedSuite = undefined;
-                return false;
             }
+            if (!ended && details.add(line))
+                return true;
             const first = line.charCodeAt(0);
             if (first !== 32 && first !== 70)
                 return; // ' ', 'F'
@@ -53217,17 +54001,19 @@ function createVitestParser() {
                 const path = (0,normalise/* normalisePath */.qb)(rest.slice(0, separator));
                 const title = (0,normalise/* stripTrailingDuration */.DP)(rest.slice(separator + 3));
                 failedTest = { id: `${project}${path}>${title}`, line };
+                details.open(failedTest.id);
                 return true;
             }
             const suite = SUITE_LINE.exec(rest);
             if (suite === null)
                 return false;
             failedSuite = { path: `${project}${(0,normalise/* normalisePath */.qb)(suite[1] ?? '')}`, line };
+            details.open(`${failedSuite.path}>(suite)`);
             return true;
         },
         finish() {
             if (failedTest !== undefined)
-                findings.add((0,normalise/* buildKey */.sI)('vitest', failedTest.id), failedTest.line);
+                findings.add((0,normalise/* buildKey */.sI)('vitest', failedTest.id), failedTest.line, false, failedTest.id);
             failedTest = undefined;
             return findings.list();
         }
@@ -53240,15 +54026,20 @@ function createVitestParser() {
  * `src/a.ts:2:22 lint/suspicious/noExplicitAny  FIXABLE  ━━━━` (`src/a.ts format ━━━━` for
  * formatting, `assist/source/organizeImports` for import order), and the next line says its
  * severity: `×` an error, `!` a warning, `i` information; only errors fail a run.
- * Key: `biome:<category>:<path>`.
+ * Key: `biome:<category>:<path>`. Details: an error's header, message, code frame and notes,
+ * up to the next header or the run's `Checked N files` line.
  */
+
 
 
 const HEADER = /^((?:[A-Za-z]:)?[^\s:]{1,1000}?)(?::\d+:\d+)? ([a-z][\w-]{0,60}(?:\/[\w-]{1,100}){0,3})(?:\s+FIXABLE)?\s+━{3,}\s*$/;
 const SEVERITY = /^\s+([×✖!i⚠ℹ]) /;
+/** The run's closing lines, after the last diagnostic. */
+const RUN_END = /^(?:Checked|Found) \d+ /;
 const biomeGrepPatterns = ['^[^ :]+(:[0-9]+:[0-9]+)? [a-z][a-zA-Z/-]*( +FIXABLE)? +━━━'];
 function createBiomeParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     /** A diagnostic's header waiting for its severity line. */
     let pending;
     return {
@@ -53260,11 +54051,21 @@ function createBiomeParser() {
                 const severity = SEVERITY.exec(line);
                 if (severity !== null && (severity[1] === '×' || severity[1] === '✖')) {
                     findings.add(pending.key, pending.line);
+                    details.open(pending.key, pending.line, line);
+                    pending = undefined;
+                    return true;
                 }
                 pending = undefined;
             }
-            if (line.indexOf('━━━') === -1)
+            if (line.indexOf('━━━') === -1) {
+                if (!details.collecting)
+                    return false;
+                if (!RUN_END.test(line) && details.add(line))
+                    return true;
+                details.close();
                 return false;
+            }
+            details.close();
             const header = HEADER.exec(line);
             if (header === null)
                 return false;
@@ -53282,8 +54083,13 @@ function createBiomeParser() {
  * reader removes); a failed test ends with `(fail) describe > test [0.44ms]` (older releases:
  * `✗ test [0.44ms]`) after its error and stack. Without a path line the file comes from the
  * stack's frame in a test file (`at <anonymous> (/…/src/a.test.ts:3:38)`).
- * Key: `bun:<path>><describe > test>`.
+ * Key: `bun:<path>><describe > test>`. Details: what bun printed between the previous result
+ * line and the failed test's (code frame, error, expected and received, stack), read from a
+ * file's path line to the run's `Ran N tests` line in a run whose banner was seen (a path line
+ * alone, in another tool's output, never makes the parser read every line); the `::error`
+ * annotation repeating it is left out.
  */
+
 
 
 const FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/;
@@ -53291,11 +54097,26 @@ const FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/;
 const RESULT = /^\((?:pass|fail|skip|todo)\) |^[✓✗] /;
 /** `bun test v1.4.5 (a7733435c)`: the run's banner (other tools print `✗` lines too). */
 const bun_BANNER = /^bun test v\d/;
+/** `Ran 2 tests across 1 file. [9.00ms]`: the run's last line. */
+const RAN = /^Ran \d+ tests? across /;
+/** The workflow command bun adds on GitHub Actions, the error again with `%0A` for newlines. */
+const ANNOTATION = /^::error /;
 /** A stack frame in a test file: `at x (/abs/src/a.test.ts:3:38)` or `at /abs/a.spec.ts:3:2`. */
 const bun_TEST_FRAME = /^\s+at (?:.{0,500}? \()?((?:file:\/\/)?[^\s()]{1,500}[._-](?:test|spec)\.[cm]?[jt]sx?):\d+:\d+\)?\s*$/;
-const bunGrepPatterns = ['^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$', '^(\\(fail\\)|✗) '];
+const bunGrepPatterns = [
+    '^bun test v[0-9]',
+    '^(::group::)?[^ :]+\\.[cm]?[jt]sx?:\\s*$',
+    '^(\\(fail\\)|✗) '
+];
 function createBunParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    /** The run's banner was seen: a path line is surely bun's, and its lines are read. */
+    let banner = false;
+    /** Between a file's path line (after the banner) and the run's end: lines go to the pending window. */
+    let reading = false;
+    /** The window of the test whose result line comes next; a passed test's is dropped. */
+    let pending = '0';
     let file;
     /** A bun run was seen (its banner or a file's path line): `✗` lines are bun's. */
     let bunRun = false;
@@ -53305,39 +54126,65 @@ function createBunParser() {
         tool: 'bun',
         push(line) {
             const first = line.charCodeAt(0);
+            if (reading && first === 82 && RAN.test(line)) {
+                reading = false;
+                details.close();
+                return false;
+            }
             // Results start with `(` or `✗`, paths end with `:`, frames hold `at `.
             if (first !== 40 &&
                 first !== 10007 &&
                 first !== 98 &&
                 !line.trimEnd().endsWith(':') &&
                 line.indexOf('at ') === -1) {
-                return;
+                return keep(line);
             }
             if (bun_BANNER.test(line))
-                bunRun = true;
+                bunRun = banner = true;
             const header = FILE_HEADER.exec(line);
             if (header !== null) {
                 bunRun = true;
                 file = (0,normalise/* normalisePath */.qb)(header[1] ?? '');
                 frameFile = undefined;
-                return;
+                reading = banner;
+                restart();
+                return reading;
             }
             const frame = bun_TEST_FRAME.exec(line);
             if (frame !== null) {
                 frameFile = (0,normalise/* normalisePath */.qb)(frame[1] ?? '');
-                return;
+                return keep(line);
             }
             const failed = FAILED.exec(line);
             if (failed !== null && (bunRun || line.startsWith('('))) {
                 const path = file ?? frameFile;
                 const name = (0,normalise/* stripTrailingDuration */.DP)(failed[1] ?? '');
-                findings.add((0,normalise/* buildKey */.sI)('bun', path === undefined ? name : `${path}>${name}`), line);
+                findings.add((0,normalise/* buildKey */.sI)('bun', path === undefined ? name : `${path}>${name}`), line, false, pending);
+                pending = String(Number(pending) + 1);
+                details.open(pending);
             }
-            if (RESULT.test(line))
-                frameFile = undefined;
+            else if (RESULT.test(line))
+                restart();
+            else
+                return keep(line);
+            frameFile = undefined;
+            return reading;
         },
         finish: () => findings.list()
     };
+    /** Adds a line to the pending window while a run is read; true then (the parser wants more). */
+    function keep(line) {
+        if (!reading)
+            return false;
+        if (!ANNOTATION.test(line))
+            details.add(line);
+        return true;
+    }
+    /** A test passed (or a file began): the pending window starts again empty. */
+    function restart() {
+        details.drop(pending);
+        details.open(pending);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/ctest.ts
@@ -53388,8 +54235,10 @@ function createCtestParser() {
  * (a step indented under its test, the test then failing `(due to 1 failed step)`), and the
  * ERRORS and FAILURES sections name each failure as `name => ./a_test.ts:2:6` (a step as
  * `test ... step => …`).
- * Key: `deno:<file>><test > step>`.
+ * Key: `deno:<file>><test > step>`. Details: the lines under the failure's name in the ERRORS
+ * report (the error, the code frame, the stack).
  */
+
 
 
 const deno_RUNNING = /^running \d+ tests? from (\S{1,1000})\s*$/;
@@ -53405,7 +54254,8 @@ const denoGrepPatterns = [
     '^running [0-9]+ tests? from '
 ];
 function createDenoParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let file;
     /** The open tests and steps of the progress lines, by depth. */
     let open = [];
@@ -53430,16 +54280,24 @@ function createDenoParser() {
             const place = deno_PLACE.exec(line);
             if (place !== null) {
                 const name = (place[1] ?? '').split(' ... ').join(' > ');
-                findings.add((0,normalise/* buildKey */.sI)('deno', `${(0,normalise/* normalisePath */.qb)(place[2] ?? '')}>${name}`), line);
+                const key = (0,normalise/* buildKey */.sI)('deno', `${(0,normalise/* normalisePath */.qb)(place[2] ?? '')}>${name}`);
+                findings.add(key, line);
+                // The FAILURES report names it again: its first window (under ERRORS) is kept.
+                details.open(key);
                 return true;
             }
             if (REPORT.test(line)) {
                 file = undefined;
                 report = true;
+                details.close();
                 return true;
             }
             if (report) {
                 report = !deno_RESULT.test(line);
+                if (report)
+                    details.add(line);
+                else
+                    details.close();
                 return report;
             }
             if (file === undefined)
@@ -53469,18 +54327,27 @@ function createDenoParser() {
  * `next build`'s type check (and its lint step's TypeScript errors): after `Failed to compile.`
  * (`Failed to type check.` since Next.js 16) comes the place alone on a line, `./app/page.tsx:3:5`,
  * then `Type error: <message>` and a code frame. Next.js prints no TS code.
- * Key: `next:<masked message>:<path>`.
+ * Key: `next:<masked message>:<path>`. Details: the place, the message and the code frame.
  */
+
 
 
 const next_PLACE = /^\s*((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\d+:\d+\s*$/;
 const TYPE_ERROR = /^\s*Type error: (.{1,2000})$/;
+/** A line of the code frame under the message: `> 2 |   const total…`, `    |   ^`. */
+const FRAME_LINE = /^\s*(?:>\s*)?\d*\s*\|/;
 const nextGrepPatterns = ['^\\s*Type error: '];
 function createNextParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     return {
         tool: 'next',
         push(line, previous) {
+            if (details.collecting) {
+                if ((line.trim() === '' || FRAME_LINE.test(line)) && details.add(line))
+                    return true;
+                details.close();
+            }
             if (line.indexOf('Type error: ') === -1)
                 return;
             const error = TYPE_ERROR.exec(line);
@@ -53489,7 +54356,10 @@ function createNextParser() {
             const place = next_PLACE.exec(previous);
             if (place === null)
                 return;
-            findings.add((0,normalise/* buildKey */.sI)('next', (0,normalise/* maskMessage */.I1)(error[1] ?? ''), (0,normalise/* normalisePath */.qb)(place[1] ?? '')), line);
+            const key = (0,normalise/* buildKey */.sI)('next', (0,normalise/* maskMessage */.I1)(error[1] ?? ''), (0,normalise/* normalisePath */.qb)(place[1] ?? ''));
+            findings.add(key, line);
+            details.open(key, previous, line);
+            return true;
         },
         finish: () => findings.list()
     };
@@ -53504,8 +54374,10 @@ function createNextParser() {
  * retry: not a failure). The line reporter overwrites its progress on one line, so a header may
  * follow other text on its line.
  * Key: `playwright:<file>><suite > title>`; the project and line are left out, as is the kind
- * (the closing lists, which a cut log may hold alone, say nothing of the error).
+ * (the closing lists, which a cut log may hold alone, say nothing of the error). Details: the
+ * lines of the test's numbered block (error, expected and received, code frame, stack).
  */
+
 
 
 const TITLE = String.raw `(?:\[[^\]]{1,200}\] › )?([^\s›]{1,500}?):\d+:\d+ › (.{1,2000}?)(?: \(retry #\d+\))?\s*(?:[─=]{3,}.*)?$`;
@@ -53517,17 +54389,20 @@ const playwrightGrepPatterns = [
     '^\\s*[0-9]+ (failed|flaky)'
 ];
 function createPlaywrightParser() {
-    const failed = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const failed = new FindingSet(details);
     const flaky = new Set();
     /** The closing list being read: `failed` or `flaky`. */
     let list;
     return {
         tool: 'playwright',
         push(line) {
-            if (list === undefined && line.indexOf(') ') === -1 && line.indexOf(' f') === -1)
-                return false;
+            if (list === undefined && line.indexOf(') ') === -1 && line.indexOf(' f') === -1) {
+                return details.add(line);
+            }
             const count = COUNT.exec(line);
             if (count !== null) {
+                details.close();
                 list = count[1] === 'failed' || count[1] === 'flaky' ? count[1] : undefined;
                 return list !== undefined;
             }
@@ -53544,12 +54419,13 @@ function createPlaywrightParser() {
                     failed.add(key, line);
                 return true;
             }
-            if (line.indexOf(') ') === -1)
-                return false;
-            const header = playwright_HEADER.exec(line);
-            if (header !== null)
-                failed.add(keyOf(header), line);
-            return false;
+            const header = line.indexOf(') ') === -1 ? null : playwright_HEADER.exec(line);
+            if (header === null)
+                return details.add(line);
+            const key = keyOf(header);
+            failed.add(key, line);
+            details.open(key);
+            return true;
         },
         finish: () => failed.list().filter((finding) => !flaky.has(finding.key))
     };
@@ -53567,8 +54443,10 @@ function keyOf(match) {
  * `error: -[Module.Class testX] : …`), which a cut log may hold alone. Swift Testing prints
  * `✘ Test "name" recorded an issue at File.swift:12:5: …` and `✘ Test name() failed after …`.
  * Key: `swift:<Class.testX>` (the module dropped, so both platforms agree), or `swift:<name>`
- * for a Swift Testing test.
+ * for a Swift Testing test. Details: every assertion or issue line of the test (a test may
+ * fail several), each a diagnostic with its place and values.
  */
+
 
 
 const CASE_FAILED = /^Test Case '(?:-\[(?:\w+\.)?(\w+) (\w+)\]|(?:\w+\.)?(\w+)\.(\w+))' failed\b/;
@@ -53580,25 +54458,37 @@ const swiftGrepPatterns = [
     '^\\s*✘ Test .* (recorded an issue|failed)'
 ];
 function createSwiftParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     return {
         tool: 'swift',
         push(line) {
             if (line.indexOf('Test') === -1 && line.indexOf(': error: ') === -1)
                 return;
-            const xctest = CASE_FAILED.exec(line) ?? ASSERTION.exec(line);
+            const caseFailed = CASE_FAILED.exec(line);
+            const xctest = caseFailed ?? ASSERTION.exec(line);
             if (xctest !== null) {
                 const cls = xctest[1] ?? xctest[3] ?? '';
                 const method = xctest[2] ?? xctest[4] ?? '';
-                findings.add((0,normalise/* buildKey */.sI)('swift', `${cls}.${method}`), line);
+                add((0,normalise/* buildKey */.sI)('swift', `${cls}.${method}`), line, caseFailed === null);
                 return;
             }
             const testing = SWIFT_TESTING.exec(line);
-            if (testing !== null)
-                findings.add((0,normalise/* buildKey */.sI)('swift', testing[1] ?? testing[2]), line);
+            if (testing !== null) {
+                add((0,normalise/* buildKey */.sI)('swift', testing[1] ?? testing[2]), line, line.includes(' recorded an issue'));
+            }
         },
         finish: () => findings.list()
     };
+    /** Adds the finding; an assertion or issue line also goes to the test's details. */
+    function add(key, line, issue) {
+        findings.add(key, line);
+        if (!issue)
+            return;
+        details.resume(key);
+        details.add(line);
+        details.close();
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/unittest.ts
@@ -53609,8 +54499,9 @@ function createSwiftParser() {
  * method: `(pkg.module.Class.test_x)`; a subtest adds ` [msg] (i=1)`), a line of `-`, and the
  * traceback, whose last line names what was raised.
  * Key: `unittest:<pkg.module.Class.test_x>`, plus `:<kind>` for an ERROR (the test raised:
- * `:KeyError`; a FAIL is a failed assertion and has none).
+ * `:KeyError`; a FAIL is a failed assertion and has none). Details: the block's traceback.
  */
+
 
 
 const unittest_HEADER = /^(FAIL|ERROR): (\w{1,300}) \(([\w.]{1,500})\)(?: \[.{0,500}\])?(?: \(.{0,500}\))?\s*$/;
@@ -53619,8 +54510,9 @@ const RULE = /^(?:={20,}|-{20,})\s*$/;
 const MAX_BLOCK_LINES = 2000;
 const unittestGrepPatterns = ['^(FAIL|ERROR): [A-Za-z0-9_]+ \\([A-Za-z0-9_.]+\\)'];
 function createUnittestParser() {
-    const findings = new FindingSet();
-    /** An ERROR block whose traceback is being read for the raised type. */
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    /** A block whose traceback is being read: its details, and for an ERROR the raised type. */
     let block;
     return {
         tool: 'unittest',
@@ -53639,6 +54531,7 @@ function createUnittestParser() {
                     block.lines += 1;
                     if (line.trim() !== '' && line.charCodeAt(0) !== 32)
                         block.last = line;
+                    details.add(line);
                     if (block.lines < MAX_BLOCK_LINES)
                         return true;
                     close();
@@ -53654,11 +54547,8 @@ function createUnittestParser() {
             const method = header[2] ?? '';
             const path = header[3] ?? '';
             const id = path.endsWith(`.${method}`) ? path : `${path}.${method}`;
-            if (header[1] === 'FAIL') {
-                findings.add((0,normalise/* buildKey */.sI)('unittest', id), line);
-                return false;
-            }
-            block = { id, line, last: '', rules: 0, lines: 0 };
+            block = { id, line, error: header[1] === 'ERROR', last: '', rules: 0, lines: 0 };
+            details.open(id);
             return true;
         },
         finish() {
@@ -53669,8 +54559,9 @@ function createUnittestParser() {
     function close() {
         if (block === undefined)
             return;
-        const kind = block.last === '' ? undefined : (0,normalise/* failureKind */.zU)(block.last);
-        findings.add((0,normalise/* buildKey */.sI)('unittest', block.id, kind), block.line);
+        const kind = !block.error || block.last === '' ? undefined : (0,normalise/* failureKind */.zU)(block.last);
+        findings.add((0,normalise/* buildKey */.sI)('unittest', block.id, kind), block.line, false, block.id);
+        details.close();
         block = undefined;
     }
 }
@@ -53681,24 +54572,34 @@ function createUnittestParser() {
  * resolve import "pkg" from "src/a.ts".` (Rolldown since vite 7), as a warning and again as the
  * error. Any other failure follows `error during build:` (after vite 7's `Build failed with 1
  * error:`), as `[plugin] message` or `Error: message`.
- * Key: `vite:cannot resolve:<import>`, else `vite:<plugin>:<masked message>`.
+ * Key: `vite:cannot resolve:<import>`, else `vite:<plugin>:<masked message>`. Details: the
+ * error's lines (message, code frame) up to its stack, which is vite's own.
  */
+
 
 
 const UNRESOLVED = /(?:Rollup|Rolldown) failed to resolve import "([^"]{1,500})"/;
 const DURING_BUILD = /^error during build:\s*$/;
 const SKIPPED = /^(?:Build failed with \d+ errors?:)?\s*$/;
+/** A blank line, the first frame of the error's stack, or the end of the error object vite prints. */
+const STACK = /^\s+at |^\}?\s*$/;
 const PLUGIN_ERROR = /^(?:[A-Z]\w{0,40}: )?\[([\w:@/.-]{1,100})\] (.{1,2000})$/;
 const viteGrepPatterns = [
     '(Rollup|Rolldown) failed to resolve import',
     '^error during build:'
 ];
 function createViteParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
     let afterBuildError = false;
     return {
         tool: 'vite',
         push(line) {
+            if (details.collecting) {
+                if (!STACK.test(line) && details.add(line))
+                    return true;
+                details.close();
+            }
             if (!afterBuildError &&
                 line.indexOf(' to resolve import') === -1 &&
                 line.indexOf('during build') === -1) {
@@ -53706,9 +54607,11 @@ function createViteParser() {
             }
             const unresolved = UNRESOLVED.exec(line);
             if (unresolved !== null) {
-                findings.add((0,normalise/* buildKey */.sI)('vite', 'cannot resolve', unresolved[1]), line);
+                const key = (0,normalise/* buildKey */.sI)('vite', 'cannot resolve', unresolved[1]);
+                findings.add(key, line);
+                details.open(key, line);
                 afterBuildError = false;
-                return;
+                return true;
             }
             if (DURING_BUILD.test(line)) {
                 afterBuildError = true;
@@ -53721,7 +54624,10 @@ function createViteParser() {
             afterBuildError = false;
             const plugin = PLUGIN_ERROR.exec(line.trim());
             const message = plugin !== null ? (plugin[2] ?? '') : line.trim();
-            findings.add((0,normalise/* buildKey */.sI)('vite', plugin?.[1], (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(message), 80)), line);
+            const key = (0,normalise/* buildKey */.sI)('vite', plugin?.[1], (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)(message), 80));
+            findings.add(key, line);
+            details.open(key, line);
+            return true;
         },
         finish: () => findings.list()
     };
@@ -53924,12 +54830,14 @@ const PARSERS = [
     {
         tool: 'bun',
         create: createBunParser,
-        // The result line, a file's path line (`src/a.test.ts:`) and a stack frame in a test file;
-        // never a PASS line or a file named in passing.
+        // The result line, a file's path line (`src/a.test.ts:`), a stack frame in a test file and
+        // the run's banner (details are read only after it); never a PASS line or a file named in
+        // passing.
         triggers: {
             lineStart: [
                 '\\(fail\\) ',
                 '✗',
+                'bun test v\\d',
                 `${PATH_START}\\.[cm]?[jt]sx?:[ \\t\\r]*(?:\\n|$)`,
                 '::group::',
                 'at .{0,500}?[._](?:test|spec)\\.[cm]?[jt]sx?:\\d'
@@ -54030,6 +54938,7 @@ function grepEquivalentPatterns() {
  * 3. else the first line that reads as an error in the step that failed, masked: `error:<text>`;
  * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
  */
+
 
 
 
@@ -54244,19 +55153,31 @@ class Extraction {
             }
         }
         if (primary.size > 0)
-            return [...primary.values()];
+            return withDetails([...primary.values()]);
         if (secondary.size > 0)
-            return [...secondary.values()];
+            return withDetails([...secondary.values()]);
         // In a job log, the error line must come from a step that failed; in raw output, the first.
         const fallback = this.exitCode === undefined ? this.firstErrorLine : this.failedStepErrorLine;
         if (fallback !== undefined)
-            return [fallback];
+            return withDetails([fallback]);
         if (this.exitCode !== undefined) {
             const key = (0,normalise/* buildKey */.sI)('gha', `exit code ${this.exitCode}`);
             return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }];
         }
         return [];
     }
+}
+/**
+ * Every finding with its details: a parser's window when it kept one, else the line that showed
+ * the failure (a compiler's or linter's diagnostic is its own detail), the checkout root removed.
+ */
+function withDetails(findings) {
+    return findings.map((finding) => {
+        if (finding.details !== undefined)
+            return finding;
+        const line = (0,signature_details/* detailLine */.mr)(finding.line);
+        return line === undefined || line.trim() === '' ? finding : { ...finding, details: [line] };
+    });
 }
 /**
  * The unknown-tool fallback's reading of a line: an error line that is neither a wrapper around
@@ -54562,15 +55483,19 @@ function failureKind(firstErrorLine) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   NE: () => (/* binding */ missingRequiredKey),
+/* harmony export */   vo: () => (/* binding */ missingRequiredChecks),
 /* harmony export */   yK: () => (/* binding */ signatureOf)
 /* harmony export */ });
 /* unused harmony exports SIGNATURE_SCHEME_VERSION, SHORT_SIGNATURE_MAX_LENGTH */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _normalise_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(176);
 /**
  * The failure signature (README: "Failure signatures"): the sorted, de-duplicated set of
  * failure keys, in full and in a one-line form of at most 160 characters.
  */
+
 
 /**
  * Version of the key and signature scheme, part of every signature hash. Raise it whenever a
@@ -54583,6 +55508,17 @@ const SIGNATURE_SCHEME_VERSION = 2;
 /** The one-line form never exceeds this many characters. */
 const SHORT_SIGNATURE_MAX_LENGTH = 160;
 const SEPARATOR = '; ';
+/** The first segment of the key of a required check that never reported (SPEC §3). */
+const MISSING_REQUIRED = 'required-missing';
+/** The key of a required check that never reported: `required-missing:<name>`. */
+function missingRequiredKey(name) {
+    return (0,_normalise_js__WEBPACK_IMPORTED_MODULE_1__/* .buildKey */ .sI)(MISSING_REQUIRED, name);
+}
+/** The names of the required checks that never reported, from a signature's keys. */
+function missingRequiredChecks(keys) {
+    const prefix = `${MISSING_REQUIRED}:`;
+    return keys.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+}
 function signatureOf(keys) {
     const sorted = [...new Set(keys)].sort(compareCodeUnits);
     const full = sorted.join(SEPARATOR);
@@ -55199,6 +56135,89 @@ class ContentsApiStore {
     async list() {
         return programsOf(await this.api.listDir(this.options.branch, this.dir));
     }
+}
+
+
+/***/ }),
+
+/***/ 6009:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Z: () => (/* binding */ renderFailureDetails)
+/* harmony export */ });
+/* harmony import */ var _text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9209);
+/**
+ * Failure details as markdown (README: "Failure details"), under one byte budget, for the fix
+ * brief, the failure summary and the pause comment alike: the first failures get their details
+ * in full before later ones get any; a failure that does not fit whole is cut at a line
+ * boundary; the failures left without details are counted (their keys are in the signature).
+ * Everything in them is untrusted CI text: fenced and sanitised (`../text/untrusted.js`).
+ *
+ * Pure.
+ */
+
+/** Fewer bytes than this left: no failure's details start (a heading and two lines need about this). */
+const MIN_ENTRY_BYTES = 120;
+const KEY_CHARS = 200;
+const CHECK_CHARS = 80;
+const utf8 = (text) => Buffer.byteLength(text, 'utf8');
+/**
+ * A fenced block whose lines cannot be read as a `## ` heading by the autoloop scheduler's
+ * cut of the state file (see state/text.ts): a line starting with `#` gets a blank before it.
+ */
+function fenced(lines, maxLines, text) {
+    return (0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .fence */ .EU)(lines.join('\n'), { ...text, maxLines, maxChars: 1_000_000 })
+        .split('\n')
+        .map((line) => (line.startsWith('#') ? ` ${line}` : line))
+        .join('\n');
+}
+function heading(detail, text) {
+    return `${(0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(detail.key, KEY_CHARS, text)} (${(0,_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(detail.check, CHECK_CHARS, text)})`;
+}
+/**
+ * The details as markdown lines, at most `maxBytes` UTF-8 bytes joined with line breaks; none
+ * when there are none or not even the first failure's heading and a line fit.
+ */
+function renderFailureDetails(details, maxBytes, text = {}, 
+/** How many failures there are in all (some may have no details kept): the rest are counted. */
+failures = details.length) {
+    const shown = details.filter((detail) => detail.lines.length > 0);
+    if (shown.length === 0)
+        return [];
+    const title = '**Failure details** (as the tools printed them; untrusted CI output)';
+    const blocks = [];
+    let used = utf8(title);
+    let left = 0;
+    for (const [index, detail] of shown.entries()) {
+        const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - index - 1);
+        if (room < MIN_ENTRY_BYTES) {
+            left = shown.length - index;
+            break;
+        }
+        const head = heading(detail, text);
+        let block = `${head}\n\n${fenced(detail.lines, detail.lines.length, text)}`;
+        // Cut at a line boundary: fewer lines until it fits.
+        for (let lines = detail.lines.length - 1; utf8(block) > room && lines >= 1; lines -= 1)
+            block = `${head}\n\n${fenced(detail.lines, lines, text)}`;
+        if (utf8(block) > room) {
+            left = shown.length - index;
+            break;
+        }
+        blocks.push(block);
+        used += utf8(block) + 2;
+    }
+    if (blocks.length === 0)
+        return [];
+    left = Math.max(left, failures - blocks.length);
+    const lines = [title, '', ...blocks.join('\n\n').split('\n')];
+    if (left > 0)
+        lines.push('', `_${left} more failure${left === 1 ? '' : 's'} without details here (no room); every key is in the signature._`);
+    return lines;
+}
+/** Room kept for the closing note when failures are left. */
+function reserve(later) {
+    return later > 0 ? 110 : 0;
 }
 
 
