@@ -168,10 +168,12 @@ const EXPECTED: Record<string, string[]> = {
   // test's captured output, not this run's failure
   'pytest/nested-tool': ['pytest:tests/test_generated.py::test_generated_code_is_clean'],
   // Surefire: CartTest.addsShipping fails its assertion; CustomerTest throws a
-  // NullPointerException (named as Maven's summary shortens it); the class without its package,
-  // as the summary prints it
+  // NullPointerException (its simple class name, as JUnit and Gradle name it); the class without
+  // its package, as the summary prints it
   'maven-surefire/assertion': ['surefire:CartTest.addsShipping'],
-  'maven-surefire/exception': ['surefire:CustomerTest.labelsACustomerWithoutCity:NullPointer'],
+  'maven-surefire/exception': [
+    'surefire:CustomerTest.labelsACustomerWithoutCity:NullPointerException'
+  ],
   // "JUnit 4 Parameterized case shop.DiscountTableTest.discount[1: discount(99, 50) = 50] fails"
   'maven-surefire/parameterized': ['surefire:DiscountTableTest.discount[1: discount(99, 50) = 50]'],
   // Gradle: "shop.CartTest > addsShipping fails with java.lang.AssertionError"

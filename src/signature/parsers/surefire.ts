@@ -11,7 +11,9 @@
  * summary is `Failed tests:` and `Tests in error:` (no level), each entry `  method(com.x.FooTest)`
  * (2.19: `  FooTest.method:42 » NullPointer`), the first one sometimes on the header's line.
  * Key: `surefire:<class without package>.<method>`, plus `:<kind>` for a test in error: the
- * exception's type as the summary shortens it (`NullPointer` for `java.lang.NullPointerException`).
+ * exception's simple class name (`NullPointerException` for `java.lang.NullPointerException`),
+ * the kind every parser uses (see `failureKind`). A test named only in the summary keeps the
+ * summary's shortened type (`» NullPointer`), since the log holds nothing more.
  */
 import { buildKey, failureKind } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
@@ -87,7 +89,7 @@ export function createSurefireParser(): ToolParser {
       }
       if (awaitingException !== undefined) {
         const kind = failureKind(line)
-        if (kind !== undefined) awaitingException.kind = shortTypeName(kind)
+        if (kind !== undefined) awaitingException.kind = kind
         awaitingException = undefined
         if (details.collecting) return true
       }
@@ -182,10 +184,4 @@ function simpleName(cls: string): string {
 function withoutParameters(method: string): string {
   const cut = method.search(/[([]/)
   return cut === -1 ? method : method.slice(0, cut)
-}
-
-/** The type as Surefire's summary shortens it: `NullPointerException` → `NullPointer`. */
-function shortTypeName(type: string): string {
-  const short = type.replace(/(?:Exception|Error)$/, '')
-  return short === '' ? type : short
 }
