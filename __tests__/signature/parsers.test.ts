@@ -244,3 +244,14 @@ describe.each(Object.entries(EXPECTED))('%s', (id, keys) => {
     expect([...found].sort()).toEqual([...keys].sort())
   })
 })
+
+describe('Surefire, a log cut before its per-test lines', () => {
+  test('a test named only in the summary keeps the summary’s shortened type', () => {
+    // The same run as maven-surefire/exception from its `Results:` on: the summary prints the
+    // NullPointerException as `» NullPointer`, and nothing else names the type.
+    const whole = readCorpusFile('maven-surefire/exception/default.txt')
+    const cut = whole.slice(whole.indexOf('[INFO] Results:'))
+    const found = extractFailuresFromString(cut).findings.map((f) => f.key)
+    expect(found).toEqual(['surefire:CustomerTest.labelsACustomerWithoutCity:NullPointer'])
+  })
+})
