@@ -154,6 +154,25 @@ describe('cleanLine', () => {
     // A raw 0x9b byte decodes to U+FFFD; its parameters go with it.
     expect(cleanLine('\ufffd32mgreen\ufffd0m')).toBe('green')
   })
+
+  test("removes the Open Build Service's seconds, keeping the tool's own indentation", () => {
+    // Lines of https://github.com/astral-sh/ruff/issues/19966 and
+    // https://github.com/dask/dask/issues/9975 (fixtures quoted/pytest/obs-build-timer*)
+    expect(cleanLine('[   14s] >           ruff_check(example, ExamplesConfig())')).toBe(
+      '>           ruff_check(example, ExamplesConfig())'
+    )
+    expect(cleanLine('[   14s]     def test_ruff_offset():')).toBe('    def test_ruff_offset():')
+    expect(cleanLine('[   14s] ')).toBe('')
+    expect(cleanLine('[  260s]')).toBe('')
+    expect(
+      cleanLine(
+        '[  260s] FAILED dataframe/io/tests/test_parquet.py::test_select_filtered_column[fastparquet]'
+      )
+    ).toBe('FAILED dataframe/io/tests/test_parquet.py::test_select_filtered_column[fastparquet]')
+    // A bracket the tool prints itself stays: a duration with a fraction, text after the bracket.
+    expect(cleanLine('[   0.004s] shop::tests::adds')).toBe('[   0.004s] shop::tests::adds')
+    expect(cleanLine('[14s]elapsed')).toBe('[14s]elapsed')
+  })
 })
 
 describe('runnerMarker', () => {

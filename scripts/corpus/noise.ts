@@ -132,6 +132,13 @@ export const NOISE_VARIANTS: readonly NoiseVariant[] = [
     apply: (text) => prefixLines(text, (index) => `#12 ${(16.69 + index / 100).toFixed(2)} `)
   },
   {
+    name: 'obs-build-timer',
+    noise:
+      "the Open Build Service's seconds since the build began ([   14s] ): the tool ran in a package build",
+    apply: (text) =>
+      prefixLines(text, (index) => `[${String(14 + Math.floor(index / 9)).padStart(4)}s] `)
+  },
+  {
     name: 'gitlab-checkout',
     noise: 'another CI checkout root on Linux (/builds/shop/app)',
     apply: (text) => moveCheckout(text, '/builds/shop/app', '/')

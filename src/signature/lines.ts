@@ -169,11 +169,13 @@ export function cleanLine(raw: string): string {
  * (`#12 16.69 `: step number and seconds), a clock (`13:10:32 `, `[13:10:32.123] `, Jenkins'
  * timestamper), and a date and time in other forms than the runner's (`2026-07-28 13:10:32 `,
  * `[2026-07-28T13:10:32.123Z] `, GitLab's `2026-07-28T13:10:32.123456Z 00O `, whose time has the
- * runner's shape and goes first, leaving its stream mark `00O `). Exactly one
- * blank after the prefix goes, so the tool's own indentation stays. Also matches byte strings.
+ * runner's shape and goes first, leaving its stream mark `00O `), and the Open Build Service's
+ * seconds since the build began (`[   14s] `, `[  260s] `; a line with nothing after it keeps
+ * only the bracket when the blank was trimmed). Exactly one blank after the prefix goes, so the
+ * tool's own indentation stays. Also matches byte strings.
  */
 const FOREIGN_PREFIX =
-  /#\d{1,5} \d{1,6}\.\d{1,3} |\d\d[OE]\+? |\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?/y
+  /#\d{1,5} \d{1,6}\.\d{1,3} |\[ {0,6}\d{1,7}s\](?: |(?=[\r\n]|$))|\d\d[OE]\+? |\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?/y
 
 /** Length of the foreign prefixes (see FOREIGN_PREFIX) at `start` of `text`; 0 when there is none. */
 export function foreignPrefixLength(text: string, start: number): number {

@@ -7,7 +7,8 @@
  * The kind comes from the test's section of the FAILURES or ERRORS report (`____ test_x ____`):
  * the exception type of its last `tests/t.py:9: KeyError` line, else of its first `E   …` line.
  * A `Captured stdout call` (or stderr, log) part of a section is what the test printed: another
- * tool's failures there are not this run's.
+ * tool's failures there are not this run's, nor a whole pytest session the test ran (pytester,
+ * from its `test session starts` banner to its `N failed in 0.01s` one).
  * A paste of the FAILURES or ERRORS report alone (no summary, no result lines) names each test
  * only in its section's title: its file is then the first `tests/t.py:9: ` place in the section
  * (old py.test: `file /abs/tests/t.py, line 9`).
@@ -38,6 +39,9 @@ const PLACE = /^(?:(\S{1,1000}\.py):\d+:(?: |$)|file (\S{1,1000}\.py), line \d+$
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /
+/** The first and the last banner of a pytest session. */
+const SESSION_START = /^={3,} test session starts ={3,}$/
+const SESSION_END = /^={3,} .{0,500}\bin \d+(?:\.\d+)?s\b.{0,100} ={3,}$/
 /**
  * A section's lines kept as details: not the test's source around the failing line (indented
  * code) nor the `_ _ _` frame separators; the `>` line, the `E` lines, `path.py:9:` locations
@@ -67,6 +71,8 @@ interface Section {
   kindAt?: string
   firstE?: string
   captured: boolean
+  /** Inside a pytest session the test ran and printed. */
+  nested?: boolean
 }
 
 export function createPytestParser(): ToolParser {
@@ -155,6 +161,14 @@ export function createPytestParser(): ToolParser {
   /** Reads a line inside a section; false when the line ends it (it is then read afresh). */
   function readSection(line: string): boolean {
     if (section === undefined) return false
+    if (section.nested === true) {
+      if (SESSION_END.test(line)) section.nested = false
+      return true
+    }
+    if (section.captured && SESSION_START.test(line)) {
+      section.nested = true
+      return true
+    }
     if (BANNER.test(line) || SECTION.test(line)) {
       closeSection()
       return false
