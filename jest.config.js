@@ -25,7 +25,7 @@ const integration = [
   '<rootDir>/__tests__/hostile/**/*.test.ts',
   '<rootDir>/__tests__/concurrency/**/*.test.ts'
 ]
-// gh-aw's own runtime scripts around the bundle (README: "gh-aw conformance"): about two
+// gh-aw's own runtime scripts around the bundle (docs/gh-aw.md: "gh-aw conformance"): about two
 // minutes, so only `npm run test:conformance` runs it (GH_AW_CONFORMANCE=1).
 const conformance = ['<rootDir>/__tests__/conformance/**/*.test.ts']
 

@@ -1,11 +1,12 @@
 /**
- * action.yml, the input parser, the outputs and the README name the same inputs and outputs,
- * action.yml's defaults mean what the parser's own defaults mean, and the README's permission
- * tables grant what the doctor requires of each command.
+ * action.yml, the input parser, the outputs and docs/inputs-outputs.md name the same inputs and
+ * outputs, action.yml's defaults mean what the parser's own defaults mean, the permission tables
+ * (docs/gh-aw.md, the README's Security) grant what the doctor requires of each command, and every
+ * relative link in the README and docs/ reaches a file and, with `#`, a heading in it.
  */
 import { describe, expect, it } from '@jest/globals'
-import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { parse } from 'yaml'
 import { INPUT_NAMES, parseInputs } from '../src/inputs.js'
 import { OUTPUT_NAMES } from '../src/outputs.js'
@@ -17,10 +18,13 @@ const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
   outputs: Record<string, { description: string }>
   runs: { using: string; main: string }
 }
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
+const readme = read('README.md')
+const inputsOutputs = read('docs/inputs-outputs.md')
+const ghAw = read('docs/gh-aw.md')
 
-function readmeTableNames(heading: string): string[] {
-  const section = readme.split(`## ${heading}\n`)[1]?.split(/\n## /)[0] ?? ''
+function tableNames(page: string, heading: string): string[] {
+  const section = page.split(`\n## ${heading}\n`)[1]?.split(/\n## /)[0] ?? ''
   return [...section.matchAll(/^\| (`[^|]+) \|/gm)].flatMap((m) =>
     [...(m[1] ?? '').matchAll(/`([a-z-]+)`/g)].map((n) => n[1] ?? '')
   )
@@ -49,27 +53,27 @@ describe('documentation and interface agree', () => {
     expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' })
   })
 
-  it('the README documents every input and output', () => {
-    expect(readmeTableNames('Inputs').sort()).toEqual([...INPUT_NAMES].sort())
-    expect(readmeTableNames('Outputs').sort()).toEqual([...OUTPUT_NAMES].sort())
+  it('docs/inputs-outputs.md documents every input and output', () => {
+    expect(tableNames(inputsOutputs, 'Inputs').sort()).toEqual([...INPUT_NAMES].sort())
+    expect(tableNames(inputsOutputs, 'Outputs').sort()).toEqual([...OUTPUT_NAMES].sort())
   })
 
-  const GH_AW_TABLE = '### Permissions in gh-aw'
+  const GH_AW_TABLE = '## Permissions in gh-aw'
 
   /** `scope: access` pairs in the row of a table under `heading` whose first cells are `cells`. */
-  function rowScopes(heading: string, ...cells: string[]): Record<string, string> {
+  function rowScopes(page: string, heading: string, ...cells: string[]): Record<string, string> {
     const start = `| ${cells.map((c) => `\`${c}\``).join(' | ')} `
-    const section = readme.split(`\n${heading}\n`)[1]?.split(/\n#{2,3} /)[0] ?? ''
+    const section = page.split(`\n${heading}\n`)[1]?.split(/\n#{2,3} /)[0] ?? ''
     const row = section.split('\n').find((line) => line.replace(/ +\|/g, ' |').startsWith(start))
-    if (!row) throw new Error(`no README table row ${start}`)
+    if (!row) throw new Error(`no table row ${start} under ${heading}`)
     return Object.fromEntries(
       [...row.matchAll(/`([a-z-]+): (read|write)`/g)].map((m) => [m[1] ?? '', m[2] ?? ''])
     )
   }
 
   it("the gh-aw permission table is the doctor's, job by job", () => {
-    expect(rowScopes(GH_AW_TABLE, 'ci_gate', 'gate')).toEqual(COMMAND_PERMISSIONS.gate)
-    expect(rowScopes(GH_AW_TABLE, 'ci_reconcile', 'reconcile')).toEqual(
+    expect(rowScopes(ghAw, GH_AW_TABLE, 'ci_gate', 'gate')).toEqual(COMMAND_PERMISSIONS.gate)
+    expect(rowScopes(ghAw, GH_AW_TABLE, 'ci_reconcile', 'reconcile')).toEqual(
       COMMAND_PERMISSIONS.reconcile
     )
   })
@@ -77,7 +81,7 @@ describe('documentation and interface agree', () => {
   it.each(Object.keys(COMMAND_PERMISSIONS))(
     'the Security table grants `%s` at least what the doctor requires',
     (command) => {
-      const granted = rowScopes('## Security', command)
+      const granted = rowScopes(readme, '## Security', command)
       const required = COMMAND_PERMISSIONS[command as keyof typeof COMMAND_PERMISSIONS]
       const rank = (access: string | undefined) => ACCESS_RANK[access ?? 'none'] ?? 0
       const short = Object.entries(required)
@@ -86,4 +90,46 @@ describe('documentation and interface agree', () => {
       expect(short).toEqual([])
     }
   )
+
+  /** GitHub's heading anchors: lower case, punctuation dropped, spaces to `-`, repeats `-1`, `-2`. */
+  function anchors(markdown: string): Set<string> {
+    const seen = new Map<string, number>()
+    const out = new Set<string>()
+    let fenced = false
+    for (const line of markdown.split('\n')) {
+      if (line.startsWith('```')) fenced = !fenced
+      const heading = fenced ? null : /^#{1,6} (.*)$/.exec(line)
+      if (!heading) continue
+      const slug = (heading[1] ?? '')
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+        .replace(/ /g, '-')
+      const n = seen.get(slug) ?? 0
+      seen.set(slug, n + 1)
+      out.add(n === 0 ? slug : `${slug}-${n}`)
+    }
+    return out
+  }
+
+  const pages = [
+    'README.md',
+    'SECURITY.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`)
+  ]
+
+  it.each(pages)('every relative link in %s reaches its file and heading', (page) => {
+    const broken: string[] = []
+    for (const [, target = ''] of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue
+      const [path = '', anchor] = target.split('#')
+      const file = path ? join(dirname(page), path) : page
+      if (!existsSync(join(ROOT, file))) broken.push(target)
+      else if (anchor && file.endsWith('.md') && !anchors(read(file)).has(anchor))
+        broken.push(target)
+    }
+    expect(broken).toEqual([])
+  })
 })

@@ -1,5 +1,5 @@
 /**
- * The vendored gh-aw scripts (README: "gh-aw conformance") and the script that vendors them:
+ * The vendored gh-aw scripts (docs/gh-aw.md: "gh-aw conformance") and the script that vendors them:
  * each tag is complete (every local require resolves), names its source, and re-vendoring
  * from a clone gives the same files.
  */

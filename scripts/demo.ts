@@ -8,7 +8,7 @@
  *    goes red (a real jest failure log); `fix-command` reads the failure summary and commits a
  *    fix; the gate pushes it and CI goes green.
  * 2. gh-aw autoloop: two workflow runs as gh-aw runs them, with gh-aw's own scripts
- *    (vendor/gh-aw-actions, README: "gh-aw conformance") for the repo-memory clone, the push
+ *    (vendor/gh-aw-actions, docs/gh-aw.md: "gh-aw conformance") for the repo-memory clone, the push
  *    and the memory push. Run 1: the agent's commit lands through safe_outputs with gh-aw's
  *    empty CI-trigger commit on top; the `ci_gate` job finds
  *    CI red, writes the fix brief into `<program>.md` and starts the fixer run. Run 2 (that

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Vendors gh-aw's released runtime scripts, unmodified, for one tag of github/gh-aw-actions:
-// the scripts on the gate's path (README: "gh-aw conformance"), every local script they
+// the scripts on the gate's path (docs/gh-aw.md: "gh-aw conformance"), every local script they
 // require, gh-aw's licence and a SOURCE file naming repository, tag, tag object and commit.
 //
 //   node scripts/vendor-gh-aw.mjs <path to a clone or bare mirror of gh-aw-actions> <tag> [out]

@@ -1,5 +1,5 @@
 /**
- * The standard runner environment, read once (README: "Inputs and outputs"). The same
+ * The standard runner environment, read once (docs/inputs-outputs.md: "Inputs and outputs"). The same
  * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
  * work by setting GITHUB_API_URL.
  */

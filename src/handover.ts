@@ -1,7 +1,7 @@
 /**
- * The files a gh-aw workflow hands to the gate job (README: "gh-aw autoloop"), validated with
- * zod. Pure: the caller reads the file; a file that is not what it should be is an error that
- * names the file and the field, raised before anything is written.
+ * The files a gh-aw workflow hands to the gate job (docs/gh-aw.md: "The files the workflow hands
+ * to the gate"), validated with zod. Pure: the caller reads the file; a file that is not what it
+ * should be is an error that names the file and the field, raised before anything is written.
  *
  * - The selection: the autoloop scheduler's `/tmp/gh-aw/autoloop.json`, copied into the agent
  *   artifact by a post-step. `selected` names the program the agent worked on (null: none).
@@ -58,7 +58,7 @@ const IterationFileSchema = z
 export type IterationReport = z.infer<typeof IterationFileSchema>
 
 const ITERATION_EXAMPLE =
-  '{"metric": 0.8731, "improved": true, "change": "cache parsed ranges"} (README: "gh-aw autoloop")'
+  '{"metric": 0.8731, "improved": true, "change": "cache parsed ranges"} (docs/gh-aw.md: "The files the workflow hands to the gate")'
 
 function parseJson(text: string, path: string, what: string, fix: string): unknown {
   try {

@@ -1,5 +1,5 @@
 /**
- * Every input (README: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
+ * Every input (docs/inputs-outputs.md: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
  * it takes a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one
  * typed `Config`, or throws an InputError that lists every bad input at once, each with its
  * rule. The defaults are written here once; a test checks that action.yml declares the same.

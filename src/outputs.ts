@@ -1,6 +1,6 @@
 /**
  * Pure: what a command's result looks like as action outputs and as the job summary
- * (README: "Outputs").
+ * (docs/inputs-outputs.md: "Outputs").
  */
 import { markdownTable } from 'markdown-table'
 import type { CheckView } from './checks/reduce.js'

@@ -1,5 +1,5 @@
 /**
- * The chaos oracle itself, on hand-made plans (README: "How checks become a verdict", "Whose
+ * The chaos oracle itself, on hand-made plans (docs/decisions.md: "How checks become a verdict", "Whose
  * failure it is"), so a wrong oracle cannot pass runs.
  */
 import { describe, expect, it } from '@jest/globals'

@@ -49,7 +49,7 @@ function policy(overrides: Partial<ReducePolicy> = {}): ReducePolicy {
 }
 const AFTER_GRACE = GRACE + 1
 
-describe('the reduction table (README: "How checks become a verdict")', () => {
+describe('the reduction table (docs/decisions.md: "How checks become a verdict")', () => {
   describe('row 1: any counted failing conclusion or failing status is red', () => {
     for (const conclusion of [
       'failure',

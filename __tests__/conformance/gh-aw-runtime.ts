@@ -1,6 +1,6 @@
 /**
  * gh-aw's released runtime scripts (vendor/gh-aw-actions/<tag>, unmodified) run as a compiled
- * autoloop workflow runs them (README: "gh-aw conformance"): each step a child process with
+ * autoloop workflow runs them (docs/gh-aw.md: "gh-aw conformance"): each step a child process with
  * the environment variables autoloop's lock sets for it, `actions/github-script`'s globals
  * (github-script.mjs), real git, and the fake GitHub API. Remotes that the scripts build as
  * `https://x-access-token:<token>@github.com/<owner>/<repo>.git` reach the fake's bare
@@ -280,7 +280,7 @@ async function withTmpLock<T>(ghAwDir: string, body: () => Promise<T>): Promise<
     if (existsSync(GH_AW_TMP) || isSymlink(GH_AW_TMP)) {
       if (!isSymlink(GH_AW_TMP))
         throw new Error(
-          `${GH_AW_TMP} exists and is not a link left by this suite: remove it, or run the conformance suite as root with unshare (see README: "gh-aw conformance")`
+          `${GH_AW_TMP} exists and is not a link left by this suite: remove it, or run the conformance suite as root with unshare (see docs/gh-aw.md: "gh-aw conformance")`
         )
       unlinkSync(GH_AW_TMP)
     }

@@ -1,7 +1,7 @@
 /**
  * gh-aw's memory push (vendored, unmodified, for every tag in vendor/gh-aw-actions) against
  * what the gate from dist/ wrote, alone and racing a gate write, and reconcile after it, whose
- * doctor reads the job's checkout of the workflows (README: "gh-aw conformance"). Assertions
+ * doctor reads the job's checkout of the workflows (docs/gh-aw.md: "gh-aw conformance"). Assertions
  * are on branch contents and the gate's outputs.
  */
 import { describe, expect, it } from '@jest/globals'

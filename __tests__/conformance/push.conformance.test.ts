@@ -1,7 +1,7 @@
 /**
  * gh-aw's push handlers and membership check (vendored, unmodified, for every tag in
  * vendor/gh-aw-actions) around the gate from dist/, in the order of a real autoloop run
- * (README: "gh-aw conformance"). Every assertion is on branch contents, the fake's records,
+ * (docs/gh-aw.md: "gh-aw conformance"). Every assertion is on branch contents, the fake's records,
  * gh-aw's step outputs or the gate's outputs; none on what gh-aw logs.
  */
 import { describe, expect, it } from '@jest/globals'

@@ -4,7 +4,7 @@
  * pass and that a broken copy of them fails.
  *
  * gh-aw's frontmatter schema checks the shape of each key; these rules check what it cannot:
- * the job graph gh-aw's compiler and GitHub need (see the README, "gh-aw autoloop"), the
+ * the job graph gh-aw's compiler and GitHub need (see docs/gh-aw.md, "The job graph, and why"), the
  * permissions each command of the action needs, the inputs action.yml declares, and that the
  * files the agent job hands over are the files the gate job reads.
  */
@@ -21,7 +21,7 @@ import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../../src/doctor/permissions.j
 /** The action as example workflows name it in `uses:`. */
 export const ACTION = 'autoloop/autoloop-ci-gate'
 
-/** What each command needs of GITHUB_TOKEN: the doctor's table (the README's permission table). */
+/** What each command needs of GITHUB_TOKEN: the doctor's table (the permission tables in docs/gh-aw.md and the README's Security). */
 export const REQUIRED_PERMISSIONS = {
   gate: COMMAND_PERMISSIONS.gate,
   reconcile: COMMAND_PERMISSIONS.reconcile
@@ -51,7 +51,7 @@ export const HANDOVER_DIR = `${GH_AW_ROOT}/agent`
 export const SELECTION_SOURCE = `${GH_AW_ROOT}/autoloop.json`
 /** Written by the agent at the end of its run (the example's Step 5d). */
 export const ITERATION_SOURCE = `${GH_AW_ROOT}/autoloop-iteration.json`
-/** gh-aw's own jobs a gate job must wait for (the README says why each). */
+/** gh-aw's own jobs a gate job must wait for (docs/gh-aw.md, "The job graph, and why", says why each). */
 export const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory']
 export const CI_TRIGGER_TOKEN = '${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}'
 export const PUSH_OUTPUTS = ['create-pull-request', 'push-to-pull-request-branch']
@@ -260,7 +260,7 @@ export function ghawGraphProblems(value: unknown, workflowName: string): string[
 }
 
 /**
- * What today's gh-aw needs (README: "gh-aw as it ships"): the dispatched fixer run may start
+ * What today's gh-aw needs (README: "Prerequisites"): the dispatched fixer run may start
  * (`on.bots`), a push that cannot land fails where the gate sees it, the gate reads that
  * result, a branch whose PR was merged or closed can get a PR again, no deprecated key.
  */

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the state-file writer with random edits of a real-looking file (README: "The state
+ * Fuzzing the state-file writer with random edits of a real-looking file (docs/state.md: "The state
  * file"): rows reordered, duplicated, dropped, padded or split by stray pipes, unknown rows,
  * unicode and invisible characters, a BOM, CRLF, a giant human section. After the gate's two
  * writes projected onto it (the attempt with the Branch and PR rows, then a pause) the file is

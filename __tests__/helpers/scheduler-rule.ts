@@ -1,6 +1,6 @@
 /**
  * An independent re-implementation of how the autoloop scheduler reads a state file
- * (README: "The state file"). It transliterates the scheduler's two regular expressions, with Python's
+ * (docs/state.md: "The state file"). It transliterates the scheduler's two regular expressions, with Python's
  * semantics kept where they differ from JavaScript's:
  *
  * - the section is `## ⚙️ Machine State` up to the first line break, then everything up to

@@ -1,5 +1,5 @@
 /**
- * Hostile CI text through the whole action, in-process against the fake API (README: "The
+ * Hostile CI text through the whole action, in-process against the fake API (docs/state.md: "The
  * program issue", untrusted text): job log lines, check names, annotation messages, check-run
  * output and status descriptions that try to break out of their fence, ping people, forge the
  * status sentinel, the ledger pointer or a Machine State row, inject table cells, or leak a

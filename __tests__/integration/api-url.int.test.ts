@@ -1,5 +1,5 @@
 /**
- * `github-api-url` (README: "Inputs"): the API the action talks to when it is not the
+ * `github-api-url` (docs/inputs-outputs.md: "Inputs"): the API the action talks to when it is not the
  * runner's GITHUB_API_URL, which a workflow cannot override (the action's own CI points the
  * action at the fake GitHub this way).
  */

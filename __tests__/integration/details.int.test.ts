@@ -1,5 +1,5 @@
 /**
- * Failure details through the whole gate (README: "Failure details"): a real jest job log from
+ * Failure details through the whole gate (docs/failure-details.md: "Failure details"): a real jest job log from
  * the corpus served as a failing check's log; the fix brief in `<program>.md`, the failure
  * summary (JSON file and markdown output, what AUTOLOOP_FAILURE_* point at) and the ledger all
  * carry the failure's message, values and location.

@@ -173,7 +173,7 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
       expect(brief).toMatch(
         /\[test\]\(http:\/\/127\.0\.0\.1:\d+\/octo-org\/demo\/actions\/runs\/\d+\/job\/\d+\): failure/
       )
-      // What the failing test printed, fenced (README: "Failure details").
+      // What the failing test printed, fenced (docs/failure-details.md: "Failure details").
       expect(brief).toMatch(/\*\*Failure details\*\*[\s\S]* \(`test`\)\n\n```\n[\s\S]+```/)
       expect(brief).toContain(`**Signature** (`)
       expect(brief).toContain(push.head.slice(0, 12))

@@ -1,5 +1,5 @@
 /**
- * The one read-failure policy of every poll (README: "Whose failure it is"), in-process
+ * The one read-failure policy of every poll (docs/decisions.md: "Whose failure it is"), in-process
  * against the fake: GitHub answers 502 to every read of some checks, past the client's own
  * retries. The base branch head's checks unreadable: every failure counts as new, said in the
  * summary and the ledger, and the gate still gives its verdict. A re-run's checks unreadable:

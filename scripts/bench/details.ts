@@ -10,7 +10,7 @@
  * brief) and looks for each fact.
  *
  * The facts are `scripts/bench/details-facts.json`: annotations of each class's job log, read by
- * hand with these rules (README: "Failure details"):
+ * hand with these rules (docs/failure-details.md: "Failure details"):
  * - message: the line that says what failed (the assertion or matcher, the error's type and
  *   text, a compiler's or linter's diagnostic);
  * - expected / received: each value as printed, with its label when the tool gave one

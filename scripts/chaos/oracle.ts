@@ -1,7 +1,7 @@
 /**
  * The chaos suite's oracle: what the gate may say about a scenario's checks at a moment,
  * computed from the plans alone (the scenario's, and the re-run attempts the fake started).
- * Written from the README's rules ("How checks become a verdict", "Whose failure it is"),
+ * Written from the rules in docs/decisions.md ("How checks become a verdict", "Whose failure it is"),
  * sharing no code with `src/`, so a bug in the reduction or the classification cannot hide
  * itself.
  */

@@ -5,7 +5,7 @@
  *
  * Most cases are a random mix of check runs with every conclusion, commit statuses, re-runs
  * planned up front, the gate's own job, required checks, or no checks at all. The rest are the
- * cases of "whose failure it is" (README): failures that also fail on a red base branch, a run
+ * cases of "whose failure it is" (docs/decisions.md): failures that also fail on a red base branch, a run
  * waiting for approval, a runner lost then green on re-run, a flaky test that passes on
  * re-run, and one that fails again. Failing jobs print real tool output from the corpus.
  */

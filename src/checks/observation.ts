@@ -1,5 +1,5 @@
 /**
- * What the gate saw on one SHA, and the verdicts it reports (README: "Outputs"). Shared by
+ * What the gate saw on one SHA, and the verdicts it reports (docs/inputs-outputs.md: "Outputs"). Shared by
  * the gate command, which builds it, and the outputs, which show it.
  */
 import type { PullInfo } from '../github/port.js'
@@ -10,7 +10,7 @@ export type ObservedVerdict = 'green' | 'red' | 'no-checks' | 'ci-timeout'
 
 /**
  * The gate's verdict: what was observed, or after classifying the failures
- * (README: "Whose failure it is"): every failure pre-existing, or no fix can help.
+ * (docs/decisions.md: "Whose failure it is"): every failure pre-existing, or no fix can help.
  */
 export type GateVerdict = ObservedVerdict | 'green-except-pre-existing' | 'blocked'
 

@@ -1,5 +1,5 @@
 /**
- * The one polling loop (README: "How checks become a verdict"), used by every poll: the
+ * The one polling loop (docs/decisions.md: "How checks become a verdict"), used by every poll: the
  * gate's checks, the re-runs starting, the base branch head's CI. It reads until a read is
  * final or the deadline passes, and has one read-failure policy: a failed read is retried
  * after a backoff that doubles from the poll interval (at most 5 minutes); the

@@ -1,6 +1,6 @@
 /**
  * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
- * reduced to one verdict (README: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
+ * reduced to one verdict (docs/decisions.md: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
  * how long the gate has been waiting.
  *
  * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown

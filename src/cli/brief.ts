@@ -1,5 +1,5 @@
 /**
- * `autoloop-ci-gate brief [--log FILE]... [--max-bytes N]` (README: "Failure details"): the
+ * `autoloop-ci-gate brief [--log FILE]... [--max-bytes N]` (docs/failure-details.md: "Failure details"): the
  * failure part of the fix brief as the gate writes it for those logs — the signature and each
  * failure's details, rendered by the same function as the brief (`renderFailureDetails`) under
  * the same budget — so a maintainer sees what the fixer will read.

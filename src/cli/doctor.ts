@@ -1,5 +1,5 @@
 /**
- * `autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]` (README: "doctor"):
+ * `autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]` (docs/commands.md: "doctor"):
  * checks a checkout's gh-aw setup. Read-only. With GITHUB_TOKEN (or GH_TOKEN) and
  * GITHUB_REPOSITORY set it also asks the API (the state branch, the default branch, and the
  * files when the folder has no `.github/workflows/`); without them it checks the files alone.

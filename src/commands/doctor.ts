@@ -1,5 +1,5 @@
 /**
- * The `doctor` command (README: "doctor"): checks that the repository's gh-aw setup lets the
+ * The `doctor` command (docs/commands.md: "doctor"): checks that the repository's gh-aw setup lets the
  * loop work, read-only. One log line per check, a table in the job summary, `status`
  * `ok`/`warn`/`fail`, the report as JSON in the `doctor` output; the step fails on any `fail`.
  * `reconcile` runs the same checks fail-soft (`doctorForReconcile`).

@@ -1,5 +1,5 @@
 /**
- * The red path of a gate, up to "whose failure is it" (README: "Whose failure it is"):
+ * The red path of a gate, up to "whose failure is it" (docs/decisions.md: "Whose failure it is"):
  * gather the failing checks' keys; re-run the failed jobs that look like infrastructure (and,
  * once, a failing test) and wait for them; read the same-named checks on the base branch head
  * (once per base SHA, kept in the ledger); and split the keys into the iteration's own and

@@ -1,7 +1,7 @@
 /**
  * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
  * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
- * exact SHA waited for and reduced to one verdict (README: "How checks become a verdict").
+ * exact SHA waited for and reduced to one verdict (docs/decisions.md: "How checks become a verdict").
  */
 import picomatch from 'picomatch'
 import type { ProgramConfig } from '../inputs.js'

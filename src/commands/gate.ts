@@ -1,5 +1,5 @@
 /**
- * The `gate` command: one attempt of the CI fix loop of an iteration (README: "The fix loop").
+ * The `gate` command: one attempt of the CI fix loop of an iteration (docs/decisions.md: "The fix loop").
  *
  * The program (the `program` input, or the scheduler's selection a gh-aw workflow handed
  * over), then the commit (pushed here, given, or the branch head as the job found it; gh-aw's
@@ -255,7 +255,7 @@ function requireReportForNewCommit(run: GateRun, files: ProgramFiles, head: Gate
     throw new ActionError(
       `The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`,
       {
-        fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (README: "gh-aw autoloop"); nothing was written'
+        fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (docs/gh-aw.md: "The files the workflow hands to the gate"); nothing was written'
       }
     )
 }

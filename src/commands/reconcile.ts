@@ -1,5 +1,5 @@
 /**
- * The `reconcile` command (README: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
+ * The `reconcile` command (docs/commands.md: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
  * job before the agent. For every program in the state store:
  * - attempts left in flight by a run that is no longer running are marked abandoned (and the
  *   program paused `ci-timeout` when its wall clock is spent): nothing waits on a run that

@@ -1,5 +1,5 @@
 /**
- * The `record` command (README: "record"): writes an iteration's outcome (accepted, rejected,
+ * The `record` command (docs/commands.md: "record"): writes an iteration's outcome (accepted, rejected,
  * error) through the ledger into Machine State and the Iteration History, and says it on the
  * program issue. Idempotent per workflow run (`GITHUB_RUN_ID`): a re-run of the same run
  * records nothing more and edits, never duplicates, the comment it posted. The outcome's

@@ -1,5 +1,5 @@
 /**
- * The `reset` command (README: "reset"), for `workflow_dispatch`: a maintainer unpauses a
+ * The `reset` command (docs/commands.md: "reset"), for `workflow_dispatch`: a maintainer unpauses a
  * program. It clears Paused and Pause Reason, sets Consecutive Errors to 0 and ends the paused
  * iteration (the next gate starts a new one with a fresh budget), and says on the program
  * issue who reset it and why. A reset is a restart, and stuck-detection survives restarts: the

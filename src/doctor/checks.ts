@@ -1,5 +1,5 @@
 /**
- * The doctor's checks (README: "doctor"): parsed files and API facts in, one finding per fact
+ * The doctor's checks (docs/commands.md: "doctor"): parsed files and API facts in, one finding per fact
  * the loop rests on out. Pure.
  *
  * The compiled lock is what GitHub runs, so a check reads the lock when there is one and the
@@ -21,7 +21,7 @@ import {
 import { ACCESS_RANK, COMMAND_PERMISSIONS, grantedAccess } from './permissions.js'
 import { asMap, at, compareVersions, type ParsedSetup, type YamlMap } from './setup.js'
 
-/** gh-aw's jobs the gate job must wait for (README: "The job graph, and why"). */
+/** gh-aw's jobs the gate job must wait for (docs/gh-aw.md: "The job graph, and why"). */
 export const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'] as const
 /** What the gate step passes as `safe-outputs-result`. */
 export const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}'

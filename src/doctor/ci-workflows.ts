@@ -1,5 +1,5 @@
 /**
- * Does any CI workflow run on the program branch? (README: "doctor", the check `ci-workflow`.)
+ * Does any CI workflow run on the program branch? (docs/commands.md: "doctor", the check `ci-workflow`.)
  * Pure. gh-aw pushes the agent's commit with GITHUB_TOKEN, which starts no workflow; CI starts
  * from the CI-trigger token's push of an empty commit on top of it, which is a `push` to
  * `autoloop/<program>` and a `pull_request` `synchronize` of the program PR. GitHub filters a

@@ -1,5 +1,5 @@
 /**
- * What the doctor (README: "doctor") reads and what it says, as plain data. Pure.
+ * What the doctor (docs/commands.md: "doctor") reads and what it says, as plain data. Pure.
  */
 
 /** gh-aw's autoloop workflow, as the README installs it. */
@@ -9,7 +9,7 @@ export const WORKFLOWS_DIR = '.github/workflows'
 
 /**
  * The oldest gh-aw release the integration works with: it compiled autoloop's own lock.
- * The README ("doctor") names both constants.
+ * docs/commands.md ("doctor") names both constants.
  */
 export const OLDEST_SUPPORTED_GH_AW = 'v0.65.6'
 /**
@@ -20,7 +20,7 @@ export const OLDEST_SUPPORTED_GH_AW = 'v0.65.6'
 export const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6'
 /**
  * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
- * README, "gh-aw conformance").
+ * docs/gh-aw.md, "gh-aw conformance").
  */
 export const NEWEST_TESTED_GH_AW = 'v0.72.1'
 /**

@@ -1,6 +1,6 @@
 /**
- * What each command needs of GITHUB_TOKEN in a job's `permissions:` (README: "Permissions in
- * gh-aw" and "Security"). Pure. The doctor checks workflows against it, and the example
+ * What each command needs of GITHUB_TOKEN in a job's `permissions:` (docs/gh-aw.md:
+ * "Permissions in gh-aw"; README: "Security"). Pure. The doctor checks workflows against it, and the example
  * workflows are tested against it.
  */
 export type Access = 'read' | 'write'

@@ -1,5 +1,5 @@
 /**
- * The doctor's adapter (README: "doctor"): reads the workflow files from a checkout, or through
+ * The doctor's adapter (docs/commands.md: "doctor"): reads the workflow files from a checkout, or through
  * the contents API when the checkout has none, asks the API what only it knows (the default
  * branch, whether the state branch exists), and hands everything to the pure checks.
  */

@@ -1,5 +1,5 @@
 /**
- * What the doctor says (README: "doctor"): one line per check, a markdown table for the job
+ * What the doctor says (docs/commands.md: "doctor"): one line per check, a markdown table for the job
  * summary, one JSON object. Pure.
  */
 import { markdownTable } from 'markdown-table'

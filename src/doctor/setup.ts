@@ -1,5 +1,5 @@
 /**
- * The doctor's files, parsed (README: "doctor"). Pure: text in, YAML values and the gh-aw
+ * The doctor's files, parsed (docs/commands.md: "doctor"). Pure: text in, YAML values and the gh-aw
  * version out. YAML is read as the runner and gh-aw read it (YAML 1.2: `on` is a key).
  */
 import { parse as parseYaml } from 'yaml'

@@ -1,5 +1,5 @@
 /**
- * Failures outside the project's own build and test output (README: "Whose failure it is"):
+ * Failures outside the project's own build and test output (docs/decisions.md: "Whose failure it is"):
  * the runner was lost or shut down, the job was cancelled by the system, the network failed
  * while dependencies were installed, the machine ran out of disk or memory. Pure: it reads
  * the lines gathering already kept for a failing check. A re-run can fix these; an edit to the

@@ -1,5 +1,5 @@
 /**
- * What the action says on the program issue (README: "The program issue"). Pure rendering;
+ * What the action says on the program issue (docs/state.md: "The program issue"). Pure rendering;
  * `program-issue.ts` finds and edits the comments. Every comment carries a hidden marker so a
  * re-run edits it instead of posting it twice. CI text is untrusted: fenced, neutralised,
  * redacted; the action's own numbers and words are not, and are shown as they are.
@@ -138,7 +138,7 @@ function linked(text: string, url: string | null, maskedValues: readonly string[
 }
 
 /**
- * Whose failures the attempt's were, with the evidence (README: "Whose failure it is"): keys
+ * Whose failures the attempt's were, with the evidence (docs/decisions.md: "Whose failure it is"): keys
  * that fail on the base branch head too, flaky and infrastructure checks, the re-runs.
  */
 function whoseFailureLines(attempt: Attempt, maskedValues: readonly string[]): string[] {

@@ -1,5 +1,5 @@
 /**
- * Whose failure it is (README: "Whose failure it is"), pure. A red attempt's failures are
+ * Whose failure it is (docs/decisions.md: "Whose failure it is"), pure. A red attempt's failures are
  * the iteration's own (`new`), or not its doing: they fail on the base branch head too
  * (`pre-existing`), no fix can help (`blocked`: runs wait for approval, or no CI ran), or the
  * job failed outside the project's build and tests, or passed on a re-run (infrastructure,

@@ -1,6 +1,6 @@
 /**
  * The fix brief: what the `## 🚦 CI Gate` section of `<program>.md` tells the next run, in
- * plain markdown an agent reads first (README: "The fix brief"). Pure: rendered from the
+ * plain markdown an agent reads first (docs/decisions.md: "The fix brief"). Pure: rendered from the
  * ledger alone, so `reconcile` can write it again after a memory push reverted the file.
  *
  * On red with budget left it says which fix attempt is next and how much wall clock is left,
@@ -52,7 +52,7 @@ const DETAIL_LEVELS: readonly Detail[] = [
 const utf8Bytes = (lines: readonly string[]): number =>
   new TextEncoder().encode(lines.join('\n')).length
 
-/** Where the failure details go: filled with what is left of the budget (README: "Failure details"). */
+/** Where the failure details go: filled with what is left of the budget (docs/failure-details.md: "Failure details"). */
 const DETAILS_PLACE = '\u0000failure details\u0000'
 
 /**

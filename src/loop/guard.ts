@@ -1,5 +1,5 @@
 /**
- * The fix loop's guards, pure (README: "The fix loop"). After each red verdict, in order:
+ * The fix loop's guards, pure (docs/decisions.md: "The fix loop"). After each red verdict, in order:
  * 1. no progress: the signature equals that of an earlier attempt of this iteration (A→B→A is
  *    stuck too), or one the loop paused on before (a reset does not forget it) → pause
  *    `stuck in CI fix loop: <short signature>`;

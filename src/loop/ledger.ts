@@ -134,7 +134,7 @@ const AttemptCheckSchema = z.object({
   url: z.string().nullable()
 })
 
-/** Whose failure it is, per key (README: "Whose failure it is"). */
+/** Whose failure it is, per key (docs/decisions.md: "Whose failure it is"). */
 const ClassificationSchema = z.object({
   /** Keys that also fail on the base branch head: not this iteration's doing. */
   preExisting: z.array(z.string()),
@@ -192,7 +192,7 @@ const AttemptSchema = z.object({
   /** First error lines, already sanitised by the caller. Dropped from older attempts. */
   errorLines: z.array(z.string()).optional(),
   /**
-   * Per failure, what its tool printed (README: "Failure details"), verbatim but for secrets,
+   * Per failure, what its tool printed (docs/failure-details.md: "Failure details"), verbatim but for secrets,
    * already redacted by the caller. Kept for the latest attempts only.
    */
   details: z

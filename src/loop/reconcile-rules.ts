@@ -1,5 +1,5 @@
 /**
- * What `reconcile` decides about one program, pure (README: "reconcile"). From the program's
+ * What `reconcile` decides about one program, pure (docs/commands.md: "reconcile"). From the program's
  * files alone it knows whether the program is idle (nothing to do, nothing to read from the
  * REST API) or what it must look at: the runs of attempts left in flight, the fixer run a red
  * attempt started, the head of a CI-paused program's branch, a wall clock that ran out while

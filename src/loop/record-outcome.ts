@@ -1,5 +1,5 @@
 /**
- * Recording an iteration's outcome (README: "record"), pure: what `record` writes, and what
+ * Recording an iteration's outcome (docs/commands.md: "record"), pure: what `record` writes, and what
  * the gate writes on green when the agent handed over its metric. `accepted` sets Best
  * Metric, Iteration Count + 1, Consecutive Errors 0 and Paused false; `rejected` sets
  * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
@@ -10,7 +10,7 @@
  * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
  * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
  * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
- * (README: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * (docs/decisions.md: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
  * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
  * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
  * accepted (`already-gated`).

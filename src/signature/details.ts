@@ -1,5 +1,5 @@
 /**
- * Failure details (README: "Failure details"): what a fixer needs of each failure, kept as the
+ * Failure details (docs/failure-details.md: "Failure details"): what a fixer needs of each failure, kept as the
  * tool printed it — the error or assertion message, expected and received values, the failing
  * location inside the project with its line number, the source line or code frame. Keys name a
  * failure and lose line numbers and values (noise); details keep them (facts).

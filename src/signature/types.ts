@@ -22,7 +22,7 @@ export interface Finding {
   secondary?: boolean
   /**
    * What the tool printed about this failure, kept exactly (message, expected and received,
-   * location, code frame), bounded: see `details.ts` (README: "Failure details"). A parser
+   * location, code frame), bounded: see `details.ts` (docs/failure-details.md: "Failure details"). A parser
    * fills it through a `FailureDetails` it owns: `open(id)` where the failure's block begins,
    * `add(line)` for each line of it (returning `true` from `push` while it `collecting`),
    * `close()` at its end, and `new FindingSet(details)` with `add(key, line, false, id)`. Left

@@ -2,7 +2,7 @@
  * The `## 🚦 CI Gate` section of a program's state file, pure. The action owns it whole: a
  * hidden pointer to the ledger (`ci-gate/<program>.json` in the same store) with the ledger
  * revision the section was projected from, then the fix brief an agent reads first
- * (README: "The fix brief"). The section sits right after Machine State, so the scheduler's
+ * (docs/decisions.md: "The fix brief"). The section sits right after Machine State, so the scheduler's
  * cut of Machine State (at the next `\n## `) ends before it; its body never holds a `## `
  * line of its own.
  *

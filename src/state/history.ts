@@ -1,5 +1,5 @@
 /**
- * The `## 📊 Iteration History` section of a program state file, pure (README: "The state file").
+ * The `## 📊 Iteration History` section of a program state file, pure (docs/state.md: "The state file").
  *
  * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
  * writes its own entries in:

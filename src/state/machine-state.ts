@@ -1,6 +1,6 @@
 /**
  * The `## ⚙️ Machine State` table of a program's state file, pure: read by the autoloop
- * scheduler's own rules and written by splicing value cells (README: "The state file").
+ * scheduler's own rules and written by splicing value cells (docs/state.md: "The state file").
  *
  * The section is found by the scheduler's rule: from the first `## ⚙️ Machine State` to the
  * first `\n## ` after that heading's line (code fences are not looked at). Inside it every

@@ -1,5 +1,5 @@
 /**
- * Reads the state branch with git (README: "reconcile"): one shallow fetch of one branch
+ * Reads the state branch with git (docs/commands.md: "reconcile"): one shallow fetch of one branch
  * into a throwaway bare repository, then every program's two files from that commit. Git
  * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
  * SHAs it returns are the contents API's file SHAs, so a program that needs a write still

@@ -1,5 +1,5 @@
 /**
- * The Machine State table of a program's state file (README: "The state file"): its rows, how each value
+ * The Machine State table of a program's state file (docs/state.md: "The state file"): its rows, how each value
  * cell is read into a typed view (validated with zod) and how a patch value is written
  * back as a cell the autoloop scheduler reads exactly as meant.
  */

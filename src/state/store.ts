@@ -1,5 +1,5 @@
 /**
- * Where a program's files live (README: "State stores"): `<program>.md` and its ledger
+ * Where a program's files live (README: "The ledger"): `<program>.md` and its ledger
  * `ci-gate/<program>.json`, in a local folder or on a branch through the contents API, and
  * compare-and-swap updates over them.
  *

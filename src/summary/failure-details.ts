@@ -1,5 +1,5 @@
 /**
- * Failure details as markdown (README: "Failure details"), under one byte budget, for the fix
+ * Failure details as markdown (docs/failure-details.md: "Failure details"), under one byte budget, for the fix
  * brief, the failure summary and the pause comment alike: the first failures get their details
  * in full before later ones get any; a failure that does not fit whole is cut at a line
  * boundary; the failures left without details are counted (their keys are in the signature).

@@ -1,5 +1,5 @@
 /**
- * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
+ * The failure summary (README: "Failure signatures", its last paragraph): the JSON the fixer reads (written to the file named by the
  * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
  * markdown rendering for comments, the job summary and the `failure-summary` output.
  *
@@ -51,7 +51,7 @@ export const FailingCheckSchema = z.object({
   source: FailureSourceSchema,
   keys: z.array(z.string()),
   firstErrorLines: z.array(z.string()),
-  /** Per failure, what its tool printed about it, kept exactly (README: "Failure details"). */
+  /** Per failure, what its tool printed about it, kept exactly (docs/failure-details.md: "Failure details"). */
   details: z.array(z.object({ key: z.string(), lines: z.array(z.string()) })).optional(),
   /** The job log was longer than the reader's cap; keys may be incomplete. */
   logTruncated: z.boolean().optional(),
@@ -73,7 +73,7 @@ export const PreviousAttemptSchema = z.object({
 
 const LinkedCheckSchema = z.object({ check: z.string(), url: z.string() })
 
-/** Whose failure it is (README: "Whose failure it is"). */
+/** Whose failure it is (docs/decisions.md: "Whose failure it is"). */
 export const ClassificationSchema = z.object({
   /** Keys that also fail on the base branch head: left out of `signature`, not to be fixed here. */
   preExisting: z.array(z.string()),
@@ -397,8 +397,8 @@ function detailsOf(summary: FailureSummary): FailureDetail[] {
 }
 
 /**
- * When no check failed: a required check that never reported is named (README: "Required
- * checks"), else nothing was found.
+ * When no check failed: a required check that never reported is named (docs/decisions.md:
+ * "How checks become a verdict"), else nothing was found.
  */
 function noChecksLine(summary: FailureSummary): string {
   const missing = missingRequiredChecks(summary.signature.keys)
