@@ -38342,7 +38342,7 @@ function createGit(options) {
 var state_store = __nccwpck_require__(6992);
 ;// CONCATENATED MODULE: ./src/state/memory-branch.ts
 /**
- * Reads the state branch with git (README: "reconcile"): one shallow fetch of one branch
+ * Reads the state branch with git (docs/commands.md: "reconcile"): one shallow fetch of one branch
  * into a throwaway bare repository, then every program's two files from that commit. Git
  * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
  * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
@@ -38684,7 +38684,7 @@ function realConnect(options) {
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 /**
- * The standard runner environment, read once (README: "Inputs and outputs"). The same
+ * The standard runner environment, read once (docs/inputs-outputs.md: "Inputs and outputs"). The same
  * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
  * work by setting GITHUB_API_URL.
  */
@@ -38855,7 +38855,7 @@ var errors = __nccwpck_require__(3916);
 var schema = __nccwpck_require__(6858);
 ;// CONCATENATED MODULE: ./src/inputs.ts
 /**
- * Every input (README: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
+ * Every input (docs/inputs-outputs.md: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
  * it takes a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one
  * typed `Config`, or throws an InputError that lists every bad input at once, each with its
  * rule. The defaults are written here once; a test checks that action.yml declares the same.
@@ -39916,7 +39916,7 @@ function compareCodeUnits(a, b) {
 
 ;// CONCATENATED MODULE: ./src/summary/failure-details.ts
 /**
- * Failure details as markdown (README: "Failure details"), under one byte budget, for the fix
+ * Failure details as markdown (docs/failure-details.md: "Failure details"), under one byte budget, for the fix
  * brief, the failure summary and the pause comment alike: the first failures get their details
  * in full before later ones get any; a failure that does not fit whole is cut at a line
  * boundary; the failures left without details are counted (their keys are in the signature).
@@ -39990,7 +39990,7 @@ function reserve(later) {
 
 ;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
 /**
- * The failure summary (README: "The failure summary"): the JSON the fixer reads (written to the file named by the
+ * The failure summary (README: "Failure signatures", its last paragraph): the JSON the fixer reads (written to the file named by the
  * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
  * markdown rendering for comments, the job summary and the `failure-summary` output.
  *
@@ -40025,7 +40025,7 @@ const FailingCheckSchema = schemas/* object */.Ikc({
     source: FailureSourceSchema,
     keys: schemas/* array */.YOg(schemas/* string */.YjP()),
     firstErrorLines: schemas/* array */.YOg(schemas/* string */.YjP()),
-    /** Per failure, what its tool printed about it, kept exactly (README: "Failure details"). */
+    /** Per failure, what its tool printed about it, kept exactly (docs/failure-details.md: "Failure details"). */
     details: schemas/* array */.YOg(schemas/* object */.Ikc({ key: schemas/* string */.YjP(), lines: schemas/* array */.YOg(schemas/* string */.YjP()) })).optional(),
     /** The job log was longer than the reader's cap; keys may be incomplete. */
     logTruncated: schemas/* boolean */.zMY().optional(),
@@ -40043,7 +40043,7 @@ const PreviousAttemptSchema = schemas/* object */.Ikc({
     signature: schemas/* string */.YjP()
 });
 const LinkedCheckSchema = schemas/* object */.Ikc({ check: schemas/* string */.YjP(), url: schemas/* string */.YjP() });
-/** Whose failure it is (README: "Whose failure it is"). */
+/** Whose failure it is (docs/decisions.md: "Whose failure it is"). */
 const ClassificationSchema = schemas/* object */.Ikc({
     /** Keys that also fail on the base branch head: left out of `signature`, not to be fixed here. */
     preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
@@ -40307,8 +40307,8 @@ function detailsOf(summary) {
     return summary.checks.flatMap((check) => (check.details ?? []).map((detail) => ({ check: check.name, ...detail })));
 }
 /**
- * When no check failed: a required check that never reported is named (README: "Required
- * checks"), else nothing was found.
+ * When no check failed: a required check that never reported is named (docs/decisions.md:
+ * "How checks become a verdict"), else nothing was found.
  */
 function noChecksLine(summary) {
     const missing = missingRequiredChecks(summary.signature.keys);
@@ -40487,7 +40487,7 @@ function capitalise(text) {
 ;// CONCATENATED MODULE: ./src/outputs.ts
 /**
  * Pure: what a command's result looks like as action outputs and as the job summary
- * (README: "Outputs").
+ * (docs/inputs-outputs.md: "Outputs").
  */
 
 
@@ -40663,9 +40663,9 @@ function gateSummaryMarkdown(program, report) {
 var src_environment = __nccwpck_require__(2678);
 ;// CONCATENATED MODULE: ./src/handover.ts
 /**
- * The files a gh-aw workflow hands to the gate job (README: "gh-aw autoloop"), validated with
- * zod. Pure: the caller reads the file; a file that is not what it should be is an error that
- * names the file and the field, raised before anything is written.
+ * The files a gh-aw workflow hands to the gate job (docs/gh-aw.md: "The files the workflow hands
+ * to the gate"), validated with zod. Pure: the caller reads the file; a file that is not what it
+ * should be is an error that names the file and the field, raised before anything is written.
  *
  * - The selection: the autoloop scheduler's `/tmp/gh-aw/autoloop.json`, copied into the agent
  *   artifact by a post-step. `selected` names the program the agent worked on (null: none).
@@ -40704,7 +40704,7 @@ const IterationFileSchema = schemas/* object */.Ikc({
     message: 'must be a number when `improved` is true',
     path: ['metric']
 });
-const ITERATION_EXAMPLE = '{"metric": 0.8731, "improved": true, "change": "cache parsed ranges"} (README: "gh-aw autoloop")';
+const ITERATION_EXAMPLE = '{"metric": 0.8731, "improved": true, "change": "cache parsed ranges"} (docs/gh-aw.md: "The files the workflow hands to the gate")';
 function parseJson(text, path, what, fix) {
     try {
         return JSON.parse(text);
@@ -40919,7 +40919,7 @@ function separatorBeforeAppended(text) {
 ;// CONCATENATED MODULE: ./src/state/machine-state.ts
 /**
  * The `## ⚙️ Machine State` table of a program's state file, pure: read by the autoloop
- * scheduler's own rules and written by splicing value cells (README: "The state file").
+ * scheduler's own rules and written by splicing value cells (docs/state.md: "The state file").
  *
  * The section is found by the scheduler's rule: from the first `## ⚙️ Machine State` to the
  * first `\n## ` after that heading's line (code fences are not looked at). Inside it every
@@ -41201,7 +41201,7 @@ function updateMachineState(text, patch) {
  * The `## 🚦 CI Gate` section of a program's state file, pure. The action owns it whole: a
  * hidden pointer to the ledger (`ci-gate/<program>.json` in the same store) with the ledger
  * revision the section was projected from, then the fix brief an agent reads first
- * (README: "The fix brief"). The section sits right after Machine State, so the scheduler's
+ * (docs/decisions.md: "The fix brief"). The section sits right after Machine State, so the scheduler's
  * cut of Machine State (at the next `\n## `) ends before it; its body never holds a `## `
  * line of its own.
  *
@@ -41450,7 +41450,7 @@ const AttemptCheckSchema = schemas/* object */.Ikc({
     conclusion: schemas/* string */.YjP(),
     url: schemas/* string */.YjP().nullable()
 });
-/** Whose failure it is, per key (README: "Whose failure it is"). */
+/** Whose failure it is, per key (docs/decisions.md: "Whose failure it is"). */
 const ledger_ClassificationSchema = schemas/* object */.Ikc({
     /** Keys that also fail on the base branch head: not this iteration's doing. */
     preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
@@ -41503,7 +41503,7 @@ const AttemptSchema = schemas/* object */.Ikc({
     /** First error lines, already sanitised by the caller. Dropped from older attempts. */
     errorLines: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
     /**
-     * Per failure, what its tool printed (README: "Failure details"), verbatim but for secrets,
+     * Per failure, what its tool printed (docs/failure-details.md: "Failure details"), verbatim but for secrets,
      * already redacted by the caller. Kept for the latest attempts only.
      */
     details: schemas/* array */.YOg(schemas/* object */.Ikc({ check: schemas/* string */.YjP(), key: schemas/* string */.YjP(), lines: schemas/* array */.YOg(schemas/* string */.YjP()) }))
@@ -42294,7 +42294,7 @@ function endsFixLoop(kind) {
 
 ;// CONCATENATED MODULE: ./src/loop/guard.ts
 /**
- * The fix loop's guards, pure (README: "The fix loop"). After each red verdict, in order:
+ * The fix loop's guards, pure (docs/decisions.md: "The fix loop"). After each red verdict, in order:
  * 1. no progress: the signature equals that of an earlier attempt of this iteration (A→B→A is
  *    stuck too), or one the loop paused on before (a reset does not forget it) → pause
  *    `stuck in CI fix loop: <short signature>`;
@@ -42418,7 +42418,7 @@ function pauseInLedger(ledger, machine, pause) {
 
 ;// CONCATENATED MODULE: ./src/state/history.ts
 /**
- * The `## 📊 Iteration History` section of a program state file, pure (README: "The state file").
+ * The `## 📊 Iteration History` section of a program state file, pure (docs/state.md: "The state file").
  *
  * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
  * writes its own entries in:
@@ -42801,7 +42801,7 @@ function compactHistory(text, maxBytes, direction) {
 
 ;// CONCATENATED MODULE: ./src/loop/record-outcome.ts
 /**
- * Recording an iteration's outcome (README: "record"), pure: what `record` writes, and what
+ * Recording an iteration's outcome (docs/commands.md: "record"), pure: what `record` writes, and what
  * the gate writes on green when the agent handed over its metric. `accepted` sets Best
  * Metric, Iteration Count + 1, Consecutive Errors 0 and Paused false; `rejected` sets
  * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
@@ -42812,7 +42812,7 @@ function compactHistory(text, maxBytes, direction) {
  * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
  * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
  * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
- * (README: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * (docs/decisions.md: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
  * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
  * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
  * accepted (`already-gated`).
@@ -43019,7 +43019,7 @@ function recordIteration(current, request) {
 ;// CONCATENATED MODULE: ./src/loop/fix-brief.ts
 /**
  * The fix brief: what the `## 🚦 CI Gate` section of `<program>.md` tells the next run, in
- * plain markdown an agent reads first (README: "The fix brief"). Pure: rendered from the
+ * plain markdown an agent reads first (docs/decisions.md: "The fix brief"). Pure: rendered from the
  * ledger alone, so `reconcile` can write it again after a memory push reverted the file.
  *
  * On red with budget left it says which fix attempt is next and how much wall clock is left,
@@ -43043,7 +43043,7 @@ const DETAIL_LEVELS = [
     { errorLines: 0, keys: 0, checks: 0 }
 ];
 const utf8Bytes = (lines) => new TextEncoder().encode(lines.join('\n')).length;
-/** Where the failure details go: filled with what is left of the budget (README: "Failure details"). */
+/** Where the failure details go: filled with what is left of the budget (docs/failure-details.md: "Failure details"). */
 const DETAILS_PLACE = '\u0000failure details\u0000';
 /**
  * The brief's lines; never longer than `context.maxBytes` unless even the shortest form is.
@@ -43589,7 +43589,7 @@ async function writeProjection(deps, program, ledger, storedLedger, options) {
 
 ;// CONCATENATED MODULE: ./src/issue/comments.ts
 /**
- * What the action says on the program issue (README: "The program issue"). Pure rendering;
+ * What the action says on the program issue (docs/state.md: "The program issue"). Pure rendering;
  * `program-issue.ts` finds and edits the comments. Every comment carries a hidden marker so a
  * re-run edits it instead of posting it twice. CI text is untrusted: fenced, neutralised,
  * redacted; the action's own numbers and words are not, and are shown as they are.
@@ -43688,7 +43688,7 @@ function linked(text, url, maskedValues) {
     return target ? `[${text}](${target})` : text;
 }
 /**
- * Whose failures the attempt's were, with the evidence (README: "Whose failure it is"): keys
+ * Whose failures the attempt's were, with the evidence (docs/decisions.md: "Whose failure it is"): keys
  * that fail on the base branch head too, flaky and infrastructure checks, the re-runs.
  */
 function whoseFailureLines(attempt, maskedValues) {
@@ -43886,7 +43886,7 @@ async function announce(deps, announcement) {
 ;// CONCATENATED MODULE: ./src/checks/reduce.ts
 /**
  * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
- * reduced to one verdict (README: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
+ * reduced to one verdict (docs/decisions.md: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
  * how long the gate has been waiting.
  *
  * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown
@@ -44288,10 +44288,12 @@ function cleanLine(raw) {
  * (`#12 16.69 `: step number and seconds), a clock (`13:10:32 `, `[13:10:32.123] `, Jenkins'
  * timestamper), and a date and time in other forms than the runner's (`2026-07-28 13:10:32 `,
  * `[2026-07-28T13:10:32.123Z] `, GitLab's `2026-07-28T13:10:32.123456Z 00O `, whose time has the
- * runner's shape and goes first, leaving its stream mark `00O `). Exactly one
- * blank after the prefix goes, so the tool's own indentation stays. Also matches byte strings.
+ * runner's shape and goes first, leaving its stream mark `00O `), and the Open Build Service's
+ * seconds since the build began (`[   14s] `, `[  260s] `; a line with nothing after it keeps
+ * only the bracket when the blank was trimmed). Exactly one blank after the prefix goes, so the
+ * tool's own indentation stays. Also matches byte strings.
  */
-const FOREIGN_PREFIX = /#\d{1,5} \d{1,6}\.\d{1,3} |\d\d[OE]\+? |\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?/y;
+const FOREIGN_PREFIX = /#\d{1,5} \d{1,6}\.\d{1,3} |\[ {0,6}\d{1,7}s\](?: |(?=[\r\n]|$))|\d\d[OE]\+? |\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?/y;
 /** Length of the foreign prefixes (see FOREIGN_PREFIX) at `start` of `text`; 0 when there is none. */
 function foreignPrefixLength(text, start) {
     let at = start;
@@ -44361,7 +44363,7 @@ function runnerMarker(line) {
 
 ;// CONCATENATED MODULE: ./src/signature/details.ts
 /**
- * Failure details (README: "Failure details"): what a fixer needs of each failure, kept as the
+ * Failure details (docs/failure-details.md: "Failure details"): what a fixer needs of each failure, kept as the
  * tool printed it — the error or assertion message, expected and received values, the failing
  * location inside the project with its line number, the source line or code frame. Keys name a
  * failure and lose line numbers and values (noise); details keep them (facts).
@@ -46104,7 +46106,8 @@ function createPhpunitParser() {
  * The kind comes from the test's section of the FAILURES or ERRORS report (`____ test_x ____`):
  * the exception type of its last `tests/t.py:9: KeyError` line, else of its first `E   …` line.
  * A `Captured stdout call` (or stderr, log) part of a section is what the test printed: another
- * tool's failures there are not this run's.
+ * tool's failures there are not this run's, nor a whole pytest session the test ran (pytester,
+ * from its `test session starts` banner to its `N failed in 0.01s` one).
  * A paste of the FAILURES or ERRORS report alone (no summary, no result lines) names each test
  * only in its section's title: its file is then the first `tests/t.py:9: ` place in the section
  * (old py.test: `file /abs/tests/t.py, line 9`).
@@ -46131,6 +46134,9 @@ const PLACE = /^(?:(\S{1,1000}\.py):\d+:(?: |$)|file (\S{1,1000}\.py), line \d+$
 /** A big banner (`==== FAILURES ====`, `==== short test summary info ====`) ends a section. */
 const BANNER = /^={3,} /;
 const CAPTURED = /^-{3,} Captured (?:stdout|stderr|log) /;
+/** The first and the last banner of a pytest session. */
+const SESSION_START = /^={3,} test session starts ={3,}$/;
+const SESSION_END = /^={3,} .{0,500}\bin \d+(?:\.\d+)?s\b.{0,100} ={3,}$/;
 /**
  * A section's lines kept as details: not the test's source around the failing line (indented
  * code) nor the `_ _ _` frame separators; the `>` line, the `E` lines, `path.py:9:` locations
@@ -46222,6 +46228,15 @@ function createPytestParser() {
     function readSection(line) {
         if (section === undefined)
             return false;
+        if (section.nested === true) {
+            if (SESSION_END.test(line))
+                section.nested = false;
+            return true;
+        }
+        if (section.captured && SESSION_START.test(line)) {
+            section.nested = true;
+            return true;
+        }
         if (BANNER.test(line) || SECTION.test(line)) {
             closeSection();
             return false;
@@ -46684,7 +46699,9 @@ function createRustcParser() {
  * summary is `Failed tests:` and `Tests in error:` (no level), each entry `  method(com.x.FooTest)`
  * (2.19: `  FooTest.method:42 » NullPointer`), the first one sometimes on the header's line.
  * Key: `surefire:<class without package>.<method>`, plus `:<kind>` for a test in error: the
- * exception's type as the summary shortens it (`NullPointer` for `java.lang.NullPointerException`).
+ * exception's simple class name (`NullPointerException` for `java.lang.NullPointerException`),
+ * the kind every parser uses (see `failureKind`). A test named only in the summary keeps the
+ * summary's shortened type (`» NullPointer`), since the log holds nothing more.
  */
 
 
@@ -46745,7 +46762,7 @@ function createSurefireParser() {
             if (awaitingException !== undefined) {
                 const kind = failureKind(line);
                 if (kind !== undefined)
-                    awaitingException.kind = shortTypeName(kind);
+                    awaitingException.kind = kind;
                 awaitingException = undefined;
                 if (details.collecting)
                     return true;
@@ -46847,11 +46864,6 @@ function simpleName(cls) {
 function withoutParameters(method) {
     const cut = method.search(/[([]/);
     return cut === -1 ? method : method.slice(0, cut);
-}
-/** The type as Surefire's summary shortens it: `NullPointerException` → `NullPointer`. */
-function shortTypeName(type) {
-    const short = type.replace(/(?:Exception|Error)$/, '');
-    return short === '' ? type : short;
 }
 
 ;// CONCATENATED MODULE: ./src/signature/parsers/tsc.ts
@@ -48432,7 +48444,7 @@ async function gatherFailures(failing, sources, options) {
 
 ;// CONCATENATED MODULE: ./src/failures/infrastructure.ts
 /**
- * Failures outside the project's own build and test output (README: "Whose failure it is"):
+ * Failures outside the project's own build and test output (docs/decisions.md: "Whose failure it is"):
  * the runner was lost or shut down, the job was cancelled by the system, the network failed
  * while dependencies were installed, the machine ran out of disk or memory. Pure: it reads
  * the lines gathering already kept for a failing check. A re-run can fix these; an edit to the
@@ -48543,7 +48555,7 @@ async function waitForVerdict(options) {
 /**
  * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
  * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
- * exact SHA waited for and reduced to one verdict (README: "How checks become a verdict").
+ * exact SHA waited for and reduced to one verdict (docs/decisions.md: "How checks become a verdict").
  */
 
 
@@ -49386,7 +49398,7 @@ function requireReportForNewCommit(run, files, head) {
     }).kind;
     if (kind === 'first' || kind === 'fix')
         throw new errors/* ActionError */.lZ(`The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`, {
-            fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (README: "gh-aw autoloop"); nothing was written'
+            fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (docs/gh-aw.md: "The files the workflow hands to the gate"); nothing was written'
         });
 }
 /**
@@ -50772,7 +50784,7 @@ var external_node_path_ = __nccwpck_require__(6760);
 var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/doctor/setup.ts
 /**
- * The doctor's files, parsed (README: "doctor"). Pure: text in, YAML values and the gh-aw
+ * The doctor's files, parsed (docs/commands.md: "doctor"). Pure: text in, YAML values and the gh-aw
  * version out. YAML is read as the runner and gh-aw read it (YAML 1.2: `on` is a key).
  */
 
@@ -50881,7 +50893,7 @@ function parseSetup(files) {
 
 ;// CONCATENATED MODULE: ./src/doctor/ci-workflows.ts
 /**
- * Does any CI workflow run on the program branch? (README: "doctor", the check `ci-workflow`.)
+ * Does any CI workflow run on the program branch? (docs/commands.md: "doctor", the check `ci-workflow`.)
  * Pure. gh-aw pushes the agent's commit with GITHUB_TOKEN, which starts no workflow; CI starts
  * from the CI-trigger token's push of an empty commit on top of it, which is a `push` to
  * `autoloop/<program>` and a `pull_request` `synchronize` of the program PR. GitHub filters a
@@ -51029,7 +51041,7 @@ function ciWorkflowVerdicts(workflows, defaultBranch) {
 
 ;// CONCATENATED MODULE: ./src/doctor/model.ts
 /**
- * What the doctor (README: "doctor") reads and what it says, as plain data. Pure.
+ * What the doctor (docs/commands.md: "doctor") reads and what it says, as plain data. Pure.
  */
 /** gh-aw's autoloop workflow, as the README installs it. */
 const WORKFLOW_FILE = '.github/workflows/autoloop.md';
@@ -51037,7 +51049,7 @@ const LOCK_FILE = '.github/workflows/autoloop.lock.yml';
 const WORKFLOWS_DIR = '.github/workflows';
 /**
  * The oldest gh-aw release the integration works with: it compiled autoloop's own lock.
- * The README ("doctor") names both constants.
+ * docs/commands.md ("doctor") names both constants.
  */
 const OLDEST_SUPPORTED_GH_AW = 'v0.65.6';
 /**
@@ -51048,7 +51060,7 @@ const OLDEST_SUPPORTED_GH_AW = 'v0.65.6';
 const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6';
 /**
  * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
- * README, "gh-aw conformance").
+ * docs/gh-aw.md, "gh-aw conformance").
  */
 const NEWEST_TESTED_GH_AW = 'v0.72.1';
 /**
@@ -51103,7 +51115,7 @@ function grantedAccess(permissions, scope) {
 
 ;// CONCATENATED MODULE: ./src/doctor/checks.ts
 /**
- * The doctor's checks (README: "doctor"): parsed files and API facts in, one finding per fact
+ * The doctor's checks (docs/commands.md: "doctor"): parsed files and API facts in, one finding per fact
  * the loop rests on out. Pure.
  *
  * The compiled lock is what GitHub runs, so a check reads the lock when there is one and the
@@ -51114,7 +51126,7 @@ function grantedAccess(permissions, scope) {
 
 
 
-/** gh-aw's jobs the gate job must wait for (README: "The job graph, and why"). */
+/** gh-aw's jobs the gate job must wait for (docs/gh-aw.md: "The job graph, and why"). */
 const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'];
 /** What the gate step passes as `safe-outputs-result`. */
 const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}';
@@ -51689,7 +51701,7 @@ function runChecks(setup, facts, options) {
 
 ;// CONCATENATED MODULE: ./src/doctor/report.ts
 /**
- * What the doctor says (README: "doctor"): one line per check, a markdown table for the job
+ * What the doctor says (docs/commands.md: "doctor"): one line per check, a markdown table for the job
  * summary, one JSON object. Pure.
  */
 
@@ -51752,7 +51764,7 @@ function reportJson(report) {
 
 ;// CONCATENATED MODULE: ./src/doctor/read.ts
 /**
- * The doctor's adapter (README: "doctor"): reads the workflow files from a checkout, or through
+ * The doctor's adapter (docs/commands.md: "doctor"): reads the workflow files from a checkout, or through
  * the contents API when the checkout has none, asks the API what only it knows (the default
  * branch, whether the state branch exists), and hands everything to the pure checks.
  */
@@ -51949,7 +51961,7 @@ async function doctorForReconcile(config, deps, known) {
 
 ;// CONCATENATED MODULE: ./src/commands/reconcile.ts
 /**
- * The `reconcile` command (README: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
+ * The `reconcile` command (docs/commands.md: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
  * job before the agent. For every program in the state store:
  * - attempts left in flight by a run that is no longer running are marked abandoned (and the
  *   program paused `ci-timeout` when its wall clock is spent): nothing waits on a run that
@@ -52609,7 +52621,7 @@ class ContentsConflictError extends Error {
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
 /**
- * The Machine State table of a program's state file (README: "The state file"): its rows, how each value
+ * The Machine State table of a program's state file (docs/state.md: "The state file"): its rows, how each value
  * cell is read into a typed view (validated with zod) and how a patch value is written
  * back as a cell the autoloop scheduler reads exactly as meant.
  */
@@ -52852,7 +52864,7 @@ function renderCell(field, value) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3406);
 /* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6858);
 /**
- * Where a program's files live (README: "State stores"): `<program>.md` and its ledger
+ * Where a program's files live (README: "The ledger"): `<program>.md` and its ledger
  * `ci-gate/<program>.json`, in a local folder or on a branch through the contents API, and
  * compare-and-swap updates over them.
  *
