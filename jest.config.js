@@ -1,8 +1,15 @@
 /* global process */
 // ESM jest: sources are TypeScript compiled per file by swc (no type checking here;
 // `npm run typecheck` does that), test files import siblings with `.js` specifiers.
-// Two projects: `unit` (pure modules and single adapters) and `integration` (the action run
-// in-process against the fake GitHub API, and a few smoke runs of the bundle).
+// Projects by layer (README: "Development"):
+// - `unit`: pure modules and single adapters, milliseconds each;
+// - `integration`: the action run in-process against the fake GitHub API, and a few smoke
+//   runs of the bundle (`npm test` runs these two, with coverage);
+// - `reliability`: chaos, hostile CI text, concurrent writers: slower by design (real time,
+//   child processes, hundreds of generated runs), `npm run test:reliability`;
+// - `conformance`: gh-aw's own runtime scripts around the bundle, `npm run test:conformance`.
+import { availableParallelism } from 'node:os'
+
 const transform = {
   '^.+\\.ts$': [
     '@swc/jest',
@@ -16,11 +23,16 @@ const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform
+  transform,
+  setupFilesAfterEnv: ['<rootDir>/__tests__/setup/timeout.ts']
 }
+/** A project's time limit per test (jest takes `testTimeout` from the global config only). */
+const timeout = (ms) => ({ globals: { testTimeoutMs: ms } })
 const integration = [
   '<rootDir>/__tests__/integration/**/*.test.ts',
-  '<rootDir>/__tests__/smoke/**/*.test.ts',
+  '<rootDir>/__tests__/smoke/**/*.test.ts'
+]
+const reliability = [
   '<rootDir>/__tests__/chaos/**/*.test.ts',
   '<rootDir>/__tests__/hostile/**/*.test.ts',
   '<rootDir>/__tests__/concurrency/**/*.test.ts'
@@ -31,24 +43,24 @@ const conformance = ['<rootDir>/__tests__/conformance/**/*.test.ts']
 
 /** @type {import('jest').Config} */
 export default {
+  // One worker per core: more workers than cores only add switching (and memory).
+  maxWorkers: Math.max(1, availableParallelism()),
   projects: [
     {
       ...common,
       displayName: 'unit',
+      ...timeout(15_000),
       testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
       testPathIgnorePatterns: [
         '/node_modules/',
-        ...[...integration, ...conformance].map((glob) =>
+        ...[...integration, ...reliability, ...conformance].map((glob) =>
           glob.replace('<rootDir>/', '/').replace('/**/*.test.ts', '/')
         )
       ]
     },
-    {
-      ...common,
-      displayName: 'integration',
-      testMatch: integration,
-      setupFilesAfterEnv: ['<rootDir>/__tests__/setup/integration.ts']
-    },
+    // A run of virtual hours takes real seconds: 15 s per test is ten times what one needs.
+    { ...common, displayName: 'integration', ...timeout(15_000), testMatch: integration },
+    { ...common, displayName: 'reliability', ...timeout(60_000), testMatch: reliability },
     ...(process.env.GH_AW_CONFORMANCE
       ? [{ ...common, displayName: 'conformance', testMatch: conformance }]
       : [])

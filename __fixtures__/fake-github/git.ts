@@ -2,46 +2,27 @@
  * The fake's git repository: a bare repository holding the real commits behind branches, the
  * contents API, memory pushes and git over HTTP. Writes are one `git fast-import` per commit;
  * reads of objects are cached, since objects never change. Synchronous on purpose: the
- * fake's handlers are.
+ * fake's handlers are. The fake holds its contents in memory (`contents-memory.ts`) until a
+ * scenario needs a repository on disk (git over HTTP, a push to `gitDir`); both implement
+ * `ContentStore` and give the same SHAs.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import {
+  RefMovedError,
+  type ContentStore,
+  type GitCommit,
+  type GitPath,
+  type GitTreeEntry,
+  type Identity,
+  type WriteCommit
+} from './contents-store.js'
+
+export { RefMovedError }
+export type { ContentStore, GitCommit, GitPath, GitTreeEntry, Identity }
 
 const SHA_RE = /^[0-9a-f]{40}$/
-
-export interface Identity {
-  name: string
-  email: string
-  /** ms epoch */
-  date: number
-}
-
-export interface GitCommit {
-  sha: string
-  tree: string
-  parents: string[]
-  author: Identity
-  committer: Identity
-  message: string
-}
-
-export interface GitTreeEntry {
-  /** Path relative to the listed tree. */
-  path: string
-  mode: string
-  type: 'blob' | 'tree' | 'commit'
-  sha: string
-  /** Blob size in bytes; undefined for trees and submodules. */
-  size: number | undefined
-}
-
-export type GitPath =
-  | { type: 'file'; sha: string; content: Buffer }
-  | { type: 'dir'; sha: string; entries: GitTreeEntry[] }
-
-/** Thrown when a branch moved in git between reading its head and updating it. */
-export class RefMovedError extends Error {}
 
 function identityOf(line: string): Identity {
   const m = /^(.*) <(.*)> (\d+) [+-]\d{4}$/.exec(line)
@@ -95,7 +76,7 @@ function parseTree(raw: string): GitTreeEntry[] {
     })
 }
 
-export class GitRepo {
+export class GitRepo implements ContentStore {
   private readonly commits = new Map<string, GitCommit>()
   private readonly paths = new Map<string, GitPath | null>()
   private readonly trees = new Map<string, { sha: string; entries: GitTreeEntry[] }>()
@@ -253,17 +234,7 @@ export class GitRepo {
    * commit contains the branch's current head: a branch that moved meanwhile throws
    * RefMovedError.
    */
-  writeCommit(options: {
-    branch: string
-    parent: string | null
-    files: Record<string, string | Buffer>
-    message: string
-    author: Identity
-    /** Default: the author. */
-    committer?: Identity
-    /** Paths removed from the parent's tree. */
-    deletions?: string[]
-  }): string {
+  writeCommit(options: WriteCommit): string {
     const { branch, parent, files, message, author } = options
     const stamp = (who: Identity) =>
       `${who.name} <${who.email}> ${Math.floor(who.date / 1000)} +0000`

@@ -312,7 +312,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const gitHttp = {
     owner: model.state.owner,
     repo: model.state.repo,
-    gitDir: () => model.repo().dir,
+    gitDir: () => model.gitDir(),
     now: () => model.now(),
     requests: gitRequests,
     authRequired: scenario.gitAuth === 'required'
@@ -344,7 +344,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     serverUrl: origin,
     gitUrl: `${origin}/${model.state.owner}/${model.state.repo}.git`,
     get gitDir() {
-      return model.repo().dir
+      return model.gitDir()
     },
     clock: { now: () => model.now(), sleep },
     state: model.state,

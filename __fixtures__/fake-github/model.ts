@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { GitRepo, type GitCommit, type Identity } from './git.js'
+import { MemoryRepo } from './contents-memory.js'
+import type { ContentStore, GitCommit, Identity } from './contents-store.js'
+import { GitRepo } from './git.js'
 import { statusEventsAt, timelineAt } from './timeline.js'
 import type {
   CheckConclusion,
@@ -145,7 +147,8 @@ export class Model {
   onDispatch: ((dispatch: DispatchRecord) => DispatchedRunPlan | undefined | void) | undefined
   private clock: number
   private started = false
-  private git: GitRepo | undefined
+  private git: ContentStore | undefined
+  private gitOnDisk: GitRepo | undefined
   private tempRoot: string | undefined
   private readonly scenarioGitDir: string | undefined
   private readonly lastGitHeads: Record<string, string> = {}
@@ -332,14 +335,31 @@ export class Model {
 
   // --- git ----------------------------------------------------------------------------------
 
-  /** The git repository, created on first use. */
-  repo(): GitRepo {
-    if (!this.git) {
+  /**
+   * The contents store, created on first use: in memory, unless the scenario gives a
+   * `gitDir` or something already asked for the repository on disk (`gitDir()`).
+   */
+  repo(): ContentStore {
+    if (this.scenarioGitDir) this.gitDir()
+    this.git ??= new MemoryRepo()
+    return this.git
+  }
+
+  /**
+   * The bare repository on disk, for git itself (fetch and clone over HTTP, a push to
+   * `gitDir`): created on first call with everything the memory store held, which it then
+   * replaces (same objects, same SHAs).
+   */
+  gitDir(): string {
+    if (!this.gitOnDisk) {
       if (!this.scenarioGitDir) this.tempRoot = mkdtempSync(join(tmpdir(), 'fake-github-'))
       const dir = this.scenarioGitDir ?? join(this.tempRoot ?? '', 'repo.git')
-      this.git = new GitRepo(dir, this.state.defaultBranch)
+      const disk = new GitRepo(dir, this.state.defaultBranch)
+      if (this.git instanceof MemoryRepo) this.git.writeTo(dir)
+      this.gitOnDisk = disk
+      this.git = disk
     }
-    return this.git
+    return this.gitOnDisk.dir
   }
 
   /** Whether the git repository exists yet (reads need not create it). */

@@ -296,7 +296,6 @@ describe('a re-run still running when the wall clock runs out', () => {
         const run = await runInProcess(fake, {
           inputs: { program: PROGRAM, push: 'false', 'timeout-minutes': '10' }
         })
-        expect(run.stdout).toContain('Re-running the failed jobs of run')
         expect(run.outputs).toMatchObject({
           status: 'paused',
           verdict: 'ci-timeout',
@@ -318,7 +317,7 @@ describe('a re-run that ends skipped', () => {
       const run = await runInProcess(fake, {
         inputs: { program: PROGRAM, push: 'false', 'state-dir': tempDir('autoloop-skip-') }
       })
-      expect(run.stdout).toContain('Re-running the failed jobs of run')
+      expect(fake.requests.filter((r) => r.route?.endsWith('/rerun-failed-jobs'))).toHaveLength(1)
       expect(run.outputs).toMatchObject({ status: 'paused', verdict: 'no-checks' })
       expect(run.outputs['pause-reason']).toMatch(/^ci-blocked: /)
       expect(run.outputs.signature).toBe('')

@@ -42,7 +42,7 @@ function checksOutput(
 
 describe('gate, in-process against the fake API', () => {
   it('all green: success with every check in the outputs and the job summary', async () => {
-    const { run } = await gateOnce({
+    const { run, fake } = await gateOnce({
       checkRuns: [check('build', 240), check('test', 600)],
       statuses: [status('ci/legacy', 120, 'success')]
     })
@@ -62,7 +62,10 @@ describe('gate, in-process against the fake API', () => {
     expect(run.summary).toMatch(
       /\[details\]\(http:\/\/127\.0\.0\.1:\d+\/octo-org\/demo\/actions\/runs\/\d+\/job\/\d+\)/
     )
-    expect(run.stdout).toMatch(/\[\d+m\d\ds\] 3 counted: .* running; waiting for/)
+    // It waited for the slowest check (600 s) rather than judging the first answer.
+    const polls = fake.requests.filter((r) => r.route?.endsWith('/check-runs'))
+    expect(polls.length).toBeGreaterThan(1)
+    expect(polls.at(-1)!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(600_000)
   })
 
   it('one red check: failure, named in the outputs and the summary', async () => {
@@ -196,7 +199,11 @@ describe('gate, in-process against the fake API', () => {
     expect(fake.requests.filter((r) => r.fault).map((r) => r.fault).length).toBeGreaterThanOrEqual(
       7
     )
-    expect(run.stdout).toMatch(/Secondary rate limit .* waiting 60 s/)
+    // The secondary rate limit's Retry-After (60 s) was waited before the route was asked again.
+    const polls = fake.requests.filter((r) => r.route === route)
+    const limited = polls.findIndex((r) => r.fault === 'secondary-rate-limit')
+    expect(limited).toBeGreaterThanOrEqual(0)
+    expect(polls[limited + 1]!.at - polls[limited]!.at).toBeGreaterThanOrEqual(60_000)
   })
 
   it('works unchanged under a GitHub Enterprise Server path prefix', async () => {

@@ -134,8 +134,6 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
         dispatched: 'true'
       })
       expect(run.outputs.signature).toMatch(/^jest:/)
-      expect(run.log.join('\n')).toContain(`Program ${PROGRAM} (from the scheduler's selection`)
-      expect(run.log.join('\n')).toContain("gh-aw's empty CI-trigger commit")
 
       // One dispatch of the fixer: program merged with dispatch-inputs, on the default branch.
       expect(fake.state.dispatches).toHaveLength(1)
@@ -377,10 +375,6 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
         dispatched: 'false',
         signature: run.outputs.signature
       })
-      expect(again.log.join('\n')).toContain('the attempt is re-used, not counted again')
-      expect(again.log.join('\n')).toContain(
-        'Not starting the fixer run: attempt 0 started its fixer already'
-      )
       expect(fake.state.dispatches).toHaveLength(1)
       const ledger = ledgerOf(fake, PROGRAM)!
       expect(ledger.attempts).toHaveLength(1)
