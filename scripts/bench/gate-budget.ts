@@ -15,9 +15,11 @@ import {
   type CheckRunPlan,
   type FakeGitHub
 } from '../../__fixtures__/fake-github/index.js'
+import { createStateFile } from '../../src/state/template.js'
 
 const SHA = 'be4c5'.padEnd(40, '0')
 const BRANCH = 'autoloop/bench'
+const STATE_BRANCH = 'memory/autoloop'
 const JEST_LOG = resolve(
   import.meta.dirname,
   '../../__fixtures__/corpus/jest/assertion/job-log.log'
@@ -66,6 +68,8 @@ async function gateOnce(red: boolean): Promise<Budget> {
   const fake = await startFakeGitHub({
     scenario: {
       branches: { [BRANCH]: SHA },
+      // A program in its loop: the state branch and its state file are there already.
+      contents: { [STATE_BRANCH]: { 'bench.md': createStateFile('bench') } },
       checkRuns: [check('test', red ? 'failure' : 'success'), check('lint', 'success')],
       dispatchedRuns: { queuedSeconds: 5, runSeconds: 3600 }
     }
@@ -77,7 +81,7 @@ async function gateOnce(red: boolean): Promise<Budget> {
         program: 'bench',
         push: 'false',
         'create-pr': 'false',
-        'state-branch': 'memory/autoloop',
+        'state-branch': STATE_BRANCH,
         'dispatch-workflow': 'autoloop.lock.yml'
       },
       env: { GITHUB_RUN_ID: '1' }
@@ -92,8 +96,8 @@ async function gateOnce(red: boolean): Promise<Budget> {
 
 export async function runGateBudgetBench(): Promise<string> {
   const rows = [
-    ['green gate (gh-aw, state branch)', await gateOnce(false)],
-    ['red gate with dispatch (gh-aw, state branch)', await gateOnce(true)]
+    ['green gate', await gateOnce(false)],
+    ['red gate with dispatch', await gateOnce(true)]
   ] as const
   return [
     '| gate run | points | contents GET | contents PUT | verdict |',

@@ -46,7 +46,13 @@ import {
   type Settlement
 } from '../gate/decide.js'
 import { recordIteration, reportedOutcome, type RecordOutcome } from '../loop/record-outcome.js'
-import { readProgram, updateProgram, type ProgramFiles } from '../state/program-state.js'
+import {
+  readProgram,
+  updateProgram,
+  type ProgramFiles,
+  type ProgramUpdate
+} from '../state/program-state.js'
+import type { StoredState } from '../state/store.js'
 import type { MachineStatePatch } from '../state/schema.js'
 import { signatureOf, type Signature } from '../signature/signature.js'
 import { buildKey } from '../signature/normalise.js'
@@ -87,6 +93,11 @@ interface GateRun {
   /** The agent's iteration file: undefined without `iteration-file`, null when it is missing. */
   report: IterationReport | null | undefined
   policy?: ReducePolicy
+  /**
+   * The ledger file as this run last read or wrote it: each write starts from it instead of
+   * reading it again (a conflict reads it again). Undefined until the program is read.
+   */
+  ledgerFile?: StoredState | null
 }
 
 // ---------------------------------------------------------------------------------------
@@ -187,6 +198,7 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
     maxBytes: config.stateMaxBytes,
     now: deps.clock.now()
   })
+  run.ledgerFile = initial.storedLedger
   const stopped = stoppedReason(initial)
   if (stopped) {
     return {
@@ -242,6 +254,22 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
   }
 }
 
+/** A compare-and-swap write of the program's ledger (and its projection), from the ledger as last known. */
+async function write<T>(
+  run: GateRun,
+  apply: (current: ProgramFiles) => { ledger: Ledger; value: T }
+): Promise<ProgramUpdate<T>> {
+  const { config, deps } = run
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes, ledger: run.ledgerFile },
+    apply
+  )
+  run.ledgerFile = written.files.storedLedger
+  return written
+}
+
 /**
  * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
  * an error, before anything is written, when the agent did not write it.
@@ -279,25 +307,20 @@ async function recordWithoutCommit(
   const report = run.report
   if (!report) return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt }
   const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch })
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (current) => {
-      const recorded = recordIteration(current, {
-        outcome,
-        metric: report.metric ?? undefined,
-        change: report.change,
-        reason,
-        commit: undefined,
-        runId: deps.environment.runId ?? null,
-        runUrl: runUrl(deps.environment),
-        now: deps.clock.now(),
-        maskedValues: deps.maskedValues
-      })
-      return { ledger: recorded.ledger, value: recorded.outcome }
-    }
-  )
+  const written = await write(run, (current) => {
+    const recorded = recordIteration(current, {
+      outcome,
+      metric: report.metric ?? undefined,
+      change: report.change,
+      reason,
+      commit: undefined,
+      runId: deps.environment.runId ?? null,
+      runUrl: runUrl(deps.environment),
+      now: deps.clock.now(),
+      maskedValues: deps.maskedValues
+    })
+    return { ledger: recorded.ledger, value: recorded.outcome }
+  })
   const recorded = written.value
   if (recorded.entry) {
     const marker = commentMarker('iteration', recorded.runKey)
@@ -369,10 +392,8 @@ async function begin(
 ): Promise<Began> {
   const { config, deps } = run
   const { environment } = deps
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
+  const written = await write(
+    run,
     (current): { ledger: Ledger; value: BeganAttempt | { stopped: string } } => {
       const stopped = stoppedReason(current)
       if (stopped) return { ledger: current.ledger, value: { stopped } }
@@ -524,8 +545,7 @@ async function blockedOf(
 }
 
 async function recordRerun(run: GateRun, index: number, rerun: Rerun): Promise<void> {
-  const { config, deps } = run
-  await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+  await write(run, (current) => {
     const attempt = current.ledger.attempts.find((a) => a.index === index)
     if (!attempt) return { ledger: current.ledger, value: null }
     return {
@@ -572,15 +592,12 @@ async function settle(
   observed: Observed,
   seen: Seen
 ): Promise<Settled> {
-  const { config, deps } = run
   // The fixer run's ref is asked for only when the attempt is about to start one.
   const preview = decideOn(run, known, observed)
   const requested =
     preview.kind === 'red' && preview.next.includes('dispatch') ? await dispatchRequest(run) : null
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
+  const written = await write(
+    run,
     (current): { ledger: Ledger; value: { settlement: Settlement; written: Written } } => {
       const settlement = decideOn(run, current.ledger, observed)
       const next = ledgerAfter(run, current, settlement, seen, requested)
@@ -1141,7 +1158,7 @@ async function sendDispatch(run: GateRun, index: number, requested: Dispatch): P
     deps.log.warning(`Could not start the fixer run: ${why}`)
     outcome = { ...requested, state: 'failed', error: why }
   }
-  await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => ({
+  await write(run, (current) => ({
     ledger: current.ledger.attempts.some((a) => a.index === index)
       ? updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: outcome }))
       : current.ledger,
@@ -1187,32 +1204,27 @@ async function fixCommittedNothing(
   const { config, deps } = run
   deps.log.warning(`fix-command committed nothing (HEAD is still ${head.sha.slice(0, 12)})`)
   // The attempt that found nothing new and its pause, in one write.
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (current) => {
-      const began = appendNoNewCommit(current.ledger, {
-        sha: head.sha,
-        agentSha,
-        runId: deps.environment.runId ?? null,
-        runAttempt: deps.environment.runAttempt ?? null,
-        now: deps.clock.now(),
-        maxFixAttempts: config.maxFixAttempts,
-        timeoutMinutes: config.timeoutMinutes
-      })
-      const observed: Observed = { kind: 'no-new-commit', index: began.attempt.index }
-      const settlement = decideOn(run, began.ledger, observed)
-      const next = ledgerAfter(
-        run,
-        { ...current, ledger: began.ledger },
-        settlement,
-        NOTHING_SEEN,
-        null
-      )
-      return { ledger: next.ledger, value: { settlement, written: next.written } }
-    }
-  )
+  const written = await write(run, (current) => {
+    const began = appendNoNewCommit(current.ledger, {
+      sha: head.sha,
+      agentSha,
+      runId: deps.environment.runId ?? null,
+      runAttempt: deps.environment.runAttempt ?? null,
+      now: deps.clock.now(),
+      maxFixAttempts: config.maxFixAttempts,
+      timeoutMinutes: config.timeoutMinutes
+    })
+    const observed: Observed = { kind: 'no-new-commit', index: began.attempt.index }
+    const settlement = decideOn(run, began.ledger, observed)
+    const next = ledgerAfter(
+      run,
+      { ...current, ledger: began.ledger },
+      settlement,
+      NOTHING_SEEN,
+      null
+    )
+    return { ledger: next.ledger, value: { settlement, written: next.written } }
+  })
   const { settlement } = written.value
   return (await applied(run, settlement, written.value.written, written.files, NOTHING_SEEN, null))
     .result
