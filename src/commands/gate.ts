@@ -222,7 +222,10 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
     const noFix = steps.length === 0 ? await noFixArrived(run, initial, head) : null
     if (noFix) {
       const observed: Observed = { kind: 'no-fix-arrived', ...noFix }
-      return { ...(await settle(run, initial.ledger, observed, NOTHING_SEEN)).result, steps }
+      const settled = await deps.log.group(`Decide and apply: no fix arrived`, () =>
+        settle(run, initial.ledger, observed, NOTHING_SEEN)
+      )
+      return { ...settled.result, steps }
     }
     const pull = await findOrOpenPull(config, deps, knownPull)
     if (pull) knownPull = pull.number
@@ -239,8 +242,13 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
             observed: { kind: 'no-new-commit' as const, index: began.attempt.index },
             seen: NOTHING_SEEN
           }
-        : await observe(run, began, head, pull)
-    const { result, fix } = await settle(run, began.ledger, observed, seen)
+        : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () =>
+            observe(run, began, head, pull)
+          )
+    const { result, fix } = await deps.log.group(
+      `Decide and apply: attempt ${began.attempt.index}`,
+      () => settle(run, began.ledger, observed, seen)
+    )
     steps.push({
       attempt: result.attempt?.index ?? began.attempt.index,
       sha: head.sha,
