@@ -430,7 +430,7 @@ async function begin(
   const value = written.value
   if ('stopped' in value) return value
   const { attempt, ledger, kind } = value
-  const iteration = ledger.iteration as NonNullable<Ledger['iteration']>
+  const iteration = iterationOf(ledger)
   const what: Record<BeganAttempt['kind'], string> = {
     first: 'first gate of a new iteration',
     fix: `fix ${attempt.index} of ${iteration.maxFixAttempts}`,
@@ -448,6 +448,7 @@ async function begin(
 
 /** `fix-command` runs next, on these failure summary files, until the wall clock. */
 interface FixStep {
+  command: string
   attempt: Attempt
   signature: Signature
   jsonPath: string
@@ -482,7 +483,7 @@ async function observe(
   pull: PullInfo | null
 ): Promise<{ observed: Observed; seen: Seen }> {
   const { config, deps } = run
-  const iteration = began.ledger.iteration as NonNullable<Ledger['iteration']>
+  const iteration = iterationOf(began.ledger)
   const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
   const policy = await policyOf(run)
   const index = began.attempt.index
@@ -918,7 +919,7 @@ async function startFix(
   seen: Seen,
   requested: Dispatch | null
 ): Promise<Settled> {
-  const { deps } = run
+  const { config, deps } = run
   const findings = seen.findings as RedFindings
   const { observation, classification } = findings
   const { index, signature } = settlement
@@ -938,7 +939,7 @@ async function startFix(
   if (requested && refusal) deps.log.info(`Not starting the fixer run: ${refusal}`)
   const dispatched =
     requested && refusal === null ? await sendDispatch(run, index, requested) : false
-  const fixCommand = settlement.next.includes('fix-command')
+  const fixCommand = settlement.next.includes('fix-command') ? config.fixCommand : undefined
   const left = settlement.attemptsRemaining
   return {
     result: {
@@ -959,6 +960,7 @@ async function startFix(
     },
     fix: fixCommand
       ? {
+          command: fixCommand,
           attempt,
           signature,
           jsonPath,
@@ -1188,7 +1190,7 @@ async function runFixCommand(run: GateRun, fix: FixStep): Promise<string> {
   // judges its commit afterwards, so a little overrun cannot lose the attempt it paid for.
   const remaining = Math.max(60_000, fix.deadline - deps.clock.now())
   const { exitCode } = await deps.runFixCommand(
-    config.fixCommand as string,
+    fix.command,
     {
       AUTOLOOP_FAILURE_JSON: fix.jsonPath,
       AUTOLOOP_FAILURE_MD: fix.markdownPath,
