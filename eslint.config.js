@@ -11,6 +11,7 @@ const PURE_MODULES = [
   'src/checks/observation.ts',
   'src/signature/**/*.ts',
   'src/loop/**/*.ts',
+  'src/gate/decide.ts',
   'src/state/text.ts',
   'src/state/machine-state.ts',
   'src/state/ci-gate-section.ts',

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
-import { latestAttempt, pausedSignatureOf } from '../../src/loop/ledger.js'
-import { pauseInLedger } from '../../src/loop/pause.js'
+import {
+  latestAttempt,
+  parseLedgerFile,
+  pausedSignatureOf,
+  serializeLedger,
+  withStateWrite
+} from '../../src/loop/ledger.js'
+import { pauseInLedger, pauseKindIn } from '../../src/loop/pause.js'
 import { pauseReason } from '../../src/loop/pause-reasons.js'
 import { projectStateFile } from '../../src/state/projection.js'
 import { readMachineState } from '../../src/state/machine-state.js'
@@ -48,7 +54,8 @@ describe('pauseInLedger', () => {
           pauseReason: reason,
           recentStatuses: ['accepted', 'ci-fix-exhausted'],
           lastRun: new Date(now).toISOString()
-        }
+        },
+        pauseKind: 'stuck'
       }
     ])
     // Projected, the scheduler skips the program.
@@ -85,5 +92,51 @@ describe('pauseInLedger', () => {
       pauseReason: reason,
       lastRun: new Date(now).toISOString()
     })
+  })
+})
+
+describe('pauseKindIn: the kind stored with the pause, not read back from its text', () => {
+  const reason = pauseReason('base-red', 'jest:tests/a.test.ts>fails')
+  const paused = pauseInLedger(inFlight(), machine, {
+    index: 0,
+    verdict: redVerdict(sig('a'), now),
+    kind: 'base-red',
+    reason,
+    remember: null,
+    now
+  })
+
+  it('the kind the pause stored, while Machine State shows its reason', () => {
+    expect(pauseKindIn(paused, { paused: true, pauseReason: reason })).toBe('base-red')
+    expect(pauseKindIn(paused, { paused: false, pauseReason: reason })).toBeNull()
+  })
+
+  it('the stored kind wins over what the reason text would say', () => {
+    // A reason whose text names no kind at all: only the stored kind tells it.
+    const plain = withStateWrite(
+      inFlight(),
+      { machineState: { paused: true, pauseReason: 'base branch red' }, pauseKind: 'base-red' },
+      now
+    )
+    expect(pauseKindIn(plain, { paused: true, pauseReason: 'base branch red' })).toBe('base-red')
+  })
+
+  it('a reason the ledger did not write (a maintainer’s, autoloop’s own) is read from its text', () => {
+    expect(pauseKindIn(paused, { paused: true, pauseReason: 'manual hold' })).toBeNull()
+    expect(pauseKindIn(paused, { paused: true, pauseReason: 'consecutive errors: 3' })).toBe(
+      'consecutive-errors'
+    )
+  })
+
+  it('a ledger written before the kind was stored: derived once on read, then stored', () => {
+    const old = {
+      ...paused,
+      writes: paused.writes.map(({ pauseKind: _kind, ...write }) => write)
+    }
+    const text = serializeLedger(old)
+    expect(text).not.toContain('pauseKind')
+    const read = parseLedgerFile(text, 'ci-gate/perf.json')
+    expect(read.writes.map((w) => w.pauseKind)).toEqual(['base-red'])
+    expect(serializeLedger(read)).toContain('"pauseKind": "base-red"')
   })
 })

@@ -352,3 +352,70 @@ describe('migration from a version 1 state file', () => {
     )
   })
 })
+
+describe('updateProgram from the ledger file as last known', () => {
+  function counted(store: MemoryStore): string[] {
+    const reads: string[] = []
+    const read = store.read.bind(store)
+    store.read = async (path) => {
+      reads.push(path)
+      return read(path)
+    }
+    return reads
+  }
+
+  it('reads the state file once and the ledger not at all, and hands back the version it wrote', async () => {
+    const { store, clock, deps } = setup()
+    const first = await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES },
+      gateBegins(sha(0), clock.now)
+    )
+    const reads = counted(store)
+    const second = await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES, ledger: first.files.storedLedger },
+      (current) => ({
+        ledger: withStateWrite(current.ledger, { machineState: { pr: 3 } }, clock.now()),
+        value: current.ledger.revision
+      })
+    )
+    expect(second.value).toBe(1)
+    expect(reads).toEqual([MD])
+    expect(store.conflicts).toEqual([])
+    expect(ledgerIn(store).revision).toBe(2)
+    expect(second.files.storedLedger).toEqual(store.files.get(JSON_PATH))
+    expect(readMachineState(store.text(MD) as string).pr).toBe(3)
+  })
+
+  it('a ledger another run wrote since: the write conflicts, and is applied again on it', async () => {
+    const { store, clock, deps } = setup()
+    const first = await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES },
+      gateBegins(sha(0), clock.now)
+    )
+    const other = withStateWrite(ledgerIn(store), { machineState: { issue: 7 } }, clock.now())
+    store.put(JSON_PATH, serializeLedger({ ...other, revision: other.revision + 1 }))
+    let applied = 0
+    await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES, ledger: first.files.storedLedger },
+      (current) => {
+        applied += 1
+        return {
+          ledger: withStateWrite(current.ledger, { machineState: { pr: 3 } }, clock.now()),
+          value: null
+        }
+      }
+    )
+    expect(applied).toBe(2)
+    expect(store.conflicts).toEqual([JSON_PATH])
+    expect(ledgerIn(store).revision).toBe(3)
+    expect(readMachineState(store.text(MD) as string)).toMatchObject({ pr: 3, issue: 7 })
+  })
+})

@@ -6,6 +6,7 @@
 import { cpus, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
 import { runPollingBench } from './polling.js'
+import { runGateBudgetBench } from './gate-budget.js'
 import { runReconcileBench } from './reconcile.js'
 import { runClassificationBench } from './classification.js'
 import { runSignatureBench } from './signature.js'
@@ -22,6 +23,9 @@ console.log(
 if (!only || only === 'polling') {
   console.log('## Waiting on checks: requests and rate-limit points\n')
   console.log(await runPollingBench())
+  console.log()
+  console.log('## One gate run: rate-limit points\n')
+  console.log(await runGateBudgetBench())
   console.log()
 }
 if (!only || only === 'reconcile') {

@@ -30,6 +30,8 @@ export interface FailingCheck extends GatheredFailure {
 export interface RedFindings {
   /** The observation after any re-runs (its checks are the latest attempts). */
   observation: GateObservation
+  /** Whether the checks were read again after re-runs (the observation may say something else). */
+  rechecked: boolean
   /** Checks still failing, with their keys (untrusted text cleaned). */
   failing: FailingCheck[]
   /** Keys of the iteration's own failures (missing required checks included), sorted. */
@@ -323,10 +325,12 @@ export async function findRedFindings(
   let failing = await gather(failingOf(first), deps)
   const reruns: Rerun[] = []
   const flaky: Classification['flaky'] = []
+  let rechecked = false
   for (let round = 1; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
     const result = await rerunRound(context, observation, failing, round, reruns, flaky)
     if (!result) break
     observation = result.observation
+    rechecked = true
     failing = result.failing
     if (result.refused) break
   }
@@ -359,6 +363,7 @@ export async function findRedFindings(
       : [untrustedKey(buildKey('red', observation.reasons.join('; ')), deps.maskedValues)]
   return {
     observation,
+    rechecked,
     failing,
     newKeys,
     classification: {

@@ -17,7 +17,7 @@ import type { Config, ProgramConfig } from '../inputs.js'
 import { forProgram } from '../inputs.js'
 import { runUrl } from '../environment.js'
 import type { ReducePolicy } from '../checks/reduce.js'
-import type { GateObservation, GateVerdict } from '../checks/observation.js'
+import type { GateObservation } from '../checks/observation.js'
 import type { PullInfo } from '../github/port.js'
 import { parseIterationFile, parseSelection, type IterationReport } from '../handover.js'
 import {
@@ -30,26 +30,29 @@ import {
   updateAttempt,
   withStateWrite,
   type Attempt,
-  type AttemptDetail,
-  type AttemptVerdict,
   type BeganAttempt,
   type Dispatch,
   type Ledger,
-  type Rerun,
-  type SignatureLike
+  type Rerun
 } from '../loop/ledger.js'
 import { blockedCause, type Blocked } from '../loop/classify.js'
-import {
-  deadlineOf,
-  decideAfterRed,
-  noProgressPause,
-  repeatedVerdict,
-  type RedDecision
-} from '../loop/guard.js'
+import { deadlineOf } from '../loop/guard.js'
 import { pauseInLedger } from '../loop/pause.js'
-import { pauseReason, type PauseKind } from '../loop/pause-reasons.js'
+import {
+  decide,
+  needsFindings,
+  type Observed,
+  type Pause,
+  type Settlement
+} from '../gate/decide.js'
 import { recordIteration, reportedOutcome, type RecordOutcome } from '../loop/record-outcome.js'
-import { readProgram, updateProgram, type ProgramFiles } from '../state/program-state.js'
+import {
+  readProgram,
+  updateProgram,
+  type ProgramFiles,
+  type ProgramUpdate
+} from '../state/program-state.js'
+import type { StoredState } from '../state/store.js'
 import type { MachineStatePatch } from '../state/schema.js'
 import { signatureOf, type Signature } from '../signature/signature.js'
 import { buildKey } from '../signature/normalise.js'
@@ -65,7 +68,7 @@ import {
   renderIterationComment,
   renderPauseComment
 } from '../issue/comments.js'
-import { forLog, redactSecrets } from '../text/untrusted.js'
+import { forLog } from '../text/untrusted.js'
 import { ActionError, errorMessage, httpStatus } from '../errors.js'
 import { gateOutputs, gateSummaryMarkdown, type GateReport } from '../outputs.js'
 import { announce } from './announce.js'
@@ -90,6 +93,11 @@ interface GateRun {
   /** The agent's iteration file: undefined without `iteration-file`, null when it is missing. */
   report: IterationReport | null | undefined
   policy?: ReducePolicy
+  /**
+   * The ledger file as this run last read or wrote it: each write starts from it instead of
+   * reading it again (a conflict reads it again). Undefined until the program is read.
+   */
+  ledgerFile?: StoredState | null
 }
 
 // ---------------------------------------------------------------------------------------
@@ -190,6 +198,7 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
     maxBytes: config.stateMaxBytes,
     now: deps.clock.now()
   })
+  run.ledgerFile = initial.storedLedger
   const stopped = stoppedReason(initial)
   if (stopped) {
     return {
@@ -211,7 +220,13 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
       )
     requireReportForNewCommit(run, initial, head)
     const noFix = steps.length === 0 ? await noFixArrived(run, initial, head) : null
-    if (noFix) return { ...(await pauseWithoutFix(run, noFix.latest, noFix.blocked)), steps }
+    if (noFix) {
+      const observed: Observed = { kind: 'no-fix-arrived', ...noFix }
+      const settled = await deps.log.group(`Decide and apply: no fix arrived`, () =>
+        settle(run, initial.ledger, observed, NOTHING_SEEN)
+      )
+      return { ...settled.result, steps }
+    }
     const pull = await findOrOpenPull(config, deps, knownPull)
     if (pull) knownPull = pull.number
     const began = await begin(run, head, agentSha, pull)
@@ -221,21 +236,46 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
         `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`
       )
     if (began.kind === 'already-gated') return recordWithoutCommit(run, began, head)
-    const result =
+    const { observed, seen } =
       began.kind === 'no-new-commit'
-        ? await settleNoNewCommit(run, began)
-        : await observeAndSettle(run, began, head, pull)
+        ? {
+            observed: { kind: 'no-new-commit' as const, index: began.attempt.index },
+            seen: NOTHING_SEEN
+          }
+        : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () =>
+            observe(run, began, head, pull)
+          )
+    const { result, fix } = await deps.log.group(
+      `Decide and apply: attempt ${began.attempt.index}`,
+      () => settle(run, began.ledger, observed, seen)
+    )
     steps.push({
       attempt: result.attempt?.index ?? began.attempt.index,
       sha: head.sha,
       verdict: result.verdict ?? 'red',
       signature: result.signature?.short ?? null
     })
-    if (!result.fixCommand) return { ...result, steps }
-    const after = await runFixCommand(run, result)
+    if (!fix) return { ...result, steps }
+    const after = await runFixCommand(run, fix)
     if (after === head.sha) return { ...(await fixCommittedNothing(run, head, agentSha)), steps }
     head = await resolveHead({ ...config, sha: after }, deps)
   }
+}
+
+/** A compare-and-swap write of the program's ledger (and its projection), from the ledger as last known. */
+async function write<T>(
+  run: GateRun,
+  apply: (current: ProgramFiles) => { ledger: Ledger; value: T }
+): Promise<ProgramUpdate<T>> {
+  const { config, deps } = run
+  const written = await updateProgram(
+    deps,
+    config.program,
+    { maxBytes: config.stateMaxBytes, ledger: run.ledgerFile },
+    apply
+  )
+  run.ledgerFile = written.files.storedLedger
+  return written
 }
 
 /**
@@ -275,25 +315,20 @@ async function recordWithoutCommit(
   const report = run.report
   if (!report) return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt }
   const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch })
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (current) => {
-      const recorded = recordIteration(current, {
-        outcome,
-        metric: report.metric ?? undefined,
-        change: report.change,
-        reason,
-        commit: undefined,
-        runId: deps.environment.runId ?? null,
-        runUrl: runUrl(deps.environment),
-        now: deps.clock.now(),
-        maskedValues: deps.maskedValues
-      })
-      return { ledger: recorded.ledger, value: recorded.outcome }
-    }
-  )
+  const written = await write(run, (current) => {
+    const recorded = recordIteration(current, {
+      outcome,
+      metric: report.metric ?? undefined,
+      change: report.change,
+      reason,
+      commit: undefined,
+      runId: deps.environment.runId ?? null,
+      runUrl: runUrl(deps.environment),
+      now: deps.clock.now(),
+      maskedValues: deps.maskedValues
+    })
+    return { ledger: recorded.ledger, value: recorded.outcome }
+  })
   const recorded = written.value
   if (recorded.entry) {
     const marker = commentMarker('iteration', recorded.runKey)
@@ -346,44 +381,6 @@ async function noFixArrived(
   return blocked ? { latest, blocked } : null
 }
 
-/**
- * Paused `ci-blocked` on the red attempt `latest` itself: no attempt is added, none spent;
- * the attempt keeps its failures, with the cause as its note.
- */
-async function pauseWithoutFix(
-  run: GateRun,
-  latest: Attempt,
-  blocked: Blocked
-): Promise<GateResult> {
-  const { config, deps } = run
-  deps.log.warning(`${config.program}: no fix arrived: ${blocked.cause}`)
-  return pause(run, latest.index, null, {
-    kind: 'blocked',
-    reason: pauseReason('blocked', blocked.cause),
-    verdict: 'blocked',
-    record: repeatedVerdict(
-      latest,
-      latest.state === 'no-checks' ? 'no-checks' : 'red',
-      deps.clock.now(),
-      blocked.cause
-    ),
-    signature: signatureFromRecord(latest.signature),
-    blocked
-  })
-}
-
-/** A signature as the ledger stored it, in the form the pause comment shows. */
-function signatureFromRecord(stored: SignatureLike | null | undefined): Signature | null {
-  return stored
-    ? {
-        keys: [...(stored.keys ?? [])],
-        full: stored.full ?? stored.short,
-        short: stored.short,
-        hash: stored.hash
-      }
-    : null
-}
-
 function stoppedReason(files: ProgramFiles): string | null {
   const { machine } = files
   if (machine.completed)
@@ -403,10 +400,8 @@ async function begin(
 ): Promise<Began> {
   const { config, deps } = run
   const { environment } = deps
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
+  const written = await write(
+    run,
     (current): { ledger: Ledger; value: BeganAttempt | { stopped: string } } => {
       const stopped = stoppedReason(current)
       if (stopped) return { ledger: current.ledger, value: { stopped } }
@@ -435,7 +430,7 @@ async function begin(
   const value = written.value
   if ('stopped' in value) return value
   const { attempt, ledger, kind } = value
-  const iteration = ledger.iteration as NonNullable<Ledger['iteration']>
+  const iteration = iterationOf(ledger)
   const what: Record<BeganAttempt['kind'], string> = {
     first: 'first gate of a new iteration',
     fix: `fix ${attempt.index} of ${iteration.maxFixAttempts}`,
@@ -449,105 +444,76 @@ async function begin(
 }
 
 // ---------------------------------------------------------------------------------------
-// Settling a verdict
+// Settling an attempt: observe, decide (`gate/decide.ts`, pure), apply
 
-interface Settled extends GateResult {
-  /** Set when `fix-command` should run next: the failure summary's files. */
-  fixCommand?: { jsonPath: string; markdownPath: string; deadline: number }
+/** `fix-command` runs next, on these failure summary files, until the wall clock. */
+interface FixStep {
+  command: string
+  attempt: Attempt
+  signature: Signature
+  jsonPath: string
+  markdownPath: string
+  deadline: number
 }
+
+interface Settled {
+  result: GateResult
+  /** Set when `fix-command` runs next. */
+  fix: FixStep | null
+}
+
+/** What the gate saw on the attempt's commit, beside the decision's input. */
+interface Seen {
+  observation: GateObservation | null
+  findings: RedFindings | null
+}
+
+const NOTHING_SEEN: Seen = { observation: null, findings: null }
 
 async function policyOf(run: GateRun): Promise<ReducePolicy> {
   run.policy ??= await checkPolicy(run.config, run.deps)
   return run.policy
 }
 
-async function observeAndSettle(
+/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
+async function observe(
   run: GateRun,
   began: BeganAttempt & { files: ProgramFiles },
   head: GatedHead,
   pull: PullInfo | null
-): Promise<Settled> {
+): Promise<{ observed: Observed; seen: Seen }> {
   const { config, deps } = run
-  const iteration = began.ledger.iteration as NonNullable<Ledger['iteration']>
+  const iteration = iterationOf(began.ledger)
   const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
   const policy = await policyOf(run)
-  const observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
   const index = began.attempt.index
   const agentSha = began.attempt.agentSha ?? null
-  const settled = await settleUnlessRed(run, index, head, agentSha, observation, null)
-  if (settled) return settled
-  const findings = await findRedFindings(
-    {
-      config,
-      deps,
-      policy,
-      window,
-      ledger: began.ledger,
-      recordRerun: (rerun) => recordRerun(run, index, rerun)
-    },
-    observation
-  )
-  // After re-runs the checks may say something else: green, still running at the wall clock,
-  // nothing but skipped checks, a run waiting for approval.
-  if (findings.observation !== observation) {
-    const after = await settleUnlessRed(run, index, head, agentSha, findings.observation, findings)
-    if (after) return after
+  let observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
+  let blocked = await blockedOf(run, observation, head, agentSha)
+  let findings: RedFindings | null = null
+  if (needsFindings(observation.verdict, blocked)) {
+    findings = await findRedFindings(
+      {
+        config,
+        deps,
+        policy,
+        window,
+        ledger: began.ledger,
+        recordRerun: (rerun) => recordRerun(run, index, rerun)
+      },
+      observation
+    )
+    // After re-runs the checks may say something else: green, still running at the wall
+    // clock, nothing but skipped checks, a run waiting for approval.
+    if (findings.rechecked) {
+      observation = findings.observation
+      blocked = await blockedOf(run, observation, head, agentSha)
+    }
   }
-  return settleRed(run, index, findings)
-}
-
-/**
- * An observation that needs no classification settled: green, ci-timeout, or blocked (no
- * checks, a run waiting for approval); null for a red one, whose failures are classified.
- */
-async function settleUnlessRed(
-  run: GateRun,
-  index: number,
-  head: GatedHead,
-  agentSha: string | null,
-  observation: GateObservation,
-  findings: RedFindings | null
-): Promise<Settled | null> {
-  const { deps } = run
-  if (observation.verdict === 'green') return settleGreen(run, index, observation, findings)
-  if (observation.verdict === 'ci-timeout') return pauseOnTimeout(run, index, observation)
-  const blocked = await blockedOf(run, observation, head, agentSha)
-  if (!blocked) return null
-  deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`)
-  const now = deps.clock.now()
-  const signature = signatureOf([buildKey('blocked', blocked.cause)])
-  const summary = await writeFailureSummary(
-    run,
-    blockedSummary(run, index, observation, blocked, signature, now)
-  )
   return {
-    ...(await pause(run, index, observation, {
-      kind: 'blocked',
-      reason: pauseReason('blocked', blocked.cause),
-      verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
-      record: { state: 'blocked', now, note: blocked.advice },
-      signature: null,
-      blocked
-    })),
-    failureMarkdown: summary.markdown,
-    failureJsonPath: summary.jsonPath
+    observed: { kind: 'checks', index, verdict: observation.verdict, blocked, findings },
+    seen: { observation, findings }
   }
-}
-
-/** Checks still running at the iteration's wall-clock cap: paused `ci-timeout`. */
-async function pauseOnTimeout(
-  run: GateRun,
-  index: number,
-  observation: GateObservation
-): Promise<Settled> {
-  const signature = signatureOf([buildKey('ci-timeout')])
-  return pause(run, index, observation, {
-    kind: 'timeout',
-    reason: pauseReason('timeout'),
-    verdict: 'ci-timeout',
-    record: { state: 'ci-timeout', now: run.deps.clock.now(), signature },
-    signature
-  })
 }
 
 /** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
@@ -588,8 +554,7 @@ async function blockedOf(
 }
 
 async function recordRerun(run: GateRun, index: number, rerun: Rerun): Promise<void> {
-  const { config, deps } = run
-  await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+  await write(run, (current) => {
     const attempt = current.ledger.attempts.find((a) => a.index === index)
     if (!attempt) return { ledger: current.ledger, value: null }
     return {
@@ -602,41 +567,85 @@ async function recordRerun(run: GateRun, index: number, rerun: Rerun): Promise<v
   })
 }
 
-/** Green: the iteration ends, and is recorded when the agent handed over its metric. */
-async function settleGreen(
-  run: GateRun,
-  index: number,
-  observation: GateObservation,
-  findings: RedFindings | null,
-  preExisting: string[] = []
-): Promise<Settled> {
+function decideOn(run: GateRun, ledger: Ledger, observed: Observed): Settlement {
   const { config, deps } = run
-  const exceptPreExisting = preExisting.length > 0
-  const state = exceptPreExisting ? 'green-except-pre-existing' : 'green'
-  const classification = findings?.classification
-  const report = run.report
-  if (report === null)
-    deps.log.warning(
-      `The iteration file ${config.iterationFile} is missing: CI is green, but the iteration is not recorded (the agent did not write it). Record it with the record command.`
-    )
+  return decide({
+    ledger,
+    observed,
+    config: {
+      preExistingFailures: config.preExistingFailures,
+      dispatchWorkflow: Boolean(config.dispatchWorkflow),
+      fixCommand: Boolean(config.fixCommand)
+    },
+    now: deps.clock.now(),
+    maskedValues: deps.maskedValues
+  })
+}
+
+/** What one settlement writes, beside the settlement itself. */
+type Written =
+  | { kind: 'green'; recorded: RecordOutcome | null }
+  | { kind: 'paused' }
+  /** `refusal`: why the fixer run was not started (null: it is recorded as requested). */
+  | { kind: 'red'; refusal: string | null }
+  | { kind: 'none' }
+
+/**
+ * Decides on the program's files as they are now and writes what the settlement changes in
+ * one compare-and-swap (re-decided on the files of the run that wins a conflict), then does
+ * what it says: the failure summary files, the comment on the program issue, the fixer run.
+ */
+async function settle(
+  run: GateRun,
+  known: Ledger,
+  observed: Observed,
+  seen: Seen
+): Promise<Settled> {
+  // The fixer run's ref is asked for only when the attempt is about to start one.
+  const preview = decideOn(run, known, observed)
+  const requested =
+    preview.kind === 'red' && preview.next.includes('dispatch') ? await dispatchRequest(run) : null
+  const written = await write(
+    run,
+    (current): { ledger: Ledger; value: { settlement: Settlement; written: Written } } => {
+      const settlement = decideOn(run, current.ledger, observed)
+      const next = ledgerAfter(run, current, settlement, seen, requested)
+      return { ledger: next.ledger, value: { settlement, written: next.written } }
+    }
+  )
+  const { settlement } = written.value
+  return applied(run, settlement, written.value.written, written.files, seen, requested)
+}
+
+/** The ledger a settlement writes (pure: the files as read, the settlement, what was seen). */
+function ledgerAfter(
+  run: GateRun,
+  current: ProgramFiles,
+  settlement: Settlement,
+  seen: Seen,
+  requested: Dispatch | null
+): { ledger: Ledger; written: Written } {
+  const { config, deps } = run
   const now = deps.clock.now()
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (current) => {
-      let ledger = completeAttempt(current.ledger, index, {
-        state,
-        now,
-        ...(classification ? { classification } : {}),
-        ...(findings ? { reruns: findings.reruns } : {})
-      })
-      if (findings?.baseFailures) ledger = { ...ledger, baseFailures: findings.baseFailures }
-      if (!report) return { ledger, value: null as RecordOutcome | null }
-      const { outcome, reason } = reportedOutcome(report, {
-        newCommit: true,
-        name: config.branch
-      })
+  const findings = findingsOf(settlement, seen)
+  const withBase = (ledger: Ledger): Ledger =>
+    findings?.baseFailures ? { ...ledger, baseFailures: findings.baseFailures } : ledger
+  switch (settlement.kind) {
+    case 'skipped':
+      return { ledger: current.ledger, written: { kind: 'none' } }
+    case 'green':
+    case 'green-except-pre-existing': {
+      const ledger = withBase(
+        completeAttempt(current.ledger, settlement.index, {
+          state: settlement.kind,
+          now,
+          ...(findings ? { classification: findings.classification } : {}),
+          ...(findings ? { reruns: findings.reruns } : {})
+        })
+      )
+      const report = run.report
+      if (!report) return { ledger, written: { kind: 'green', recorded: null } }
+      const { outcome, reason } = reportedOutcome(report, { newCommit: true, name: config.branch })
       const recorded = recordIteration(
         { ...current, ledger },
         {
@@ -651,23 +660,122 @@ async function settleGreen(
           maskedValues: deps.maskedValues
         }
       )
-      return { ledger: recorded.ledger, value: recorded.outcome }
+      return { ledger: recorded.ledger, written: { kind: 'green', recorded: recorded.outcome } }
     }
-  )
-  const recorded = written.value
-  const attempt = attemptAt(written.files.ledger, index)
+    case 'paused': {
+      const { pause } = settlement
+      const ledger = pauseInLedger(withBase(current.ledger), current.machine, {
+        index: pause.index,
+        verdict: pause.record,
+        kind: pause.kind,
+        reason: pause.reason,
+        remember:
+          pause.remember && pause.signature ? (pause.record.signature ?? pause.signature) : null,
+        now
+      })
+      return { ledger, written: { kind: 'paused' } }
+    }
+    case 'red': {
+      const completed = {
+        ...completeAttempt(current.ledger, settlement.index, settlement.record),
+        baseFailures: findings?.baseFailures ?? current.ledger.baseFailures
+      }
+      if (!settlement.next.includes('dispatch'))
+        return { ledger: completed, written: { kind: 'red', refusal: null } }
+      // The dispatch is written with the verdict, before it is sent: a re-run never sends it again.
+      const refusal = requested
+        ? dispatchRefusal(current, settlement.index)
+        : 'the decision changed while the ledger was written'
+      return {
+        ledger:
+          refusal || !requested
+            ? completed
+            : updateAttempt(completed, settlement.index, (a) => ({ ...a, dispatch: requested })),
+        written: { kind: 'red', refusal }
+      }
+    }
+  }
+}
+
+/** What a written settlement does next, and what the gate reports. */
+async function applied(
+  run: GateRun,
+  settlement: Settlement,
+  written: Written,
+  files: ProgramFiles,
+  seen: Seen,
+  requested: Dispatch | null
+): Promise<Settled> {
+  switch (settlement.kind) {
+    case 'skipped':
+      return { result: emptyResult('skipped', settlement.reason), fix: null }
+    case 'green':
+    case 'green-except-pre-existing':
+      return {
+        result: await announceGreen(
+          run,
+          settlement,
+          written.kind === 'green' ? written.recorded : null,
+          files,
+          seen
+        ),
+        fix: null
+      }
+    case 'paused':
+      return { result: await announcePause(run, settlement.pause, files, seen), fix: null }
+    case 'red':
+      return startFix(
+        run,
+        settlement,
+        written.kind === 'red' ? written.refusal : null,
+        files,
+        seen,
+        requested
+      )
+  }
+}
+
+/**
+ * The findings a settlement is made of: none for a pause the failures played no part in (the
+ * checks' wall clock, a blocked commit), whose attempt keeps no classification.
+ */
+function findingsOf(settlement: Settlement, seen: Seen): RedFindings | null {
+  if (settlement.kind === 'paused' && settlement.pause.record.state !== 'red') return null
+  return seen.findings
+}
+
+/** Green: the iteration ends, recorded when the agent handed over its metric. */
+async function announceGreen(
+  run: GateRun,
+  settlement: Extract<Settlement, { kind: 'green' | 'green-except-pre-existing' }>,
+  recorded: RecordOutcome | null,
+  files: ProgramFiles,
+  seen: Seen
+): Promise<GateResult> {
+  const { config, deps } = run
+  const observation = seen.observation as GateObservation
+  const index = settlement.index
+  const preExisting = settlement.kind === 'green-except-pre-existing' ? settlement.preExisting : []
+  const exceptPreExisting = preExisting.length > 0
+  if (exceptPreExisting)
+    deps.log.warning(
+      `Every failure on ${observation.sha} also fails on the base branch head: accepted as green except pre-existing failures (${preExisting.join(', ')})`
+    )
+  if (run.report === null)
+    deps.log.warning(
+      `The iteration file ${config.iterationFile} is missing: CI is green, but the iteration is not recorded (the agent did not write it). Record it with the record command.`
+    )
+  const classification = seen.findings?.classification
+  const attempt = attemptAt(files.ledger, index)
   const flakyChecks = classification?.flaky ?? []
   const caveats = exceptPreExisting || flakyChecks.length > 0
   if (recorded?.recorded || caveats) {
     const iterationMarker = recorded?.entry ? commentMarker('iteration', recorded.runKey) : null
     // Without a recorded iteration the caveats get a comment of their own (one per attempt).
-    const caveatsMarker = commentMarker(
-      'green',
-      `${(written.files.ledger.iteration as NonNullable<Ledger['iteration']>).id}/${index}`
-    )
+    const caveatsMarker = commentMarker('green', `${iterationOf(files.ledger).id}/${index}`)
     await announce(deps, {
       program: config.program,
-      machine: written.files.machine,
+      machine: files.machine,
       issue: config.issue,
       ...(recorded?.entry && iterationMarker
         ? {
@@ -700,7 +808,6 @@ async function settleGreen(
           : {})
     })
   }
-  const verdict: GateVerdict = exceptPreExisting ? 'green-except-pre-existing' : 'green'
   const flaky = classification?.flaky.map((f) => f.check) ?? []
   const message =
     (exceptPreExisting
@@ -712,13 +819,155 @@ async function settleGreen(
       : '')
   return {
     ...emptyResult('success', message),
-    verdict,
+    verdict: settlement.kind,
     observation,
     attempt,
     attemptsRemaining: Math.max(0, config.maxFixAttempts - index),
     preExisting,
     classification: classification ?? null,
     recorded
+  }
+}
+
+/** The iteration an attempt was settled in (every settled attempt has one). */
+function iterationOf(ledger: Ledger): NonNullable<Ledger['iteration']> {
+  if (!ledger.iteration) throw new RangeError('a settled attempt belongs to an iteration')
+  return ledger.iteration
+}
+
+/** A pause, written: the failure summary (when it has one), said on the program issue. */
+async function announcePause(
+  run: GateRun,
+  pause: Pause,
+  files: ProgramFiles,
+  seen: Seen
+): Promise<GateResult> {
+  const { config, deps } = run
+  const now = deps.clock.now()
+  const ledger = files.ledger
+  const attempt = attemptAt(ledger, pause.index)
+  const findings = findingsOf({ kind: 'paused', pause }, seen)
+  const observation = seen.observation
+  let summary: { markdown: string; jsonPath: string } | null = null
+  if (pause.blocked && observation) {
+    deps.log.warning(`No fix can help ${observation.sha.slice(0, 12)}: ${pause.blocked.cause}`)
+    summary = await writeFailureSummary(
+      run,
+      blockedSummary(
+        run,
+        pause.index,
+        observation,
+        pause.blocked,
+        signatureOf([buildKey('blocked', pause.blocked.cause)]),
+        now
+      )
+    )
+  } else if (pause.blocked) {
+    deps.log.warning(`${config.program}: no fix arrived: ${pause.blocked.cause}`)
+  } else if (findings && pause.signature) {
+    summary = await writeFailureSummary(
+      run,
+      summaryOf(run, attempt, findings, pause.signature, ledger, now)
+    )
+    deps.log.warning(`Pausing ${config.program}: ${pause.reason}`)
+  } else if (pause.record.note) {
+    deps.log.warning(`${config.program}: ${pause.record.note}`)
+  }
+  const iteration = iterationOf(ledger)
+  await announce(deps, {
+    program: config.program,
+    machine: files.machine,
+    issue: config.issue,
+    comment: {
+      marker: commentMarker('pause', iteration.id),
+      body: renderPauseComment({
+        program: config.program,
+        iterationId: iteration.id,
+        reason: pause.reason,
+        signature: pause.signature,
+        attempts: ledger.attempts,
+        runUrlOf: (runId) => runUrl(deps.environment, runId),
+        maskedValues: deps.maskedValues,
+        branch: config.branch,
+        ...(pause.blocked ? { blocked: pause.blocked } : {}),
+        remembered: rememberedBefore(ledger, pause.record.signature ?? pause.signature)
+      })
+    }
+  })
+  return {
+    ...emptyResult('paused', `Paused ${config.program}: ${pause.reason}`),
+    verdict: pause.verdict,
+    observation,
+    attempt,
+    attemptsRemaining: pause.attemptsRemaining,
+    signature: pause.signature,
+    pauseReason: files.machine.pauseReason ?? pause.reason,
+    preExisting: findings?.classification.preExisting ?? [],
+    classification: findings?.classification ?? null,
+    blocked: pause.blocked,
+    failureMarkdown: summary?.markdown ?? null,
+    failureJsonPath: summary?.jsonPath ?? null
+  }
+}
+
+/** Red with budget left: the failure summary, then the fixer run or `fix-command`. */
+async function startFix(
+  run: GateRun,
+  settlement: Extract<Settlement, { kind: 'red' }>,
+  refusal: string | null,
+  files: ProgramFiles,
+  seen: Seen,
+  requested: Dispatch | null
+): Promise<Settled> {
+  const { config, deps } = run
+  const findings = seen.findings as RedFindings
+  const { observation, classification } = findings
+  const { index, signature } = settlement
+  const attempt = attemptAt(files.ledger, index)
+  const { markdown, jsonPath, markdownPath } = await writeFailureSummary(
+    run,
+    summaryOf(run, attempt, findings, signature, files.ledger, deps.clock.now())
+  )
+  for (const failure of findings.failing)
+    deps.log.info(
+      `${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`
+    )
+  const preExisting = classification.preExisting
+  if (preExisting.length > 0)
+    deps.log.info(`Pre-existing on the base branch head (not counted): ${preExisting.join(', ')}`)
+  deps.log.info(`Failure signature: ${forLog(signature.full, { maskedValues: deps.maskedValues })}`)
+  if (requested && refusal) deps.log.info(`Not starting the fixer run: ${refusal}`)
+  const dispatched =
+    requested && refusal === null ? await sendDispatch(run, index, requested) : false
+  const fixCommand = settlement.next.includes('fix-command') ? config.fixCommand : undefined
+  const left = settlement.attemptsRemaining
+  return {
+    result: {
+      ...emptyResult(
+        'failure',
+        `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`
+      ),
+      verdict: 'red',
+      observation,
+      attempt,
+      attemptsRemaining: left,
+      signature,
+      failureMarkdown: markdown,
+      failureJsonPath: jsonPath,
+      dispatched,
+      preExisting,
+      classification
+    },
+    fix: fixCommand
+      ? {
+          command: fixCommand,
+          attempt,
+          signature,
+          jsonPath,
+          markdownPath,
+          deadline: deadlineOf(iterationOf(files.ledger))
+        }
+      : null
   }
 }
 
@@ -846,284 +1095,6 @@ function blockedSummary(
   }
 }
 
-function errorLinesOf(findings: RedFindings, masked: readonly string[]): string[] {
-  return findings.failing
-    .flatMap((failure) =>
-      failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`)
-    )
-    .slice(0, 12)
-    .map((line) => redactSecrets(line, masked))
-}
-
-/** The failure details of the signature's keys (already redacted by gathering), check by check. */
-function detailsOf(findings: RedFindings, signature: Signature): AttemptDetail[] {
-  const own = new Set(signature.keys)
-  return findings.failing.flatMap((failure) =>
-    (failure.details ?? [])
-      .filter((detail) => own.has(detail.key))
-      .map((detail) => ({ check: failure.name, key: detail.key, lines: detail.lines }))
-  )
-}
-
-async function settleRed(run: GateRun, index: number, findings: RedFindings): Promise<Settled> {
-  const { config, deps } = run
-  const { observation, classification } = findings
-  const now = deps.clock.now()
-  const preExisting = classification.preExisting
-  if (findings.newKeys.length === 0 && preExisting.length > 0) {
-    if (config.preExistingFailures === 'allow') {
-      deps.log.warning(
-        `Every failure on ${observation.sha} also fails on the base branch head: accepted as green except pre-existing failures (${preExisting.join(', ')})`
-      )
-      return settleGreen(run, index, observation, findings, preExisting)
-    }
-    const signature = signatureOf(preExisting)
-    // The fixer is not started, but the failure summary still says whose failures they are.
-    const current = await readProgram(deps.store, config.program, {
-      maxBytes: config.stateMaxBytes,
-      now
-    })
-    const summary = await writeFailureSummary(
-      run,
-      summaryOf(run, attemptAt(current.ledger, index), findings, signature, current.ledger, now)
-    )
-    return {
-      ...(await pause(run, index, observation, {
-        kind: 'base-red',
-        reason: pauseReason('base-red', signature.short),
-        verdict: 'red',
-        record: recordOf(findings, signature, now, deps.maskedValues),
-        signature,
-        findings
-      })),
-      failureMarkdown: summary.markdown,
-      failureJsonPath: summary.jsonPath
-    }
-  }
-  const signature = signatureOf(findings.newKeys)
-  const current = await readProgram(deps.store, config.program, {
-    maxBytes: config.stateMaxBytes,
-    now
-  })
-  const ledger = current.ledger
-  const attempt = attemptAt(ledger, index)
-  const decision: RedDecision = decideAfterRed(ledger, { index, signature, now })
-  const { markdown, jsonPath, markdownPath } = await writeFailureSummary(
-    run,
-    summaryOf(run, attempt, findings, signature, ledger, now)
-  )
-  for (const failure of findings.failing)
-    deps.log.info(
-      `${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`
-    )
-  if (preExisting.length > 0)
-    deps.log.info(`Pre-existing on the base branch head (not counted): ${preExisting.join(', ')}`)
-  deps.log.info(`Failure signature: ${forLog(signature.full, { maskedValues: deps.maskedValues })}`)
-  const record = recordOf(findings, signature, now, deps.maskedValues)
-  const base = {
-    ...emptyResult('failure', `CI is red on ${observation.sha}`),
-    verdict: 'red' as const,
-    observation,
-    signature,
-    failureMarkdown: markdown,
-    failureJsonPath: jsonPath,
-    preExisting,
-    classification
-  }
-  if (decision.kind === 'pause') {
-    deps.log.warning(`Pausing ${config.program}: ${decision.reason}`)
-    return {
-      ...base,
-      ...(await pause(run, index, observation, {
-        kind: decision.pauseKind,
-        reason: decision.reason,
-        verdict: 'red',
-        record,
-        signature,
-        findings,
-        remember: decision.pauseKind !== 'timeout'
-      })),
-      failureMarkdown: markdown,
-      failureJsonPath: jsonPath
-    }
-  }
-  const requested = await dispatchRequest(run)
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (files) => {
-      const completed = {
-        ...completeAttempt(files.ledger, index, record),
-        baseFailures: findings.baseFailures ?? files.ledger.baseFailures
-      }
-      if (!requested) return { ledger: completed, value: null }
-      // The dispatch is written with the verdict, before it is sent: a re-run never sends it again.
-      const refusal = dispatchRefusal(files, index)
-      return {
-        ledger: refusal
-          ? completed
-          : updateAttempt(completed, index, (a) => ({ ...a, dispatch: requested })),
-        value: refusal
-      }
-    }
-  )
-  if (requested && written.value) deps.log.info(`Not starting the fixer run: ${written.value}`)
-  const dispatched =
-    requested && written.value === null ? await sendDispatch(run, index, requested) : false
-  const left = decision.attemptsRemaining
-  return {
-    ...base,
-    message: `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : config.fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
-    attempt: attemptAt(written.files.ledger, index),
-    attemptsRemaining: left,
-    dispatched,
-    ...(config.fixCommand
-      ? {
-          fixCommand: {
-            jsonPath,
-            markdownPath,
-            deadline: deadlineOf(written.files.ledger.iteration as NonNullable<Ledger['iteration']>)
-          }
-        }
-      : {})
-  }
-}
-
-function recordOf(
-  findings: RedFindings,
-  signature: Signature,
-  now: number,
-  masked: readonly string[]
-): AttemptVerdict {
-  return {
-    state: 'red',
-    now,
-    signature,
-    failingChecks: findings.failing.map((f) => ({
-      name: f.name,
-      conclusion: f.conclusion,
-      url: f.url
-    })),
-    errorLines: errorLinesOf(findings, masked),
-    details: detailsOf(findings, signature),
-    classification: findings.classification,
-    reruns: findings.reruns
-  }
-}
-
-/** The fixer pushed nothing: the previous attempt's signature again, so the loop is stuck. */
-async function settleNoNewCommit(
-  run: GateRun,
-  began: BeganAttempt & { files: ProgramFiles }
-): Promise<Settled> {
-  const { config, deps } = run
-  const previous = [...began.ledger.attempts].reverse().find((a) => a.index < began.attempt.index)
-  const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`
-  deps.log.warning(`${config.program}: ${note}`)
-  const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note)
-  return pause(run, began.attempt.index, null, {
-    kind: judged.kind,
-    reason: judged.reason,
-    verdict: 'red',
-    record: judged.verdict,
-    signature: signatureFromRecord(judged.verdict.signature),
-    remember: judged.remember !== null
-  })
-}
-
-interface PauseRequest {
-  kind: PauseKind
-  reason: string
-  verdict: GateVerdict
-  record: AttemptVerdict
-  signature: Signature | null
-  findings?: RedFindings
-  blocked?: Blocked
-  /** Keep the signature across resets (see the ledger's paused signatures). */
-  remember?: boolean
-}
-
-/** Writes the pause (ledger, Machine State) and says it on the program issue. */
-async function pause(
-  run: GateRun,
-  index: number,
-  observation: GateObservation | null,
-  request: PauseRequest
-): Promise<Settled> {
-  const { config, deps } = run
-  const now = deps.clock.now()
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (current) => {
-      const base = request.findings?.baseFailures
-      const ledger = pauseInLedger(
-        base ? { ...current.ledger, baseFailures: base } : current.ledger,
-        current.machine,
-        {
-          index,
-          verdict: request.record,
-          kind: request.kind,
-          reason: request.reason,
-          remember:
-            request.remember && request.signature
-              ? (request.record.signature ?? request.signature)
-              : null,
-          now
-        }
-      )
-      return { ledger, value: null }
-    }
-  )
-  const ledger = written.files.ledger
-  const attempt = attemptAt(ledger, index)
-  await announce(deps, {
-    program: config.program,
-    machine: written.files.machine,
-    issue: config.issue,
-    comment: {
-      marker: commentMarker('pause', (ledger.iteration as NonNullable<Ledger['iteration']>).id),
-      body: renderPauseComment({
-        program: config.program,
-        iterationId: (ledger.iteration as NonNullable<Ledger['iteration']>).id,
-        reason: request.reason,
-        signature: request.signature,
-        attempts: ledger.attempts,
-        runUrlOf: (runId) => runUrl(deps.environment, runId),
-        maskedValues: deps.maskedValues,
-        branch: config.branch,
-        ...(request.blocked ? { blocked: request.blocked } : {}),
-        remembered: rememberedBefore(ledger, request.record.signature ?? request.signature)
-      })
-    }
-  })
-  return {
-    ...emptyResult('paused', `Paused ${config.program}: ${request.reason}`),
-    verdict: request.verdict,
-    observation,
-    attempt,
-    attemptsRemaining: budgetLeftAfter(request.kind, ledger, index),
-    signature: request.signature,
-    pauseReason: written.files.machine.pauseReason ?? request.reason,
-    preExisting: request.findings?.classification.preExisting ?? [],
-    classification: request.findings?.classification ?? null,
-    blocked: request.blocked ?? null
-  }
-}
-
-/**
- * The fix attempts a pause leaves: none after a pause of the fix loop (stuck, exhausted,
- * wall clock); after a `ci-blocked` or `ci-base-red` pause, which spends none, the budget
- * that was left (`max-fix-attempts` minus the fixes made so far).
- */
-function budgetLeftAfter(kind: PauseKind, ledger: Ledger, index: number): number {
-  if (kind !== 'blocked' && kind !== 'base-red') return 0
-  const budget = ledger.iteration?.maxFixAttempts ?? 0
-  return Math.max(0, budget - index)
-}
-
 /** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
 function rememberedBefore(ledger: Ledger, signature: { hash: string } | null | undefined) {
   if (!signature) return null
@@ -1197,7 +1168,7 @@ async function sendDispatch(run: GateRun, index: number, requested: Dispatch): P
     deps.log.warning(`Could not start the fixer run: ${why}`)
     outcome = { ...requested, state: 'failed', error: why }
   }
-  await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => ({
+  await write(run, (current) => ({
     ledger: current.ledger.attempts.some((a) => a.index === index)
       ? updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: outcome }))
       : current.ledger,
@@ -1209,22 +1180,21 @@ async function sendDispatch(run: GateRun, index: number, requested: Dispatch): P
 // ---------------------------------------------------------------------------------------
 // fix-command: fix, push, gate again in the same step
 
-async function runFixCommand(run: GateRun, result: Settled): Promise<string> {
+async function runFixCommand(run: GateRun, fix: FixStep): Promise<string> {
   const { config, deps } = run
-  const fix = result.fixCommand as NonNullable<Settled['fixCommand']>
-  const attempt = result.attempt as Attempt
+  const { attempt, signature } = fix
   deps.log.info(
-    `Running fix-command for attempt ${attempt.index + 1} (signature: ${forLog(result.signature?.short ?? '', { maskedValues: deps.maskedValues })})`
+    `Running fix-command for attempt ${attempt.index + 1} (signature: ${forLog(signature.short, { maskedValues: deps.maskedValues })})`
   )
   // A fix command gets at least a minute even when the wall clock is nearly spent: the guard
   // judges its commit afterwards, so a little overrun cannot lose the attempt it paid for.
   const remaining = Math.max(60_000, fix.deadline - deps.clock.now())
   const { exitCode } = await deps.runFixCommand(
-    config.fixCommand as string,
+    fix.command,
     {
       AUTOLOOP_FAILURE_JSON: fix.jsonPath,
       AUTOLOOP_FAILURE_MD: fix.markdownPath,
-      AUTOLOOP_SIGNATURE: result.signature?.full ?? '',
+      AUTOLOOP_SIGNATURE: signature.full,
       AUTOLOOP_ATTEMPT: String(attempt.index + 1),
       AUTOLOOP_PROGRAM: config.program,
       AUTOLOOP_SHA: attempt.sha
@@ -1243,26 +1213,29 @@ async function fixCommittedNothing(
 ): Promise<GateResult> {
   const { config, deps } = run
   deps.log.warning(`fix-command committed nothing (HEAD is still ${head.sha.slice(0, 12)})`)
-  const written = await updateProgram(
-    deps,
-    config.program,
-    { maxBytes: config.stateMaxBytes },
-    (current) => {
-      const began = appendNoNewCommit(current.ledger, {
-        sha: head.sha,
-        agentSha,
-        runId: deps.environment.runId ?? null,
-        runAttempt: deps.environment.runAttempt ?? null,
-        now: deps.clock.now(),
-        maxFixAttempts: config.maxFixAttempts,
-        timeoutMinutes: config.timeoutMinutes
-      })
-      return { ledger: began.ledger, value: began }
-    }
-  )
-  return settleNoNewCommit(run, {
-    ...written.value,
-    ledger: written.files.ledger,
-    files: written.files
+  // The attempt that found nothing new and its pause, in one write.
+  const written = await write(run, (current) => {
+    const began = appendNoNewCommit(current.ledger, {
+      sha: head.sha,
+      agentSha,
+      runId: deps.environment.runId ?? null,
+      runAttempt: deps.environment.runAttempt ?? null,
+      now: deps.clock.now(),
+      maxFixAttempts: config.maxFixAttempts,
+      timeoutMinutes: config.timeoutMinutes
+    })
+    const observed: Observed = { kind: 'no-new-commit', index: began.attempt.index }
+    const settlement = decideOn(run, began.ledger, observed)
+    const next = ledgerAfter(
+      run,
+      { ...current, ledger: began.ledger },
+      settlement,
+      NOTHING_SEEN,
+      null
+    )
+    return { ledger: next.ledger, value: { settlement, written: next.written } }
   })
+  const { settlement } = written.value
+  return (await applied(run, settlement, written.value.written, written.files, NOTHING_SEEN, null))
+    .result
 }

@@ -14,7 +14,7 @@ import { missingRequiredChecks } from '../signature/signature.js'
 import { diffKeys, linkTarget } from '../summary/failure-summary.js'
 import { fence, inlineCode, oneLine } from '../text/untrusted.js'
 import { deadlineOf } from './guard.js'
-import { pauseKindOf } from './pause-reasons.js'
+import { pauseKindIn } from './pause.js'
 import {
   LEDGER_LIMITS,
   latestAttempt,
@@ -264,7 +264,7 @@ function pausedBrief(
   detail: Detail
 ): string[] {
   const reason = context.pauseReason ?? ''
-  const kind = pauseKindOf(reason)
+  const kind = pauseKindIn(ledger, { paused: true, pauseReason: context.pauseReason ?? null })
   const remembered = attempt.signature
     ? pausedSignatureOf(ledger, attempt.signature.hash)
     : undefined

@@ -26,6 +26,7 @@ import { StateFileError } from '../state/errors.js'
 import { jsonErrorOffset } from '../state/ci-gate-section.js'
 import { lineAt } from '../state/text.js'
 import { MachineStatePatchSchema } from '../state/schema.js'
+import { PAUSE_KINDS, pauseKindOf } from './pause-reasons.js'
 
 const LEDGER_VERSION = 2
 
@@ -245,6 +246,8 @@ const StateWriteSchema = z.object({
   revision: z.number().int().positive(),
   at: isoTime,
   machineState: MachineStatePatchSchema,
+  /** The kind of the pause this write makes (with Paused and Pause Reason). */
+  pauseKind: z.enum(PAUSE_KINDS).optional(),
   historyEntry: z.object({ runKey: z.string(), lines: z.array(z.string()) }).optional()
 })
 
@@ -930,7 +933,7 @@ export function parseLedgerJson(
   }
   const migrated = version === 1 ? migrateV1(json, options.program) : json
   const parsed = LedgerSchema.safeParse(migrated)
-  if (parsed.success) return parsed.data
+  if (parsed.success) return withPauseKinds(parsed.data)
   const issue = parsed.error.issues[0]
   const path = issue?.path ?? []
   throw new StateFileError(
@@ -1003,4 +1006,27 @@ function pausedSignaturesOfV1(
       resetBy: null
     }
   ]
+}
+
+/**
+ * A ledger written before pause writes stored their kind: the kind derived once from each
+ * pause reason this action wrote (the next write stores it).
+ */
+function withPauseKinds(ledger: Ledger): Ledger {
+  if (!ledger.writes.some((w) => needsKind(w))) return ledger
+  return {
+    ...ledger,
+    writes: ledger.writes.map((write) => {
+      const kind = needsKind(write) ? pauseKindOf(write.machineState.pauseReason ?? null) : null
+      return kind ? { ...write, pauseKind: kind } : write
+    })
+  }
+}
+
+function needsKind(write: StateWrite): boolean {
+  return (
+    write.pauseKind === undefined &&
+    write.machineState.paused === true &&
+    typeof write.machineState.pauseReason === 'string'
+  )
 }

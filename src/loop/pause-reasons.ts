@@ -5,8 +5,16 @@
  */
 import { sanitizeCellText } from '../state/schema.js'
 
-export type PauseKind =
-  'stuck' | 'exhausted' | 'timeout' | 'blocked' | 'base-red' | 'consecutive-errors'
+export const PAUSE_KINDS = [
+  'stuck',
+  'exhausted',
+  'timeout',
+  'blocked',
+  'base-red',
+  'consecutive-errors'
+] as const
+
+export type PauseKind = (typeof PAUSE_KINDS)[number]
 
 const PREFIX: Record<PauseKind, string> = {
   stuck: 'stuck in CI fix loop',
@@ -23,7 +31,12 @@ export function pauseReason(kind: PauseKind, detail?: string): string {
   return sanitizeCellText(text)
 }
 
-/** The kind of a written pause reason; null for a reason this action did not write. */
+/**
+ * The kind of a pause reason, read from its text; null for a reason this action did not
+ * write. The ledger stores the kind with each pause it writes (`pauseKindIn`): the text is
+ * read only for a pause the ledger does not hold (a maintainer's, autoloop's own) and, once,
+ * for a ledger written before the kind was stored.
+ */
 export function pauseKindOf(reason: string | null): PauseKind | null {
   const text = (reason ?? '').trim()
   for (const [kind, prefix] of Object.entries(PREFIX) as [PauseKind, string][]) {

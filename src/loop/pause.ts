@@ -15,7 +15,7 @@ import {
   type Ledger,
   type SignatureLike
 } from './ledger.js'
-import type { PauseKind } from './pause-reasons.js'
+import { pauseKindOf, type PauseKind } from './pause-reasons.js'
 
 export interface PauseInput {
   /** The attempt the pause settles, with its verdict. */
@@ -40,8 +40,25 @@ export function pauseInLedger(ledger: Ledger, machine: MachineState, pause: Paus
   return withStateWrite(
     next,
     {
-      machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now })
+      machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now }),
+      pauseKind: pause.kind
     },
     pause.now
   )
+}
+
+/**
+ * The kind of the pause Machine State shows: as the ledger stored it with the pause, when the
+ * reason shown is the one the ledger wrote; otherwise (a pause a maintainer or autoloop wrote,
+ * or the write was dropped from the ledger) read from the reason's text. Null when not paused.
+ */
+export function pauseKindIn(
+  ledger: Pick<Ledger, 'writes'>,
+  machine: Pick<MachineState, 'paused' | 'pauseReason'>
+): PauseKind | null {
+  if (!machine.paused) return null
+  const write = [...ledger.writes].reverse().find((w) => w.machineState.pauseReason !== undefined)
+  if (write?.pauseKind && write.machineState.pauseReason === machine.pauseReason)
+    return write.pauseKind
+  return pauseKindOf(machine.pauseReason)
 }

@@ -16,7 +16,7 @@ import {
   type Attempt,
   type Ledger
 } from './ledger.js'
-import { isCiPause, pauseKindOf } from './pause-reasons.js'
+import { pauseKindIn } from './pause.js'
 
 /** Whether a run is still running, as far as `reconcile` can tell. */
 export type RunLiveness = 'running' | 'finished' | 'unknown'
@@ -65,13 +65,13 @@ export function planReconcile(
     latest !== undefined &&
     (latest.state === 'red' || latest.state === 'no-checks')
   const spent = open && now > deadlineOf(ledger.iteration as NonNullable<Ledger['iteration']>)
-  const kind = machine.paused ? pauseKindOf(machine.pauseReason) : null
+  const kind = pauseKindIn(ledger, machine)
   return {
     inFlight: open ? inFlightAttempts(ledger) : [],
     fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
     expired: redAndWaiting && spent,
     resume:
-      machine.paused && isCiPause(machine.pauseReason)
+      kind !== null && kind !== 'consecutive-errors'
         ? kind === 'blocked'
           ? 'verdict'
           : kind === 'base-red'

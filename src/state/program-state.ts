@@ -153,7 +153,14 @@ export interface ProgramUpdate<T> {
 export async function updateProgram<T>(
   deps: ProgramUpdateDeps,
   program: string,
-  options: { maxBytes: number },
+  options: {
+    maxBytes: number
+    /**
+     * The ledger file as this run last read or wrote it (null: none yet), used instead of a
+     * first read of it: the state file is still read, and a conflict reads both again.
+     */
+    ledger?: StoredState | null
+  },
   apply: (current: ProgramFiles) => { ledger: Ledger; value: T }
 ): Promise<ProgramUpdate<T>> {
   const { store, clock } = deps
@@ -165,14 +172,33 @@ export async function updateProgram<T>(
   }
   for (let attempt = 1; ; attempt += 1) {
     const now = clock.now()
-    const current = await readProgram(store, program, { maxBytes: options.maxBytes, now })
+    const current =
+      attempt === 1 && options.ledger !== undefined
+        ? programFilesOf(
+            program,
+            await store.read(stateFilePath(program)),
+            options.ledger,
+            store.description,
+            {
+              maxBytes: options.maxBytes,
+              now
+            }
+          )
+        : await readProgram(store, program, { maxBytes: options.maxBytes, now })
     const { ledger: changed, value } = apply(current)
     // A ledger read from an earlier version's block has no file yet: it is written before the
     // projection takes the block out of the state file.
     const unsaved = current.stale && current.storedLedger === null
     if (changed === current.ledger && !unsaved) {
       const files = current.stale
-        ? await writeProjection(deps, program, current.ledger, current.storedLedger, options)
+        ? await writeProjection(
+            deps,
+            program,
+            current.ledger,
+            current.storedLedger,
+            options,
+            current.stored
+          )
         : current
       return { files, value }
     }
@@ -198,7 +224,10 @@ export async function updateProgram<T>(
       await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry)
       continue
     }
-    return { files: await writeProjection(deps, program, next, storedLedger, options), value }
+    return {
+      files: await writeProjection(deps, program, next, storedLedger, options, current.stored),
+      value
+    }
   }
 }
 
@@ -208,7 +237,9 @@ async function writeProjection(
   program: string,
   ledger: Ledger,
   storedLedger: StoredState | null,
-  options: { maxBytes: number }
+  options: { maxBytes: number },
+  /** `<program>.md` as read a moment ago (null: none). */
+  stored: StoredState | null
 ): Promise<ProgramFiles> {
   const path = stateFilePath(program)
   const written = await updateFile(
@@ -225,7 +256,8 @@ async function writeProjection(
     {
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
-      log: { info: (line: string) => deps.log.info(line) }
+      log: { info: (line: string) => deps.log.info(line) },
+      current: stored
     }
   )
   return {

@@ -74,6 +74,11 @@ export interface UpdateStateOptions {
   maxAttempts?: number
   /** Told about each conflict and retry. */
   log?: Pick<Logger, 'info'>
+  /**
+   * The file as the caller read it a moment ago (null: it did not exist), used instead of a
+   * first read; a conflict reads it again.
+   */
+  current?: StoredState | null
 }
 
 export interface UpdatedState {
@@ -106,7 +111,8 @@ export async function updateFile(
   const maxAttempts = options.maxAttempts ?? 5
   const random = options.random ?? Math.random
   for (let attempt = 1; ; attempt += 1) {
-    const current = await store.read(path)
+    const current =
+      attempt === 1 && options.current !== undefined ? options.current : await store.read(path)
     let next: string
     try {
       next = apply(current?.text ?? null)

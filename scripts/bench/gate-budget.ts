@@ -1,0 +1,114 @@
+/**
+ * Rate-limit points of one gate run in the gh-aw loop (README: "gh-aw autoloop"), run
+ * in-process against the fake API: a green gate, and a red gate that writes the fix brief and
+ * starts the fixer run (`dispatch-workflow`). Each request the fake answered with a charge is
+ * one point; the table splits out the state branch's contents reads and writes.
+ *
+ *   npx tsx scripts/bench/index.ts --only polling
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
+import {
+  startFakeGitHub,
+  type CheckRunPlan,
+  type FakeGitHub
+} from '../../__fixtures__/fake-github/index.js'
+import { createStateFile } from '../../src/state/template.js'
+
+const SHA = 'be4c5'.padEnd(40, '0')
+const BRANCH = 'autoloop/bench'
+const STATE_BRANCH = 'memory/autoloop'
+const JEST_LOG = resolve(
+  import.meta.dirname,
+  '../../__fixtures__/corpus/jest/assertion/job-log.log'
+)
+
+function check(name: string, conclusion: 'success' | 'failure'): CheckRunPlan {
+  return {
+    sha: SHA,
+    name,
+    timeline: [
+      { at: 0, status: 'queued' },
+      { at: 10, status: 'in_progress' },
+      { at: 300, status: 'completed', conclusion }
+    ],
+    ...(conclusion === 'failure' ? { log: { file: JEST_LOG } } : {})
+  }
+}
+
+interface Budget {
+  points: number
+  contentsReads: number
+  contentsWrites: number
+  status: string
+}
+
+export function routesOf(fake: FakeGitHub): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const r of fake.requests.filter((q) => q.charged))
+    counts[r.route ?? r.path] = (counts[r.route ?? r.path] ?? 0) + 1
+  return counts
+}
+
+function budgetOf(fake: FakeGitHub, status: string): Budget {
+  if (process.env.BENCH_ROUTES) console.error(routesOf(fake))
+  const charged = fake.requests.filter((r) => r.charged)
+  const contents = charged.filter((r) => /\/contents\//.test(r.route ?? ''))
+  return {
+    points: fake.rateLimit.pointsSpent,
+    contentsReads: contents.filter((r) => r.method === 'GET').length,
+    contentsWrites: contents.filter((r) => r.method === 'PUT').length,
+    status
+  }
+}
+
+async function gateOnce(red: boolean): Promise<Budget> {
+  const fake = await startFakeGitHub({
+    scenario: {
+      branches: { [BRANCH]: SHA },
+      // A program in its loop: the state branch and its state file are there already.
+      contents: { [STATE_BRANCH]: { 'bench.md': createStateFile('bench') } },
+      checkRuns: [check('test', red ? 'failure' : 'success'), check('lint', 'success')],
+      dispatchedRuns: { queuedSeconds: 5, runSeconds: 3600 }
+    }
+  })
+  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
+  try {
+    const run = await runActionInProcess(fake, dir, {
+      inputs: {
+        program: 'bench',
+        push: 'false',
+        'create-pr': 'false',
+        'state-branch': STATE_BRANCH,
+        'dispatch-workflow': 'autoloop.lock.yml'
+      },
+      env: { GITHUB_RUN_ID: '1' }
+    })
+    const dispatched = fake.state.dispatches.length
+    return budgetOf(fake, `${run.outputs.verdict ?? run.outputs.status}, ${dispatched} dispatch`)
+  } finally {
+    await fake.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export async function runGateBudgetBench(): Promise<string> {
+  const rows = [
+    ['green gate', await gateOnce(false)],
+    ['red gate with dispatch', await gateOnce(true)]
+  ] as const
+  return [
+    '| gate run | points | contents GET | contents PUT | verdict |',
+    '|---|---:|---:|---:|---|',
+    ...rows.map(
+      ([name, b]) =>
+        `| ${name} | ${b.points} | ${b.contentsReads} | ${b.contentsWrites} | ${b.status} |`
+    )
+  ].join('\n')
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await runGateBudgetBench())
+}
