@@ -74,7 +74,7 @@ describe('pauseKindOf', () => {
     'a reason this action did not write (%j) is none of its kinds',
     (reason) => {
       expect(pauseKindOf(reason)).toBeNull()
-      expect(isCiPause(reason)).toBe(false)
+      expect(isCiPause(pauseKindOf(reason))).toBe(false)
     }
   )
 
@@ -85,7 +85,7 @@ describe('pauseKindOf', () => {
 
 describe('which pauses are whose', () => {
   it('reconcile may lift every CI pause, never consecutive errors', () => {
-    expect(KINDS.filter((kind) => isCiPause(pauseReason(kind, 'x')))).toEqual([
+    expect(KINDS.filter((kind) => isCiPause(pauseKindOf(pauseReason(kind, 'x'))))).toEqual([
       'stuck',
       'exhausted',
       'timeout',

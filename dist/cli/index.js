@@ -32411,7 +32411,7 @@ module.exports = {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4507);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4689);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1416);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8422);
@@ -43744,7 +43744,7 @@ function crossFieldProblems(config) {
 
 /***/ }),
 
-/***/ 4507:
+/***/ 4689:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -45129,6 +45129,63 @@ function jsonErrorOffset(json, error) {
     return position ? Number(position[1]) : 0;
 }
 
+;// CONCATENATED MODULE: ./src/loop/pause-reasons.ts
+/**
+ * Every pause reason the action writes into Machine State's Pause Reason row, in one place
+ * (README: "Pause reasons"). A reason is one line: the kind, then what stopped the loop.
+ * `reconcile` reads them back to decide which pauses it may lift.
+ */
+
+const PAUSE_KINDS = [
+    'stuck',
+    'exhausted',
+    'timeout',
+    'blocked',
+    'base-red',
+    'consecutive-errors'
+];
+const PREFIX = {
+    stuck: 'stuck in CI fix loop',
+    exhausted: 'ci-fix-exhausted',
+    timeout: 'ci-timeout',
+    blocked: 'ci-blocked',
+    'base-red': 'ci-base-red',
+    'consecutive-errors': 'consecutive errors'
+};
+/** The reason text: `<kind>: <detail>`, or the bare kind for those without detail. */
+function pauseReason(kind, detail) {
+    const text = detail ? `${PREFIX[kind]}: ${detail}` : PREFIX[kind];
+    return (0,schema/* sanitizeCellText */.vz)(text);
+}
+/**
+ * The kind of a pause reason, read from its text; null for a reason this action did not
+ * write. The ledger stores the kind with each pause it writes (`pauseKindIn`): the text is
+ * read only for a pause the ledger does not hold (a maintainer's, autoloop's own) and, once,
+ * for a ledger written before the kind was stored.
+ */
+function pauseKindOf(reason) {
+    const text = (reason ?? '').trim();
+    for (const [kind, prefix] of Object.entries(PREFIX)) {
+        if (text === prefix || text.startsWith(`${prefix}:`))
+            return kind;
+    }
+    return null;
+}
+/**
+ * Pauses the CI gate wrote, which `reconcile` may lift: when the head of the branch is green
+ * (or, for `blocked`, once it has any verdict). A `consecutive errors` pause and a pause a
+ * human wrote are lifted only by `reset`.
+ */
+function isCiPause(kind) {
+    return kind !== null && kind !== 'consecutive-errors';
+}
+/** The Recent Statuses word a fix-loop pause appends (stuck, exhausted, timeout). */
+const CI_PAUSE_STATUS = 'ci-fix-exhausted';
+/** Whether a pause of this kind ends the iteration's fix loop (and appends `CI_PAUSE_STATUS`). */
+function endsFixLoop(kind) {
+    return kind === 'stuck' || kind === 'exhausted' || kind === 'timeout';
+}
+
 ;// CONCATENATED MODULE: ./src/loop/ledger.ts
 /**
  * The ledger: the authoritative record of a program's CI fix loop, kept as its own versioned
@@ -45153,6 +45210,7 @@ function jsonErrorOffset(json, error) {
  * on (a reset does not forget them), the failures of the base branch head per base SHA, and
  * the log of Machine State writes the projection re-applies when `<program>.md` was reverted.
  */
+
 
 
 
@@ -45357,6 +45415,8 @@ const StateWriteSchema = schemas/* object */.Ikc({
     revision: schemas/* number */.aig().int().positive(),
     at: isoTime,
     machineState: schema/* MachineStatePatchSchema */.iq,
+    /** The kind of the pause this write makes (with Paused and Pause Reason). */
+    pauseKind: schemas/* enum */.k5n(PAUSE_KINDS).optional(),
     historyEntry: schemas/* object */.Ikc({ runKey: schemas/* string */.YjP(), lines: schemas/* array */.YOg(schemas/* string */.YjP()) }).optional()
 });
 const LedgerSchema = schemas/* object */.Ikc({
@@ -45905,7 +45965,7 @@ function parseLedgerJson(json, text, source, options = {}) {
     const migrated = version === 1 ? migrateV1(json, options.program) : json;
     const parsed = LedgerSchema.safeParse(migrated);
     if (parsed.success)
-        return parsed.data;
+        return withPauseKinds(parsed.data);
     const issue = parsed.error.issues[0];
     const path = issue?.path ?? [];
     throw new state_errors/* StateFileError */.ci({
@@ -45963,6 +46023,26 @@ function pausedSignaturesOfV1(iteration, attempts) {
             resetBy: null
         }
     ];
+}
+/**
+ * A ledger written before pause writes stored their kind: the kind derived once from each
+ * pause reason this action wrote (the next write stores it).
+ */
+function withPauseKinds(ledger) {
+    if (!ledger.writes.some((w) => needsKind(w)))
+        return ledger;
+    return {
+        ...ledger,
+        writes: ledger.writes.map((write) => {
+            const kind = needsKind(write) ? pauseKindOf(write.machineState.pauseReason ?? null) : null;
+            return kind ? { ...write, pauseKind: kind } : write;
+        })
+    };
+}
+function needsKind(write) {
+    return (write.pauseKind === undefined &&
+        write.machineState.paused === true &&
+        typeof write.machineState.pauseReason === 'string');
 }
 
 ;// CONCATENATED MODULE: ./src/loop/classify.ts
@@ -46051,51 +46131,6 @@ function blockedCause(input) {
             ...causes
         ].join(' ')
     };
-}
-
-;// CONCATENATED MODULE: ./src/loop/pause-reasons.ts
-/**
- * Every pause reason the action writes into Machine State's Pause Reason row, in one place
- * (README: "Pause reasons"). A reason is one line: the kind, then what stopped the loop.
- * `reconcile` reads them back to decide which pauses it may lift.
- */
-
-const PREFIX = {
-    stuck: 'stuck in CI fix loop',
-    exhausted: 'ci-fix-exhausted',
-    timeout: 'ci-timeout',
-    blocked: 'ci-blocked',
-    'base-red': 'ci-base-red',
-    'consecutive-errors': 'consecutive errors'
-};
-/** The reason text: `<kind>: <detail>`, or the bare kind for those without detail. */
-function pauseReason(kind, detail) {
-    const text = detail ? `${PREFIX[kind]}: ${detail}` : PREFIX[kind];
-    return (0,schema/* sanitizeCellText */.vz)(text);
-}
-/** The kind of a written pause reason; null for a reason this action did not write. */
-function pauseKindOf(reason) {
-    const text = (reason ?? '').trim();
-    for (const [kind, prefix] of Object.entries(PREFIX)) {
-        if (text === prefix || text.startsWith(`${prefix}:`))
-            return kind;
-    }
-    return null;
-}
-/**
- * Pauses the CI gate wrote, which `reconcile` may lift: when the head of the branch is green
- * (or, for `blocked`, once it has any verdict). A `consecutive errors` pause and a pause a
- * human wrote are lifted only by `reset`.
- */
-function isCiPause(reason) {
-    const kind = pauseKindOf(reason);
-    return kind !== null && kind !== 'consecutive-errors';
-}
-/** The Recent Statuses word a fix-loop pause appends (stuck, exhausted, timeout). */
-const CI_PAUSE_STATUS = 'ci-fix-exhausted';
-/** Whether a pause of this kind ends the iteration's fix loop (and appends `CI_PAUSE_STATUS`). */
-function endsFixLoop(kind) {
-    return kind === 'stuck' || kind === 'exhausted' || kind === 'timeout';
 }
 
 ;// CONCATENATED MODULE: ./src/loop/guard.ts
@@ -46208,6 +46243,7 @@ function noProgressPause(ledger, index, now, note) {
 ;// CONCATENATED MODULE: ./src/loop/pause.ts
 
 
+
 function pauseInLedger(ledger, machine, pause) {
     let next = completeAttempt(ledger, pause.index, pause.verdict);
     next = finishIteration(next, 'paused', pause.now);
@@ -46218,8 +46254,212 @@ function pauseInLedger(ledger, machine, pause) {
             now: pause.now
         });
     return withStateWrite(next, {
-        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now })
+        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now }),
+        pauseKind: pause.kind
     }, pause.now);
+}
+/**
+ * The kind of the pause Machine State shows: as the ledger stored it with the pause, when the
+ * reason shown is the one the ledger wrote; otherwise (a pause a maintainer or autoloop wrote,
+ * or the write was dropped from the ledger) read from the reason's text. Null when not paused.
+ */
+function pauseKindIn(ledger, machine) {
+    if (!machine.paused)
+        return null;
+    const write = [...ledger.writes].reverse().find((w) => w.machineState.pauseReason !== undefined);
+    if (write?.pauseKind && write.machineState.pauseReason === machine.pauseReason)
+        return write.pauseKind;
+    return pauseKindOf(machine.pauseReason);
+}
+
+// EXTERNAL MODULE: ./src/signature/normalise.ts
+var normalise = __nccwpck_require__(176);
+;// CONCATENATED MODULE: ./src/gate/decide.ts
+
+
+
+
+
+/** Whether the gate must gather and classify the failures before it can decide. */
+function needsFindings(verdict, blocked) {
+    return verdict !== 'green' && verdict !== 'ci-timeout' && blocked === null;
+}
+function decide(input) {
+    const { observed } = input;
+    switch (observed.kind) {
+        case 'stopped':
+            return { kind: 'skipped', reason: observed.reason };
+        case 'no-fix-arrived':
+            return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) };
+        case 'no-new-commit':
+            return { kind: 'paused', pause: noNewCommitPause(input, observed.index) };
+        case 'checks':
+            return decideChecks(input, observed);
+    }
+}
+function budgetLeft(ledger, index) {
+    return Math.max(0, (ledger.iteration?.maxFixAttempts ?? 0) - index);
+}
+function noFixPause(input, latest, blocked) {
+    return {
+        kind: 'blocked',
+        index: latest.index,
+        reason: pauseReason('blocked', blocked.cause),
+        verdict: 'blocked',
+        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', input.now, blocked.cause),
+        signature: signatureFromRecord(latest.signature),
+        remember: false,
+        blocked,
+        attemptsRemaining: budgetLeft(input.ledger, latest.index)
+    };
+}
+function noNewCommitPause(input, index) {
+    const previous = [...input.ledger.attempts].reverse().find((a) => a.index < index);
+    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
+    const judged = noProgressPause(input.ledger, index, input.now, note);
+    return {
+        kind: judged.kind,
+        index,
+        reason: judged.reason,
+        verdict: 'red',
+        record: judged.verdict,
+        signature: signatureFromRecord(judged.verdict.signature),
+        remember: judged.remember !== null,
+        blocked: null,
+        attemptsRemaining: 0
+    };
+}
+function decideChecks(input, observed) {
+    const { ledger, now, config } = input;
+    const { index, verdict, blocked, findings } = observed;
+    if (verdict === 'green')
+        return { kind: 'green', index };
+    if (verdict === 'ci-timeout') {
+        const signature = (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('ci-timeout')]);
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'timeout',
+                index,
+                reason: pauseReason('timeout'),
+                verdict: 'ci-timeout',
+                record: { state: 'ci-timeout', now, signature },
+                signature,
+                remember: false,
+                blocked: null,
+                attemptsRemaining: 0
+            }
+        };
+    }
+    if (blocked)
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'blocked',
+                index,
+                reason: pauseReason('blocked', blocked.cause),
+                verdict: verdict === 'no-checks' ? 'no-checks' : 'blocked',
+                record: { state: 'blocked', now, note: blocked.advice },
+                signature: null,
+                remember: false,
+                blocked,
+                attemptsRemaining: budgetLeft(ledger, index)
+            }
+        };
+    if (!findings)
+        throw new RangeError(`a ${verdict} verdict is decided on its failures`);
+    const preExisting = findings.classification.preExisting;
+    if (findings.newKeys.length === 0 && preExisting.length > 0) {
+        if (config.preExistingFailures === 'allow')
+            return { kind: 'green-except-pre-existing', index, preExisting: [...preExisting] };
+        const signature = (0,signature_signature/* signatureOf */.yK)(preExisting);
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'base-red',
+                index,
+                reason: pauseReason('base-red', signature.short),
+                verdict: 'red',
+                record: redRecord(findings, signature, now, input.maskedValues),
+                signature,
+                remember: false,
+                blocked: null,
+                attemptsRemaining: budgetLeft(ledger, index)
+            }
+        };
+    }
+    const signature = (0,signature_signature/* signatureOf */.yK)(findings.newKeys);
+    const record = redRecord(findings, signature, now, input.maskedValues);
+    const decision = decideAfterRed(ledger, { index, signature, now });
+    if (decision.kind === 'pause')
+        return {
+            kind: 'paused',
+            pause: {
+                kind: decision.pauseKind,
+                index,
+                reason: decision.reason,
+                verdict: 'red',
+                record,
+                signature,
+                remember: decision.pauseKind !== 'timeout',
+                blocked: null,
+                attemptsRemaining: 0
+            }
+        };
+    const next = [];
+    if (config.dispatchWorkflow)
+        next.push('dispatch');
+    if (config.fixCommand)
+        next.push('fix-command');
+    return {
+        kind: 'red',
+        index,
+        signature,
+        record,
+        attemptsRemaining: decision.attemptsRemaining,
+        next
+    };
+}
+/** A signature as the ledger stored it, in the form the pause comment shows. */
+function signatureFromRecord(stored) {
+    return stored
+        ? {
+            keys: [...(stored.keys ?? [])],
+            full: stored.full ?? stored.short,
+            short: stored.short,
+            hash: stored.hash
+        }
+        : null;
+}
+/** A red attempt's verdict as the ledger keeps it. */
+function redRecord(findings, signature, now, masked) {
+    return {
+        state: 'red',
+        now,
+        signature,
+        failingChecks: findings.failing.map((f) => ({
+            name: f.name,
+            conclusion: f.conclusion,
+            url: f.url
+        })),
+        errorLines: errorLinesOf(findings, masked),
+        details: decide_detailsOf(findings, signature),
+        classification: findings.classification,
+        reruns: findings.reruns
+    };
+}
+function errorLinesOf(findings, masked) {
+    return findings.failing
+        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
+        .slice(0, 12)
+        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
+}
+/** The failure details of the signature's keys (already redacted by gathering), check by check. */
+function decide_detailsOf(findings, signature) {
+    const own = new Set(signature.keys);
+    return findings.failing.flatMap((failure) => (failure.details ?? [])
+        .filter((detail) => own.has(detail.key))
+        .map((detail) => ({ check: failure.name, key: detail.key, lines: [...detail.lines] })));
 }
 
 ;// CONCATENATED MODULE: ./src/state/history.ts
@@ -47023,7 +47263,7 @@ function rememberedLine(remembered) {
 }
 function pausedBrief(ledger, attempt, context, detail) {
     const reason = context.pauseReason ?? '';
-    const kind = pauseKindOf(reason);
+    const kind = pauseKindIn(ledger, { paused: true, pauseReason: context.pauseReason ?? null });
     const remembered = attempt.signature
         ? pausedSignatureOf(ledger, attempt.signature.hash)
         : undefined;
@@ -47335,14 +47575,19 @@ async function updateProgram(deps, program, options, apply) {
     };
     for (let attempt = 1;; attempt += 1) {
         const now = clock.now();
-        const current = await readProgram(store, program, { maxBytes: options.maxBytes, now });
+        const current = attempt === 1 && options.ledger !== undefined
+            ? programFilesOf(program, await store.read((0,state_store/* stateFilePath */.n0)(program)), options.ledger, store.description, {
+                maxBytes: options.maxBytes,
+                now
+            })
+            : await readProgram(store, program, { maxBytes: options.maxBytes, now });
         const { ledger: changed, value } = apply(current);
         // A ledger read from an earlier version's block has no file yet: it is written before the
         // projection takes the block out of the state file.
         const unsaved = current.stale && current.storedLedger === null;
         if (changed === current.ledger && !unsaved) {
             const files = current.stale
-                ? await writeProjection(deps, program, current.ledger, current.storedLedger, options)
+                ? await writeProjection(deps, program, current.ledger, current.storedLedger, options, current.stored)
                 : current;
             return { files, value };
         }
@@ -47364,11 +47609,16 @@ async function updateProgram(deps, program, options, apply) {
             await (0,state_store/* waitBeforeRetry */.jy)(ledgerPath(program), store, attempt, error, retry);
             continue;
         }
-        return { files: await writeProjection(deps, program, next, storedLedger, options), value };
+        return {
+            files: await writeProjection(deps, program, next, storedLedger, options, current.stored),
+            value
+        };
     }
 }
 /** Projects `ledger` onto the stored `<program>.md` (compare-and-swap, re-projected on conflict). */
-async function writeProjection(deps, program, ledger, storedLedger, options) {
+async function writeProjection(deps, program, ledger, storedLedger, options, 
+/** `<program>.md` as read a moment ago (null: none). */
+stored) {
     const path = (0,state_store/* stateFilePath */.n0)(program);
     const written = await (0,state_store/* updateFile */.Io)(deps.store, path, (text) => 
     // Another run projected a newer revision of the ledger meanwhile: ours is older.
@@ -47380,7 +47630,8 @@ async function writeProjection(deps, program, ledger, storedLedger, options) {
         }), {
         clock: deps.clock,
         ...(deps.random ? { random: deps.random } : {}),
-        log: { info: (line) => deps.log.info(line) }
+        log: { info: (line) => deps.log.info(line) },
+        current: stored
     });
     return {
         program,
@@ -47393,8 +47644,6 @@ async function writeProjection(deps, program, ledger, storedLedger, options) {
     };
 }
 
-// EXTERNAL MODULE: ./src/signature/normalise.ts
-var normalise = __nccwpck_require__(176);
 ;// CONCATENATED MODULE: ./src/issue/comments.ts
 /**
  * What the action says on the program issue (docs/state.md: "The program issue"). Pure rendering;
@@ -48600,11 +48849,13 @@ async function findRedFindings(context, first) {
     let failing = await gather(failingOf(first), deps);
     const reruns = [];
     const flaky = [];
+    let rechecked = false;
     for (let round = 1; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
         const result = await rerunRound(context, observation, failing, round, reruns, flaky);
         if (!result)
             break;
         observation = result.observation;
+        rechecked = true;
         failing = result.failing;
         if (result.refused)
             break;
@@ -48637,6 +48888,7 @@ async function findRedFindings(context, first) {
         : [untrustedKey((0,normalise/* buildKey */.sI)('red', observation.reasons.join('; ')), deps.maskedValues)];
     return {
         observation,
+        rechecked,
         failing,
         newKeys,
         classification: {
@@ -49018,6 +49270,7 @@ async function gateProgram(run) {
         maxBytes: config.stateMaxBytes,
         now: deps.clock.now()
     });
+    run.ledgerFile = initial.storedLedger;
     const stopped = stoppedReason(initial);
     if (stopped) {
         return {
@@ -49034,8 +49287,11 @@ async function gateProgram(run) {
             deps.log.info(`${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`);
         requireReportForNewCommit(run, initial, head);
         const noFix = steps.length === 0 ? await noFixArrived(run, initial, head) : null;
-        if (noFix)
-            return { ...(await pauseWithoutFix(run, noFix.latest, noFix.blocked)), steps };
+        if (noFix) {
+            const observed = { kind: 'no-fix-arrived', ...noFix };
+            const settled = await deps.log.group(`Decide and apply: no fix arrived`, () => settle(run, initial.ledger, observed, NOTHING_SEEN));
+            return { ...settled.result, steps };
+        }
         const pull = await findOrOpenPull(config, deps, knownPull);
         if (pull)
             knownPull = pull.number;
@@ -49044,22 +49300,33 @@ async function gateProgram(run) {
             return emptyResult('skipped', `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`);
         if (began.kind === 'already-gated')
             return recordWithoutCommit(run, began, head);
-        const result = began.kind === 'no-new-commit'
-            ? await settleNoNewCommit(run, began)
-            : await observeAndSettle(run, began, head, pull);
+        const { observed, seen } = began.kind === 'no-new-commit'
+            ? {
+                observed: { kind: 'no-new-commit', index: began.attempt.index },
+                seen: NOTHING_SEEN
+            }
+            : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () => observe(run, began, head, pull));
+        const { result, fix } = await deps.log.group(`Decide and apply: attempt ${began.attempt.index}`, () => settle(run, began.ledger, observed, seen));
         steps.push({
             attempt: result.attempt?.index ?? began.attempt.index,
             sha: head.sha,
             verdict: result.verdict ?? 'red',
             signature: result.signature?.short ?? null
         });
-        if (!result.fixCommand)
+        if (!fix)
             return { ...result, steps };
-        const after = await runFixCommand(run, result);
+        const after = await runFixCommand(run, fix);
         if (after === head.sha)
             return { ...(await fixCommittedNothing(run, head, agentSha)), steps };
         head = await resolveHead({ ...config, sha: after }, deps);
     }
+}
+/** A compare-and-swap write of the program's ledger (and its projection), from the ledger as last known. */
+async function write(run, apply) {
+    const { config, deps } = run;
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes, ledger: run.ledgerFile }, apply);
+    run.ledgerFile = written.files.storedLedger;
+    return written;
 }
 /**
  * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
@@ -49092,7 +49359,7 @@ async function recordWithoutCommit(run, began, head) {
     if (!report)
         return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt };
     const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch });
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+    const written = await write(run, (current) => {
         const recorded = recordIteration(current, {
             outcome,
             metric: report.metric ?? undefined,
@@ -49150,33 +49417,6 @@ async function noFixArrived(run, files, head) {
     });
     return blocked ? { latest, blocked } : null;
 }
-/**
- * Paused `ci-blocked` on the red attempt `latest` itself: no attempt is added, none spent;
- * the attempt keeps its failures, with the cause as its note.
- */
-async function pauseWithoutFix(run, latest, blocked) {
-    const { config, deps } = run;
-    deps.log.warning(`${config.program}: no fix arrived: ${blocked.cause}`);
-    return pause(run, latest.index, null, {
-        kind: 'blocked',
-        reason: pauseReason('blocked', blocked.cause),
-        verdict: 'blocked',
-        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', deps.clock.now(), blocked.cause),
-        signature: signatureFromRecord(latest.signature),
-        blocked
-    });
-}
-/** A signature as the ledger stored it, in the form the pause comment shows. */
-function signatureFromRecord(stored) {
-    return stored
-        ? {
-            keys: [...(stored.keys ?? [])],
-            full: stored.full ?? stored.short,
-            short: stored.short,
-            hash: stored.hash
-        }
-        : null;
-}
 function stoppedReason(files) {
     const { machine } = files;
     if (machine.completed)
@@ -49189,7 +49429,7 @@ function stoppedReason(files) {
 async function begin(run, head, agentSha, pull) {
     const { config, deps } = run;
     const { environment } = deps;
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+    const written = await write(run, (current) => {
         const stopped = stoppedReason(current);
         if (stopped)
             return { ledger: current.ledger, value: { stopped } };
@@ -49220,7 +49460,7 @@ async function begin(run, head, agentSha, pull) {
     if ('stopped' in value)
         return value;
     const { attempt, ledger, kind } = value;
-    const iteration = ledger.iteration;
+    const iteration = iterationOf(ledger);
     const what = {
         first: 'first gate of a new iteration',
         fix: `fix ${attempt.index} of ${iteration.maxFixAttempts}`,
@@ -49232,78 +49472,42 @@ async function begin(run, head, agentSha, pull) {
     deps.log.info(`Attempt ${attempt.index} of iteration ${iteration.id} (${what[kind]})`);
     return { ...value, ledger: written.files.ledger, files: written.files };
 }
+const NOTHING_SEEN = { observation: null, findings: null };
 async function policyOf(run) {
     run.policy ??= await checkPolicy(run.config, run.deps);
     return run.policy;
 }
-async function observeAndSettle(run, began, head, pull) {
+/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
+async function observe(run, began, head, pull) {
     const { config, deps } = run;
-    const iteration = began.ledger.iteration;
+    const iteration = iterationOf(began.ledger);
     const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) };
     const policy = await policyOf(run);
-    const observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
     const index = began.attempt.index;
     const agentSha = began.attempt.agentSha ?? null;
-    const settled = await settleUnlessRed(run, index, head, agentSha, observation, null);
-    if (settled)
-        return settled;
-    const findings = await findRedFindings({
-        config,
-        deps,
-        policy,
-        window,
-        ledger: began.ledger,
-        recordRerun: (rerun) => recordRerun(run, index, rerun)
-    }, observation);
-    // After re-runs the checks may say something else: green, still running at the wall clock,
-    // nothing but skipped checks, a run waiting for approval.
-    if (findings.observation !== observation) {
-        const after = await settleUnlessRed(run, index, head, agentSha, findings.observation, findings);
-        if (after)
-            return after;
+    let observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
+    let blocked = await blockedOf(run, observation, head, agentSha);
+    let findings = null;
+    if (needsFindings(observation.verdict, blocked)) {
+        findings = await findRedFindings({
+            config,
+            deps,
+            policy,
+            window,
+            ledger: began.ledger,
+            recordRerun: (rerun) => recordRerun(run, index, rerun)
+        }, observation);
+        // After re-runs the checks may say something else: green, still running at the wall
+        // clock, nothing but skipped checks, a run waiting for approval.
+        if (findings.rechecked) {
+            observation = findings.observation;
+            blocked = await blockedOf(run, observation, head, agentSha);
+        }
     }
-    return settleRed(run, index, findings);
-}
-/**
- * An observation that needs no classification settled: green, ci-timeout, or blocked (no
- * checks, a run waiting for approval); null for a red one, whose failures are classified.
- */
-async function settleUnlessRed(run, index, head, agentSha, observation, findings) {
-    const { deps } = run;
-    if (observation.verdict === 'green')
-        return settleGreen(run, index, observation, findings);
-    if (observation.verdict === 'ci-timeout')
-        return pauseOnTimeout(run, index, observation);
-    const blocked = await blockedOf(run, observation, head, agentSha);
-    if (!blocked)
-        return null;
-    deps.log.warning(`No fix can help ${head.sha.slice(0, 12)}: ${blocked.cause}`);
-    const now = deps.clock.now();
-    const signature = (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('blocked', blocked.cause)]);
-    const summary = await writeFailureSummary(run, blockedSummary(run, index, observation, blocked, signature, now));
     return {
-        ...(await pause(run, index, observation, {
-            kind: 'blocked',
-            reason: pauseReason('blocked', blocked.cause),
-            verdict: observation.verdict === 'no-checks' ? 'no-checks' : 'blocked',
-            record: { state: 'blocked', now, note: blocked.advice },
-            signature: null,
-            blocked
-        })),
-        failureMarkdown: summary.markdown,
-        failureJsonPath: summary.jsonPath
+        observed: { kind: 'checks', index, verdict: observation.verdict, blocked, findings },
+        seen: { observation, findings }
     };
-}
-/** Checks still running at the iteration's wall-clock cap: paused `ci-timeout`. */
-async function pauseOnTimeout(run, index, observation) {
-    const signature = (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('ci-timeout')]);
-    return pause(run, index, observation, {
-        kind: 'timeout',
-        reason: pauseReason('timeout'),
-        verdict: 'ci-timeout',
-        record: { state: 'ci-timeout', now: run.deps.clock.now(), signature },
-        signature
-    });
 }
 /** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
 async function blockedOf(run, observation, head, agentSha) {
@@ -49336,8 +49540,7 @@ async function blockedOf(run, observation, head, agentSha) {
     });
 }
 async function recordRerun(run, index, rerun) {
-    const { config, deps } = run;
-    await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+    await write(run, (current) => {
         const attempt = current.ledger.attempts.find((a) => a.index === index);
         if (!attempt)
             return { ledger: current.ledger, value: null };
@@ -49350,55 +49553,151 @@ async function recordRerun(run, index, rerun) {
         };
     });
 }
-/** Green: the iteration ends, and is recorded when the agent handed over its metric. */
-async function settleGreen(run, index, observation, findings, preExisting = []) {
+function decideOn(run, ledger, observed) {
     const { config, deps } = run;
-    const exceptPreExisting = preExisting.length > 0;
-    const state = exceptPreExisting ? 'green-except-pre-existing' : 'green';
-    const classification = findings?.classification;
-    const report = run.report;
-    if (report === null)
-        deps.log.warning(`The iteration file ${config.iterationFile} is missing: CI is green, but the iteration is not recorded (the agent did not write it). Record it with the record command.`);
-    const now = deps.clock.now();
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
-        let ledger = completeAttempt(current.ledger, index, {
-            state,
-            now,
-            ...(classification ? { classification } : {}),
-            ...(findings ? { reruns: findings.reruns } : {})
-        });
-        if (findings?.baseFailures)
-            ledger = { ...ledger, baseFailures: findings.baseFailures };
-        if (!report)
-            return { ledger, value: null };
-        const { outcome, reason } = reportedOutcome(report, {
-            newCommit: true,
-            name: config.branch
-        });
-        const recorded = recordIteration({ ...current, ledger }, {
-            outcome,
-            metric: report.metric ?? undefined,
-            change: report.change,
-            reason,
-            commit: undefined,
-            runId: deps.environment.runId ?? null,
-            runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),
-            now,
-            maskedValues: deps.maskedValues
-        });
-        return { ledger: recorded.ledger, value: recorded.outcome };
+    return decide({
+        ledger,
+        observed,
+        config: {
+            preExistingFailures: config.preExistingFailures,
+            dispatchWorkflow: Boolean(config.dispatchWorkflow),
+            fixCommand: Boolean(config.fixCommand)
+        },
+        now: deps.clock.now(),
+        maskedValues: deps.maskedValues
     });
-    const recorded = written.value;
-    const attempt = attemptAt(written.files.ledger, index);
+}
+/**
+ * Decides on the program's files as they are now and writes what the settlement changes in
+ * one compare-and-swap (re-decided on the files of the run that wins a conflict), then does
+ * what it says: the failure summary files, the comment on the program issue, the fixer run.
+ */
+async function settle(run, known, observed, seen) {
+    // The fixer run's ref is asked for only when the attempt is about to start one.
+    const preview = decideOn(run, known, observed);
+    const requested = preview.kind === 'red' && preview.next.includes('dispatch') ? await dispatchRequest(run) : null;
+    const written = await write(run, (current) => {
+        const settlement = decideOn(run, current.ledger, observed);
+        const next = ledgerAfter(run, current, settlement, seen, requested);
+        return { ledger: next.ledger, value: { settlement, written: next.written } };
+    });
+    const { settlement } = written.value;
+    return applied(run, settlement, written.value.written, written.files, seen, requested);
+}
+/** The ledger a settlement writes (pure: the files as read, the settlement, what was seen). */
+function ledgerAfter(run, current, settlement, seen, requested) {
+    const { config, deps } = run;
+    const now = deps.clock.now();
+    const findings = findingsOf(settlement, seen);
+    const withBase = (ledger) => findings?.baseFailures ? { ...ledger, baseFailures: findings.baseFailures } : ledger;
+    switch (settlement.kind) {
+        case 'skipped':
+            return { ledger: current.ledger, written: { kind: 'none' } };
+        case 'green':
+        case 'green-except-pre-existing': {
+            const ledger = withBase(completeAttempt(current.ledger, settlement.index, {
+                state: settlement.kind,
+                now,
+                ...(findings ? { classification: findings.classification } : {}),
+                ...(findings ? { reruns: findings.reruns } : {})
+            }));
+            const report = run.report;
+            if (!report)
+                return { ledger, written: { kind: 'green', recorded: null } };
+            const { outcome, reason } = reportedOutcome(report, { newCommit: true, name: config.branch });
+            const recorded = recordIteration({ ...current, ledger }, {
+                outcome,
+                metric: report.metric ?? undefined,
+                change: report.change,
+                reason,
+                commit: undefined,
+                runId: deps.environment.runId ?? null,
+                runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),
+                now,
+                maskedValues: deps.maskedValues
+            });
+            return { ledger: recorded.ledger, written: { kind: 'green', recorded: recorded.outcome } };
+        }
+        case 'paused': {
+            const { pause } = settlement;
+            const ledger = pauseInLedger(withBase(current.ledger), current.machine, {
+                index: pause.index,
+                verdict: pause.record,
+                kind: pause.kind,
+                reason: pause.reason,
+                remember: pause.remember && pause.signature ? (pause.record.signature ?? pause.signature) : null,
+                now
+            });
+            return { ledger, written: { kind: 'paused' } };
+        }
+        case 'red': {
+            const completed = {
+                ...completeAttempt(current.ledger, settlement.index, settlement.record),
+                baseFailures: findings?.baseFailures ?? current.ledger.baseFailures
+            };
+            if (!settlement.next.includes('dispatch'))
+                return { ledger: completed, written: { kind: 'red', refusal: null } };
+            // The dispatch is written with the verdict, before it is sent: a re-run never sends it again.
+            const refusal = requested
+                ? dispatchRefusal(current, settlement.index)
+                : 'the decision changed while the ledger was written';
+            return {
+                ledger: refusal || !requested
+                    ? completed
+                    : updateAttempt(completed, settlement.index, (a) => ({ ...a, dispatch: requested })),
+                written: { kind: 'red', refusal }
+            };
+        }
+    }
+}
+/** What a written settlement does next, and what the gate reports. */
+async function applied(run, settlement, written, files, seen, requested) {
+    switch (settlement.kind) {
+        case 'skipped':
+            return { result: emptyResult('skipped', settlement.reason), fix: null };
+        case 'green':
+        case 'green-except-pre-existing':
+            return {
+                result: await announceGreen(run, settlement, written.kind === 'green' ? written.recorded : null, files, seen),
+                fix: null
+            };
+        case 'paused':
+            return { result: await announcePause(run, settlement.pause, files, seen), fix: null };
+        case 'red':
+            return startFix(run, settlement, written.kind === 'red' ? written.refusal : null, files, seen, requested);
+    }
+}
+/**
+ * The findings a settlement is made of: none for a pause the failures played no part in (the
+ * checks' wall clock, a blocked commit), whose attempt keeps no classification.
+ */
+function findingsOf(settlement, seen) {
+    if (settlement.kind === 'paused' && settlement.pause.record.state !== 'red')
+        return null;
+    return seen.findings;
+}
+/** Green: the iteration ends, recorded when the agent handed over its metric. */
+async function announceGreen(run, settlement, recorded, files, seen) {
+    const { config, deps } = run;
+    const observation = seen.observation;
+    const index = settlement.index;
+    const preExisting = settlement.kind === 'green-except-pre-existing' ? settlement.preExisting : [];
+    const exceptPreExisting = preExisting.length > 0;
+    if (exceptPreExisting)
+        deps.log.warning(`Every failure on ${observation.sha} also fails on the base branch head: accepted as green except pre-existing failures (${preExisting.join(', ')})`);
+    if (run.report === null)
+        deps.log.warning(`The iteration file ${config.iterationFile} is missing: CI is green, but the iteration is not recorded (the agent did not write it). Record it with the record command.`);
+    const classification = seen.findings?.classification;
+    const attempt = attemptAt(files.ledger, index);
     const flakyChecks = classification?.flaky ?? [];
     const caveats = exceptPreExisting || flakyChecks.length > 0;
     if (recorded?.recorded || caveats) {
         const iterationMarker = recorded?.entry ? commentMarker('iteration', recorded.runKey) : null;
         // Without a recorded iteration the caveats get a comment of their own (one per attempt).
-        const caveatsMarker = commentMarker('green', `${written.files.ledger.iteration.id}/${index}`);
+        const caveatsMarker = commentMarker('green', `${iterationOf(files.ledger).id}/${index}`);
         await announce(deps, {
             program: config.program,
-            machine: written.files.machine,
+            machine: files.machine,
             issue: config.issue,
             ...(recorded?.entry && iterationMarker
                 ? {
@@ -49431,7 +49730,6 @@ async function settleGreen(run, index, observation, findings, preExisting = []) 
                     : {})
         });
     }
-    const verdict = exceptPreExisting ? 'green-except-pre-existing' : 'green';
     const flaky = classification?.flaky.map((f) => f.check) ?? [];
     const message = (exceptPreExisting
         ? `CI on ${observation.sha} is red only with failures that are pre-existing on the base branch head: accepted (pre-existing-failures: allow)`
@@ -49442,13 +49740,123 @@ async function settleGreen(run, index, observation, findings, preExisting = []) 
             : '');
     return {
         ...emptyResult('success', message),
-        verdict,
+        verdict: settlement.kind,
         observation,
         attempt,
         attemptsRemaining: Math.max(0, config.maxFixAttempts - index),
         preExisting,
         classification: classification ?? null,
         recorded
+    };
+}
+/** The iteration an attempt was settled in (every settled attempt has one). */
+function iterationOf(ledger) {
+    if (!ledger.iteration)
+        throw new RangeError('a settled attempt belongs to an iteration');
+    return ledger.iteration;
+}
+/** A pause, written: the failure summary (when it has one), said on the program issue. */
+async function announcePause(run, pause, files, seen) {
+    const { config, deps } = run;
+    const now = deps.clock.now();
+    const ledger = files.ledger;
+    const attempt = attemptAt(ledger, pause.index);
+    const findings = findingsOf({ kind: 'paused', pause }, seen);
+    const observation = seen.observation;
+    let summary = null;
+    if (pause.blocked && observation) {
+        deps.log.warning(`No fix can help ${observation.sha.slice(0, 12)}: ${pause.blocked.cause}`);
+        summary = await writeFailureSummary(run, blockedSummary(run, pause.index, observation, pause.blocked, (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('blocked', pause.blocked.cause)]), now));
+    }
+    else if (pause.blocked) {
+        deps.log.warning(`${config.program}: no fix arrived: ${pause.blocked.cause}`);
+    }
+    else if (findings && pause.signature) {
+        summary = await writeFailureSummary(run, summaryOf(run, attempt, findings, pause.signature, ledger, now));
+        deps.log.warning(`Pausing ${config.program}: ${pause.reason}`);
+    }
+    else if (pause.record.note) {
+        deps.log.warning(`${config.program}: ${pause.record.note}`);
+    }
+    const iteration = iterationOf(ledger);
+    await announce(deps, {
+        program: config.program,
+        machine: files.machine,
+        issue: config.issue,
+        comment: {
+            marker: commentMarker('pause', iteration.id),
+            body: renderPauseComment({
+                program: config.program,
+                iterationId: iteration.id,
+                reason: pause.reason,
+                signature: pause.signature,
+                attempts: ledger.attempts,
+                runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(deps.environment, runId),
+                maskedValues: deps.maskedValues,
+                branch: config.branch,
+                ...(pause.blocked ? { blocked: pause.blocked } : {}),
+                remembered: rememberedBefore(ledger, pause.record.signature ?? pause.signature)
+            })
+        }
+    });
+    return {
+        ...emptyResult('paused', `Paused ${config.program}: ${pause.reason}`),
+        verdict: pause.verdict,
+        observation,
+        attempt,
+        attemptsRemaining: pause.attemptsRemaining,
+        signature: pause.signature,
+        pauseReason: files.machine.pauseReason ?? pause.reason,
+        preExisting: findings?.classification.preExisting ?? [],
+        classification: findings?.classification ?? null,
+        blocked: pause.blocked,
+        failureMarkdown: summary?.markdown ?? null,
+        failureJsonPath: summary?.jsonPath ?? null
+    };
+}
+/** Red with budget left: the failure summary, then the fixer run or `fix-command`. */
+async function startFix(run, settlement, refusal, files, seen, requested) {
+    const { config, deps } = run;
+    const findings = seen.findings;
+    const { observation, classification } = findings;
+    const { index, signature } = settlement;
+    const attempt = attemptAt(files.ledger, index);
+    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summaryOf(run, attempt, findings, signature, files.ledger, deps.clock.now()));
+    for (const failure of findings.failing)
+        deps.log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
+    const preExisting = classification.preExisting;
+    if (preExisting.length > 0)
+        deps.log.info(`Pre-existing on the base branch head (not counted): ${preExisting.join(', ')}`);
+    deps.log.info(`Failure signature: ${(0,untrusted/* forLog */.Ig)(signature.full, { maskedValues: deps.maskedValues })}`);
+    if (requested && refusal)
+        deps.log.info(`Not starting the fixer run: ${refusal}`);
+    const dispatched = requested && refusal === null ? await sendDispatch(run, index, requested) : false;
+    const fixCommand = settlement.next.includes('fix-command') ? config.fixCommand : undefined;
+    const left = settlement.attemptsRemaining;
+    return {
+        result: {
+            ...emptyResult('failure', `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`),
+            verdict: 'red',
+            observation,
+            attempt,
+            attemptsRemaining: left,
+            signature,
+            failureMarkdown: markdown,
+            failureJsonPath: jsonPath,
+            dispatched,
+            preExisting,
+            classification
+        },
+        fix: fixCommand
+            ? {
+                command: fixCommand,
+                attempt,
+                signature,
+                jsonPath,
+                markdownPath,
+                deadline: deadlineOf(iterationOf(files.ledger))
+            }
+            : null
     };
 }
 function summaryOf(run, attempt, findings, signature, ledger, now) {
@@ -49553,225 +49961,6 @@ function blockedSummary(run, index, observation, blocked, signature, now) {
         }
     };
 }
-function errorLinesOf(findings, masked) {
-    return findings.failing
-        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
-        .slice(0, 12)
-        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
-}
-/** The failure details of the signature's keys (already redacted by gathering), check by check. */
-function gate_detailsOf(findings, signature) {
-    const own = new Set(signature.keys);
-    return findings.failing.flatMap((failure) => (failure.details ?? [])
-        .filter((detail) => own.has(detail.key))
-        .map((detail) => ({ check: failure.name, key: detail.key, lines: detail.lines })));
-}
-async function settleRed(run, index, findings) {
-    const { config, deps } = run;
-    const { observation, classification } = findings;
-    const now = deps.clock.now();
-    const preExisting = classification.preExisting;
-    if (findings.newKeys.length === 0 && preExisting.length > 0) {
-        if (config.preExistingFailures === 'allow') {
-            deps.log.warning(`Every failure on ${observation.sha} also fails on the base branch head: accepted as green except pre-existing failures (${preExisting.join(', ')})`);
-            return settleGreen(run, index, observation, findings, preExisting);
-        }
-        const signature = (0,signature_signature/* signatureOf */.yK)(preExisting);
-        // The fixer is not started, but the failure summary still says whose failures they are.
-        const current = await readProgram(deps.store, config.program, {
-            maxBytes: config.stateMaxBytes,
-            now
-        });
-        const summary = await writeFailureSummary(run, summaryOf(run, attemptAt(current.ledger, index), findings, signature, current.ledger, now));
-        return {
-            ...(await pause(run, index, observation, {
-                kind: 'base-red',
-                reason: pauseReason('base-red', signature.short),
-                verdict: 'red',
-                record: recordOf(findings, signature, now, deps.maskedValues),
-                signature,
-                findings
-            })),
-            failureMarkdown: summary.markdown,
-            failureJsonPath: summary.jsonPath
-        };
-    }
-    const signature = (0,signature_signature/* signatureOf */.yK)(findings.newKeys);
-    const current = await readProgram(deps.store, config.program, {
-        maxBytes: config.stateMaxBytes,
-        now
-    });
-    const ledger = current.ledger;
-    const attempt = attemptAt(ledger, index);
-    const decision = decideAfterRed(ledger, { index, signature, now });
-    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summaryOf(run, attempt, findings, signature, ledger, now));
-    for (const failure of findings.failing)
-        deps.log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
-    if (preExisting.length > 0)
-        deps.log.info(`Pre-existing on the base branch head (not counted): ${preExisting.join(', ')}`);
-    deps.log.info(`Failure signature: ${(0,untrusted/* forLog */.Ig)(signature.full, { maskedValues: deps.maskedValues })}`);
-    const record = recordOf(findings, signature, now, deps.maskedValues);
-    const base = {
-        ...emptyResult('failure', `CI is red on ${observation.sha}`),
-        verdict: 'red',
-        observation,
-        signature,
-        failureMarkdown: markdown,
-        failureJsonPath: jsonPath,
-        preExisting,
-        classification
-    };
-    if (decision.kind === 'pause') {
-        deps.log.warning(`Pausing ${config.program}: ${decision.reason}`);
-        return {
-            ...base,
-            ...(await pause(run, index, observation, {
-                kind: decision.pauseKind,
-                reason: decision.reason,
-                verdict: 'red',
-                record,
-                signature,
-                findings,
-                remember: decision.pauseKind !== 'timeout'
-            })),
-            failureMarkdown: markdown,
-            failureJsonPath: jsonPath
-        };
-    }
-    const requested = await dispatchRequest(run);
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (files) => {
-        const completed = {
-            ...completeAttempt(files.ledger, index, record),
-            baseFailures: findings.baseFailures ?? files.ledger.baseFailures
-        };
-        if (!requested)
-            return { ledger: completed, value: null };
-        // The dispatch is written with the verdict, before it is sent: a re-run never sends it again.
-        const refusal = dispatchRefusal(files, index);
-        return {
-            ledger: refusal
-                ? completed
-                : updateAttempt(completed, index, (a) => ({ ...a, dispatch: requested })),
-            value: refusal
-        };
-    });
-    if (requested && written.value)
-        deps.log.info(`Not starting the fixer run: ${written.value}`);
-    const dispatched = requested && written.value === null ? await sendDispatch(run, index, requested) : false;
-    const left = decision.attemptsRemaining;
-    return {
-        ...base,
-        message: `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : config.fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
-        attempt: attemptAt(written.files.ledger, index),
-        attemptsRemaining: left,
-        dispatched,
-        ...(config.fixCommand
-            ? {
-                fixCommand: {
-                    jsonPath,
-                    markdownPath,
-                    deadline: deadlineOf(written.files.ledger.iteration)
-                }
-            }
-            : {})
-    };
-}
-function recordOf(findings, signature, now, masked) {
-    return {
-        state: 'red',
-        now,
-        signature,
-        failingChecks: findings.failing.map((f) => ({
-            name: f.name,
-            conclusion: f.conclusion,
-            url: f.url
-        })),
-        errorLines: errorLinesOf(findings, masked),
-        details: gate_detailsOf(findings, signature),
-        classification: findings.classification,
-        reruns: findings.reruns
-    };
-}
-/** The fixer pushed nothing: the previous attempt's signature again, so the loop is stuck. */
-async function settleNoNewCommit(run, began) {
-    const { config, deps } = run;
-    const previous = [...began.ledger.attempts].reverse().find((a) => a.index < began.attempt.index);
-    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
-    deps.log.warning(`${config.program}: ${note}`);
-    const judged = noProgressPause(began.ledger, began.attempt.index, deps.clock.now(), note);
-    return pause(run, began.attempt.index, null, {
-        kind: judged.kind,
-        reason: judged.reason,
-        verdict: 'red',
-        record: judged.verdict,
-        signature: signatureFromRecord(judged.verdict.signature),
-        remember: judged.remember !== null
-    });
-}
-/** Writes the pause (ledger, Machine State) and says it on the program issue. */
-async function pause(run, index, observation, request) {
-    const { config, deps } = run;
-    const now = deps.clock.now();
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
-        const base = request.findings?.baseFailures;
-        const ledger = pauseInLedger(base ? { ...current.ledger, baseFailures: base } : current.ledger, current.machine, {
-            index,
-            verdict: request.record,
-            kind: request.kind,
-            reason: request.reason,
-            remember: request.remember && request.signature
-                ? (request.record.signature ?? request.signature)
-                : null,
-            now
-        });
-        return { ledger, value: null };
-    });
-    const ledger = written.files.ledger;
-    const attempt = attemptAt(ledger, index);
-    await announce(deps, {
-        program: config.program,
-        machine: written.files.machine,
-        issue: config.issue,
-        comment: {
-            marker: commentMarker('pause', ledger.iteration.id),
-            body: renderPauseComment({
-                program: config.program,
-                iterationId: ledger.iteration.id,
-                reason: request.reason,
-                signature: request.signature,
-                attempts: ledger.attempts,
-                runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(deps.environment, runId),
-                maskedValues: deps.maskedValues,
-                branch: config.branch,
-                ...(request.blocked ? { blocked: request.blocked } : {}),
-                remembered: rememberedBefore(ledger, request.record.signature ?? request.signature)
-            })
-        }
-    });
-    return {
-        ...emptyResult('paused', `Paused ${config.program}: ${request.reason}`),
-        verdict: request.verdict,
-        observation,
-        attempt,
-        attemptsRemaining: budgetLeftAfter(request.kind, ledger, index),
-        signature: request.signature,
-        pauseReason: written.files.machine.pauseReason ?? request.reason,
-        preExisting: request.findings?.classification.preExisting ?? [],
-        classification: request.findings?.classification ?? null,
-        blocked: request.blocked ?? null
-    };
-}
-/**
- * The fix attempts a pause leaves: none after a pause of the fix loop (stuck, exhausted,
- * wall clock); after a `ci-blocked` or `ci-base-red` pause, which spends none, the budget
- * that was left (`max-fix-attempts` minus the fixes made so far).
- */
-function budgetLeftAfter(kind, ledger, index) {
-    if (kind !== 'blocked' && kind !== 'base-red')
-        return 0;
-    const budget = ledger.iteration?.maxFixAttempts ?? 0;
-    return Math.max(0, budget - index);
-}
 /** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
 function rememberedBefore(ledger, signature) {
     if (!signature)
@@ -49845,7 +50034,7 @@ async function sendDispatch(run, index, requested) {
         deps.log.warning(`Could not start the fixer run: ${why}`);
         outcome = { ...requested, state: 'failed', error: why };
     }
-    await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => ({
+    await write(run, (current) => ({
         ledger: current.ledger.attempts.some((a) => a.index === index)
             ? updateAttempt(current.ledger, index, (a) => ({ ...a, dispatch: outcome }))
             : current.ledger,
@@ -49855,18 +50044,17 @@ async function sendDispatch(run, index, requested) {
 }
 // ---------------------------------------------------------------------------------------
 // fix-command: fix, push, gate again in the same step
-async function runFixCommand(run, result) {
+async function runFixCommand(run, fix) {
     const { config, deps } = run;
-    const fix = result.fixCommand;
-    const attempt = result.attempt;
-    deps.log.info(`Running fix-command for attempt ${attempt.index + 1} (signature: ${(0,untrusted/* forLog */.Ig)(result.signature?.short ?? '', { maskedValues: deps.maskedValues })})`);
+    const { attempt, signature } = fix;
+    deps.log.info(`Running fix-command for attempt ${attempt.index + 1} (signature: ${(0,untrusted/* forLog */.Ig)(signature.short, { maskedValues: deps.maskedValues })})`);
     // A fix command gets at least a minute even when the wall clock is nearly spent: the guard
     // judges its commit afterwards, so a little overrun cannot lose the attempt it paid for.
     const remaining = Math.max(60_000, fix.deadline - deps.clock.now());
-    const { exitCode } = await deps.runFixCommand(config.fixCommand, {
+    const { exitCode } = await deps.runFixCommand(fix.command, {
         AUTOLOOP_FAILURE_JSON: fix.jsonPath,
         AUTOLOOP_FAILURE_MD: fix.markdownPath,
-        AUTOLOOP_SIGNATURE: result.signature?.full ?? '',
+        AUTOLOOP_SIGNATURE: signature.full,
         AUTOLOOP_ATTEMPT: String(attempt.index + 1),
         AUTOLOOP_PROGRAM: config.program,
         AUTOLOOP_SHA: attempt.sha
@@ -49879,7 +50067,8 @@ async function runFixCommand(run, result) {
 async function fixCommittedNothing(run, head, agentSha) {
     const { config, deps } = run;
     deps.log.warning(`fix-command committed nothing (HEAD is still ${head.sha.slice(0, 12)})`);
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes }, (current) => {
+    // The attempt that found nothing new and its pause, in one write.
+    const written = await write(run, (current) => {
         const began = appendNoNewCommit(current.ledger, {
             sha: head.sha,
             agentSha,
@@ -49889,13 +50078,14 @@ async function fixCommittedNothing(run, head, agentSha) {
             maxFixAttempts: config.maxFixAttempts,
             timeoutMinutes: config.timeoutMinutes
         });
-        return { ledger: began.ledger, value: began };
+        const observed = { kind: 'no-new-commit', index: began.attempt.index };
+        const settlement = decideOn(run, began.ledger, observed);
+        const next = ledgerAfter(run, { ...current, ledger: began.ledger }, settlement, NOTHING_SEEN, null);
+        return { ledger: next.ledger, value: { settlement, written: next.written } };
     });
-    return settleNoNewCommit(run, {
-        ...written.value,
-        ledger: written.files.ledger,
-        files: written.files
-    });
+    const { settlement } = written.value;
+    return (await applied(run, settlement, written.value.written, written.files, NOTHING_SEEN, null))
+        .result;
 }
 
 ;// CONCATENATED MODULE: ./src/commands/record.ts
@@ -50394,6 +50584,7 @@ function validateConcurrency(concurrency) {
 
 
 
+
 function livenessOf(state, attempt) {
     if (state.kind === 'not-found')
         return 'finished';
@@ -50418,12 +50609,12 @@ function planReconcile(files, now) {
         latest !== undefined &&
         (latest.state === 'red' || latest.state === 'no-checks');
     const spent = open && now > deadlineOf(ledger.iteration);
-    const kind = machine.paused ? pauseKindOf(machine.pauseReason) : null;
+    const kind = pauseKindIn(ledger, machine);
     return {
         inFlight: open ? inFlightAttempts(ledger) : [],
         fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
         expired: redAndWaiting && spent,
-        resume: machine.paused && isCiPause(machine.pauseReason)
+        resume: isCiPause(kind)
             ? kind === 'blocked'
                 ? 'verdict'
                 : kind === 'base-red'
@@ -55944,7 +56135,7 @@ async function updateFile(store, path, apply, options) {
     const maxAttempts = options.maxAttempts ?? 5;
     const random = options.random ?? Math.random;
     for (let attempt = 1;; attempt += 1) {
-        const current = await store.read(path);
+        const current = attempt === 1 && options.current !== undefined ? options.current : await store.read(path);
         let next;
         try {
             next = apply(current?.text ?? null);

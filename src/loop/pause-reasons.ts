@@ -50,8 +50,7 @@ export function pauseKindOf(reason: string | null): PauseKind | null {
  * (or, for `blocked`, once it has any verdict). A `consecutive errors` pause and a pause a
  * human wrote are lifted only by `reset`.
  */
-export function isCiPause(reason: string | null): boolean {
-  const kind = pauseKindOf(reason)
+export function isCiPause(kind: PauseKind | null): boolean {
   return kind !== null && kind !== 'consecutive-errors'
 }
 

@@ -17,6 +17,7 @@ import {
   type Ledger
 } from './ledger.js'
 import { pauseKindIn } from './pause.js'
+import { isCiPause } from './pause-reasons.js'
 
 /** Whether a run is still running, as far as `reconcile` can tell. */
 export type RunLiveness = 'running' | 'finished' | 'unknown'
@@ -70,14 +71,13 @@ export function planReconcile(
     inFlight: open ? inFlightAttempts(ledger) : [],
     fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
     expired: redAndWaiting && spent,
-    resume:
-      kind !== null && kind !== 'consecutive-errors'
-        ? kind === 'blocked'
-          ? 'verdict'
-          : kind === 'base-red'
-            ? 'base-green'
-            : 'green'
-        : null,
+    resume: isCiPause(kind)
+      ? kind === 'blocked'
+        ? 'verdict'
+        : kind === 'base-red'
+          ? 'base-green'
+          : 'green'
+      : null,
     reproject: files.stale
   }
 }
