@@ -26,6 +26,11 @@ export interface ClientOptions {
   /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 by default. */
   retryBackoffMs?: number
   userAgent?: string
+  /**
+   * The `fetch` requests go through; the runtime's own by default. Tests give the fake API's
+   * in-memory one (README: "Development").
+   */
+  fetch?: typeof fetch
 }
 
 /**
@@ -103,6 +108,7 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
     auth: options.token,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     userAgent: options.userAgent ?? 'autoloop-ci-gate',
+    ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
     log: {
       debug: (message: string) => log.debug(message),
       info: (message: string) => log.debug(message),
