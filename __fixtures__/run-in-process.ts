@@ -1,8 +1,9 @@
 /**
  * Runs the action in-process through the same `run(deps)` the bundle runs, against the fake
  * GitHub API: the real adapters (Octokit with its plugins, git, the state stores) built by
- * `realConnect`, with the fake's clock injected. Every request the action sends is still an
- * HTTP request to the fake. For tests (through `__tests__/helpers/in-process.ts`), benchmarks
+ * `realConnect`, with the fake's clock injected. API requests go through `fake.fetch` (in
+ * memory, no socket; validated and charged like over HTTP) unless `overHttp` is set; git
+ * (push, fetch) always talks to the fake's HTTP server. For tests (through `__tests__/helpers/in-process.ts`), benchmarks
  * and the chaos suite.
  */
 import { memoryLogger } from './log.js'
@@ -23,6 +24,8 @@ export interface InProcessOptions {
   adapt?: (adapters: Adapters) => Adapters
   /** The action's clock; `fake.clock` by default (the chaos suite wraps it to crash a job). */
   clock?: Clock
+  /** Send API requests over the fake's HTTP server instead of `fake.fetch`. */
+  overHttp?: boolean
 }
 
 export interface InProcessRun {
@@ -83,7 +86,7 @@ export async function runActionInProcess(
         cwd: options.cwd ?? tempDir,
         log,
         clock: options.clock ?? fake.clock,
-        client: { retryBackoffMs: 1 },
+        client: { retryBackoffMs: 1, ...(options.overHttp ? {} : { fetch: fake.fetch }) },
         exists: options.exists ?? (() => false)
       })(config)
       return options.adapt ? options.adapt(adapters) : adapters

@@ -54,8 +54,8 @@ export interface ConnectOptions {
   cwd: string
   log: Logger
   clock: Clock
-  /** Client tuning beyond GitHub's defaults (for example a shorter retry backoff). */
-  client?: Pick<ClientOptions, 'retryBackoffMs'>
+  /** Client tuning beyond GitHub's defaults (a shorter retry backoff, another `fetch`). */
+  client?: Pick<ClientOptions, 'retryBackoffMs' | 'fetch'>
   /** Whether a folder exists (gh-aw's repo-memory folder is used when it does). */
   exists?: (path: string) => boolean
 }

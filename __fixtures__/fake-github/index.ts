@@ -3,6 +3,10 @@
  * scenarios, a git repository behind branches and contents, git fetch over HTTP, injectable
  * faults, ETags, rate-limit accounting and OpenAPI validation of every API request. See
  * README.md in this folder.
+ *
+ * Two transports share one router (`exchange`): the HTTP server, and `fake.fetch`, which
+ * answers a `Request` in memory (no socket) for in-process runs. Validation, recording,
+ * faults and rate-limit accounting all happen in the router, so both count the same.
  */
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
@@ -82,21 +86,43 @@ function logStream(source: LogSource | undefined): Readable {
   )
 }
 
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {}
-): void {
-  const text = body === undefined ? '' : JSON.stringify(body)
-  res.writeHead(status, {
-    ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}),
-    ...headers
-  })
-  res.end(text)
+/** A request as the router sees it, whichever transport brought it. */
+interface Incoming {
+  method: string
+  url: URL
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>
+  body: string
 }
 
-function pickHeaders(req: IncomingMessage): RecordedRequest['headers'] {
+/** The router's answer: a status, headers and a body, or a connection dropped unanswered. */
+type Outgoing =
+  | {
+      type: 'answer'
+      status: number
+      headers: Record<string, string>
+      body: string | Buffer | Readable
+    }
+  | { type: 'drop' }
+
+function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Outgoing {
+  const text = body === undefined ? '' : JSON.stringify(body)
+  return {
+    type: 'answer',
+    status,
+    headers: { ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...headers },
+    body: text
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+/** What undici throws when the other side closes the connection without an answer. */
+function droppedConnection(): TypeError {
+  const cause = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })
+  return new TypeError('fetch failed', { cause })
+}
+
+function pickHeaders(incoming: Incoming): RecordedRequest['headers'] {
   const out: RecordedRequest['headers'] = {}
   for (const name of [
     'if-none-match',
@@ -106,7 +132,7 @@ function pickHeaders(req: IncomingMessage): RecordedRequest['headers'] {
     'user-agent',
     'x-github-api-version'
   ] as const) {
-    const value = req.headers[name]
+    const value = incoming.headers[name]
     if (typeof value === 'string') out[name] = value
   }
   return out
@@ -145,40 +171,44 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     }
   }
 
-  async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const text = await readBody(req)
+  async function control(incoming: Incoming): Promise<Outgoing> {
+    const { method, url, body: text } = incoming
     const path = url.pathname
     const log = /^\/_fake\/logs\/(\d+)$/.exec(path)
-    if (log && req.method === 'GET') {
+    if (log && method === 'GET') {
       const job = model.allCheckRuns().find((r) => r.id === Number(log[1]))
-      if (!job) return sendJson(res, 404, { message: `fake GitHub: no job ${log[1]}` })
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
-      const stream = logStream(job.plan.log)
-      stream.on('error', (error) => res.destroy(error))
-      stream.pipe(res)
-      return
+      if (!job) return jsonAnswer(404, { message: `fake GitHub: no job ${log[1]}` })
+      return {
+        type: 'answer',
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: logStream(job.plan.log)
+      }
     }
     const raw = /^\/_fake\/raw\/([0-9a-f]{40})$/.exec(path)
-    if (raw?.[1] && req.method === 'GET') {
+    if (raw?.[1] && method === 'GET') {
       const blob = model.hasGit() ? model.repo().blob(raw[1]) : undefined
-      if (!blob) return sendJson(res, 404, { message: 'Not Found' })
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
-      return void res.end(blob)
+      if (!blob) return jsonAnswer(404, { message: 'Not Found' })
+      return {
+        type: 'answer',
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: blob
+      }
     }
-    if (path === '/_fake/faults' && req.method === 'POST') {
+    if (path === '/_fake/faults' && method === 'POST') {
       const parsed = parseBody(text)
       if (!parsed || !('json' in parsed))
-        return sendJson(res, 400, { message: 'POST /_fake/faults needs a JSON FaultSpec' })
+        return jsonAnswer(400, { message: 'POST /_fake/faults needs a JSON FaultSpec' })
       model.state.faults.push(parsed.json as FaultSpec)
-      return sendJson(res, 201, { faults: model.state.faults.length })
+      return jsonAnswer(201, { faults: model.state.faults.length })
     }
-    if (path === '/_fake/state' && req.method === 'GET') return sendJson(res, 200, model.state)
-    return sendJson(res, 404, { message: `fake GitHub: no control endpoint ${req.method} ${path}` })
+    if (path === '/_fake/state' && method === 'GET') return jsonAnswer(200, model.state)
+    return jsonAnswer(404, { message: `fake GitHub: no control endpoint ${method} ${path}` })
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const text = await readBody(req)
-    const method = (req.method ?? 'GET').toUpperCase()
+  async function api(incoming: Incoming): Promise<Outgoing> {
+    const { method, url, body: text } = incoming
     const body = parseBody(text)
     const inPrefix =
       prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)
@@ -194,7 +224,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           return [k, all.length === 1 ? (all[0] ?? '') : all]
         })
       ),
-      headers: pickHeaders(req),
+      headers: pickHeaders(incoming),
       body: body === undefined ? undefined : 'json' in body ? body.json : text,
       route: null,
       implemented: false,
@@ -208,20 +238,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const send = (
       reply: Reply,
       charge = reply.status !== 304 && rec.route !== 'GET /rate_limit'
-    ): void => {
+    ): Outgoing => {
       if (charge) {
         limits.used++
         limits.pointsSpent++
         rec.charged = true
       }
       rec.status = reply.status
-      sendJson(res, reply.status, reply.body, {
+      return jsonAnswer(reply.status, reply.body, {
         ...rateLimitHeaders(),
         ...reply.headers,
         'x-github-request-id': `FAKE:${rec.seq}`
       })
     }
-
     if (!inPrefix) {
       rec.openapi = {
         valid: false,
@@ -274,7 +303,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       rec.fault = fault.kind
       if (fault.applyFirst) applied = run()
       const answer = faultAnswer(fault, { method, path, route: match.route }, model.now())
-      if (answer.type === 'drop') return void req.socket.destroy()
+      if (answer.type === 'drop') return { type: 'drop' }
       if (answer.type === 'delay') await new Promise((resolve) => setTimeout(resolve, answer.ms))
       if (answer.type === 'reply') return send(answer.reply)
       if (answer.type === 'exhaust') {
@@ -286,12 +315,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         limits.pointsSpent++
         rec.charged = true
         rec.status = answer.status
-        res.writeHead(answer.status, {
-          'content-type': 'application/json; charset=utf-8',
-          ...rateLimitHeaders(),
-          'x-github-request-id': `FAKE:${rec.seq}`
-        })
-        return void res.end(answer.text)
+        return {
+          type: 'answer',
+          status: answer.status,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            ...rateLimitHeaders(),
+            'x-github-request-id': `FAKE:${rec.seq}`
+          },
+          body: answer.text
+        }
       }
     }
     if (limits.used >= limits.limit && match.route !== 'GET /rate_limit') {
@@ -306,7 +339,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
       reply = { ...reply, headers: { ...reply.headers, etag } }
     }
-    send(reply)
+    return send(reply)
   }
 
   const gitHttp = {
@@ -318,16 +351,82 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     authRequired: scenario.gitAuth === 'required'
   }
 
+  /** The router both transports share: control endpoints under /_fake/, else the API. */
+  function exchange(incoming: Incoming): Promise<Outgoing> {
+    return incoming.url.pathname.startsWith('/_fake/') ? control(incoming) : api(incoming)
+  }
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', origin)
     if (GIT_HTTP_PATH.test(url.pathname)) return serveGitHttp(req, res, url, gitHttp)
-    const work = url.pathname.startsWith('/_fake/') ? control(req, res, url) : api(req, res, url)
+    const work = readBody(req).then(async (body) => {
+      const headers: Incoming['headers'] = {}
+      for (const [name, value] of Object.entries(req.headers))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value
+      const out = await exchange({
+        method: (req.method ?? 'GET').toUpperCase(),
+        url,
+        headers,
+        body
+      })
+      if (out.type === 'drop') return void req.socket.destroy()
+      res.writeHead(out.status, out.headers)
+      if (!(out.body instanceof Readable)) return void res.end(out.body)
+      out.body.on('error', (error) => res.destroy(error))
+      out.body.pipe(res)
+    })
     work.catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error)
-      if (!res.headersSent) sendJson(res, 500, { message: `fake GitHub failed: ${message}` })
-      else res.destroy()
+      if (!res.headersSent) {
+        const out = jsonAnswer(500, { message: `fake GitHub failed: ${message}` })
+        if (out.type === 'answer') res.writeHead(out.status, out.headers).end(out.body)
+      } else res.destroy()
     })
   })
+
+  /**
+   * The in-memory transport: a `fetch` that hands the request to the router and builds the
+   * `Response` from its answer, following redirects like fetch does. A dropped connection
+   * throws what undici throws. Git over HTTP is not served here (git talks to the server).
+   */
+  const fetchInMemory = async (
+    input: string | URL | Request,
+    init?: RequestInit,
+    redirects = 0
+  ): Promise<Response> => {
+    const request = new Request(input, init)
+    const url = new URL(request.url)
+    if (url.origin !== origin || GIT_HTTP_PATH.test(url.pathname))
+      throw new TypeError(`fake GitHub fetch: ${request.url} is not an API URL of ${origin}`)
+    const headers: Incoming['headers'] = {}
+    request.headers.forEach((value, name) => {
+      headers[name] = value
+    })
+    const body = request.body ? await request.text() : ''
+    const out = await exchange({ method: request.method.toUpperCase(), url, headers, body })
+    if (out.type === 'drop') throw droppedConnection()
+    const location = out.headers.location
+    if (REDIRECTS.has(out.status) && location && request.redirect === 'follow') {
+      if (redirects >= 20)
+        throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') })
+      return fetchInMemory(
+        new URL(location, url),
+        { headers: request.headers, signal: request.signal },
+        redirects + 1
+      )
+    }
+    const nullBody = out.status === 204 || out.status === 304 || request.method === 'HEAD'
+    const response = new Response(
+      nullBody
+        ? null
+        : out.body instanceof Readable
+          ? (Readable.toWeb(out.body) as ReadableStream<Uint8Array>)
+          : out.body,
+      { status: out.status, headers: out.headers }
+    )
+    Object.defineProperty(response, 'url', { value: url.href })
+    return response
+  }
 
   const sleep = options.realTime
     ? (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)))
@@ -347,6 +446,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return model.gitDir()
     },
     clock: { now: () => model.now(), sleep },
+    fetch: (input, init) => fetchInMemory(input, init),
     state: model.state,
     requests,
     invalidRequests: () => requests.filter((r) => !r.openapi.valid),

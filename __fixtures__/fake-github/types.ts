@@ -534,6 +534,12 @@ export interface FakeGitHub {
   readonly gitDir: string
   /** Virtual time as the project's `Clock`: `sleep` moves it forward and resolves. */
   clock: Clock
+  /**
+   * The API without a socket: a `fetch` that answers requests to `apiUrl` (and the
+   * redirects it gives) in memory, through the same validation, faults and rate-limit
+   * accounting as the HTTP server. Give it to Octokit as `request.fetch` in-process.
+   */
+  fetch: typeof fetch
   state: FakeState
   /** Every API request, in order of arrival (control endpoints under /_fake/ excluded). */
   requests: RecordedRequest[]

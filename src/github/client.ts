@@ -26,6 +26,11 @@ export interface ClientOptions {
   /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 by default. */
   retryBackoffMs?: number
   userAgent?: string
+  /**
+   * The `fetch` requests go through; the runtime's own by default. Tests give the fake API's
+   * in-memory one (README: "Development").
+   */
+  fetch?: typeof fetch
 }
 
 /**
@@ -79,6 +84,44 @@ function immediateGroup() {
   return { key: () => limiter }
 }
 
+/**
+ * The throttling plugin's retry queue (`retryLimiter`): runs a request and, when a `failed`
+ * handler asks for a retry (rate limits, after the wait in `waitOut`), runs it again after the
+ * delay it names, on the injected clock. The plugin's default Bottleneck queue adds several
+ * milliseconds of timers to every request.
+ */
+type FailedHandler = (
+  error: unknown,
+  info: { args: unknown[]; retryCount: number }
+) => unknown | Promise<unknown>
+
+function clockRetryQueue(clock: Clock) {
+  const handlers: FailedHandler[] = []
+  return {
+    on(event: string, handler: FailedHandler): void {
+      if (event === 'failed') handlers.push(handler)
+    },
+    async schedule<A extends unknown[], R>(
+      job: (...args: A) => Promise<R>,
+      ...args: A
+    ): Promise<R> {
+      for (let retryCount = 0; ; retryCount++) {
+        try {
+          return await job(...args)
+        } catch (error) {
+          let delay: unknown
+          for (const handler of handlers) {
+            const answer = await handler(error, { args, retryCount })
+            if (delay === undefined) delay = answer
+          }
+          if (typeof delay !== 'number') throw error
+          if (delay > 0) await clock.sleep(delay)
+        }
+      }
+    }
+  }
+}
+
 export function createGitHubClient(options: ClientOptions): GitHubClient {
   const { clock, log } = options
   const rateLimitRetries = options.rateLimitRetries ?? 4
@@ -103,6 +146,7 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
     auth: options.token,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     userAgent: options.userAgent ?? 'autoloop-ci-gate',
+    ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
     log: {
       debug: (message: string) => log.debug(message),
       info: (message: string) => log.debug(message),
@@ -121,6 +165,7 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       search: immediateGroup() as never,
       write: clockSpacedGroup(clock, WRITE_SPACING_MS) as never,
       notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS) as never,
+      retryLimiter: clockRetryQueue(clock) as never,
       onRateLimit: (
         retryAfter: number,
         request: { method: string; url: string },
