@@ -42822,6 +42822,34 @@ function immediateGroup() {
     };
     return { key: () => limiter };
 }
+function clockRetryQueue(clock) {
+    const handlers = [];
+    return {
+        on(event, handler) {
+            if (event === 'failed')
+                handlers.push(handler);
+        },
+        async schedule(job, ...args) {
+            for (let retryCount = 0;; retryCount++) {
+                try {
+                    return await job(...args);
+                }
+                catch (error) {
+                    let delay;
+                    for (const handler of handlers) {
+                        const answer = await handler(error, { args, retryCount });
+                        if (delay === undefined)
+                            delay = answer;
+                    }
+                    if (typeof delay !== 'number')
+                        throw error;
+                    if (delay > 0)
+                        await clock.sleep(delay);
+                }
+            }
+        }
+    };
+}
 function createGitHubClient(options) {
     const { clock, log } = options;
     const rateLimitRetries = options.rateLimitRetries ?? 4;
@@ -42839,6 +42867,7 @@ function createGitHubClient(options) {
         auth: options.token,
         baseUrl: options.baseUrl.replace(/\/+$/, ''),
         userAgent: options.userAgent ?? 'autoloop-ci-gate',
+        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
         log: {
             debug: (message) => log.debug(message),
             info: (message) => log.debug(message),
@@ -42857,6 +42886,7 @@ function createGitHubClient(options) {
             search: immediateGroup(),
             write: clockSpacedGroup(clock, WRITE_SPACING_MS),
             notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS),
+            retryLimiter: clockRetryQueue(clock),
             onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
             onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
         },
