@@ -28,21 +28,22 @@ const SCHEDULED_RUN = 19_100_000_001
 const NEXT_SCHEDULED_RUN = 19_100_000_777
 const JEST_LOG = corpusLog('jest/assertion/job-log.log')
 
-/** gh-aw's jobs of a run that pre_activation did not activate (`activated=false`). */
-const SKIPPED_BY_PRE_ACTIVATION: DispatchedRunPlan = {
-  queuedSeconds: 5,
-  runSeconds: 30,
-  jobs: [
-    { name: 'pre_activation', conclusion: 'success' },
-    { name: 'activation', conclusion: 'skipped' },
-    { name: 'agent', conclusion: 'skipped' },
-    { name: 'detection', conclusion: 'skipped' },
-    { name: 'safe_outputs', conclusion: 'skipped' },
-    { name: 'push_repo_memory', conclusion: 'skipped' },
-    { name: 'ci_gate', conclusion: 'skipped' },
-    { name: 'conclusion', conclusion: 'skipped' }
-  ]
+/** A dispatched run that queues 5 s and runs 30 s, with these jobs. */
+function fixerRun(jobs: DispatchedRunPlan['jobs']): DispatchedRunPlan {
+  return { queuedSeconds: 5, runSeconds: 30, jobs }
 }
+
+/** gh-aw's jobs of a run that pre_activation did not activate (`activated=false`). */
+const SKIPPED_BY_PRE_ACTIVATION = fixerRun([
+  { name: 'pre_activation', conclusion: 'success' },
+  { name: 'activation', conclusion: 'skipped' },
+  { name: 'agent', conclusion: 'skipped' },
+  { name: 'detection', conclusion: 'skipped' },
+  { name: 'safe_outputs', conclusion: 'skipped' },
+  { name: 'push_repo_memory', conclusion: 'skipped' },
+  { name: 'ci_gate', conclusion: 'skipped' },
+  { name: 'conclusion', conclusion: 'skipped' }
+])
 
 async function redFirstRun(fake: FakeGitHub) {
   const push = agentPush(
@@ -161,18 +162,14 @@ describe('a fixer run that never ran its agent', () => {
   it('a fixer run whose agent ran and pushed nothing is still stuck', async () => {
     const scenario = ghAwScenario({
       extra: {
-        dispatchedRuns: {
-          queuedSeconds: 5,
-          runSeconds: 30,
-          jobs: [
-            { name: 'pre_activation', conclusion: 'success' },
-            { name: 'activation', conclusion: 'success' },
-            { name: 'agent', conclusion: 'success' },
-            { name: 'detection', conclusion: 'skipped' },
-            { name: 'safe_outputs', conclusion: 'skipped' },
-            { name: 'ci_gate', conclusion: 'success' }
-          ]
-        }
+        dispatchedRuns: fixerRun([
+          { name: 'pre_activation', conclusion: 'success' },
+          { name: 'activation', conclusion: 'success' },
+          { name: 'agent', conclusion: 'success' },
+          { name: 'detection', conclusion: 'skipped' },
+          { name: 'safe_outputs', conclusion: 'skipped' },
+          { name: 'ci_gate', conclusion: 'success' }
+        ])
       }
     })
     await withFake(scenario, async (fake) => {
@@ -250,17 +247,13 @@ describe('a fallback branch without a PR', () => {
   it('reconcile finds the branch committed since the attempt: ci-blocked naming it', async () => {
     const scenario = ghAwScenario({
       extra: {
-        dispatchedRuns: {
-          queuedSeconds: 5,
-          runSeconds: 30,
-          jobs: [
-            { name: 'pre_activation', conclusion: 'success' },
-            { name: 'activation', conclusion: 'success' },
-            { name: 'agent', conclusion: 'success' },
-            { name: 'detection', conclusion: 'success' },
-            { name: 'safe_outputs', conclusion: 'success' }
-          ]
-        }
+        dispatchedRuns: fixerRun([
+          { name: 'pre_activation', conclusion: 'success' },
+          { name: 'activation', conclusion: 'success' },
+          { name: 'agent', conclusion: 'success' },
+          { name: 'detection', conclusion: 'success' },
+          { name: 'safe_outputs', conclusion: 'success' }
+        ])
       }
     })
     await withFake(scenario, async (fake) => {
