@@ -160,6 +160,21 @@ export function stepIndex(
   return index
 }
 
+/** The path of env `name` (default `marker`) in the step of `jobs.<job>` that sets env `marker`. */
+export function lockEnvPath(
+  doc: Document,
+  job: string,
+  marker: string,
+  name: string = marker
+): (string | number)[] {
+  const step = stepIndex(
+    doc,
+    job,
+    (s) => !!(s.env as Record<string, unknown> | undefined)?.[marker]
+  )
+  return ['jobs', job, 'steps', step, 'env', name]
+}
+
 /** The files of an installed workflow, as the doctor reads them. */
 export function filesOf(setup: Installed, options: { lock?: boolean } = {}): SetupFiles {
   const yaml = (doc: Document) => doc.toString({ lineWidth: 0 })

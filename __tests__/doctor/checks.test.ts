@@ -19,6 +19,7 @@ import {
   filesOf,
   installed,
   realFiles,
+  lockEnvPath,
   stepIndex,
   type Installed
 } from './autoloop-files.js'
@@ -214,12 +215,9 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       'no on.bots, with gh-aw v0.65.6',
       (s) => {
         s.md.deleteIn(['on', 'bots'])
-        const pre = stepIndex(
-          s.lock,
-          'pre_activation',
-          (step) => !!(step.env as Record<string, unknown> | undefined)?.GH_AW_REQUIRED_ROLES
+        s.lock.deleteIn(
+          lockEnvPath(s.lock, 'pre_activation', 'GH_AW_REQUIRED_ROLES', 'GH_AW_ALLOWED_BOTS')
         )
-        s.lock.deleteIn(['jobs', 'pre_activation', 'steps', pre, 'env', 'GH_AW_ALLOWED_BOTS'])
       },
       'fixer-run',
       'warn',
@@ -229,12 +227,7 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       'no file-glob on the memory',
       (s) => {
         s.md.deleteIn(['tools', 'repo-memory', 'file-glob'])
-        const step = stepIndex(
-          s.lock,
-          'push_repo_memory',
-          (st) => !!(st.env as Record<string, unknown> | undefined)?.FILE_GLOB_FILTER
-        )
-        s.lock.deleteIn(['jobs', 'push_repo_memory', 'steps', step, 'env', 'FILE_GLOB_FILTER'])
+        s.lock.deleteIn(lockEnvPath(s.lock, 'push_repo_memory', 'FILE_GLOB_FILTER'))
       },
       'memory-glob',
       'fail',
@@ -244,12 +237,7 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       'a file-glob that takes every folder',
       (s) => {
         s.md.setIn(['tools', 'repo-memory', 'file-glob'], s.md.createNode(['**']))
-        const step = stepIndex(
-          s.lock,
-          'push_repo_memory',
-          (st) => !!(st.env as Record<string, unknown> | undefined)?.FILE_GLOB_FILTER
-        )
-        s.lock.setIn(['jobs', 'push_repo_memory', 'steps', step, 'env', 'FILE_GLOB_FILTER'], '**')
+        s.lock.setIn(lockEnvPath(s.lock, 'push_repo_memory', 'FILE_GLOB_FILTER'), '**')
       },
       'memory-glob',
       'fail',
@@ -280,12 +268,7 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       (s) => {
         for (const output of ['create-pull-request', 'push-to-pull-request-branch'])
           s.md.deleteIn(['safe-outputs', output, 'github-token-for-extra-empty-commit'])
-        const step = stepIndex(
-          s.lock,
-          'safe_outputs',
-          (st) => !!(st.env as Record<string, unknown> | undefined)?.GH_AW_CI_TRIGGER_TOKEN
-        )
-        s.lock.deleteIn(['jobs', 'safe_outputs', 'steps', step, 'env', 'GH_AW_CI_TRIGGER_TOKEN'])
+        s.lock.deleteIn(lockEnvPath(s.lock, 'safe_outputs', 'GH_AW_CI_TRIGGER_TOKEN'))
       },
       'ci-trigger-token',
       'fail',
@@ -297,12 +280,7 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
         for (const output of ['create-pull-request', 'push-to-pull-request-branch'])
           s.md.deleteIn(['safe-outputs', output, 'github-token-for-extra-empty-commit'])
         s.md.setIn(['safe-outputs', 'github-token'], '${{ secrets.AUTOLOOP_PUSH_TOKEN }}')
-        const step = stepIndex(
-          s.lock,
-          'safe_outputs',
-          (st) => !!(st.env as Record<string, unknown> | undefined)?.GH_AW_CI_TRIGGER_TOKEN
-        )
-        s.lock.deleteIn(['jobs', 'safe_outputs', 'steps', step, 'env', 'GH_AW_CI_TRIGGER_TOKEN'])
+        s.lock.deleteIn(lockEnvPath(s.lock, 'safe_outputs', 'GH_AW_CI_TRIGGER_TOKEN'))
       },
       'ci-trigger-token',
       'ok',
@@ -451,12 +429,9 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
   it('gh-aw after v0.72: a lock without on.bots fails; with it, only the version is a warning', () => {
     const setup = installed(PUBLISHED)
     expect(levels(check(relabel(setup, 'v0.91.6')))).toEqual({ ...ALL_OK, 'gh-aw-version': 'warn' })
-    const pre = stepIndex(
-      setup.lock,
-      'pre_activation',
-      (s) => !!(s.env as Record<string, unknown> | undefined)?.GH_AW_REQUIRED_ROLES
+    setup.lock.deleteIn(
+      lockEnvPath(setup.lock, 'pre_activation', 'GH_AW_REQUIRED_ROLES', 'GH_AW_ALLOWED_BOTS')
     )
-    setup.lock.deleteIn(['jobs', 'pre_activation', 'steps', pre, 'env', 'GH_AW_ALLOWED_BOTS'])
     const fixer = check(relabel(setup, 'v0.91.6')).find((f) => f.id === 'fixer-run') as Finding
     expect(fixer.level).toBe('fail')
     expect(fixer.message).toMatch(
@@ -469,13 +444,10 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
     const setup = installed(PUBLISHED)
     setup.md.deleteIn(['on', 'bots'])
     setup.md.setIn(['on', 'roles'], 'all')
-    const pre = stepIndex(
-      setup.lock,
-      'pre_activation',
-      (s) => !!(s.env as Record<string, unknown> | undefined)?.GH_AW_REQUIRED_ROLES
+    setup.lock.deleteIn(
+      lockEnvPath(setup.lock, 'pre_activation', 'GH_AW_REQUIRED_ROLES', 'GH_AW_ALLOWED_BOTS')
     )
-    setup.lock.deleteIn(['jobs', 'pre_activation', 'steps', pre, 'env', 'GH_AW_ALLOWED_BOTS'])
-    setup.lock.setIn(['jobs', 'pre_activation', 'steps', pre, 'env', 'GH_AW_REQUIRED_ROLES'], 'all')
+    setup.lock.setIn(lockEnvPath(setup.lock, 'pre_activation', 'GH_AW_REQUIRED_ROLES'), 'all')
     expect(check(relabel(setup, 'v0.91.6')).find((f) => f.id === 'fixer-run')?.level).toBe('ok')
   })
 
