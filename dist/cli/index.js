@@ -36277,7 +36277,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   x1: () => (/* binding */ stateBranchOf)
 });
 
-// UNUSED EXPORTS: DISPATCH_BOT, GATE_NEEDS, SAFE_OUTPUTS_RESULT, isActionUses, memoryGlobMatches
+// UNUSED EXPORTS: GATE_NEEDS, SAFE_OUTPUTS_RESULT
 
 // EXTERNAL MODULE: ./src/doctor/setup.ts
 var doctor_setup = __nccwpck_require__(8162);
@@ -37115,7 +37115,6 @@ function statusOf(findings) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   j: () => (/* binding */ runDoctor)
 /* harmony export */ });
-/* unused harmony export MAX_OTHER_WORKFLOWS */
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1455);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6760);

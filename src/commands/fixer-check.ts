@@ -18,7 +18,7 @@ import type { CommandDeps } from './command-deps.js'
 
 /** How often, and how far apart, a dispatched run is looked for when GitHub did not say which. */
 export const LOCATE_TRIES = 3
-export const LOCATE_INTERVAL_MS = 5_000
+const LOCATE_INTERVAL_MS = 5_000
 
 /**
  * The run a sent dispatch started: the one GitHub returned, else the earliest

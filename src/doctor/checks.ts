@@ -26,7 +26,7 @@ export const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'] as const
 /** What the gate step passes as `safe-outputs-result`. */
 export const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}'
 /** The bot a fixer run dispatched with GITHUB_TOKEN runs as. */
-export const DISPATCH_BOT = 'github-actions[bot]'
+const DISPATCH_BOT = 'github-actions[bot]'
 /** Where gh-aw's agent job keeps its files, and the folder its `agent` artifact carries. */
 const GH_AW_ROOT = '/tmp/gh-aw'
 const HANDOVER_DIR = `${GH_AW_ROOT}/agent`
@@ -87,7 +87,7 @@ interface ActionStep {
 }
 
 /** `owner/autoloop-ci-gate@ref` (any owner, a fork too), or the repository's own `./`. */
-export function isActionUses(uses: string): boolean {
+function isActionUses(uses: string): boolean {
   return /(^|\/)autoloop-ci-gate(\/[^@\s]*)?@\S+$/.test(uses) || uses === './'
 }
 
@@ -459,7 +459,7 @@ function fixerRunCheck(setup: ParsedSetup): Finding {
 }
 
 /** gh-aw's file-glob as its push_repo_memory reads it: `*` stays in a folder, `**` crosses them. */
-export function memoryGlobMatches(glob: string, path: string): boolean {
+function memoryGlobMatches(glob: string, path: string): boolean {
   let source = ''
   for (let i = 0; i < glob.length; i += 1) {
     const c = glob[i] as string

@@ -11,7 +11,7 @@
 import { asMap, type ParsedFile, type YamlMap } from './setup.js'
 
 /** A program branch as the doctor tests branch filters with it. */
-export const SAMPLE_PROGRAM_BRANCH = 'autoloop/example'
+const SAMPLE_PROGRAM_BRANCH = 'autoloop/example'
 
 export interface CiWorkflowVerdict {
   path: string
@@ -63,7 +63,7 @@ export function filterMatches(patterns: readonly string[], name: string): boolea
 }
 
 /** The events of an `on:` value, each with its configuration map (null when none). */
-export function eventsOf(on: unknown): Map<string, YamlMap | null> {
+function eventsOf(on: unknown): Map<string, YamlMap | null> {
   const events = new Map<string, YamlMap | null>()
   if (typeof on === 'string') events.set(on, null)
   else if (Array.isArray(on)) for (const event of on) events.set(String(event), null)

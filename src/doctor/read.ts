@@ -20,7 +20,7 @@ import { diagnose } from './report.js'
 import { parseSetup } from './setup.js'
 
 /** Other workflow files read at most (one contents request each). */
-export const MAX_OTHER_WORKFLOWS = 40
+const MAX_OTHER_WORKFLOWS = 40
 
 /** What the doctor asks the API; RestGitHub implements it. */
 export interface DoctorApi {

@@ -273,7 +273,7 @@ function decideChecks(
 }
 
 /** A signature as the ledger stored it, in the form the pause comment shows. */
-export function signatureFromRecord(stored: SignatureLike | null | undefined): Signature | null {
+function signatureFromRecord(stored: SignatureLike | null | undefined): Signature | null {
   return stored
     ? {
         keys: [...(stored.keys ?? [])],
