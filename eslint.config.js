@@ -1,39 +1,14 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
+import layers from './scripts/lint/layers.mjs'
 
 /**
- * The pure core: decisions, parsers, renderers. It takes time as a number and text as
- * strings; it reads no clock, no network, no file, and imports none of the adapters.
+ * The pure layers (README: "Development"): decisions, parsers, renderers, state-file codecs.
+ * They take time as a number and text as strings; they read no clock, no network, no file.
+ * Which layer may import which is `layers/direction` (scripts/lint/layers.mjs).
  */
-const PURE_MODULES = [
-  'src/checks/reduce.ts',
-  'src/checks/observation.ts',
-  'src/signature/**/*.ts',
-  'src/loop/**/*.ts',
-  'src/gate/decide.ts',
-  'src/state/text.ts',
-  'src/state/machine-state.ts',
-  'src/state/ci-gate-section.ts',
-  'src/state/template.ts',
-  'src/state/history.ts',
-  'src/state/schema.ts',
-  'src/state/projection.ts',
-  'src/summary/**/*.ts',
-  'src/text/**/*.ts',
-  'src/issue/comments.ts',
-  'src/failures/infrastructure.ts',
-  'src/outputs.ts',
-  'src/inputs.ts',
-  'src/handover.ts',
-  'src/doctor/model.ts',
-  'src/doctor/setup.ts',
-  'src/doctor/checks.ts',
-  'src/doctor/ci-workflows.ts',
-  'src/doctor/permissions.ts',
-  'src/doctor/report.ts',
-  'src/errors.ts'
-]
+const PURE_LAYERS = ['src/core/**/*.ts', 'src/render/**/*.ts', 'src/statefile/**/*.ts']
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '__fixtures__/corpus/**', 'vendor/**'] },
@@ -53,7 +28,12 @@ export default tseslint.config(
     }
   },
   {
-    files: PURE_MODULES,
+    files: ['src/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/direction': 'error' }
+  },
+  {
+    files: PURE_LAYERS,
     rules: {
       'no-restricted-imports': [
         'error',
@@ -78,21 +58,6 @@ export default tseslint.config(
                 'os'
               ],
               message: 'pure modules do no I/O'
-            },
-            {
-              group: [
-                '**/github/client*',
-                '**/github/rest*',
-                '**/deps*',
-                '**/git.js',
-                '**/state/store*',
-                '**/state/program-state*',
-                '**/state/memory-branch*',
-                '**/commands/*',
-                '**/main*',
-                '**/clock*'
-              ],
-              message: 'pure modules import no adapter: take what they need as arguments'
             }
           ]
         }

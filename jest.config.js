@@ -69,11 +69,11 @@ export default {
   // Everything but the two entry points, which only wire the real runner in.
   collectCoverageFrom: ['src/**/*.ts', '!src/index.ts', '!src/cli.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
-  // Below today's figures by a margin: the gate flow (commands/) is measured in-process now.
+  // Below today's figures by a margin: the commands (app/) are measured in-process.
   coverageThreshold: {
     global: { statements: 93, branches: 85, functions: 93, lines: 93 },
-    './src/commands/': { statements: 90, branches: 78, functions: 93, lines: 90 },
-    './src/loop/': { statements: 97, branches: 88, functions: 97, lines: 97 },
-    './src/state/': { statements: 95, branches: 85, functions: 95, lines: 95 }
+    './src/app/': { statements: 90, branches: 78, functions: 93, lines: 90 },
+    './src/core/': { statements: 95, branches: 88, functions: 95, lines: 95 },
+    './src/statefile/': { statements: 95, branches: 85, functions: 95, lines: 95 }
   }
 }

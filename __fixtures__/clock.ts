@@ -2,7 +2,7 @@
  * Clocks for tests: time that moves only when told to, so guards, timeouts and backoff are
  * tested without sleeping.
  */
-import type { Clock } from '../src/clock.js'
+import type { Clock } from '../src/ports.js'
 
 /** A clock that only moves when told to (or when something sleeps on it). */
 export interface ManualClock extends Clock {

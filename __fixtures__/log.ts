@@ -1,5 +1,5 @@
 /** A logger that keeps its lines in memory, for tests. */
-import type { Logger } from '../src/log.js'
+import type { Logger } from '../src/ports.js'
 
 /** Collects lines in memory: `debug: `, `warning: `, `error: ` prefixes, groups as `::group::`. */
 export function memoryLogger(): Logger & { lines: string[] } {

@@ -10,7 +10,7 @@ import { memoryLogger } from './log.js'
 import type { FakeGitHub } from './fake-github/index.js'
 import { realConnect } from '../src/deps.js'
 import { run, type Adapters } from '../src/main.js'
-import type { Clock } from '../src/clock.js'
+import type { Clock } from '../src/ports.js'
 
 export interface InProcessOptions {
   inputs: Record<string, string>

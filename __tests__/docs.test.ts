@@ -8,9 +8,9 @@ import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse } from 'yaml'
-import { INPUT_NAMES, parseInputs } from '../src/inputs.js'
-import { OUTPUT_NAMES } from '../src/outputs.js'
-import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../src/doctor/permissions.js'
+import { INPUT_NAMES, parseInputs } from '../src/core/inputs.js'
+import { OUTPUT_NAMES } from '../src/app/outputs.js'
+import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../src/core/doctor/permissions.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { memoryLogger } from '../__fixtures__/log.js'
-import { fixCommandEnvironment, fixCommandRunner } from '../src/fix-command.js'
+import { fixCommandEnvironment, fixCommandRunner } from '../src/adapters/fix-command.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 /** Whether `pid` is still a live process (a zombie waiting to be reaped is not). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
-import { ActionError } from '../src/errors.js'
-import { parseIterationFile, parseSelection } from '../src/handover.js'
+import { ActionError } from '../src/core/errors.js'
+import { parseIterationFile, parseSelection } from '../src/statefile/handover.js'
 import { thrownBy } from './state/helpers.js'
 
 const SELECTION_PATH = '/tmp/gh-aw/agent/autoloop.json'

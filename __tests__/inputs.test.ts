@@ -5,7 +5,7 @@ import {
   branchNameProblem,
   forProgram,
   parseInputs
-} from '../src/inputs.js'
+} from '../src/core/inputs.js'
 
 const reader = (values: Record<string, string>) => (name: string) => values[name] ?? ''
 const base = { 'github-token': 't', program: 'perf' }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
-import type { GateObservation } from '../src/checks/observation.js'
-import type { CheckView } from '../src/checks/reduce.js'
-import { completeAttempt, latestAttempt } from '../src/loop/ledger.js'
+import type { GateObservation } from '../src/core/checks/observation.js'
+import type { CheckView } from '../src/core/checks/reduce.js'
+import { completeAttempt, latestAttempt } from '../src/core/ledger.js'
 import {
   OUTPUT_NAMES,
   checksOutput,
@@ -9,8 +9,8 @@ import {
   gateOutputs,
   gateSummaryMarkdown,
   type GateReport
-} from '../src/outputs.js'
-import { signatureOf } from '../src/signature/signature.js'
+} from '../src/app/outputs.js'
+import { signatureOf } from '../src/core/signature/signature.js'
 import { MINUTE, START, begin, fresh, sha } from './loop/helpers.js'
 
 const TOKEN = ['gh', 'p_', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'].join('')

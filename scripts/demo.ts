@@ -26,7 +26,7 @@ import {
   type CheckRunPlan,
   type FakeGitHub
 } from '../__fixtures__/fake-github/index.js'
-import { createStateFile } from '../src/state/template.js'
+import { createStateFile } from '../src/statefile/template.js'
 import {
   agentJob,
   pushRepoMemoryJob,

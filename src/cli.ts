@@ -6,16 +6,16 @@
  */
 import { parseArgs } from 'node:util'
 import { run } from './main.js'
-import { systemClock } from './clock.js'
+import { systemClock } from './adapters/clock.js'
 import { realConnect } from './deps.js'
-import type { Logger } from './log.js'
-import { INPUT_NAMES } from './inputs.js'
+import type { Logger } from './ports.js'
+import { INPUT_NAMES } from './core/inputs.js'
 import { runBriefCommand } from './cli/brief.js'
 import { runSignatureCommand } from './cli/signature.js'
 import { runDoctorCli } from './cli/doctor.js'
-import { createGitHubClient } from './github/client.js'
-import { RestGitHub } from './github/rest.js'
-import { readEnvironment } from './environment.js'
+import { createGitHubClient } from './adapters/github/client.js'
+import { RestGitHub } from './adapters/github/rest.js'
+import { readEnvironment } from './core/environment.js'
 
 const USAGE = `Usage:
   autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...

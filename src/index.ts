@@ -3,7 +3,7 @@
  */
 import * as core from '@actions/core'
 import { run } from './main.js'
-import { systemClock } from './clock.js'
+import { systemClock } from './adapters/clock.js'
 import { coreLogger, realConnect } from './deps.js'
 
 await run({

@@ -3,17 +3,18 @@
  * Everything it talks to arrives in `MainDeps`, so the action, the CLI and the tests run it
  * unchanged.
  */
-import { untrustedTextLogger, type Logger } from './log.js'
-import { forProgram, parseInputs, type Config } from './inputs.js'
-import { errorMessage } from './errors.js'
-import { credentialForms } from './credentials.js'
-import { OUTPUT_NAMES, type Outputs } from './outputs.js'
-import type { CommandDeps, CommandResult } from './commands/command-deps.js'
-import { runGateCommand } from './commands/gate.js'
-import { runRecordCommand } from './commands/record.js'
-import { runResetCommand } from './commands/reset.js'
-import { runReconcileCommand } from './commands/reconcile.js'
-import { runDoctorCommand } from './commands/doctor.js'
+import { type Logger } from './ports.js'
+import { untrustedTextLogger } from './adapters/log.js'
+import { forProgram, parseInputs, type Config } from './core/inputs.js'
+import { errorMessage } from './core/errors.js'
+import { credentialForms } from './adapters/credentials.js'
+import { OUTPUT_NAMES, type Outputs } from './app/outputs.js'
+import type { CommandDeps, CommandResult } from './app/command-deps.js'
+import { runGateCommand } from './app/gate/gate.js'
+import { runRecordCommand } from './app/record.js'
+import { runResetCommand } from './app/reset.js'
+import { runReconcileCommand } from './app/reconcile.js'
+import { runDoctorCommand } from './app/doctor.js'
 
 export interface ActionIO {
   /** The raw value of an input by its kebab-case name ('' when unset). */

@@ -4,8 +4,8 @@
  * 409, and a hook runs before every call returns so tests can interleave concurrent writers.
  */
 import { createHash } from 'node:crypto'
-import { ContentsConflictError } from '../../src/state/errors.js'
-import type { ContentsApi } from '../../src/state/store.js'
+import { ContentsConflictError } from '../../src/core/state-errors.js'
+import type { ContentsApi } from '../../src/ports.js'
 
 export function gitBlobSha(text: string): string {
   const bytes = Buffer.from(text, 'utf8')

@@ -27,20 +27,19 @@
 import { describe, expect, it } from '@jest/globals'
 import { resolve } from 'node:path'
 import type { CheckRunPlan } from '../../__fixtures__/fake-github/index.js'
+import { type IssueComment, type IssuesPort } from '../../src/ports.js'
 import {
   MAX_CREATE_ATTEMPTS,
   upsertMarkedComment,
-  upsertStatusComment,
-  type IssueComment,
-  type IssuesPort
-} from '../../src/issue/program-issue.js'
+  upsertStatusComment
+} from '../../src/app/program-issue.js'
 import { BRANCH, PROGRAM, SHA, withFake } from '../helpers/fake-run.js'
 import { runInProcess } from '../helpers/in-process.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { createGitHubClient } from '../../src/github/client.js'
+import { createGitHubClient } from '../../src/adapters/github/client.js'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
-import { RestGitHub } from '../../src/github/rest.js'
+import { RestGitHub } from '../../src/adapters/github/rest.js'
 import { ledgerOf } from '../commands/lifecycle-helpers.js'
 
 /** An issue whose comment posts fail as told: `lost` creates then fails, `refused` only fails. */

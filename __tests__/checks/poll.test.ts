@@ -7,7 +7,7 @@ import {
   readBackoffMs,
   READ_FAILURES_TOLERATED,
   type PollOptions
-} from '../../src/checks/poll.js'
+} from '../../src/app/poll.js'
 
 /** Reads that answer from a script: a number is a value, 'fail' a failed read. */
 function scripted(script: Array<number | 'fail'>) {

@@ -5,7 +5,7 @@ import {
   type CheckRunInfo,
   type CommitStatusInfo,
   type ReducePolicy
-} from '../../src/checks/reduce.js'
+} from '../../src/core/checks/reduce.js'
 
 let nextId = 1
 function run(

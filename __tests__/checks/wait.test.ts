@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
-import { waitForVerdict, type WaitOptions } from '../../src/checks/wait.js'
-import type { CheckRunInfo, ChecksSnapshot, ReducePolicy } from '../../src/checks/reduce.js'
+import { waitForVerdict, type WaitOptions } from '../../src/app/wait-for-checks.js'
+import type { CheckRunInfo, ChecksSnapshot, ReducePolicy } from '../../src/core/checks/reduce.js'
 
 const policy: ReducePolicy = {
   requiredChecks: [],

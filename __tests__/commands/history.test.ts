@@ -13,9 +13,9 @@ import {
   renderRangeLine,
   summariseEntry,
   type HistoryEntry
-} from '../../src/state/history.js'
-import { readMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/statefile/history.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { fixtureText, toCrlf } from '../state/helpers.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 

@@ -6,10 +6,10 @@
  */
 import { expect } from '@jest/globals'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
-import { ledgerPath, parseLedgerFile, serializeLedger, type Ledger } from '../../src/loop/ledger.js'
-import { projectStateFile } from '../../src/state/projection.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
-import { createStateFile } from '../../src/state/template.js'
+import { ledgerPath, parseLedgerFile, serializeLedger, type Ledger } from '../../src/core/ledger.js'
+import { projectStateFile } from '../../src/statefile/projection.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { readLikeScheduler, type SchedulerReading } from '../helpers/scheduler-rule.js'
 import { runInProcess, type InProcessRun } from '../helpers/in-process.js'
 

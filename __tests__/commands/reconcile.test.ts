@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
-import { reduceChecks, type CheckRunInfo } from '../../src/checks/reduce.js'
-import { renderResumeComment, resumePolicy } from '../../src/commands/reconcile.js'
-import { commentMarker } from '../../src/issue/comments.js'
+import { reduceChecks, type CheckRunInfo } from '../../src/core/checks/reduce.js'
+import { renderResumeComment, resumePolicy } from '../../src/app/reconcile.js'
+import { commentMarker } from '../../src/render/comments.js'
 
 function run(
   name: string,

@@ -6,7 +6,7 @@
  * read by the scheduler as meant, the human sections untouched. And a gate with a reconcile
  * running while it waits.
  */
-import type { Clock } from '../../src/clock.js'
+import type { Clock } from '../../src/ports.js'
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -16,7 +16,7 @@ import { withFake } from '../helpers/fake-run.js'
 import { runInProcess, type InProcessRun } from '../helpers/in-process.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { ledgerPath, parseLedgerFile, type Attempt } from '../../src/loop/ledger.js'
+import { ledgerPath, parseLedgerFile, type Attempt } from '../../src/core/ledger.js'
 import { seededStateFile } from '../../scripts/chaos/scenario.js'
 import { withoutOwnedParts } from '../../scripts/chaos/harness.js'
 

@@ -25,7 +25,7 @@ import { type Scenario } from '../../__fixtures__/fake-github/index.js'
 import { programFiles, stateFileOf } from '../commands/lifecycle-helpers.js'
 import { ciGateSection } from '../helpers/gh-aw.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { ledgerPath } from '../../src/loop/ledger.js'
+import { ledgerPath } from '../../src/core/ledger.js'
 import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 /** autoloop's checkout as published (438782ff): its workflows, read where they are. */

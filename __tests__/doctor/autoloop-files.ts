@@ -17,8 +17,8 @@ import { describe } from '@jest/globals'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseDocument, type Document } from 'yaml'
-import type { RepoFile, SetupFiles } from '../../src/doctor/model.js'
-import { splitFrontmatter } from '../../src/doctor/setup.js'
+import type { RepoFile, SetupFiles } from '../../src/core/doctor/model.js'
+import { splitFrontmatter } from '../../src/core/doctor/setup.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const AUTOLOOP = resolve(ROOT, '../shared/autoloop')

@@ -7,9 +7,9 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Document } from 'yaml'
-import { runChecks } from '../../src/doctor/checks.js'
-import type { Finding, Level, RepoFacts, SetupFiles } from '../../src/doctor/model.js'
-import { lockVersion, parseSetup } from '../../src/doctor/setup.js'
+import { runChecks } from '../../src/core/doctor/checks.js'
+import type { Finding, Level, RepoFacts, SetupFiles } from '../../src/core/doctor/model.js'
+import { lockVersion, parseSetup } from '../../src/core/doctor/setup.js'
 import {
   PR64,
   PUBLISHED,

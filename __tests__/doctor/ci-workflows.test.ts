@@ -6,8 +6,8 @@ import { describe, expect, it } from '@jest/globals'
 import { parseDocument } from 'yaml'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ciWorkflowVerdicts, filterMatches } from '../../src/doctor/ci-workflows.js'
-import type { ParsedFile } from '../../src/doctor/setup.js'
+import { ciWorkflowVerdicts, filterMatches } from '../../src/core/doctor/ci-workflows.js'
+import type { ParsedFile } from '../../src/core/doctor/setup.js'
 import { PUBLISHED, describeWithAutoloop } from './autoloop-files.js'
 
 describe("GitHub's branch filters", () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { PassThrough } from 'node:stream'
 import { runDoctorCli } from '../../src/cli/doctor.js'
-import type { DoctorApi } from '../../src/doctor/read.js'
+import type { DoctorApi } from '../../src/ports.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { PUBLISHED, describeWithAutoloop, filesOf, installed } from './autoloop-files.js'
 

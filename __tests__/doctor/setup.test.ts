@@ -10,7 +10,7 @@ import {
   lockVersion,
   parseSetup,
   splitFrontmatter
-} from '../../src/doctor/setup.js'
+} from '../../src/core/doctor/setup.js'
 import { PUBLISHED, describeWithAutoloop } from './autoloop-files.js'
 
 describeWithAutoloop('the gh-aw release in a lock', () => {

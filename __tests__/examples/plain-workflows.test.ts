@@ -5,7 +5,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ACCESS_RANK, COMMAND_PERMISSIONS, grantedAccess } from '../../src/doctor/permissions.js'
+import {
+  ACCESS_RANK,
+  COMMAND_PERMISSIONS,
+  grantedAccess
+} from '../../src/core/doctor/permissions.js'
 import { ACTION, declaredInputs, inputNameProblems, readYaml } from './workflow-rules.js'
 
 interface PlainWorkflow {

@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join, posix } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
-import { InputError, parseInputs } from '../../src/inputs.js'
-import { WORKFLOWS_DIR } from '../../src/doctor/model.js'
-import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../../src/doctor/permissions.js'
+import { InputError, parseInputs } from '../../src/core/inputs.js'
+import { WORKFLOWS_DIR } from '../../src/core/doctor/model.js'
+import { ACCESS_RANK, COMMAND_PERMISSIONS } from '../../src/core/doctor/permissions.js'
 
 /** The action as example workflows name it in `uses:`. */
 export const ACTION = 'autoloop/autoloop-ci-gate'

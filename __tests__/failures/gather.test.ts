@@ -1,14 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import {
-  gatherFailure,
-  type AnnotationInfo,
-  type CheckRunOutput,
-  type FailureSources
-} from '../../src/failures/gather.js'
-import type { CheckView } from '../../src/checks/reduce.js'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
+import { type AnnotationInfo, type CheckRunOutput, type FailureSources } from '../../src/ports.js'
+import { gatherFailure } from '../../src/app/gather-failures.js'
+import type { CheckView } from '../../src/core/checks/reduce.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { infrastructureCause } from '../../src/failures/infrastructure.js'
+import { infrastructureCause } from '../../src/core/rules/infrastructure.js'
 import { REAL_INFRASTRUCTURE_LINES as REAL } from '../../__fixtures__/infrastructure/lines.js'
 
 describe('infrastructureCause', () => {

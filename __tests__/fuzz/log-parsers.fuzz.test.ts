@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { PARSERS } from '../../src/signature/parsers/index.js'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
-import { MAX_KEY_LENGTH, buildKey } from '../../src/signature/normalise.js'
-import type { Finding } from '../../src/signature/types.js'
+import { PARSERS } from '../../src/core/signature/parsers/index.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
+import { MAX_KEY_LENGTH, buildKey } from '../../src/core/signature/normalise.js'
+import type { Finding } from '../../src/core/signature/types.js'
 import { LINE_PREFIXES, RUN_UNITS, adversarialLine } from '../../scripts/chaos/adversarial.js'
 
 function expectWellFormed(findings: readonly Finding[], tool?: string): void {

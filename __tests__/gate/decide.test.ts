@@ -12,11 +12,11 @@ import {
   type Observed,
   type RedFacts,
   type Settlement
-} from '../../src/gate/decide.js'
-import { blockedCause, type Blocked } from '../../src/loop/classify.js'
-import { judgeFixerRun, safeOutputsBlocked } from '../../src/loop/fixer-run.js'
-import { latestAttempt, rememberPausedSignature, type Ledger } from '../../src/loop/ledger.js'
-import { signatureOf } from '../../src/signature/signature.js'
+} from '../../src/core/rules/decide.js'
+import { blockedCause, type Blocked } from '../../src/core/rules/classify.js'
+import { judgeFixerRun, safeOutputsBlocked } from '../../src/core/rules/fixer-run.js'
+import { latestAttempt, rememberPausedSignature, type Ledger } from '../../src/core/ledger.js'
+import { signatureOf } from '../../src/core/signature/signature.js'
 import { LIMITS, MINUTE, START, begin, fresh, redAttempts, sha, sig } from '../loop/helpers.js'
 
 const CONFIG: DecideConfig = {

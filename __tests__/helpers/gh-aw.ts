@@ -15,9 +15,9 @@ import type {
   LogSource,
   Scenario
 } from '../../__fixtures__/fake-github/index.js'
-import type { Ledger } from '../../src/loop/ledger.js'
-import { prependHistoryEntry, renderHistoryEntry } from '../../src/state/history.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
+import type { Ledger } from '../../src/core/ledger.js'
+import { prependHistoryEntry, renderHistoryEntry } from '../../src/statefile/history.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
 import { ISSUE, STATE_BRANCH, programFiles, stateText } from '../commands/lifecycle-helpers.js'
 import { runInProcess, type InProcessRun } from './in-process.js'
 import { tempDir } from './temp-dir.js'

@@ -18,7 +18,7 @@ import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { MENTION, looseView, proseOf, unescaped } from '../text/markdown-checks.js'
 import { seededStateFile } from '../../scripts/chaos/scenario.js'
-import { ledgerPath } from '../../src/loop/ledger.js'
+import { ledgerPath } from '../../src/core/ledger.js'
 
 const PROGRAM = 'perf'
 const BRANCH = `autoloop/${PROGRAM}`

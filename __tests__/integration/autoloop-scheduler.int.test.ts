@@ -21,7 +21,7 @@ import {
 import { runScheduler, schedulerMissing } from '../helpers/autoloop-scheduler.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { stateFileOf, stateText } from '../commands/lifecycle-helpers.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
 
 const missing = schedulerMissing()
 if (missing) console.log(missing)

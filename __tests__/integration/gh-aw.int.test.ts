@@ -8,7 +8,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { Clock } from '../../src/clock.js'
+import type { Clock } from '../../src/ports.js'
 import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { runInProcess } from '../helpers/in-process.js'
 import {
@@ -17,7 +17,7 @@ import {
   emptyLedger,
   finishIteration,
   type Ledger
-} from '../../src/loop/ledger.js'
+} from '../../src/core/ledger.js'
 import { withFake } from '../helpers/fake-run.js'
 import {
   BRANCH,

@@ -16,8 +16,8 @@ import {
   finishIteration,
   ledgerPath,
   type Ledger
-} from '../../src/loop/ledger.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
+} from '../../src/core/ledger.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
 import {
   ISSUE,
   STATE_BRANCH,

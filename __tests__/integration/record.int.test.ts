@@ -11,10 +11,10 @@ import { PROGRAM, withFake } from '../helpers/fake-run.js'
 import { runInProcess } from '../helpers/in-process.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { beginAttempt, completeAttempt, emptyLedger, ledgerPath } from '../../src/loop/ledger.js'
-import { parseRangeLine } from '../../src/state/history.js'
-import { STATUS_SENTINEL } from '../../src/issue/comments.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
+import { beginAttempt, completeAttempt, emptyLedger, ledgerPath } from '../../src/core/ledger.js'
+import { parseRangeLine } from '../../src/statefile/history.js'
+import { STATUS_SENTINEL } from '../../src/render/comments.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
 import {
   ISSUE,
   STATE_BRANCH,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
 import { PROGRAM, withFake } from '../helpers/fake-run.js'
-import { beginAttempt, emptyLedger, type Ledger } from '../../src/loop/ledger.js'
+import { beginAttempt, emptyLedger, type Ledger } from '../../src/core/ledger.js'
 import {
   ISSUE,
   STATE_BRANCH,

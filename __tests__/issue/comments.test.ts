@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
 import {
   STATUS_SENTINEL,
   commentMarker,
@@ -9,12 +9,12 @@ import {
   renderStatusComment,
   type PauseView,
   type StatusView
-} from '../../src/issue/comments.js'
-import { blockedCause } from '../../src/loop/classify.js'
-import { completeAttempt, type Attempt, type PausedSignature } from '../../src/loop/ledger.js'
-import { pauseReason } from '../../src/loop/pause-reasons.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/render/comments.js'
+import { blockedCause } from '../../src/core/rules/classify.js'
+import { completeAttempt, type Attempt, type PausedSignature } from '../../src/core/ledger.js'
+import { pauseReason } from '../../src/core/rules/pause-reasons.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { MINUTE, START, begin, fresh, redAttempts, redVerdict, sha, sig } from '../loop/helpers.js'
 
 const SERVER = 'https://github.com'

@@ -1,12 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
-import { STATUS_SENTINEL, commentMarker } from '../../src/issue/comments.js'
+import { STATUS_SENTINEL, commentMarker } from '../../src/render/comments.js'
+import { type IssueComment, type IssuesPort } from '../../src/ports.js'
 import {
   MAX_CREATE_ATTEMPTS,
   upsertMarkedComment,
-  upsertStatusComment,
-  type IssueComment,
-  type IssuesPort
-} from '../../src/issue/program-issue.js'
+  upsertStatusComment
+} from '../../src/app/program-issue.js'
 
 /** Issue comments in memory; `lose` answers of posts fail after the comment was created. */
 function issues(initial: string[] = []) {

@@ -6,8 +6,8 @@ import {
   preExistingKeys,
   projectFailureCount,
   type BlockedInput
-} from '../../src/loop/classify.js'
-import type { BaseFailures } from '../../src/loop/ledger.js'
+} from '../../src/core/rules/classify.js'
+import type { BaseFailures } from '../../src/core/ledger.js'
 import { sha } from './helpers.js'
 
 describe('isTestFailure', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
-import { renderFixBrief, type BriefContext } from '../../src/loop/fix-brief.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
+import { renderFixBrief, type BriefContext } from '../../src/render/fix-brief.js'
 import {
   LEDGER_LIMITS,
   completeAttempt,
@@ -10,17 +10,17 @@ import {
   rememberPausedSignature,
   updateAttempt,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { pauseReason } from '../../src/loop/pause-reasons.js'
+} from '../../src/core/ledger.js'
+import { pauseReason } from '../../src/core/rules/pause-reasons.js'
 import {
   ledgerPointerLine,
   readLedgerPointer,
   writeCiGateSection
-} from '../../src/state/ci-gate-section.js'
-import { createStateFile } from '../../src/state/template.js'
-import { buildKey } from '../../src/signature/normalise.js'
-import { signatureOf } from '../../src/signature/signature.js'
-import { redactSecrets } from '../../src/text/untrusted.js'
+} from '../../src/statefile/ci-gate-section.js'
+import { createStateFile } from '../../src/statefile/template.js'
+import { buildKey } from '../../src/core/signature/normalise.js'
+import { signatureOf } from '../../src/core/signature/signature.js'
+import { redactSecrets } from '../../src/core/text/untrusted.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { MINUTE, START, begin, fresh, redAttempts, redVerdict, sha, sig } from './helpers.js'
 

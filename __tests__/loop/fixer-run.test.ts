@@ -1,16 +1,16 @@
 /**
- * Did a fix arrive, and whose doing is it when not (src/loop/fixer-run.ts): decision tables
+ * Did a fix arrive, and whose doing is it when not (src/core/rules/fixer-run.ts): decision tables
  * over the fixer run's state and jobs as GitHub's jobs API reports them for gh-aw's compiled
  * job graph (job ids as names: pre_activation, activation, agent, detection, safe_outputs).
  */
 import { describe, expect, it } from '@jest/globals'
-import type { WorkflowJobInfo, WorkflowRunState } from '../../src/github/port.js'
+import type { WorkflowJobInfo, WorkflowRunState } from '../../src/core/github.js'
 import {
   fallbackBlocked,
   fallbackPrefix,
   judgeFixerRun,
   safeOutputsBlocked
-} from '../../src/loop/fixer-run.js'
+} from '../../src/core/rules/fixer-run.js'
 
 const RUN = 19_000_000_042
 

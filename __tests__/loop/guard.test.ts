@@ -8,7 +8,7 @@ import {
   pausePatch,
   repeatsEarlierSignature,
   type RedDecision
-} from '../../src/loop/guard.js'
+} from '../../src/core/rules/guard.js'
 import {
   completeAttempt,
   finishIteration,
@@ -17,11 +17,15 @@ import {
   rememberPausedSignature,
   serializeLedger,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { CI_PAUSE_STATUS, type PauseKind } from '../../src/loop/pause-reasons.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
-import { missingRequiredKey, signatureOf, type Signature } from '../../src/signature/signature.js'
+} from '../../src/core/ledger.js'
+import { CI_PAUSE_STATUS, type PauseKind } from '../../src/core/rules/pause-reasons.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
+import {
+  missingRequiredKey,
+  signatureOf,
+  type Signature
+} from '../../src/core/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { MINUTE, START, begin, fresh, redVerdict, sha, sig, type Limits } from './helpers.js'
 

@@ -11,8 +11,8 @@ import {
   type BeganAttempt,
   type BeginAttemptInput,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { signatureOf, type Signature } from '../../src/signature/signature.js'
+} from '../../src/core/ledger.js'
+import { signatureOf, type Signature } from '../../src/core/signature/signature.js'
 
 export const MINUTE = 60_000
 export const START = Date.parse('2026-03-01T12:00:00Z')

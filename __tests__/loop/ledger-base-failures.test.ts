@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
-import { preExistingKeys } from '../../src/loop/classify.js'
+import { preExistingKeys } from '../../src/core/rules/classify.js'
 import {
   LEDGER_LIMITS,
   compactLedger,
   ledgerBytes,
   type BaseFailures,
   type Ledger
-} from '../../src/loop/ledger.js'
+} from '../../src/core/ledger.js'
 import { START, redAttempts, sha, sig } from './helpers.js'
 
 function base(checks: BaseFailures['checks']): BaseFailures {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
-import { parseLedgerFile, serializeLedger, withStateWrite } from '../../src/loop/ledger.js'
-import { readMachineState } from '../../src/state/machine-state.js'
-import { projectStateFile } from '../../src/state/projection.js'
-import { createStateFile } from '../../src/state/template.js'
+import { parseLedgerFile, serializeLedger, withStateWrite } from '../../src/core/ledger.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
+import { projectStateFile } from '../../src/statefile/projection.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { stateFileErrorOf } from '../state/helpers.js'
 import { START, redAttempts, sig } from './helpers.js'
 

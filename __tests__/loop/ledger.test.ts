@@ -25,9 +25,9 @@ import {
   withStateWrite,
   type Attempt,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { readLegacyLedgerBlock } from '../../src/state/ci-gate-section.js'
-import { renderHistoryEntry } from '../../src/state/history.js'
+} from '../../src/core/ledger.js'
+import { readLegacyLedgerBlock } from '../../src/statefile/ci-gate-section.js'
+import { renderHistoryEntry } from '../../src/statefile/history.js'
 import { stateFileErrorOf } from '../state/helpers.js'
 import {
   LIMITS,

@@ -7,9 +7,9 @@ import {
   pauseKindOf,
   pauseReason,
   type PauseKind
-} from '../../src/loop/pause-reasons.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/core/rules/pause-reasons.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 
 const KINDS: PauseKind[] = [

@@ -5,12 +5,12 @@ import {
   pausedSignatureOf,
   serializeLedger,
   withStateWrite
-} from '../../src/loop/ledger.js'
-import { pauseInLedger, pauseKindIn } from '../../src/loop/pause.js'
-import { pauseReason } from '../../src/loop/pause-reasons.js'
-import { projectStateFile } from '../../src/state/projection.js'
-import { readMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/core/ledger.js'
+import { pauseInLedger, pauseKindIn } from '../../src/core/rules/pause.js'
+import { pauseReason } from '../../src/core/rules/pause-reasons.js'
+import { projectStateFile } from '../../src/statefile/projection.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { MINUTE, START, begin, fresh, redVerdict, sha, sig } from './helpers.js'
 

@@ -4,18 +4,18 @@ import {
   finishIteration,
   updateAttempt,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { pauseReason } from '../../src/loop/pause-reasons.js'
+} from '../../src/core/ledger.js'
+import { pauseReason } from '../../src/core/rules/pause-reasons.js'
 import {
   isIdle,
   livenessOf,
   planReconcile,
   staleAttempts,
   type RunLiveness
-} from '../../src/loop/reconcile-rules.js'
-import type { MachineState } from '../../src/state/schema.js'
-import { readMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/core/rules/reconcile.js'
+import type { MachineState } from '../../src/core/schema.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { MINUTE, START, begin, fresh, redAttempts, sha, sig } from './helpers.js'
 
 const active = readMachineState(createStateFile('perf'))

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
-import { completeAttempt, finishIteration, type Ledger } from '../../src/loop/ledger.js'
-import { decideAfterRed } from '../../src/loop/guard.js'
-import { pauseReason } from '../../src/loop/pause-reasons.js'
+import { completeAttempt, finishIteration, type Ledger } from '../../src/core/ledger.js'
+import { decideAfterRed } from '../../src/core/rules/guard.js'
+import { pauseReason } from '../../src/core/rules/pause-reasons.js'
 import {
   MAX_CONSECUTIVE_ERRORS,
   reachesTarget,
@@ -11,12 +11,12 @@ import {
   recordTransition,
   reportedOutcome,
   type RecordRequest
-} from '../../src/loop/record-outcome.js'
-import { findHistoryEntry, isRecorded } from '../../src/state/history.js'
-import { readMachineState } from '../../src/state/machine-state.js'
-import { projectStateFile } from '../../src/state/projection.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/statefile/record-outcome.js'
+import { findHistoryEntry, isRecorded } from '../../src/statefile/history.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
+import { projectStateFile } from '../../src/statefile/projection.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { MINUTE, START, begin, fresh, redVerdict, sha, sig } from './helpers.js'
 

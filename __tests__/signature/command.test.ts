@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream'
 import { describe, expect, test } from '@jest/globals'
 import { runSignatureCommand } from '../../src/cli/signature.js'
-import { signatureOf } from '../../src/signature/signature.js'
+import { signatureOf } from '../../src/core/signature/signature.js'
 import { CORPUS_DIR, completeClasses, readCorpusFile } from './corpus.js'
 import { join } from 'node:path'
 

@@ -9,9 +9,9 @@
  */
 import { describe, expect, test } from '@jest/globals'
 import { measureCorpus, perTool, quotedTable, toolTable } from '../../scripts/corpus/measure.js'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
-import { PARSERS } from '../../src/signature/parsers/index.js'
-import { signatureOf } from '../../src/signature/signature.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
+import { PARSERS } from '../../src/core/signature/parsers/index.js'
+import { signatureOf } from '../../src/core/signature/signature.js'
 import { completeClasses, loadManifest, readCorpusFile } from './corpus.js'
 
 const PARSER_TOOLS = new Set(PARSERS.map((entry) => entry.tool).filter((tool) => tool !== 'gha'))

@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { DETAIL_LIMITS, FailureDetails } from '../../src/signature/details.js'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
-import { renderFailureDetails } from '../../src/summary/failure-details.js'
+import { DETAIL_LIMITS, FailureDetails } from '../../src/core/signature/details.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
+import { renderFailureDetails } from '../../src/render/failure-details.js'
 import {
   renderFailureSummaryMarkdown,
   type FailureSummary
-} from '../../src/summary/failure-summary.js'
+} from '../../src/render/failure-summary.js'
 import { runBriefCommand } from '../../src/cli/brief.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')

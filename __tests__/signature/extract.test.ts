@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { Readable } from 'node:stream'
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
-import { extractFailures, extractFailuresFromString } from '../../src/signature/extract.js'
+import { extractFailures, extractFailuresFromString } from '../../src/core/signature/extract.js'
 import { completeClasses, readCorpusFile } from './corpus.js'
 
 const files = completeClasses().flatMap((cls) => cls.files)

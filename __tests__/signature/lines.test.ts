@@ -7,7 +7,7 @@ import {
   runnerMarker,
   stripTimestamp,
   type LineReaderOptions
-} from '../../src/signature/lines.js'
+} from '../../src/core/signature/lines.js'
 import { LineSplitter } from './reference-line-splitter.js'
 
 const encoder = new TextEncoder()

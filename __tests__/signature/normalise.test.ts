@@ -8,7 +8,7 @@ import {
   normalisePath,
   normalisePathsIn,
   stripTrailingDuration
-} from '../../src/signature/normalise.js'
+} from '../../src/core/signature/normalise.js'
 
 describe('normalisePath', () => {
   test.each([

@@ -5,7 +5,7 @@
  * descriptions in the manifest, never from the parser's own output.
  */
 import { describe, expect, test } from '@jest/globals'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
 import { completeClasses, loadManifest, readCorpusFile } from './corpus.js'
 
 /** Class id → the keys its description implies. */

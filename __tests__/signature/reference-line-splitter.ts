@@ -9,7 +9,7 @@ import {
   DEFAULT_MAX_LOG_BYTES,
   type LineEncoding,
   type LineReaderOptions
-} from '../../src/signature/lines.js'
+} from '../../src/core/signature/lines.js'
 
 /**
  * Splits UTF-8 bytes into lines (without the `\n`). Chunks may end anywhere, inside a line or

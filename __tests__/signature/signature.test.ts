@@ -5,7 +5,7 @@ import {
   SHORT_SIGNATURE_MAX_LENGTH,
   SIGNATURE_SCHEME_VERSION,
   signatureOf
-} from '../../src/signature/signature.js'
+} from '../../src/core/signature/signature.js'
 
 const key = fc.stringMatching(/^[a-z]{2,6}:[A-Za-z0-9_./> -]{1,60}$/)
 

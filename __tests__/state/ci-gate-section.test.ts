@@ -1,19 +1,19 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
+import { jsonErrorOffset } from '../../src/core/text/lines.js'
 import {
   CI_GATE_HEADING,
   findCiGateSection,
-  jsonErrorOffset,
   ledgerPointerLine,
   readLedgerPointer,
   readLegacyLedgerBlock,
   removeCiGateSection,
   writeCiGateSection
-} from '../../src/state/ci-gate-section.js'
-import { StateFileError } from '../../src/state/errors.js'
-import { updateMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
-import { splitSections } from '../../src/state/text.js'
+} from '../../src/statefile/ci-gate-section.js'
+import { StateFileError } from '../../src/core/state-errors.js'
+import { updateMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
+import { splitSections } from '../../src/core/text/lines.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { fixtureText, stateFileErrorOf, toCrlf } from './helpers.js'
 

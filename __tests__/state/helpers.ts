@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { expect } from '@jest/globals'
-import { StateFileError } from '../../src/state/errors.js'
+import { StateFileError } from '../../src/core/state-errors.js'
 import {
   prependHistoryEntry,
   renderHistoryEntry,
   type HistoryEntry
-} from '../../src/state/history.js'
+} from '../../src/statefile/history.js'
 import { readLikeScheduler, type SchedulerReading } from '../helpers/scheduler-rule.js'
 import { sha } from '../loop/helpers.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { compactHistory } from '../../src/state/history.js'
+import { compactHistory } from '../../src/statefile/history.js'
 import { START } from '../loop/helpers.js'
 import { fixtureText, toCrlf, withHistory } from './helpers.js'
 

@@ -5,15 +5,15 @@ import {
   readLedgerPointer,
   removeCiGateSection,
   writeCiGateSection
-} from '../../src/state/ci-gate-section.js'
-import { StateFileError } from '../../src/state/errors.js'
+} from '../../src/statefile/ci-gate-section.js'
+import { StateFileError } from '../../src/core/state-errors.js'
 import {
   readMachineState,
   readMachineStateTable,
   updateMachineState
-} from '../../src/state/machine-state.js'
-import type { MachineStatePatch } from '../../src/state/schema.js'
-import { splitSections } from '../../src/state/text.js'
+} from '../../src/statefile/machine-state.js'
+import type { MachineStatePatch } from '../../src/core/schema.js'
+import { splitSections } from '../../src/core/text/lines.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { linesWithEol } from './helpers.js'
 

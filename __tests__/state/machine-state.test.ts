@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
-import { writeCiGateSection } from '../../src/state/ci-gate-section.js'
-import { StateFileError } from '../../src/state/errors.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
+import { writeCiGateSection } from '../../src/statefile/ci-gate-section.js'
+import { StateFileError } from '../../src/core/state-errors.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
 import {
   compactTables,
   expectSchedulerReads,

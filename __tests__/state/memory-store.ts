@@ -4,8 +4,8 @@
  * moved. `beforeWrite` runs inside each write before the version check, so a test can play
  * another writer (a concurrent gate, gh-aw's memory push) exactly between a read and a write.
  */
-import { StateConflictError } from '../../src/state/errors.js'
-import type { StateStore, StoredState } from '../../src/state/store.js'
+import { StateConflictError } from '../../src/core/state-errors.js'
+import type { StateStore, StoredState } from '../../src/ports.js'
 
 export interface MemoryStore extends StateStore {
   files: Map<string, StoredState>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
-import { programFilesOf } from '../../src/state/program-state.js'
+import { programFilesOf } from '../../src/app/program-files.js'
 import { stateFileErrorOf } from './helpers.js'
 
 const v1Open = readFileSync(

@@ -11,18 +11,18 @@ import {
   serializeLedger,
   withStateWrite,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { readLedgerPointer, readLegacyLedgerBlock } from '../../src/state/ci-gate-section.js'
-import { StateConflictError } from '../../src/state/errors.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
-import { projectStateFile } from '../../src/state/projection.js'
+} from '../../src/core/ledger.js'
+import { readLedgerPointer, readLegacyLedgerBlock } from '../../src/statefile/ci-gate-section.js'
+import { StateConflictError } from '../../src/core/state-errors.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
+import { projectStateFile } from '../../src/statefile/projection.js'
 import {
   programFilesOf,
   readProgram,
   updateProgram,
   type ProgramFiles
-} from '../../src/state/program-state.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/app/program-files.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { LIMITS, redVerdict, sha, sig } from '../loop/helpers.js'
 import { rejectedStateFileError } from './helpers.js'

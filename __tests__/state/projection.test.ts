@@ -6,26 +6,26 @@ import {
   withStateWrite,
   type Ledger,
   type StateWrite
-} from '../../src/loop/ledger.js'
+} from '../../src/core/ledger.js'
 import {
   findCiGateSection,
   ledgerPointerLine,
   readLedgerPointer,
   removeCiGateSection,
   writeCiGateSection
-} from '../../src/state/ci-gate-section.js'
+} from '../../src/statefile/ci-gate-section.js'
 import {
   findHistoryEntry,
   isRecorded,
   prependHistoryEntry,
   recordedRuns,
   renderHistoryEntry
-} from '../../src/state/history.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
-import { isProjected, pendingWrites, projectStateFile } from '../../src/state/projection.js'
-import { createStateFile } from '../../src/state/template.js'
-import { splitSections } from '../../src/state/text.js'
-import { signatureOf } from '../../src/signature/signature.js'
+} from '../../src/statefile/history.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
+import { isProjected, pendingWrites, projectStateFile } from '../../src/statefile/projection.js'
+import { createStateFile } from '../../src/statefile/template.js'
+import { splitSections } from '../../src/core/text/lines.js'
+import { signatureOf } from '../../src/core/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { MINUTE, START, begin, fresh, redAttempts, redVerdict, sha, sig } from '../loop/helpers.js'
 import { fixtureText, stateFileErrorOf, toCrlf } from './helpers.js'

@@ -5,18 +5,13 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { manualClock } from '../../__fixtures__/clock.js'
-import { StateConflictError, StateFileError } from '../../src/state/errors.js'
-import { readMachineState, updateMachineState } from '../../src/state/machine-state.js'
-import {
-  ContentsApiStore,
-  LocalDirStore,
-  backoffMs,
-  stateFilePath,
-  updateFile,
-  type StateStore,
-  type StoredState
-} from '../../src/state/store.js'
-import { createStateFile } from '../../src/state/template.js'
+import { StateConflictError, StateFileError } from '../../src/core/state-errors.js'
+import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
+import { type StateStore, type StoredState } from '../../src/ports.js'
+import { backoffMs, updateFile } from '../../src/app/update-file.js'
+import { stateFilePath } from '../../src/core/schema.js'
+import { ContentsApiStore, LocalDirStore } from '../../src/adapters/store.js'
+import { createStateFile } from '../../src/statefile/template.js'
 import { MemoryContentsApi, gitBlobSha } from '../../__fixtures__/state/memory-contents-api.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { expectSchedulerReads, fixtureText, toCrlf } from './helpers.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
-import { readMachineState } from '../../src/state/machine-state.js'
-import { createStateFile } from '../../src/state/template.js'
-import { splitSections } from '../../src/state/text.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
+import { createStateFile } from '../../src/statefile/template.js'
+import { splitSections } from '../../src/core/text/lines.js'
 import { expectSchedulerReads } from './helpers.js'
 
 describe('a new file from the template', () => {

@@ -16,7 +16,7 @@ import {
   splitTrailer,
   usesRules,
   type FenceMode
-} from '../../src/state/text.js'
+} from '../../src/core/text/lines.js'
 import { fixtureText, toCrlf } from './helpers.js'
 
 const MODES: FenceMode[] = ['ignore', 'respect']

@@ -11,7 +11,7 @@ import {
   parseFailureSummary,
   renderFailureSummaryMarkdown,
   type SummaryClassification
-} from '../../src/summary/failure-summary.js'
+} from '../../src/render/failure-summary.js'
 import { looseView, MENTION, parseFence, proseOf, REFERENCE } from '../text/markdown-checks.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'

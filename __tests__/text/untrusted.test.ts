@@ -10,7 +10,7 @@ import {
   redactSecrets,
   removeHtmlComments,
   tableCell
-} from '../../src/text/untrusted.js'
+} from '../../src/core/text/untrusted.js'
 import { looseView, MENTION, parseFence, REFERENCE, unescaped } from './markdown-checks.js'
 
 const ZWJ = '\u200D'

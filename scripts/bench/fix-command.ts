@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fixCommandRunner } from '../../src/fix-command.js'
+import { fixCommandRunner } from '../../src/adapters/fix-command.js'
 
 const quiet = {
   debug() {},

@@ -15,7 +15,7 @@ import {
   type CheckRunPlan,
   type FakeGitHub
 } from '../../__fixtures__/fake-github/index.js'
-import { createStateFile } from '../../src/state/template.js'
+import { createStateFile } from '../../src/statefile/template.js'
 
 const SHA = 'be4c5'.padEnd(40, '0')
 const BRANCH = 'autoloop/bench'

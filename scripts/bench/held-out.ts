@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { markdownTable } from 'markdown-table'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
-import { buildKey } from '../../src/signature/normalise.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
+import { buildKey } from '../../src/core/signature/normalise.js'
 
 export const HELD_OUT_DIR = join(
   dirname(fileURLToPath(import.meta.url)),

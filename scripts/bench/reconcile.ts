@@ -20,9 +20,9 @@ import {
   ledgerPath,
   serializeLedger,
   type Ledger
-} from '../../src/loop/ledger.js'
-import { projectStateFile } from '../../src/state/projection.js'
-import { createStateFile } from '../../src/state/template.js'
+} from '../../src/core/ledger.js'
+import { projectStateFile } from '../../src/statefile/projection.js'
+import { createStateFile } from '../../src/statefile/template.js'
 
 const START = Date.parse('2026-03-01T12:00:00Z')
 const SHA = (n: number) => n.toString(16).padStart(40, 'a')

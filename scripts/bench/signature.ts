@@ -24,8 +24,8 @@ import { cpus, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { markdownTable } from 'markdown-table'
-import { extractFailures } from '../../src/signature/extract.js'
-import { grepEquivalentPatterns } from '../../src/signature/parsers/index.js'
+import { extractFailures } from '../../src/core/signature/extract.js'
+import { grepEquivalentPatterns } from '../../src/core/signature/parsers/index.js'
 
 const MiB = 1024 * 1024
 const here = dirname(fileURLToPath(import.meta.url))

@@ -12,9 +12,9 @@ import { join } from 'node:path'
 import { startFakeGitHub, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { readLikeScheduler } from '../../__tests__/helpers/scheduler-rule.js'
 import { runActionInProcess, type InProcessRun } from '../../__fixtures__/run-in-process.js'
-import type { Clock } from '../../src/clock.js'
-import { ledgerPath, parseLedgerFile, type Ledger } from '../../src/loop/ledger.js'
-import { readMachineState } from '../../src/state/machine-state.js'
+import type { Clock } from '../../src/ports.js'
+import { ledgerPath, parseLedgerFile, type Ledger } from '../../src/core/ledger.js'
+import { readMachineState } from '../../src/statefile/machine-state.js'
 import {
   countedChecks,
   mayBeGreenExceptPreExisting,

@@ -10,8 +10,8 @@
  * at each of `sizes`. A measurement feeds the line twice (also as `previous`) to a fresh
  * parser and calls `finish`; the best of two runs counts.
  */
-import { PARSERS } from '../../src/signature/parsers/index.js'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
+import { PARSERS } from '../../src/core/signature/parsers/index.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
 import { LINE_PREFIXES, RUN_UNITS, adversarialLine } from './adversarial.js'
 
 interface Worst {

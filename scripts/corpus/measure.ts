@@ -9,9 +9,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { markdownTable } from 'markdown-table'
-import { extractFailuresFromString } from '../../src/signature/extract.js'
-import { buildKey } from '../../src/signature/normalise.js'
-import { signatureOf } from '../../src/signature/signature.js'
+import { extractFailuresFromString } from '../../src/core/signature/extract.js'
+import { buildKey } from '../../src/core/signature/normalise.js'
+import { signatureOf } from '../../src/core/signature/signature.js'
 import { NOISE_VARIANTS } from './noise.js'
 
 export const CORPUS_DIR = join(

@@ -6,11 +6,11 @@
  */
 import { createReadStream } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { errorMessage } from '../errors.js'
-import { extractFailures } from '../signature/extract.js'
-import { signatureOf } from '../signature/signature.js'
-import { renderFailureDetails, type FailureDetail } from '../summary/failure-details.js'
-import { inlineCode } from '../text/untrusted.js'
+import { errorMessage } from '../core/errors.js'
+import { extractFailures } from '../core/signature/extract.js'
+import { signatureOf } from '../core/signature/signature.js'
+import { renderFailureDetails, type FailureDetail } from '../render/failure-details.js'
+import { inlineCode } from '../core/text/untrusted.js'
 import type { SignatureCommandIo } from './signature.js'
 
 const USAGE = 'usage: autoloop-ci-gate brief [--log FILE]... [--max-bytes N]'

@@ -7,11 +7,11 @@
  */
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
-import { errorMessage } from '../errors.js'
-import type { DoctorApi } from '../doctor/read.js'
-import { runDoctor } from '../doctor/read.js'
-import { reportJson, reportLines } from '../doctor/report.js'
-import { branchNameProblem } from '../inputs.js'
+import { errorMessage } from '../core/errors.js'
+import type { DoctorApi } from '../ports.js'
+import { runDoctor } from '../app/doctor-run.js'
+import { reportJson, reportLines } from '../render/doctor-report.js'
+import { branchNameProblem } from '../core/inputs.js'
 
 export interface DoctorCliIo {
   stdout: NodeJS.WritableStream

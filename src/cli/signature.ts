@@ -5,9 +5,9 @@
  */
 import { createReadStream } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { errorMessage } from '../errors.js'
-import { extractFailures } from '../signature/extract.js'
-import { signatureOf } from '../signature/signature.js'
+import { errorMessage } from '../core/errors.js'
+import { extractFailures } from '../core/signature/extract.js'
+import { signatureOf } from '../core/signature/signature.js'
 
 export interface SignatureCommandIo {
   stdin: NodeJS.ReadableStream

@@ -7,8 +7,9 @@
  * writes, and `wrote <n>` at the end.
  * Usage: node --import tsx append-lesson.ts <dir> <program>
  */
-import { systemClock } from '../../../src/clock.js'
-import { LocalDirStore, updateFile } from '../../../src/state/store.js'
+import { systemClock } from '../../../src/adapters/clock.js'
+import { updateFile } from '../../../src/app/update-file.js'
+import { LocalDirStore } from '../../../src/adapters/store.js'
 
 const [dir, program] = process.argv.slice(2)
 if (!dir || !program) throw new Error('usage: append-lesson.ts <dir> <program>')

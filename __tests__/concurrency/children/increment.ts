@@ -3,8 +3,9 @@
  * `times` times through `updateFile`, as an independent writer of the same folder.
  * Usage: node --import tsx increment.ts <dir> <program> <times>
  */
-import { systemClock } from '../../../src/clock.js'
-import { LocalDirStore, updateFile } from '../../../src/state/store.js'
+import { systemClock } from '../../../src/adapters/clock.js'
+import { updateFile } from '../../../src/app/update-file.js'
+import { LocalDirStore } from '../../../src/adapters/store.js'
 
 const [dir, program, times] = process.argv.slice(2)
 if (!dir || !program || !times) throw new Error('usage: increment.ts <dir> <program> <times>')

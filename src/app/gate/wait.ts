@@ -1,0 +1,170 @@
+/**
+ * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
+ * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
+ * exact SHA waited for and reduced to one verdict (docs/decisions.md: "How checks become a verdict").
+ */
+import picomatch from 'picomatch'
+import type { ProgramConfig } from '../../core/inputs.js'
+import type { PullInfo } from '../../core/github.js'
+import type { ReducePolicy } from '../../core/checks/reduce.js'
+import type { GateObservation } from '../../core/checks/observation.js'
+import { waitForVerdict } from '../wait-for-checks.js'
+import { ActionError, errorMessage } from '../../core/errors.js'
+import type { CommandDeps } from '../command-deps.js'
+
+type WaitDeps = Pick<CommandDeps, 'github' | 'git' | 'clock' | 'log' | 'environment'>
+
+/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
+export function ignoreMatcher(
+  config: Pick<ProgramConfig, 'ignoreChecks'>
+): (name: string) => boolean {
+  return config.ignoreChecks.length > 0 ? picomatch(config.ignoreChecks) : () => false
+}
+
+export interface GatedHead {
+  sha: string
+  /** Whether this step pushed it. */
+  pushed: boolean
+}
+
+/** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
+export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promise<GatedHead> {
+  if (config.push) {
+    const sha = config.sha ?? (await deps.git.headSha())
+    deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`)
+    await deps.git.push(sha, config.branch)
+    return { sha, pushed: true }
+  }
+  if (config.sha) return { sha: config.sha, pushed: false }
+  const head = await deps.github.branchHead(config.branch)
+  if (!head)
+    throw new ActionError(
+      `Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`,
+      { fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).' }
+    )
+  return { sha: head, pushed: false }
+}
+
+/**
+ * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
+ * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
+ */
+export async function ciTriggerParent(sha: string, deps: WaitDeps): Promise<string | null> {
+  try {
+    const commit = await deps.github.commit(sha)
+    const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined
+    if (!commit || !parent) return null
+    const parentCommit = await deps.github.commit(parent)
+    return parentCommit?.tree === commit.tree ? parent : null
+  } catch (error) {
+    deps.log.warning(
+      `Could not read commit ${sha.slice(0, 12)} (${errorMessage(error)}); gating it as it is`
+    )
+    return null
+  }
+}
+
+export async function findOrOpenPull(
+  config: ProgramConfig,
+  deps: WaitDeps,
+  known: number | undefined
+): Promise<PullInfo | null> {
+  const { github, log } = deps
+  const number = config.pr ?? known
+  if (number !== undefined) {
+    const pull = await github.getPull(number)
+    if (pull && pull.state === 'open' && pull.headRef === config.branch) return pull
+    log.warning(
+      pull
+        ? `PR #${number} is ${pull.state} with head ${pull.headRef}, not an open PR of ${config.branch}; looking for one by branch`
+        : `PR #${number} does not exist; looking for one by branch`
+    )
+  }
+  const open = await github.findOpenPull(config.branch)
+  if (open) return open
+  if (!config.createPr) return null
+  const base = config.base ?? (await github.defaultBranch())
+  try {
+    const created = await github.createDraftPull({
+      title: `[Autoloop: ${config.program}]`,
+      head: config.branch,
+      base,
+      body: `Draft pull request of the autoloop program \`${config.program}\`, opened by autoloop-ci-gate so that CI runs on every iteration pushed to \`${config.branch}\`.`
+    })
+    log.info(`Opened draft PR #${created.number} for ${config.branch}`)
+    return created
+  } catch (error) {
+    log.warning(
+      `Could not open a draft PR for ${config.branch} (the gate goes on without one): ${errorMessage(error)}`
+    )
+    return null
+  }
+}
+
+export interface WaitWindow {
+  /** When the grace period for check registration starts (the push, or an earlier gate of the same SHA). */
+  graceFrom: number
+  /** The iteration's wall-clock cap. */
+  deadline: number
+}
+
+/** The reduction policy of the gate: this run's own jobs are never waited on. */
+export async function checkPolicy(config: ProgramConfig, deps: WaitDeps): Promise<ReducePolicy> {
+  const runId = deps.environment.runId
+  return {
+    requiredChecks: config.requiredChecks,
+    isIgnored: ignoreMatcher(config),
+    ownWorkflowRunId: runId,
+    ownCheckSuiteId:
+      runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
+    failFast: config.failFast,
+    allowNoChecks: config.allowNoChecks,
+    graceMs: config.checksGraceSeconds * 1000
+  }
+}
+
+/** Waits for every check on `sha` and reduces them to one observation. */
+export async function waitForChecks(
+  config: ProgramConfig,
+  deps: WaitDeps,
+  sha: string,
+  pull: PullInfo | null,
+  policy: ReducePolicy,
+  window: WaitWindow
+): Promise<GateObservation> {
+  const { github, clock, log } = deps
+  const startedAt = clock.now()
+  log.info(
+    `Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`
+  )
+  const result = await waitForVerdict({
+    sha,
+    readChecks: (ref) => github.readChecks(ref),
+    policy,
+    clock,
+    log,
+    pollIntervalMs: config.pollIntervalSeconds * 1000,
+    graceFrom: window.graceFrom,
+    deadline: window.deadline
+  })
+  const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls }
+  if (result.kind === 'ci-timeout') {
+    return {
+      ...base,
+      verdict: 'ci-timeout',
+      checks: result.checks,
+      missingRequired: [],
+      reasons: [
+        `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+      ]
+    }
+  }
+  const { verdict } = result
+  return {
+    ...base,
+    verdict: verdict.kind,
+    checks: verdict.checks,
+    missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+    reasons: verdict.reasons
+  }
+}

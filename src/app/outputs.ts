@@ -1,0 +1,252 @@
+/**
+ * Pure: what a command's result looks like as action outputs and as the job summary
+ * (docs/inputs-outputs.md: "Outputs").
+ */
+import { markdownTable } from 'markdown-table'
+import type { CheckView } from '../core/checks/reduce.js'
+import type { GateObservation, GateVerdict } from '../core/checks/observation.js'
+import type { Blocked } from '../core/rules/classify.js'
+import type { Attempt, Classification } from '../core/ledger.js'
+import type { RecordOutcome } from '../statefile/record-outcome.js'
+import type { Signature } from '../core/signature/signature.js'
+import { linkTarget } from '../render/failure-summary.js'
+import {
+  inlineCode,
+  normaliseText,
+  oneLine,
+  redactSecrets,
+  removeMarkers,
+  tableCell
+} from '../core/text/untrusted.js'
+
+/** Every output, always set, so downstream `if:` expressions never see an unset value. */
+export const OUTPUT_NAMES = [
+  'status',
+  'verdict',
+  'sha',
+  'pr-number',
+  'attempt',
+  'attempts-remaining',
+  'signature',
+  'pause-reason',
+  'failure-summary',
+  'failure-summary-path',
+  'checks',
+  'dispatched',
+  'pre-existing',
+  'resumed',
+  'abandoned',
+  'errors',
+  'doctor'
+] as const
+export type OutputName = (typeof OUTPUT_NAMES)[number]
+export type Outputs = Partial<Record<OutputName, string>>
+
+export interface CheckOutput {
+  name: string
+  kind: CheckView['kind']
+  status: string
+  conclusion: string | null
+  url: string | null
+}
+
+/** CI-chosen text in an output: secrets redacted, status sentinel and markers removed. */
+const outputText = (text: string): string => removeMarkers(redactSecrets(normaliseText(text)))
+
+/** The `checks` output: every counted check with its conclusion and link. */
+export function checksOutput(checks: readonly CheckView[]): CheckOutput[] {
+  return checks
+    .filter((check) => check.excluded === undefined)
+    .map((check) => ({
+      name: outputText(check.name),
+      kind: check.kind,
+      status: check.status,
+      conclusion: check.conclusion,
+      url: check.url
+    }))
+}
+
+const STATE_ICON: Record<CheckView['state'], string> = {
+  passed: '✅',
+  failed: '❌',
+  running: '⏳',
+  unknown: '❔'
+}
+
+const EXCLUSION: Record<NonNullable<CheckView['excluded']>, string> = {
+  'own-run': 'this workflow run (never waited on)',
+  ignored: 'matches `ignore-checks`',
+  superseded: 'an earlier run of a re-run check'
+}
+
+/** CI sets check URLs: linked only when they are a plain http(s) URL (`linkTarget`). */
+function link(url: string | null, text: string): string {
+  const target = url ? linkTarget(url) : null
+  return target ? `[${text}](${target})` : text
+}
+
+export function checksTable(checks: readonly CheckView[]): string {
+  const counted = checks.filter((check) => check.excluded === undefined)
+  const excluded = checks.filter((check) => check.excluded !== undefined)
+  const parts: string[] = []
+  if (counted.length === 0)
+    parts.push('_No check runs or commit statuses were reported for this commit._')
+  else
+    parts.push(
+      markdownTable([
+        ['', 'Check', 'Kind', 'Conclusion', 'Link'],
+        ...counted.map((check) => [
+          STATE_ICON[check.state],
+          tableCell(check.name, 120),
+          check.kind === 'status' ? 'status' : 'check run',
+          tableCell(check.conclusion ?? check.status, 40),
+          link(check.url, 'details')
+        ])
+      ])
+    )
+  if (excluded.length > 0) {
+    parts.push(
+      '<details><summary>Not counted</summary>\n\n' +
+        markdownTable([
+          ['Check', 'Conclusion', 'Why not counted'],
+          ...excluded.map((check) => [
+            link(check.url, tableCell(check.name, 120)),
+            tableCell(check.conclusion ?? check.status, 40),
+            EXCLUSION[check.excluded ?? 'ignored']
+          ])
+        ]) +
+        '\n\n</details>'
+    )
+  }
+  return parts.join('\n\n')
+}
+
+const VERDICT_TITLE: Record<GateVerdict, string> = {
+  green: '🟢 green: every check passed',
+  'green-except-pre-existing': '🟡 green except pre-existing failures: accepted, loudly',
+  red: '🔴 red',
+  'no-checks': '⚪ no checks: nothing verified this commit',
+  blocked: '🚧 blocked: no fix can help',
+  'ci-timeout': '⏱️ ci-timeout: checks still running at the wall-clock cap'
+}
+
+/** What one gate did: the outputs and the job summary are made from it. */
+export interface GateReport {
+  status: 'success' | 'failure' | 'paused' | 'skipped'
+  message: string
+  verdict: GateVerdict | null
+  observation: GateObservation | null
+  /** The attempt as the ledger holds it after this gate. */
+  attempt: Attempt | null
+  attemptsRemaining: number | null
+  signature: Signature | null
+  pauseReason: string | null
+  failureMarkdown: string | null
+  failureJsonPath: string | null
+  /** Whether this step started the fixer run. */
+  dispatched: boolean
+  /** Failure keys that also fail on the base branch head. */
+  preExisting: string[]
+  classification: Classification | null
+  blocked: Blocked | null
+  /** The iteration recorded on green, when the agent handed over its metric. */
+  recorded: RecordOutcome | null
+  /** Every attempt this step gated, in order (more than one with fix-command). */
+  steps: ReadonlyArray<{ attempt: number; sha: string; verdict: string; signature: string | null }>
+}
+
+export function gateOutputs(report: GateReport): Outputs {
+  const observation = report.observation
+  return {
+    status: report.status,
+    verdict: report.verdict ?? '',
+    sha: observation?.sha ?? report.attempt?.sha ?? '',
+    'pr-number': observation?.pull ? String(observation.pull.number) : '',
+    attempt: report.attempt ? String(report.attempt.index) : '',
+    'attempts-remaining': report.attemptsRemaining === null ? '' : String(report.attemptsRemaining),
+    signature: report.signature?.full ?? '',
+    'pause-reason': report.pauseReason ?? '',
+    'failure-summary': report.failureMarkdown ?? '',
+    'failure-summary-path': report.failureJsonPath ?? '',
+    checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
+    dispatched: report.dispatched ? 'true' : 'false',
+    'pre-existing': JSON.stringify(report.preExisting.map(outputText))
+  }
+}
+
+function classificationLines(report: GateReport): string[] {
+  const lines: string[] = []
+  const c = report.classification
+  if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
+  if (c && c.preExisting.length > 0)
+    lines.push(
+      `**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''}${c.baseChecks && c.baseChecks.length > 0 ? ` in ${c.baseChecks.map((f) => link(f.url, tableCell(f.check, 80))).join(', ')}` : ''} too, not counted): ${c.preExisting
+        .slice(0, 20)
+        .map((key) => inlineCode(key, 160))
+        .join(', ')}`,
+      ''
+    )
+  if (c?.baseNote) lines.push(`**Base branch:** ${oneLine(c.baseNote, 300)}`, '')
+  if (c && c.flaky.length > 0)
+    lines.push(
+      `**Flaky** (failed, passed on re-run): ${c.flaky.map((f) => link(f.url, tableCell(f.check, 80))).join(', ')}`,
+      ''
+    )
+  if (c && c.infrastructure.length > 0)
+    lines.push(
+      `**Infrastructure:** ${c.infrastructure.map((f) => `${link(f.url, tableCell(f.check, 80))} (${oneLine(f.cause, 120)})`).join(', ')}`,
+      ''
+    )
+  return lines
+}
+
+export function gateSummaryMarkdown(program: string, report: GateReport): string {
+  const lines = [`## autoloop-ci-gate: ${program}`, '']
+  const gate = report.observation
+  if (!gate || !report.verdict) {
+    lines.push(report.message, '')
+    if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
+    if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
+    return lines.join('\n')
+  }
+  lines.push(
+    `**${VERDICT_TITLE[report.verdict]}** — status \`${report.status}\` for \`${gate.sha}\`` +
+      (gate.pull ? ` (PR ${link(gate.pull.url, `#${gate.pull.number}`)})` : ''),
+    ''
+  )
+  if (gate.reasons.length > 0) {
+    for (const reason of gate.reasons) lines.push(`- ${oneLine(reason, 600)}`)
+    lines.push('')
+  }
+  lines.push(...classificationLines(report))
+  if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
+  if (report.dispatched) lines.push('**Fixer run started** (`dispatch-workflow`).', '')
+  if (report.recorded?.recorded)
+    lines.push(
+      `**Recorded** iteration ${report.recorded.iteration}: status \`${report.recorded.status}\`${report.recorded.metric === null ? '' : `, metric ${report.recorded.metric}`}.`,
+      ''
+    )
+  if (report.steps.length > 1) {
+    lines.push(
+      '**Attempts in this step** (fix-command):',
+      '',
+      markdownTable([
+        ['Attempt', 'Commit', 'Verdict', 'Signature'],
+        ...report.steps.map((step) => [
+          String(step.attempt),
+          `\`${step.sha.slice(0, 12)}\``,
+          step.verdict,
+          step.signature ? tableCell(step.signature, 160) : '—'
+        ])
+      ]),
+      ''
+    )
+  }
+  lines.push(
+    `Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`,
+    '',
+    checksTable(gate.checks)
+  )
+  if (report.failureMarkdown) lines.push('', report.failureMarkdown)
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,111 @@
+/**
+ * Polls the checks of one SHA until the reduction gives a verdict or the deadline passes.
+ * Read errors never turn into a verdict: the poll's read-failure policy (`poll.ts`) retries
+ * them with a backoff, then throws a PollReadError.
+ */
+import type { Clock } from '../ports.js'
+import type { Logger } from '../ports.js'
+import { poll } from './poll.js'
+import {
+  reduceChecks,
+  type CheckView,
+  type ChecksSnapshot,
+  type ReducePolicy,
+  type Verdict
+} from '../core/checks/reduce.js'
+
+export interface WaitOptions {
+  sha: string
+  readChecks: (sha: string) => Promise<ChecksSnapshot>
+  policy: ReducePolicy
+  clock: Clock
+  log: Logger
+  pollIntervalMs: number
+  /** When the grace period starts: the push, or the gate's start. */
+  graceFrom: number
+  /** Wall-clock cap (ms epoch): still running then is `ci-timeout`. */
+  deadline: number
+  /** Consecutive failed reads tolerated before the PollReadError (5 by default). */
+  maxReadFailures?: number
+  /** How often a progress line is logged while nothing changes. */
+  progressEveryMs?: number
+}
+
+export type WaitResult =
+  | {
+      kind: 'verdict'
+      verdict: Exclude<Verdict, { kind: 'pending' }>
+      polls: number
+      finishedAt: number
+    }
+  | {
+      kind: 'ci-timeout'
+      checks: CheckView[]
+      waitingFor: string[]
+      polls: number
+      finishedAt: number
+    }
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000)
+  const minutes = Math.floor(seconds / 60)
+  return minutes > 0 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`
+}
+
+function describe(checks: CheckView[]): string {
+  const counted = checks.filter((check) => check.excluded === undefined)
+  const count = (state: CheckView['state']) =>
+    counted.filter((check) => check.state === state).length
+  return `${counted.length} counted: ${count('passed')} passed, ${count('failed')} failed, ${count('running') + count('unknown')} running`
+}
+
+export async function waitForVerdict(options: WaitOptions): Promise<WaitResult> {
+  const { clock, log, policy } = options
+  const progressEveryMs = options.progressEveryMs ?? 60_000
+  const started = clock.now()
+  let lastLine = ''
+  let lastLogAt = -Infinity
+  const warned = new Set<string>()
+  const result = await poll<Verdict>({
+    what: `the checks of ${options.sha.slice(0, 12)}`,
+    read: async () => {
+      const snapshot = await options.readChecks(options.sha)
+      return reduceChecks(snapshot, policy, clock.now() - options.graceFrom)
+    },
+    done: (verdict) => verdict.kind !== 'pending',
+    pending(verdict, now) {
+      if (verdict.kind !== 'pending') return
+      for (const check of verdict.checks) {
+        const key = `${check.name}:${check.status}:${check.conclusion}`
+        if (check.state === 'unknown' && !warned.has(key)) {
+          warned.add(key)
+          log.warning(
+            `Check "${check.name}" reports an unknown state (status ${check.status}, conclusion ${check.conclusion}); it is treated as still running, never as passed.`
+          )
+        }
+      }
+      const line = `${describe(verdict.checks)}; waiting for ${verdict.waitingFor.slice(0, 8).join(', ')}${verdict.waitingFor.length > 8 ? ` +${verdict.waitingFor.length - 8} more` : ''}`
+      if (line !== lastLine || now - lastLogAt >= progressEveryMs) {
+        log.info(`[${formatDuration(now - started)}] ${line}`)
+        lastLine = line
+        lastLogAt = now
+      }
+    },
+    clock,
+    log,
+    intervalMs: options.pollIntervalMs,
+    deadline: options.deadline,
+    ...(options.maxReadFailures !== undefined ? { maxReadFailures: options.maxReadFailures } : {})
+  })
+  const { polls, at: finishedAt } = result
+  if (result.kind === 'done' && result.value.kind !== 'pending')
+    return { kind: 'verdict', verdict: result.value, polls, finishedAt }
+  const pending = result.value?.kind === 'pending' ? result.value : { checks: [], waitingFor: [] }
+  return {
+    kind: 'ci-timeout',
+    checks: pending.checks,
+    waitingFor: pending.waitingFor,
+    polls,
+    finishedAt
+  }
+}

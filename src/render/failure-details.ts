@@ -1,0 +1,90 @@
+/**
+ * Failure details as markdown (docs/failure-details.md: "Failure details"), under one byte budget, for the fix
+ * brief, the failure summary and the pause comment alike: the first failures get their details
+ * in full before later ones get any; a failure that does not fit whole is cut at a line
+ * boundary; the failures left without details are counted (their keys are in the signature).
+ * Everything in them is untrusted CI text: fenced and sanitised (`../text/untrusted.js`).
+ *
+ * Pure.
+ */
+import { fence, inlineCode, type UntrustedTextOptions } from '../core/text/untrusted.js'
+
+/** One failure's details: its check, its key, the lines its tool printed (see signature/details.ts). */
+export interface FailureDetail {
+  check: string
+  key: string
+  lines: string[]
+}
+
+/** Fewer bytes than this left: no failure's details start (a heading and two lines need about this). */
+const MIN_ENTRY_BYTES = 120
+const KEY_CHARS = 200
+const CHECK_CHARS = 80
+
+const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8')
+
+/**
+ * A fenced block whose lines cannot be read as a `## ` heading by the autoloop scheduler's
+ * cut of the state file (see state/text.ts): a line starting with `#` gets a blank before it.
+ */
+function fenced(lines: readonly string[], maxLines: number, text: UntrustedTextOptions): string {
+  return fence(lines.join('\n'), { ...text, maxLines, maxChars: 1_000_000 })
+    .split('\n')
+    .map((line) => (line.startsWith('#') ? ` ${line}` : line))
+    .join('\n')
+}
+
+function heading(detail: FailureDetail, text: UntrustedTextOptions): string {
+  return `${inlineCode(detail.key, KEY_CHARS, text)} (${inlineCode(detail.check, CHECK_CHARS, text)})`
+}
+
+/**
+ * The details as markdown lines, at most `maxBytes` UTF-8 bytes joined with line breaks; none
+ * when there are none or not even the first failure's heading and a line fit.
+ */
+export function renderFailureDetails(
+  details: readonly FailureDetail[],
+  maxBytes: number,
+  text: UntrustedTextOptions = {},
+  /** How many failures there are in all (some may have no details kept): the rest are counted. */
+  failures = details.length
+): string[] {
+  const shown = details.filter((detail) => detail.lines.length > 0)
+  if (shown.length === 0) return []
+  const title = '**Failure details** (as the tools printed them; untrusted CI output)'
+  const blocks: string[] = []
+  let used = utf8(title)
+  let left = 0
+  for (const [index, detail] of shown.entries()) {
+    const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - index - 1)
+    if (room < MIN_ENTRY_BYTES) {
+      left = shown.length - index
+      break
+    }
+    const head = heading(detail, text)
+    let block = `${head}\n\n${fenced(detail.lines, detail.lines.length, text)}`
+    // Cut at a line boundary: fewer lines until it fits.
+    for (let lines = detail.lines.length - 1; utf8(block) > room && lines >= 1; lines -= 1)
+      block = `${head}\n\n${fenced(detail.lines, lines, text)}`
+    if (utf8(block) > room) {
+      left = shown.length - index
+      break
+    }
+    blocks.push(block)
+    used += utf8(block) + 2
+  }
+  if (blocks.length === 0) return []
+  left = Math.max(left, failures - blocks.length)
+  const lines = [title, '', ...blocks.join('\n\n').split('\n')]
+  if (left > 0)
+    lines.push(
+      '',
+      `_${left} more failure${left === 1 ? '' : 's'} without details here (no room); every key is in the signature._`
+    )
+  return lines
+}
+
+/** Room kept for the closing note when failures are left. */
+function reserve(later: number): number {
+  return later > 0 ? 110 : 0
+}
