@@ -16,7 +16,7 @@ export const ALLOWED = {
   core: ['core'],
   render: ['core', 'render'],
   statefile: ['core', 'render', 'statefile'],
-  ports: ['core'],
+  ports: ['core', 'ports'],
   adapters: ['core', 'ports', 'adapters'],
   app: ['core', 'render', 'statefile', 'ports', 'app'],
   entry: ['core', 'render', 'statefile', 'ports', 'adapters', 'app', 'entry']
