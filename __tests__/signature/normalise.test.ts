@@ -17,6 +17,8 @@ describe('normalisePath', () => {
     ['D:\\a\\shop\\shop\\src\\cart.ts', 'src/cart.ts'],
     ['/__w/shop/shop/src/cart.ts', 'src/cart.ts'],
     ['/github/workspace/src/cart.ts', 'src/cart.ts'],
+    ['/home/ci/actions-runner/_work/shop/shop/web/src/cart.ts', 'web/src/cart.ts'],
+    ['C:\\actions-runner\\_work\\shop\\shop\\web\\cart.ts', 'web/cart.ts'],
     ['/tmp/ci-build-4711/app/src/orders.ts', 'src/orders.ts'],
     ['/tmp/tmp.Xa81/report.ts', 'report.ts'],
     ['/tmp/pytest-of-runner/pytest-12/test_x0/data.txt', 'data.txt'],

@@ -18,6 +18,9 @@ const CHECKOUT_ROOTS: readonly RegExp[] = [
   /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
   /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
   /^\/github\/workspace\//,
+  // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work folder,
+  // e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
+  /^(?:[A-Za-z]:)?\/(?:[^/]+\/){0,4}_work\/(?!_temp\/|_actions\/|_tool\/)[^/]+\/[^/]+\//,
   // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
   // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
   /^\/builds\/[^/]+\/[^/]+\//,
