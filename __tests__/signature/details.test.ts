@@ -41,6 +41,26 @@ describe('failure details on real tool output (the corpus job logs)', () => {
   })
 })
 
+describe("failure details of the corpus job logs moved to a self-hosted runner's checkout", () => {
+  const cases = manifest.classes
+    .map((c) => [c.id, c.files.find((f) => f.endsWith('job-log.log'))] as const)
+    .filter((c): c is readonly [string, string] => c[1] !== undefined && facts[c[0]] !== undefined)
+  it.each(cases)('%s: the same keys and facts, the runner folder removed', (id, file) => {
+    const original = readFileSync(join(CORPUS, file), 'utf8')
+    const moved = original.replaceAll(
+      '/home/runner/work/app/app',
+      '/home/ci/actions-runner/_work/app/app'
+    )
+    const result = extractFailuresFromString(moved)
+    expect(result.findings.map((f) => f.key)).toEqual(
+      extractFailuresFromString(original).findings.map((f) => f.key)
+    )
+    const text = collapse(result.findings.flatMap((f) => f.details ?? []).join('\n'))
+    for (const fact of Object.values(facts[id] ?? {}).flat()) expect(text).toContain(collapse(fact))
+    expect(text).not.toContain('/_work/app/app/')
+  })
+})
+
 describe('failure details of a copy that lost the lines around the failures (real output cut)', () => {
   const detailsOf = (text: string): string =>
     collapse(

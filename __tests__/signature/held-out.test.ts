@@ -5,26 +5,34 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from '@jest/globals'
-import { HELD_OUT_DIR, scoreHeldOut, verdictOf } from '../../scripts/bench/held-out.js'
+import {
+  HELD_OUT_BATCH_2_DIR,
+  HELD_OUT_DIR,
+  scoreHeldOut,
+  verdictOf
+} from '../../scripts/bench/held-out.js'
 
 interface Manifest {
   logs: { file: string; source: string; expected: string[] }[]
 }
 
-describe('held-out real logs', () => {
-  const manifest = JSON.parse(readFileSync(join(HELD_OUT_DIR, 'manifest.json'), 'utf8')) as Manifest
+describe.each([
+  ['first batch', HELD_OUT_DIR, 60],
+  ['second batch', HELD_OUT_BATCH_2_DIR, 10]
+])('held-out real logs, %s', (_name, dir, atLeast) => {
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
 
-  test('at least 60 logs, each quoted from a public thread it names', () => {
-    expect(manifest.logs.length).toBeGreaterThanOrEqual(60)
+  test(`at least ${atLeast} logs, each quoted from a public thread it names`, () => {
+    expect(manifest.logs.length).toBeGreaterThanOrEqual(atLeast)
     for (const log of manifest.logs) {
-      expect(existsSync(join(HELD_OUT_DIR, log.file))).toBe(true)
+      expect(existsSync(join(dir, log.file))).toBe(true)
       expect(log.source).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+\/(?:issues|pull)\/\d+$/)
       expect(Array.isArray(log.expected)).toBe(true)
     }
   })
 
   test('every log is scored', () => {
-    const scored = scoreHeldOut()
+    const scored = scoreHeldOut(dir)
     expect(scored.map((log) => log.file)).toEqual(manifest.logs.map((log) => log.file))
   })
 })

@@ -17,6 +17,8 @@ describe('normalisePath', () => {
     ['D:\\a\\shop\\shop\\src\\cart.ts', 'src/cart.ts'],
     ['/__w/shop/shop/src/cart.ts', 'src/cart.ts'],
     ['/github/workspace/src/cart.ts', 'src/cart.ts'],
+    ['/home/ci/actions-runner/_work/shop/shop/web/src/cart.ts', 'web/src/cart.ts'],
+    ['C:\\actions-runner\\_work\\shop\\shop\\web\\cart.ts', 'web/cart.ts'],
     ['/tmp/ci-build-4711/app/src/orders.ts', 'src/orders.ts'],
     ['/tmp/tmp.Xa81/report.ts', 'report.ts'],
     ['/tmp/pytest-of-runner/pytest-12/test_x0/data.txt', 'data.txt'],
@@ -36,6 +38,52 @@ describe('normalisePath', () => {
   test('the same file under two checkout roots normalises to one path', () => {
     expect(normalisePath('/home/runner/work/app/app/src/orders.ts')).toBe(
       normalisePath('/tmp/ci-build-99/app/src/orders.ts')
+    )
+  })
+
+  test.each([
+    // Under a usual folder of checkouts the next folder is the checkout, whatever follows.
+    ['/Users/dev/src/shop/web/src/cart.ts', 'web/src/cart.ts'],
+    ['C:\\Users\\dev\\source\\repos\\shop\\web\\cart.ts', 'web/cart.ts'],
+    // Any other home folder: the depth is unknown, so the path starts at its first project folder.
+    ['/Users/dev/DEV/Experiments/shop/src/components/Cart.tsx', 'src/components/Cart.tsx'],
+    ['/home/dev/Desktop/shop/tests/test_cart.py', 'tests/test_cart.py'],
+    ['/home/dev/shop/node_modules/left-pad/lib/index.js', 'node_modules/left-pad/lib/index.js'],
+    ['/home/dev/shop/src/cart.ts', 'src/cart.ts'],
+    // …and a path with no project folder is taken as ~/<checkout>/….
+    ['/home/dev/shop/main.go', 'main.go'],
+    // Caches and toolchains in dot folders are not checkouts.
+    [
+      '/home/dev/.cargo/registry/src/index.crates.io-6f17/serde-1.0.1/src/de.rs',
+      'src/index.crates.io-6f17/serde-1.0.1/src/de.rs'
+    ]
+  ])('home directory: %s → %s', (input, expected) => {
+    expect(normalisePath(input)).toBe(expected)
+  })
+
+  test('a project path keeps no folder of a home directory laid out in a way nobody named', () => {
+    // Capitalised, so never one of the usual folders of checkouts (src, code, …; Developer and
+    // Documents are left out).
+    const folder = fc
+      .stringMatching(/^[A-Z][A-Za-z0-9-]{0,11}$/)
+      .filter((name) => name !== 'Developer' && name !== 'Documents')
+    const projectPath = fc
+      .tuple(
+        fc.constantFrom('src', 'tests', 'lib', 'packages', 'node_modules'),
+        fc.array(fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}$/), { maxLength: 3 }),
+        fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}\.(?:ts|py|go|rs)$/)
+      )
+      .map(([first, middle, file]) => [first, ...middle, file].join('/'))
+    fc.assert(
+      fc.property(
+        fc.constantFrom('/Users/dev', '/home/dev', '/root', 'C:/Users/dev'),
+        fc.array(folder, { minLength: 1, maxLength: 4 }),
+        projectPath,
+        (home, folders, path) => {
+          expect(normalisePath([home, ...folders, path].join('/'))).toBe(path)
+          expect(normalisePath(`/home/runner/work/shop/shop/${path}`)).toBe(path)
+        }
+      )
     )
   })
 

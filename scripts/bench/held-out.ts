@@ -3,7 +3,8 @@
  * each with the keys a person named for it before the extractor first read it. Each log is
  * scored as BENCHMARKS.md describes: good (exactly the named keys), partial (some of them and
  * nothing else), empty (only the unknown-tool fallback, or nothing) or wrong (a key for
- * something that is not the failure). `npx tsx scripts/bench/index.ts --only held-out`.
+ * something that is not the failure). A second batch (`batch-2/`, same manifest format) holds
+ * kinds the first lacks; it is scored apart. `npx tsx scripts/bench/index.ts --only held-out`.
  */
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -19,6 +20,9 @@ export const HELD_OUT_DIR = join(
   '__fixtures__',
   'held-out'
 )
+
+/** The second batch, collected after the first had been scored (its own manifest). */
+export const HELD_OUT_BATCH_2_DIR = join(HELD_OUT_DIR, 'batch-2')
 
 export type Verdict = 'good' | 'partial' | 'wrong' | 'empty'
 
@@ -56,12 +60,12 @@ export function verdictOf(expectedKeys: readonly string[], found: readonly strin
   return hits.length > 0 ? 'partial' : 'empty'
 }
 
-export function scoreHeldOut(): ScoredLog[] {
-  const manifest = JSON.parse(readFileSync(join(HELD_OUT_DIR, 'manifest.json'), 'utf8')) as {
+export function scoreHeldOut(dir: string = HELD_OUT_DIR): ScoredLog[] {
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
     logs: HeldOutLog[]
   }
   return manifest.logs.map((log) => {
-    const text = readFileSync(join(HELD_OUT_DIR, log.file), 'utf8')
+    const text = readFileSync(join(dir, log.file), 'utf8')
     const found = extractFailuresFromString(text).findings.map((finding) => finding.key)
     return { ...log, found, verdict: verdictOf(log.expected, found) }
   })
@@ -69,8 +73,20 @@ export function scoreHeldOut(): ScoredLog[] {
 
 const VERDICTS: readonly Verdict[] = ['good', 'partial', 'wrong', 'empty']
 
+/** Both batches' tables, each under its own heading. */
 export function runHeldOutBench(options: { details?: boolean } = {}): string {
-  const scored = scoreHeldOut()
+  return [
+    '### First batch',
+    '',
+    heldOutTable(scoreHeldOut(HELD_OUT_DIR), options),
+    '',
+    '### Second batch',
+    '',
+    heldOutTable(scoreHeldOut(HELD_OUT_BATCH_2_DIR), options)
+  ].join('\n')
+}
+
+function heldOutTable(scored: readonly ScoredLog[], options: { details?: boolean }): string {
   const tools = [...new Set(scored.map((log) => log.tool))].sort()
   const count = (logs: readonly ScoredLog[], verdict: Verdict): number =>
     logs.filter((log) => log.verdict === verdict).length

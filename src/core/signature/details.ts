@@ -23,11 +23,11 @@ export const DETAIL_LIMITS = {
 
 /**
  * Checkout roots as they appear inside a line: GitHub's runners (Linux, macOS, Windows, container
- * jobs) and `file://` URLs of them. Removed from detail lines, so `/home/runner/work/app/app/
- * src/a.ts:3` reads `src/a.ts:3`.
+ * jobs, a self-hosted runner's `<runner>/_work/<repo>/<repo>/`) and `file://` URLs of them.
+ * Removed from detail lines, so `/home/runner/work/app/app/src/a.ts:3` reads `src/a.ts:3`.
  */
 const CHECKOUT_ROOT_IN_LINE =
-  /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\//g
+  /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\/|(?:file:\/\/\/?)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s]+){0,4}[\\/]_work[\\/](?!(?:_temp|_actions|_tool)[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]/g
 
 /**
  * Stack frames and frame-like lines inside dependencies or the language runtime: JavaScript

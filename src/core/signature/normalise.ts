@@ -18,6 +18,9 @@ const CHECKOUT_ROOTS: readonly RegExp[] = [
   /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
   /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
   /^\/github\/workspace\//,
+  // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work folder,
+  // e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
+  /^(?:[A-Za-z]:)?\/(?:[^/]+\/){0,4}_work\/(?!_temp\/|_actions\/|_tool\/)[^/]+\/[^/]+\//,
   // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
   // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
   /^\/builds\/[^/]+\/[^/]+\//,
@@ -27,10 +30,10 @@ const CHECKOUT_ROOTS: readonly RegExp[] = [
   /^\/home\/vsts\/work\/\d+\/s\//,
   // A container's working directory (Docker builds, Cloud Build, dev containers).
   /^\/(?:workspace|workspaces\/[^/]+|app|code|src|usr\/src\/app|opt\/app)\//,
-  // A checkout in a home directory: ~/<repo>/, or ~/<folder of checkouts>/<repo>/ for the usual
-  // folder names (~/src/, ~/code/, ~/source/repos/, ~/go/src/<host>/<owner>/, …). Dot folders
+  // A checkout in a home directory under a usual folder of checkouts: ~/src/<repo>/,
+  // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … Dot folders
   // (caches, toolchains) and the runner's _temp are not checkouts.
-  /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/)?(?![._])[^/]+\//
+  /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\//
 ]
 
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
@@ -42,17 +45,29 @@ const TEMP_ROOTS: readonly RegExp[] = [
   /^[A-Za-z]:\/Users\/[^/]+\/AppData\/Local\/Temp\/[^/]+\//
 ]
 
-/** Folder names that start a project-relative path inside an unknown absolute prefix. */
-const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates)\//
+/**
+ * Folder names that start a project-relative path inside an unknown absolute prefix: the usual
+ * source and test folders, and `node_modules/`, which sits in the project's root.
+ */
+const PROJECT_FOLDERS =
+  /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules)\//
+
+/**
+ * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
+ * toolchains) and not the runner's _temp.
+ */
+const HOME = /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?=[^._/][^/]*\/)/
 
 /**
  * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, and so
  * do the checkout roots of GitHub's runners (`/home/runner/work/<r>/<r>/`, `D:\a\<r>\<r>\`,
  * `/__w/<r>/<r>/`), of other CI systems (GitLab, Jenkins, Travis CI, Buildkite, Azure), of
- * containers (`/app/`, `/workspace/`) and of a checkout in a home directory (`/Users/dev/src/<r>/`,
- * `C:\Users\dev\source\repos\<r>\`). Any other absolute path (a temp dir, an unknown
- * layout) is cut before its first project folder (`src/`, `tests/`, `__tests__/`, `lib/`, …),
- * or else loses its temp root (`/tmp/<dir>/`); leading `./` or `../` go.
+ * containers (`/app/`, `/workspace/`) and of a checkout under a usual folder of checkouts in a
+ * home directory (`/Users/dev/src/<r>/`, `C:\Users\dev\source\repos\<r>\`). Any other
+ * absolute path (a temp dir, an unknown layout, another folder of a home directory) is cut
+ * before its first project folder (`src/`, `tests/`, `__tests__/`, `lib/`, `node_modules/`, …),
+ * or else loses its temp root (`/tmp/<dir>/`) or, in a home directory, its first folder
+ * (`~/<r>/`); leading `./` or `../` go.
  */
 export function normalisePath(path: string): string {
   let p = path.trim()
@@ -73,6 +88,8 @@ function relativeToCheckout(path: string): string {
     const match = root.exec(path)
     if (match !== null) return path.slice(match[0].length)
   }
+  const home = HOME.exec(path)
+  if (home !== null) return relativeToHome(path.slice(home[0].length))
   const folder = PROJECT_FOLDERS.exec(path)
   if (folder !== null) return path.slice(folder.index + 1)
   for (const root of TEMP_ROOTS) {
@@ -80,6 +97,17 @@ function relativeToCheckout(path: string): string {
     if (match !== null) return path.slice(match[0].length)
   }
   return path
+}
+
+/**
+ * A path under a home directory whose folders name no usual folder of checkouts: how deep the
+ * checkout lies is unknown (`~/<repo>/`, `~/DEV/<group>/<repo>/`), so the path is cut before its
+ * first project folder, as any other unknown layout is; only a path with none is taken as
+ * `~/<repo>/…`. A folder the machine added is never kept in a key.
+ */
+function relativeToHome(rest: string): string {
+  const folder = PROJECT_FOLDERS.exec(`/${rest}`)
+  return folder !== null ? rest.slice(folder.index) : rest.slice(rest.indexOf('/') + 1)
 }
 
 /** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
