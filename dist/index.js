@@ -32404,7 +32404,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9373:
+/***/ 3350:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -32418,7 +32418,7 @@ const systemClock = {
 
 /***/ }),
 
-/***/ 3029:
+/***/ 3834:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -32464,7 +32464,829 @@ function gitAuthEnv(serverUrl, token, env = {}) {
 
 /***/ }),
 
-/***/ 8706:
+/***/ 6738:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Qo: () => (/* binding */ readEnvironment),
+/* harmony export */   Vp: () => (/* binding */ runUrl),
+/* harmony export */   aR: () => (/* binding */ repositoryName)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4296);
+/**
+ * The standard runner environment, read once (docs/inputs-outputs.md: "Inputs and outputs"). The same
+ * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
+ * work by setting GITHUB_API_URL.
+ */
+
+function positiveInteger(raw) {
+    return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined;
+}
+function readEnvironment(env, cwd) {
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const [owner, repo, ...rest] = repository.split('/');
+    if (!owner || !repo || rest.length > 0)
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
+            fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
+        });
+    return {
+        repository: { owner, repo },
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+        runId: positiveInteger(env.GITHUB_RUN_ID),
+        runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
+        actor: env.GITHUB_ACTOR || undefined,
+        workspace: env.GITHUB_WORKSPACE || cwd,
+        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
+    };
+}
+/** `owner/repo`. */
+function repositoryName(environment) {
+    return `${environment.repository.owner}/${environment.repository.repo}`;
+}
+/** The browser link of a workflow run of this repository (this run when no id is given). */
+function runUrl(environment, runId = environment.runId) {
+    if (runId === undefined || runId === null)
+        return null;
+    return `${environment.serverUrl}/${repositoryName(environment)}/actions/runs/${runId}`;
+}
+
+
+/***/ }),
+
+/***/ 4296:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   lZ: () => (/* binding */ ActionError),
+/* harmony export */   nG: () => (/* binding */ httpStatus)
+/* harmony export */ });
+/**
+ * Errors of the action itself (bad input, auth, an API that keeps failing, a state store
+ * that cannot be read). Expected outcomes such as a red verdict or a pause are values,
+ * never exceptions. Every ActionError names the cause and the fix.
+ */
+class ActionError extends Error {
+    fix;
+    constructor(message, options = {}) {
+        super(options.fix ? `${message}\nFix: ${options.fix}` : message, { cause: options.cause });
+        this.name = 'ActionError';
+        this.fix = options.fix;
+    }
+}
+/** The one way to turn anything thrown into a message. */
+function errorMessage(error) {
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === 'string')
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
+}
+/** HTTP status of an Octokit RequestError (or anything shaped like one). */
+function httpStatus(error) {
+    if (typeof error === 'object' && error !== null && 'status' in error) {
+        const status = error.status;
+        return typeof status === 'number' ? status : undefined;
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 2032:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   F_: () => (/* binding */ fieldOfKey),
+/* harmony export */   TF: () => (/* binding */ renderCell),
+/* harmony export */   UK: () => (/* binding */ PROGRAM_NAME_PATTERN),
+/* harmony export */   Vw: () => (/* binding */ schedulerKey),
+/* harmony export */   WI: () => (/* binding */ appendRecentStatus),
+/* harmony export */   a2: () => (/* binding */ MACHINE_STATE_FIELD_NAMES),
+/* harmony export */   bQ: () => (/* binding */ EMPTY_CELL),
+/* harmony export */   e0: () => (/* binding */ MachineStateSchema),
+/* harmony export */   iq: () => (/* binding */ MachineStatePatchSchema),
+/* harmony export */   n0: () => (/* binding */ stateFilePath),
+/* harmony export */   vz: () => (/* binding */ sanitizeCellText),
+/* harmony export */   yW: () => (/* binding */ MACHINE_STATE_FIELDS)
+/* harmony export */ });
+/* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS */
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
+/**
+ * The Machine State table of a program's state file (docs/state.md: "The state file"): its rows, how each value
+ * cell is read into a typed view (validated with zod) and how a patch value is written
+ * back as a cell the autoloop scheduler reads exactly as meant.
+ */
+
+/** How many Recent Statuses are kept (oldest first, newest last). */
+const RECENT_STATUSES_KEPT = 10;
+/** What an empty value is written as; the scheduler reads `—`, `-` and empty as null. */
+const EMPTY_CELL = '—';
+/** The longest free-text value written into a cell; longer text is cut with `…`. */
+const MAX_CELL_CHARS = 500;
+const PROGRAM_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const ISO_UTC_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?)?$/;
+const NUMBER_PATTERN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const COUNT_PATTERN = /^\d{1,15}$/;
+const REF_PATTERN = /^#?(\d{1,15})$/;
+const lastRunCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
+    .regex(ISO_UTC_PATTERN, 'must be an ISO 8601 UTC time such as 2026-01-15T12:00:00Z')
+    .refine((value) => !Number.isNaN(Date.parse(value.replace(/ ?UTC$/, 'Z').replace(' ', 'T'))), {
+    message: 'is not a real date and time'
+});
+const countCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
+    .regex(COUNT_PATTERN, 'must be a whole number such as 0 or 12')
+    .transform(Number);
+const metricCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
+    .regex(NUMBER_PATTERN, 'must be a number such as 0.87 (no units, no text)')
+    .transform(Number);
+const directionCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
+    .transform((value) => value.toLowerCase())
+    .pipe(zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower'], { message: 'must be higher or lower' }));
+const refCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
+    .regex(REF_PATTERN, 'must be a number written as #12')
+    .transform((value) => Number(value.replace('#', '')));
+const booleanCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
+    .transform((value) => value.toLowerCase())
+    .pipe(zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['true', 'false'], { message: 'must be true or false' }))
+    .transform((value) => value === 'true');
+const textCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP();
+const branchCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().transform((value) => value.replace(/^`([^`]*)`$/, '$1'));
+const statusesCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().transform((value) => value
+    .split(',')
+    .map((status) => status.trim().toLowerCase())
+    .filter((status) => status !== ''));
+/**
+ * The Machine State rows in template order. `key` is the scheduler's name for the row
+ * (label lower-cased, spaces to `_`); `cell` reads a non-empty value cell.
+ */
+const MACHINE_STATE_FIELDS = {
+    lastRun: { label: 'Last Run', cell: lastRunCell },
+    iterationCount: { label: 'Iteration Count', cell: countCell },
+    bestMetric: { label: 'Best Metric', cell: metricCell },
+    targetMetric: { label: 'Target Metric', cell: metricCell },
+    metricDirection: { label: 'Metric Direction', cell: directionCell },
+    branch: { label: 'Branch', cell: branchCell },
+    pr: { label: 'PR', cell: refCell },
+    issue: { label: 'Issue', cell: refCell },
+    paused: { label: 'Paused', cell: booleanCell },
+    pauseReason: { label: 'Pause Reason', cell: textCell },
+    completed: { label: 'Completed', cell: booleanCell },
+    completedReason: { label: 'Completed Reason', cell: textCell },
+    consecutiveErrors: { label: 'Consecutive Errors', cell: countCell },
+    recentStatuses: { label: 'Recent Statuses', cell: statusesCell }
+};
+const MACHINE_STATE_FIELD_NAMES = Object.keys(MACHINE_STATE_FIELDS);
+/** The scheduler's key for a row label: lower-cased, spaces turned to `_`. */
+function schedulerKey(label) {
+    return label.toLowerCase().split(' ').join('_');
+}
+const FIELD_BY_KEY = new Map(MACHINE_STATE_FIELD_NAMES.map((name) => [schedulerKey(MACHINE_STATE_FIELDS[name].label), name]));
+/** The known field a scheduler key names, if any. */
+function fieldOfKey(key) {
+    return FIELD_BY_KEY.get(key);
+}
+/** The typed view of the Machine State table. Missing rows and empty cells read as null. */
+const MachineStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    bestMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().nullable(),
+    targetMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().nullable(),
+    metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
+    branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    issue: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    /** As the scheduler reads it: only `true` (any case) pauses; missing or empty is false. */
+    paused: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+    pauseReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    completed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+    completedReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    consecutiveErrors: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    /** Oldest first, newest last, lower-cased. */
+    recentStatuses: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+    /** Rows this action does not know, by scheduler key, kept untouched in the file. */
+    extra: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable())
+});
+/**
+ * The rows a command changes. A field that is absent (or `undefined`) is left as it is;
+ * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
+ * patches it wrote (JSON), so the schema is zod's.
+ */
+/** Epoch milliseconds a Date can hold. */
+const epochMs = zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()
+    .refine((ms) => Number.isFinite(new Date(ms).getTime()), { message: 'is not a time' });
+/** A number, or its decimal text (what `renderCell` writes; anything else is refused here). */
+const metricValue = zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().refine((text) => NUMBER_PATTERN.test(text.trim()), {
+        message: 'must be a number such as 0.87 (no units, no text)'
+    })
+]);
+const MachineStatePatchSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
+    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_1__/* .datetime */ .w$({ offset: true, message: 'must be an ISO 8601 time' }), epochMs])
+        .nullable(),
+    iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    /** A number, or its decimal text when the exact digits matter (`0.8730`). */
+    bestMetric: metricValue.nullable(),
+    targetMetric: metricValue.nullable(),
+    metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
+    branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    issue: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    paused: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY().nullable(),
+    pauseReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    completed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY().nullable(),
+    completedReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
+    consecutiveErrors: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
+    /** The whole list, oldest first; only the last 10 are written. */
+    recentStatuses: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()).nullable()
+})
+    .partial()
+    .strict();
+/** Turns epoch milliseconds into the ISO UTC form used in the table (no milliseconds). */
+function isoUtc(ms) {
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+// Line breaks as Python's splitlines() sees them, and other control characters.
+// eslint-disable-next-line no-control-regex
+const LINE_BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g;
+/**
+ * Makes free text safe for one table cell: no `|` (replaced by `¦`), no line breaks or
+ * control characters (replaced by spaces), whitespace collapsed, cut to `MAX_CELL_CHARS`.
+ */
+function sanitizeCellText(text) {
+    const oneLine = text
+        .replace(/\|/g, '¦')
+        .replace(LINE_BREAKS_AND_CONTROLS, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return oneLine.length > MAX_CELL_CHARS ? `${oneLine.slice(0, MAX_CELL_CHARS - 1)}…` : oneLine;
+}
+/** Appends a status, keeping the last `RECENT_STATUSES_KEPT` (newest last). */
+function appendRecentStatus(statuses, status) {
+    return [...statuses, status].slice(-RECENT_STATUSES_KEPT);
+}
+function orEmpty(text) {
+    return text === '' ? EMPTY_CELL : text;
+}
+function renderCount(field, value) {
+    if (!Number.isSafeInteger(value) || value < 0) {
+        throw new RangeError(`${MACHINE_STATE_FIELDS[field].label} must be a whole number ≥ 0, got ${value}`);
+    }
+    return String(value);
+}
+function renderMetric(field, value) {
+    const text = typeof value === 'number' ? String(value) : value.trim();
+    if (!NUMBER_PATTERN.test(text)) {
+        throw new RangeError(`${MACHINE_STATE_FIELDS[field].label} must be a finite number, got ${value}`);
+    }
+    return text;
+}
+function renderStatuses(statuses) {
+    const words = statuses
+        .map((status) => sanitizeCellText(status)
+        .toLowerCase()
+        .replace(/[,\s]+/g, '-'))
+        .filter((status) => status !== '')
+        .slice(-RECENT_STATUSES_KEPT);
+    return orEmpty(words.join(', '));
+}
+/**
+ * The value cell text for a patch value: never contains `|` or a line break, `—` when empty.
+ * Throws a RangeError for a value the row cannot hold (a caller's bug, not a file problem).
+ */
+function renderCell(field, value) {
+    if (value === null)
+        return EMPTY_CELL;
+    const v = value;
+    switch (field) {
+        case 'lastRun': {
+            const ms = typeof v === 'number' ? v : Date.parse(String(v));
+            if (!Number.isFinite(ms))
+                throw new RangeError(`Last Run must be a time, got ${String(v)}`);
+            return isoUtc(ms);
+        }
+        case 'iterationCount':
+        case 'consecutiveErrors':
+        case 'pr':
+        case 'issue': {
+            const text = renderCount(field, v);
+            return field === 'pr' || field === 'issue' ? `#${text}` : text;
+        }
+        case 'bestMetric':
+        case 'targetMetric':
+            return renderMetric(field, v);
+        case 'metricDirection':
+            return directionCell.parse(String(v));
+        case 'paused':
+        case 'completed':
+            return v ? 'true' : 'false';
+        case 'branch': {
+            const branch = sanitizeCellText(String(v)).replace(/`/g, '');
+            return branch === '' ? EMPTY_CELL : `\`${branch}\``;
+        }
+        case 'recentStatuses':
+            return renderStatuses(v);
+        default:
+            return orEmpty(sanitizeCellText(String(v)));
+    }
+}
+/** The state file of a program. */
+function stateFilePath(program) {
+    if (!PROGRAM_NAME_PATTERN.test(program)) {
+        throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`);
+    }
+    return `${program}.md`;
+}
+
+
+/***/ }),
+
+/***/ 8036:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   K$: () => (/* binding */ StateConflictError),
+/* harmony export */   Ld: () => (/* binding */ ContentsConflictError),
+/* harmony export */   ci: () => (/* binding */ StateFileError)
+/* harmony export */ });
+/** Errors of the state file and its stores. Each message names the cause and the fix. */
+const QUOTE_LIMIT = 200;
+function quote(lineText) {
+    const cut = lineText.length > QUOTE_LIMIT ? `${lineText.slice(0, QUOTE_LIMIT)}…` : lineText;
+    return JSON.stringify(cut);
+}
+/**
+ * The state file cannot be read safely. It is never overwritten while this is thrown:
+ * a maintainer fixes the quoted line (or runs `reset` for the ledger section).
+ */
+class StateFileError extends Error {
+    reason;
+    fix;
+    line;
+    lineText;
+    source;
+    constructor(problem, source) {
+        const where = problem.line === undefined
+            ? ''
+            : ` line ${problem.line}${problem.lineText === undefined ? '' : ` ${quote(problem.lineText)}`}`;
+        const file = source === undefined ? 'state file' : `state file ${source}`;
+        super(`${file}${where}: ${problem.reason}. Fix: ${problem.fix}`);
+        this.name = 'StateFileError';
+        this.reason = problem.reason;
+        this.fix = problem.fix;
+        this.line = problem.line;
+        this.lineText = problem.lineText;
+        this.source = source;
+    }
+    /** The same problem, with the file's name or path in the message. */
+    inFile(source) {
+        return new StateFileError({ reason: this.reason, fix: this.fix, line: this.line, lineText: this.lineText }, source);
+    }
+}
+/** The stored file changed since it was read: re-read, re-apply, retry. */
+class StateConflictError extends Error {
+    constructor(message, options) {
+        super(message, options);
+        this.name = 'StateConflictError';
+    }
+}
+/**
+ * Thrown by a `ContentsApi` when the blob SHA given to `putFile` is no longer the file's
+ * (GitHub answers 409 or 422), or when a file expected to be new already exists.
+ */
+class ContentsConflictError extends Error {
+    constructor(message, options) {
+        super(message, options);
+        this.name = 'ContentsConflictError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 9069:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   A7: () => (/* binding */ removeMarkers),
+/* harmony export */   EU: () => (/* binding */ fence),
+/* harmony export */   Ig: () => (/* binding */ forLog),
+/* harmony export */   TN: () => (/* binding */ oneLine),
+/* harmony export */   af: () => (/* binding */ normaliseText),
+/* harmony export */   fp: () => (/* binding */ redactSecrets),
+/* harmony export */   ti: () => (/* binding */ inlineCode),
+/* harmony export */   xR: () => (/* binding */ tableCell)
+/* harmony export */ });
+/* unused harmony exports REDACTED, MIN_MASKED_VALUE_LENGTH, DEFAULT_FENCE_MAX_LINES, DEFAULT_FENCE_MAX_CHARS, removeHtmlComments, neutralise, PIPE_SUBSTITUTE */
+/**
+ * Text taken from CI is untrusted (README: "Security"): logs, annotations, check-run output, status
+ * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
+ * it ends up in issue comments, job summaries, action outputs and logs. Every function here is
+ * pure and runs in time linear in the input: each regular expression either starts at a fixed
+ * literal and is followed by nothing that could make it re-scan a run, or is replaced by an
+ * explicit scan (PEM blocks, HTML comments).
+ *
+ * Each formatter does the same preparation first (`prepare`):
+ * 1. normalise: ANSI escapes, control characters and invisible (default-ignorable) characters
+ *    such as zero-width spaces and bidi overrides are dropped, line ends become `\n`; so a
+ *    token or a sentinel split by invisible characters is seen whole;
+ * 2. redact secrets and masked values;
+ * 3. remove HTML comments (an unterminated one up to the end of the text) and `AUTOLOOP:`
+ *    marker text, so CI text can never forge the status-comment sentinel or a hidden marker.
+ * Removed text is replaced by one space, which cannot take part in a comment opener or a
+ * marker, so a removal never joins its neighbours into a new one.
+ */
+/** What a secret is replaced with, as the runner does. */
+const REDACTED = '***';
+/**
+ * Masked values shorter than this are not redacted: masking every `true`, `main` or `1` would
+ * make the text unreadable while protecting nothing a short value could hide.
+ */
+const MIN_MASKED_VALUE_LENGTH = 6;
+const DEFAULT_FENCE_MAX_LINES = 30;
+const DEFAULT_FENCE_MAX_CHARS = 4000;
+// ---------------------------------------------------------------------------------------------
+// Normalisation
+/* eslint-disable no-control-regex -- these patterns exist to find control characters */
+/** CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks). */
+const ANSI_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?/g;
+/** C0 and C1 controls except tab and newline (carriage returns are turned into newlines first). */
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+/* eslint-enable no-control-regex */
+const LINE_BREAK = /\r\n?|[\u2028\u2029]/g;
+/** Zero-width characters, bidi controls, soft hyphens, variation selectors, tag characters. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * Drops what hides or disguises text: ANSI escapes, control characters, invisible characters;
+ * turns every line break into `\n` and lone surrogates into U+FFFD.
+ */
+function normaliseText(text) {
+    return text
+        .replace(ANSI_ESCAPE, '')
+        .replace(LINE_BREAK, '\n')
+        .replace(CONTROL, '')
+        .replace(INVISIBLE, '')
+        .replace(LONE_SURROGATE, '\uFFFD');
+}
+// ---------------------------------------------------------------------------------------------
+// Secrets
+/**
+ * Token shapes. Each starts at a literal (or at the start of a run, by look-behind) and ends
+ * with a greedy run that needs nothing after it, so no pattern can re-scan a run it started in.
+ */
+const SECRET_PATTERNS = [
+    // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens.
+    [/gh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
+    // GitHub fine-grained personal access tokens.
+    [/github_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
+    // AWS access key ids (long-term and temporary).
+    [/(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g, REDACTED],
+    // AWS secret access keys next to their name: env, ini, JSON (`"SecretAccessKey": "…"`).
+    [/((?:aws_?)?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi, `$1${REDACTED}`],
+    // HTTP authorization headers, whatever the scheme; keeps the header and scheme names.
+    [
+        /(\bauthorization["']?\s*[:=]\s*["']?(?:(?:token|bearer|basic|digest)\s+)?)[^\s"',;]+/gi,
+        `$1${REDACTED}`
+    ],
+    [/(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi, `$1${REDACTED}`],
+    // npm automation/publish tokens and `.npmrc` credentials.
+    [/npm_[A-Za-z0-9]{30,}/g, REDACTED],
+    [/(_auth(?:Token)?\s*=\s*|_password\s*=\s*)[^\s"']+/gi, `$1${REDACTED}`],
+    // Slack bot, user, app and refresh tokens.
+    [/xox[abposre]-[A-Za-z0-9-]{10,}/g, REDACTED],
+    // JSON web tokens (OIDC tokens show up in CI logs), only at the start of a base64url run.
+    [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
+    // Credentials in URLs: `https://user:pass@host`, `https://token@host`. The user-info run
+    // cannot contain `/`, so it never spans the `scheme://` of another match.
+    [/\b([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)[^\s/?#@"'<>()[\]{}]+@/g, `$1${REDACTED}@`]
+];
+/**
+ * Masks token-like strings (GitHub, AWS, npm, Slack, JWT, authorization headers, PEM private
+ * keys, credentials in URLs) and every masked value of at least `MIN_MASKED_VALUE_LENGTH`
+ * characters (multi-line values also line by line) with `***`. Text only; use the formatters
+ * below for text that will be shown.
+ */
+function redactSecrets(text, maskedValues = []) {
+    let result = redactMaskedValues(text, maskedValues);
+    result = redactPrivateKeys(result);
+    for (const [pattern, replacement] of SECRET_PATTERNS)
+        result = result.replace(pattern, replacement);
+    return result;
+}
+function redactMaskedValues(text, maskedValues) {
+    const values = new Set();
+    for (const value of maskedValues) {
+        for (const candidate of [value, ...value.split(/\r?\n/)]) {
+            if (candidate.length >= MIN_MASKED_VALUE_LENGTH)
+                values.add(candidate);
+        }
+    }
+    if (values.size === 0)
+        return text;
+    // Longest first, so a value that contains another is masked whole.
+    const alternatives = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    return text.replace(new RegExp(alternatives.join('|'), 'g'), REDACTED);
+}
+function escapeRegExp(literal) {
+    return literal.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+const PEM_BEGIN = '-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
+const PEM_END = '-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
+/**
+ * Replaces each private-key block, BEGIN to END line, by `***`; a block with no END line is
+ * key material to the end of the text. One forward scan: each END search starts after its
+ * BEGIN, and the next BEGIN search after that END.
+ */
+function redactPrivateKeys(text) {
+    const begin = new RegExp(PEM_BEGIN, 'g');
+    const end = new RegExp(PEM_END, 'g');
+    let result = '';
+    let from = 0;
+    for (;;) {
+        begin.lastIndex = from;
+        const opening = begin.exec(text);
+        if (opening === null)
+            return result + text.slice(from);
+        result += text.slice(from, opening.index) + REDACTED;
+        end.lastIndex = opening.index + opening[0].length;
+        const closing = end.exec(text);
+        if (closing === null)
+            return result;
+        from = closing.index + closing[0].length;
+    }
+}
+// ---------------------------------------------------------------------------------------------
+// Comments and markers
+/**
+ * Marker text this project hides in comments and state (`<!-- AUTOLOOP:STATUS -->`,
+ * `autoloop-ci-gate:` markers). Matched case-insensitively, after invisible characters are gone.
+ */
+const MARKER = /autoloop(?:-ci-gate)?:/gi;
+/** Removes every `<!-- … -->` (also `<!-->`, `<!--->`); an unterminated one runs to the end. */
+function removeHtmlComments(text) {
+    let result = '';
+    let from = 0;
+    for (;;) {
+        const open = text.indexOf('<!--', from);
+        if (open === -1)
+            return result + text.slice(from);
+        result += text.slice(from, open) + ' ';
+        // HTML ends a comment at the first `-->`, even one that overlaps the opener's dashes.
+        const close = text.indexOf('-->', open + 2);
+        if (close === -1)
+            return result;
+        from = close + 3;
+    }
+}
+/** Removes HTML comments, then marker text (`AUTOLOOP:` in any case). */
+function removeMarkers(text) {
+    return removeHtmlComments(text).replace(MARKER, ' ');
+}
+/** Normalise, redact, then drop HTML comments and markers: the start of every formatter. */
+function prepare(text, options) {
+    const masked = (options?.maskedValues ?? []).map(normaliseText);
+    return removeMarkers(redactSecrets(normaliseText(text), masked));
+}
+// ---------------------------------------------------------------------------------------------
+// Markdown outside a fence
+const ZWJ = '\u200D';
+/** Characters that start markdown syntax anywhere in a line and that CI text must not use. */
+const INLINE_ESCAPED = new Set(['\\', '`', '[', ']', '|']);
+/** Characters that start a block (heading, quote, list, rule, fence) at the start of a line. */
+const LINE_START_ESCAPED = new Set(['#', '>', '+', '-', '*', '=', '_', '~']);
+const ENTITY_LIKE = /#?[A-Za-z0-9]{1,32};/y;
+const ORDERED_LIST_MARKER = /[0-9]{1,9}[.)]/y;
+/**
+ * Prepared text as markdown pieces: each piece is one source character, escaped as needed, so
+ * a cut between pieces never splits an escape, a surrogate pair, or `@` from its joiner.
+ * - `@` gets a zero-width joiner after it: GitHub only mentions `@` + letter or digit;
+ * - `#1` and `GH-1` get one after `#` / `GH`, so GitHub does not link them as references;
+ * - `<` becomes `&lt;` (no raw HTML), `&` before something entity-like becomes `&amp;` (so
+ *   `@&#117;ser` cannot decode into a mention);
+ * - `\`, backticks, brackets and `|` are backslash-escaped (no code spans, links, images or
+ *   table cells), as are block markers at the start of a line.
+ */
+function markdownPieces(text) {
+    const pieces = [];
+    let atLineStart = true;
+    let indent = 0;
+    let i = 0;
+    while (i < text.length) {
+        const ch = String.fromCodePoint(text.codePointAt(i) ?? 0);
+        if (ch === '\n') {
+            pieces.push(ch);
+            atLineStart = true;
+            indent = 0;
+            i += 1;
+            continue;
+        }
+        const startsLine = atLineStart && !(ch === ' ' && indent < 3);
+        if (atLineStart) {
+            if (!startsLine) {
+                pieces.push(ch);
+                indent += 1;
+                i += 1;
+                continue;
+            }
+            atLineStart = false;
+            ORDERED_LIST_MARKER.lastIndex = i;
+            const listMarker = ORDERED_LIST_MARKER.exec(text);
+            if (listMarker !== null) {
+                for (const digit of listMarker[0].slice(0, -1))
+                    pieces.push(digit);
+                pieces.push(`\\${listMarker[0].slice(-1)}`);
+                i += listMarker[0].length;
+                continue;
+            }
+        }
+        let piece = ch;
+        let consumed = ch.length;
+        if (INLINE_ESCAPED.has(ch))
+            piece = `\\${ch}`;
+        else if (ch === '<')
+            piece = '&lt;';
+        else if (ch === '&' && isEntityAt(text, i + 1))
+            piece = '&amp;';
+        else if (ch === '@')
+            piece = ch + ZWJ;
+        else if (ch === '#' && isDigit(text[i + 1] ?? ''))
+            piece = ch + ZWJ;
+        else if ((ch === 'G' || ch === 'g') && isGhReference(text, i)) {
+            piece = ch + (text[i + 1] ?? '') + ZWJ;
+            consumed = 2;
+        }
+        pieces.push(startsLine && LINE_START_ESCAPED.has(ch) ? `\\${piece}` : piece);
+        i += consumed;
+    }
+    return pieces;
+}
+function isDigit(ch) {
+    return ch >= '0' && ch <= '9';
+}
+function isEntityAt(text, index) {
+    ENTITY_LIKE.lastIndex = index;
+    return ENTITY_LIKE.test(text);
+}
+/** `GH-` followed by a digit, any case: GitHub links `GH-123` to issue 123. */
+function isGhReference(text, index) {
+    const h = text[index + 1];
+    return (h === 'H' || h === 'h') && text[index + 2] === '-' && isDigit(text[index + 3] ?? '');
+}
+/**
+ * For untrusted text shown as markdown outside a fence (line breaks kept): prepared (redacted,
+ * no HTML comments or markers), then mentions and issue references broken, raw HTML and
+ * entities escaped, and markdown syntax escaped so the text renders as itself.
+ */
+function neutralise(text, options) {
+    return markdownPieces(prepare(text, options)).join('');
+}
+/**
+ * One line of neutralised markdown, at most `max` characters: whitespace runs (line breaks
+ * included) become one space, `|` is escaped, and a cut text ends with `…`.
+ */
+function oneLine(text, max, options) {
+    return boundedMarkdown(singleLine(prepare(text, options)), max);
+}
+/** Stands in for `|` where a table must never see one. */
+const PIPE_SUBSTITUTE = '¦';
+/**
+ * A table cell value: like `oneLine`, but with no `|` at all (replaced by `¦`), not even
+ * escaped, since the autoloop scheduler splits state-file rows on every `|`.
+ */
+function tableCell(text, max, options) {
+    const line = singleLine(prepare(text, options)).replaceAll('|', PIPE_SUBSTITUTE);
+    return boundedMarkdown(line, max);
+}
+/**
+ * Untrusted text as one inline code span, shown verbatim (mentions, references and HTML do not
+ * render in code): prepared, made one line, bounded to `max` characters of content, delimited
+ * by a backtick run longer than any inside. Not for table cells (a `|` splits cells even in
+ * code); use `tableCell` there.
+ */
+function inlineCode(text, max, options) {
+    const content = cut(singleLine(prepare(text, options)), max);
+    if (content === '')
+        return '(empty)';
+    const delimiter = '`'.repeat(longestRun(content, '`') + 1);
+    // CommonMark strips one space on each side, which keeps a backtick at either end apart from
+    // the delimiter.
+    const padding = content.startsWith('`') || content.endsWith('`') ? ' ' : '';
+    return `${delimiter}${padding}${content}${padding}${delimiter}`;
+}
+/**
+ * Untrusted text in a fenced code block it cannot break out of: prepared (redacted, no HTML
+ * comments or markers; mentions do not ping inside a fence), bounded to `maxLines` lines and
+ * `maxChars` characters (a cut line ends with `…`), fenced by a backtick run longer than any
+ * inside, and followed by `… (N more lines)` when lines were left out.
+ */
+function fence(text, options = {}) {
+    const maxLines = positiveInteger(options.maxLines ?? DEFAULT_FENCE_MAX_LINES, 'maxLines');
+    const maxChars = positiveInteger(options.maxChars ?? DEFAULT_FENCE_MAX_CHARS, 'maxChars');
+    const lines = prepare(text, options).trimEnd().split('\n');
+    if (lines.length === 1 && lines[0] === '')
+        lines.pop();
+    const shown = [];
+    let budget = maxChars;
+    for (const line of lines) {
+        if (shown.length === maxLines || budget <= 0)
+            break;
+        if (line.length <= budget) {
+            shown.push(line);
+            budget -= line.length + 1;
+        }
+        else {
+            shown.push(cut(line, budget));
+            budget = 0;
+        }
+    }
+    const content = shown.join('\n');
+    const delimiter = '`'.repeat(Math.max(3, longestRun(content, '`') + 1));
+    const block = content === '' ? `${delimiter}\n${delimiter}` : `${delimiter}\n${content}\n${delimiter}`;
+    const omitted = lines.length - shown.length;
+    return omitted > 0 ? `${block}\n… (${omitted} more line${omitted === 1 ? '' : 's'})` : block;
+}
+/**
+ * Untrusted text for the action's own log: redacted, and unable to issue workflow commands
+ * (`::command::` lines, `##[command]`), which the runner would otherwise obey.
+ */
+function forLog(text, options) {
+    const masked = (options?.maskedValues ?? []).map(normaliseText);
+    return redactSecrets(normaliseText(text), masked)
+        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZWJ}`)
+        .replaceAll('##[', `##${ZWJ}[`);
+}
+// ---------------------------------------------------------------------------------------------
+// Helpers
+function singleLine(text) {
+    return text.replace(/\s+/g, ' ').trim();
+}
+/** `text` if at most `max` characters, else its start (no half surrogate pair) and `…`. */
+function cut(text, max) {
+    positiveInteger(max, 'max');
+    if (text.length <= max)
+        return text;
+    let end = max - 1;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff)
+        end -= 1;
+    return `${text.slice(0, end)}…`;
+}
+/**
+ * Each source character yields at least one output character and looks at most this far
+ * ahead, so the pieces of the first `max + MARKDOWN_LOOKAHEAD` characters decide a bounded line.
+ */
+const MARKDOWN_LOOKAHEAD = 40;
+function boundedMarkdown(line, max) {
+    return boundPieces(markdownPieces(line.slice(0, max + MARKDOWN_LOOKAHEAD)), max);
+}
+/** Joins pieces; if they exceed `max` characters, keeps whole pieces and ends with `…`. */
+function boundPieces(pieces, max) {
+    positiveInteger(max, 'max');
+    let total = 0;
+    for (const piece of pieces)
+        total += piece.length;
+    if (total <= max)
+        return pieces.join('');
+    let result = '';
+    for (const piece of pieces) {
+        if (result.length + piece.length > max - 1)
+            break;
+        result += piece;
+    }
+    return `${result}…`;
+}
+function longestRun(text, ch) {
+    let longest = 0;
+    let current = 0;
+    for (const c of text) {
+        current = c === ch ? current + 1 : 0;
+        if (current > longest)
+            longest = current;
+    }
+    return longest;
+}
+function positiveInteger(value, name) {
+    if (!Number.isInteger(value) || value < 1) {
+        throw new RangeError(`${name} must be a whole number of at least 1, got ${value}`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
+/***/ 4790:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32484,8 +33306,8 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./src/environment.ts
-var src_environment = __nccwpck_require__(2678);
+// EXTERNAL MODULE: ./src/core/environment.ts
+var core_environment = __nccwpck_require__(6738);
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
@@ -37696,7 +38518,7 @@ function retry(octokit, octokitOptions) {
 retry.VERSION = plugin_retry_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ./src/github/client.ts
+;// CONCATENATED MODULE: ./src/adapters/github/client.ts
 /**
  * The one place Octokit is built: token, base URL (GitHub Enterprise Server or the fake API
  * through GITHUB_API_URL), throttling for primary and secondary rate limits and 429 answers
@@ -37870,11 +38692,11 @@ function retryAfterSeconds(error, now) {
     return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
 }
 
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/state/errors.ts
-var state_errors = __nccwpck_require__(3406);
-;// CONCATENATED MODULE: ./src/github/rest.ts
+// EXTERNAL MODULE: ./src/core/errors.ts
+var errors = __nccwpck_require__(4296);
+// EXTERNAL MODULE: ./src/core/state-errors.ts
+var state_errors = __nccwpck_require__(8036);
+;// CONCATENATED MODULE: ./src/adapters/github/rest.ts
 
 
 const PAGE_SIZE = 100;
@@ -38309,12 +39131,9 @@ class RestGitHub {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-// EXTERNAL MODULE: ./src/credentials.ts
-var credentials = __nccwpck_require__(3029);
-;// CONCATENATED MODULE: ./src/git.ts
-/**
- * The git adapter: read HEAD and push it to the program branch, fast-forward only.
- */
+// EXTERNAL MODULE: ./src/adapters/credentials.ts
+var credentials = __nccwpck_require__(3834);
+;// CONCATENATED MODULE: ./src/adapters/git.ts
 
 
 
@@ -38368,16 +39187,205 @@ function createGit(options) {
     };
 }
 
-// EXTERNAL MODULE: ./src/state/store.ts
-var state_store = __nccwpck_require__(6992);
-;// CONCATENATED MODULE: ./src/state/memory-branch.ts
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./src/core/schema.ts
+var schema = __nccwpck_require__(2032);
+;// CONCATENATED MODULE: ./src/adapters/store.ts
+
+
+
+
+
+const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Paths a store accepts: a file name, or one folder and a file name; no `..`, no absolute path. */
+function checkPath(path) {
+    if (!STORE_PATH.test(path) || path.includes('..'))
+        throw new RangeError(`invalid state store path ${JSON.stringify(path)}`);
+    return path;
+}
+function programsOf(fileNames) {
+    return fileNames
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => name.slice(0, -3))
+        .filter((name) => schema/* PROGRAM_NAME_PATTERN */.UK.test(name))
+        .sort();
+}
+// A local folder (gh-aw repo-memory checks it out and commits it after the job)
+function contentVersion(bytes) {
+    return (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex');
+}
+async function readIfExists(path) {
+    try {
+        return await (0,promises_.readFile)(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return null;
+        throw error;
+    }
+}
+/** Writes to one path, one at a time within this process (the check-then-rename step). */
+const pathLocks = new Map();
+async function withPathLock(path, critical) {
+    const previous = pathLocks.get(path) ?? Promise.resolve();
+    let release = () => { };
+    const mine = new Promise((resolve) => {
+        release = resolve;
+    });
+    const chained = previous.then(() => mine);
+    pathLocks.set(path, chained);
+    await previous;
+    try {
+        return await critical();
+    }
+    finally {
+        release();
+        if (pathLocks.get(path) === chained)
+            pathLocks.delete(path);
+    }
+}
+/** A lock file older than this was left by a killed process (the locked step takes ms). */
+const STALE_LOCK_MS = 30_000;
+const LOCK_WAIT_MS = { step: 5, total: 20_000 };
 /**
- * Reads the state branch with git (docs/commands.md: "reconcile"): one shallow fetch of one branch
- * into a throwaway bare repository, then every program's two files from that commit. Git
- * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
- * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
- * writes by compare-and-swap against exactly what was read.
+ * Runs `critical` holding `.<name>.lock` next to the file, created exclusively, so that writers in other
+ * processes (two jobs sharing one folder) take turns too. A lock left by a killed process is
+ * broken once it is older than STALE_LOCK_MS. This waits on real time, not the injected clock:
+ * the lock is held by other processes, whose time is real.
  */
+async function withLockFile(path, critical) {
+    const lock = (0,external_node_path_.join)((0,external_node_path_.dirname)(path), `.${(0,external_node_path_.basename)(path)}.lock`);
+    const started = Date.now();
+    for (;;) {
+        try {
+            const handle = await (0,promises_.open)(lock, 'wx');
+            await handle.writeFile(`${process.pid}\n`);
+            await handle.close();
+            break;
+        }
+        catch (error) {
+            if (error.code !== 'EEXIST')
+                throw error;
+            const age = await (0,promises_.stat)(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+            if (age > STALE_LOCK_MS)
+                await (0,promises_.rm)(lock, { force: true });
+            else if (Date.now() - started > LOCK_WAIT_MS.total)
+                throw new state_errors/* StateConflictError */.K$(`${lock} has been held for ${Math.round(age / 1000)} s by another writer. Fix: re-run the job; remove the lock file if no other job is running`);
+            else
+                await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS.step));
+        }
+    }
+    try {
+        return await critical();
+    }
+    finally {
+        await (0,promises_.rm)(lock, { force: true });
+    }
+}
+/**
+ * Files under a folder (`<dir>/<program>.md`, `<dir>/ci-gate/<program>.json`). The version is
+ * the SHA-256 of the bytes. A write puts the text in a temp file in the same folder, then, one writer at a time per path (within
+ * the process by a promise chain, across processes by a lock file), re-reads the file,
+ * compares versions and renames the temp file over it (atomic on one file system). A change
+ * made since the read is detected, also by a job running in another process on the folder.
+ */
+class LocalDirStore {
+    dir;
+    description;
+    constructor(dir) {
+        this.dir = dir;
+        this.description = `folder ${dir}`;
+    }
+    pathOf(path) {
+        return (0,external_node_path_.join)(this.dir, checkPath(path));
+    }
+    async read(path) {
+        const bytes = await readIfExists(this.pathOf(path));
+        return bytes === null ? null : { text: bytes.toString('utf8'), version: contentVersion(bytes) };
+    }
+    async write(relativePath, text, expectedVersion) {
+        const path = this.pathOf(relativePath);
+        const folder = (0,external_node_path_.dirname)(path);
+        await (0,promises_.mkdir)(folder, { recursive: true });
+        const temp = (0,external_node_path_.join)(folder, `.${(0,external_node_path_.basename)(path)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
+        const bytes = Buffer.from(text, 'utf8');
+        await (0,promises_.writeFile)(temp, bytes);
+        try {
+            await withPathLock(path, () => withLockFile(path, async () => {
+                const current = await readIfExists(path);
+                const currentVersion = current === null ? null : contentVersion(current);
+                if (currentVersion !== expectedVersion) {
+                    throw new state_errors/* StateConflictError */.K$(`${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`);
+                }
+                await (0,promises_.rename)(temp, path);
+            }));
+        }
+        finally {
+            await (0,promises_.rm)(temp, { force: true });
+        }
+        return { version: contentVersion(bytes) };
+    }
+    async list() {
+        try {
+            return programsOf(await (0,promises_.readdir)(this.dir));
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return [];
+            throw error;
+        }
+    }
+}
+/** State files on a branch (default `memory/autoloop`), compare-and-swap on the blob SHA. */
+class ContentsApiStore {
+    api;
+    options;
+    description;
+    dir;
+    branchReady = null;
+    constructor(api, options) {
+        this.api = api;
+        this.options = options;
+        this.dir = (options.dir ?? '').replace(/^\/+|\/+$/g, '');
+        this.description = `branch ${options.branch}${this.dir === '' ? '' : `, folder ${this.dir}`}`;
+    }
+    pathOf(path) {
+        checkPath(path);
+        return this.dir === '' ? path : `${this.dir}/${path}`;
+    }
+    async read(path) {
+        const file = await this.api.getFile(this.options.branch, this.pathOf(path));
+        return file === null ? null : { text: file.text, version: file.sha };
+    }
+    async write(relativePath, text, expectedVersion) {
+        const path = this.pathOf(relativePath);
+        this.branchReady ??= this.api.ensureBranch(this.options.branch);
+        try {
+            await this.branchReady;
+        }
+        catch (error) {
+            this.branchReady = null;
+            throw error;
+        }
+        const message = this.options.message?.(relativePath) ?? `autoloop-ci-gate: update ${relativePath}`;
+        try {
+            const { sha } = await this.api.putFile(this.options.branch, path, text, expectedVersion, message);
+            return { version: sha };
+        }
+        catch (error) {
+            if (error instanceof state_errors/* ContentsConflictError */.Ld) {
+                throw new state_errors/* StateConflictError */.K$(`${path} on ${this.options.branch} changed since it was read`, { cause: error });
+            }
+            throw error;
+        }
+    }
+    async list() {
+        return programsOf(await this.api.listDir(this.options.branch, this.dir));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/memory-branch.ts
 
 
 
@@ -38485,11 +39493,11 @@ function gitMemoryBranchReader(options) {
     };
 }
 
-// EXTERNAL MODULE: ./src/text/untrusted.ts
-var untrusted = __nccwpck_require__(9209);
+// EXTERNAL MODULE: ./src/core/text/untrusted.ts
+var untrusted = __nccwpck_require__(9069);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/fix-command.ts
+;// CONCATENATED MODULE: ./src/adapters/fix-command.ts
 /**
  * The fix-command runner (README: "As a plain step", "Security"). The command runs code an
  * agent wrote, so:
@@ -38620,6 +39628,7 @@ function fixCommandRunner(options) {
 
 
 
+
 /** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
 const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
 /**
@@ -38637,12 +39646,12 @@ const coreLogger = {
 /** `state-dir` when given, else gh-aw's repo-memory folder when it exists, else the state branch. */
 function chooseStore(config, github, exists) {
     const dir = config.stateDir ?? (exists(DEFAULT_STATE_DIR) ? DEFAULT_STATE_DIR : undefined);
-    return dir ? new state_store/* LocalDirStore */.YP(dir) : new state_store/* ContentsApiStore */.gm(github, { branch: config.stateBranch });
+    return dir ? new LocalDirStore(dir) : new ContentsApiStore(github, { branch: config.stateBranch });
 }
 function realConnect(options) {
     const { env, log, clock } = options;
     return async (config) => {
-        const environment = (0,src_environment/* readEnvironment */.Qo)(env, options.cwd);
+        const environment = (0,core_environment/* readEnvironment */.Qo)(env, options.cwd);
         const client = createGitHubClient({
             token: config.githubToken,
             baseUrl: config.githubApiUrl ?? environment.apiUrl,
@@ -38660,10 +39669,10 @@ function realConnect(options) {
             issues: github,
             store,
             repoContents: github,
-            ...(store instanceof state_store/* ContentsApiStore */.gm
+            ...(store instanceof ContentsApiStore
                 ? {
                     memoryBranch: gitMemoryBranchReader({
-                        remoteUrl: `${environment.serverUrl}/${(0,src_environment/* repositoryName */.aR)(environment)}.git`,
+                        remoteUrl: `${environment.serverUrl}/${(0,core_environment/* repositoryName */.aR)(environment)}.git`,
                         serverUrl: environment.serverUrl,
                         token: config.githubToken,
                         tempDir: environment.tempDir
@@ -38704,110 +39713,14 @@ function realConnect(options) {
 
 /***/ }),
 
-/***/ 2678:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Qo: () => (/* binding */ readEnvironment),
-/* harmony export */   Vp: () => (/* binding */ runUrl),
-/* harmony export */   aR: () => (/* binding */ repositoryName)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-/**
- * The standard runner environment, read once (docs/inputs-outputs.md: "Inputs and outputs"). The same
- * variables drive the action and the CLI, so GitHub Enterprise Server and a local fake API
- * work by setting GITHUB_API_URL.
- */
-
-function positiveInteger(raw) {
-    return raw && /^[0-9]+$/.test(raw) ? Number(raw) : undefined;
-}
-function readEnvironment(env, cwd) {
-    const repository = env.GITHUB_REPOSITORY ?? '';
-    const [owner, repo, ...rest] = repository.split('/');
-    if (!owner || !repo || rest.length > 0)
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`GITHUB_REPOSITORY is "${repository}", not owner/repo`, {
-            fix: 'run the action inside GitHub Actions, or set GITHUB_REPOSITORY=owner/repo for the CLI.'
-        });
-    return {
-        repository: { owner, repo },
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
-        runId: positiveInteger(env.GITHUB_RUN_ID),
-        runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
-        actor: env.GITHUB_ACTOR || undefined,
-        workspace: env.GITHUB_WORKSPACE || cwd,
-        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
-    };
-}
-/** `owner/repo`. */
-function repositoryName(environment) {
-    return `${environment.repository.owner}/${environment.repository.repo}`;
-}
-/** The browser link of a workflow run of this repository (this run when no id is given). */
-function runUrl(environment, runId = environment.runId) {
-    if (runId === undefined || runId === null)
-        return null;
-    return `${environment.serverUrl}/${repositoryName(environment)}/actions/runs/${runId}`;
-}
-
-
-/***/ }),
-
-/***/ 3916:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   gJ: () => (/* binding */ errorMessage),
-/* harmony export */   lZ: () => (/* binding */ ActionError),
-/* harmony export */   nG: () => (/* binding */ httpStatus)
-/* harmony export */ });
-/**
- * Errors of the action itself (bad input, auth, an API that keeps failing, a state store
- * that cannot be read). Expected outcomes such as a red verdict or a pause are values,
- * never exceptions. Every ActionError names the cause and the fix.
- */
-class ActionError extends Error {
-    fix;
-    constructor(message, options = {}) {
-        super(options.fix ? `${message}\nFix: ${options.fix}` : message, { cause: options.cause });
-        this.name = 'ActionError';
-        this.fix = options.fix;
-    }
-}
-/** The one way to turn anything thrown into a message. */
-function errorMessage(error) {
-    if (error instanceof Error)
-        return error.message;
-    if (typeof error === 'string')
-        return error;
-    try {
-        return JSON.stringify(error);
-    }
-    catch {
-        return String(error);
-    }
-}
-/** HTTP status of an Octokit RequestError (or anything shaped like one). */
-function httpStatus(error) {
-    if (typeof error === 'object' && error !== null && 'status' in error) {
-        const status = error.status;
-        return typeof status === 'number' ? status : undefined;
-    }
-    return undefined;
-}
-
-
-/***/ }),
-
 /***/ 9407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1705);
-/* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9373);
-/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8706);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6832);
+/* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
+/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4790);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
  */
@@ -38833,7 +39746,7 @@ await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)({
         env: process.env,
         cwd: process.cwd(),
         log: _deps_js__WEBPACK_IMPORTED_MODULE_3__/* .coreLogger */ .Wj,
-        clock: _clock_js__WEBPACK_IMPORTED_MODULE_2__/* .systemClock */ .m
+        clock: _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__/* .systemClock */ .m
     })
 });
 
@@ -38842,7 +39755,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1705:
+/***/ 6832:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38851,10 +39764,9 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-// EXTERNAL MODULE: ./src/text/untrusted.ts
-var untrusted = __nccwpck_require__(9209);
-;// CONCATENATED MODULE: ./src/log.ts
-/** Logging is a port too, so pure-ish orchestration can be tested without @actions/core. */
+// EXTERNAL MODULE: ./src/core/text/untrusted.ts
+var untrusted = __nccwpck_require__(9069);
+;// CONCATENATED MODULE: ./src/adapters/log.ts
 
 /**
  * A logger for code that quotes CI text (check names, failure keys, error lines): every
@@ -38879,11 +39791,11 @@ var core = __nccwpck_require__(8532);
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/state/schema.ts
-var schema = __nccwpck_require__(6858);
-;// CONCATENATED MODULE: ./src/inputs.ts
+// EXTERNAL MODULE: ./src/core/errors.ts
+var errors = __nccwpck_require__(4296);
+// EXTERNAL MODULE: ./src/core/schema.ts
+var schema = __nccwpck_require__(2032);
+;// CONCATENATED MODULE: ./src/core/inputs.ts
 /**
  * Every input (docs/inputs-outputs.md: "Inputs"), validated with zod before any I/O. `parseInputs` is pure:
  * it takes a reader (the action's `INPUT_*` variables or the CLI's flags) and returns one
@@ -39249,8 +40161,8 @@ function crossFieldProblems(config) {
     return problems;
 }
 
-// EXTERNAL MODULE: ./src/credentials.ts
-var credentials = __nccwpck_require__(3029);
+// EXTERNAL MODULE: ./src/adapters/credentials.ts
+var credentials = __nccwpck_require__(3834);
 ;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
 // To do: next major: remove.
 /**
@@ -39684,7 +40596,7 @@ var iso = __nccwpck_require__(4377);
 var core_errors = __nccwpck_require__(7428);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/signature/normalise.ts
+;// CONCATENATED MODULE: ./src/core/signature/normalise.ts
 /**
  * Normalisation shared by the parsers: paths lose what depends on the machine, message text
  * loses what varies between runs, and keys are made safe for one-line contexts (a markdown
@@ -39703,6 +40615,9 @@ const CHECKOUT_ROOTS = [
     /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
     /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
     /^\/github\/workspace\//,
+    // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work folder,
+    // e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
+    /^(?:[A-Za-z]:)?\/(?:[^/]+\/){0,4}_work\/(?!_temp\/|_actions\/|_tool\/)[^/]+\/[^/]+\//,
     // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
     // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
     /^\/builds\/[^/]+\/[^/]+\//,
@@ -39712,10 +40627,10 @@ const CHECKOUT_ROOTS = [
     /^\/home\/vsts\/work\/\d+\/s\//,
     // A container's working directory (Docker builds, Cloud Build, dev containers).
     /^\/(?:workspace|workspaces\/[^/]+|app|code|src|usr\/src\/app|opt\/app)\//,
-    // A checkout in a home directory: ~/<repo>/, or ~/<folder of checkouts>/<repo>/ for the usual
-    // folder names (~/src/, ~/code/, ~/source/repos/, ~/go/src/<host>/<owner>/, …). Dot folders
+    // A checkout in a home directory under a usual folder of checkouts: ~/src/<repo>/,
+    // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … Dot folders
     // (caches, toolchains) and the runner's _temp are not checkouts.
-    /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/)?(?![._])[^/]+\//
+    /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\//
 ];
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
 const TEMP_ROOTS = [
@@ -39725,16 +40640,26 @@ const TEMP_ROOTS = [
     /^\/tmp\/[^/]+\//,
     /^[A-Za-z]:\/Users\/[^/]+\/AppData\/Local\/Temp\/[^/]+\//
 ];
-/** Folder names that start a project-relative path inside an unknown absolute prefix. */
-const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates)\//;
+/**
+ * Folder names that start a project-relative path inside an unknown absolute prefix: the usual
+ * source and test folders, and `node_modules/`, which sits in the project's root.
+ */
+const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules)\//;
+/**
+ * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
+ * toolchains) and not the runner's _temp.
+ */
+const HOME = /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?=[^._/][^/]*\/)/;
 /**
  * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, and so
  * do the checkout roots of GitHub's runners (`/home/runner/work/<r>/<r>/`, `D:\a\<r>\<r>\`,
  * `/__w/<r>/<r>/`), of other CI systems (GitLab, Jenkins, Travis CI, Buildkite, Azure), of
- * containers (`/app/`, `/workspace/`) and of a checkout in a home directory (`/Users/dev/src/<r>/`,
- * `C:\Users\dev\source\repos\<r>\`). Any other absolute path (a temp dir, an unknown
- * layout) is cut before its first project folder (`src/`, `tests/`, `__tests__/`, `lib/`, …),
- * or else loses its temp root (`/tmp/<dir>/`); leading `./` or `../` go.
+ * containers (`/app/`, `/workspace/`) and of a checkout under a usual folder of checkouts in a
+ * home directory (`/Users/dev/src/<r>/`, `C:\Users\dev\source\repos\<r>\`). Any other
+ * absolute path (a temp dir, an unknown layout, another folder of a home directory) is cut
+ * before its first project folder (`src/`, `tests/`, `__tests__/`, `lib/`, `node_modules/`, …),
+ * or else loses its temp root (`/tmp/<dir>/`) or, in a home directory, its first folder
+ * (`~/<r>/`); leading `./` or `../` go.
  */
 function normalisePath(path) {
     let p = path.trim();
@@ -39760,6 +40685,9 @@ function relativeToCheckout(path) {
         if (match !== null)
             return path.slice(match[0].length);
     }
+    const home = HOME.exec(path);
+    if (home !== null)
+        return relativeToHome(path.slice(home[0].length));
     const folder = PROJECT_FOLDERS.exec(path);
     if (folder !== null)
         return path.slice(folder.index + 1);
@@ -39769,6 +40697,16 @@ function relativeToCheckout(path) {
             return path.slice(match[0].length);
     }
     return path;
+}
+/**
+ * A path under a home directory whose folders name no usual folder of checkouts: how deep the
+ * checkout lies is unknown (`~/<repo>/`, `~/DEV/<group>/<repo>/`), so the path is cut before its
+ * first project folder, as any other unknown layout is; only a path with none is taken as
+ * `~/<repo>/…`. A folder the machine added is never kept in a key.
+ */
+function relativeToHome(rest) {
+    const folder = PROJECT_FOLDERS.exec(`/${rest}`);
+    return folder !== null ? rest.slice(folder.index) : rest.slice(rest.indexOf('/') + 1);
 }
 /** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
 function normalisePathsIn(text) {
@@ -39882,7 +40820,7 @@ function failureKind(firstErrorLine) {
     return TIMEOUT.test(text) ? 'timeout' : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/signature/signature.ts
+;// CONCATENATED MODULE: ./src/core/signature/signature.ts
 /**
  * The failure signature (README: "Failure signatures"): the sorted, de-duplicated set of
  * failure keys, in full and in a one-line form of at most 160 characters.
@@ -39944,13 +40882,13 @@ function compareCodeUnits(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
-;// CONCATENATED MODULE: ./src/summary/failure-details.ts
+;// CONCATENATED MODULE: ./src/render/failure-details.ts
 /**
  * Failure details as markdown (docs/failure-details.md: "Failure details"), under one byte budget, for the fix
  * brief, the failure summary and the pause comment alike: the first failures get their details
  * in full before later ones get any; a failure that does not fit whole is cut at a line
  * boundary; the failures left without details are counted (their keys are in the signature).
- * Everything in them is untrusted CI text: fenced and sanitised (`../text/untrusted.js`).
+ * Everything in them is untrusted CI text: fenced and sanitised (`core/text/untrusted.ts`).
  *
  * Pure.
  */
@@ -39962,7 +40900,7 @@ const CHECK_CHARS = 80;
 const utf8 = (text) => Buffer.byteLength(text, 'utf8');
 /**
  * A fenced block whose lines cannot be read as a `## ` heading by the autoloop scheduler's
- * cut of the state file (see state/text.ts): a line starting with `#` gets a blank before it.
+ * cut of the state file (see core/text/lines.ts): a line starting with `#` gets a blank before it.
  */
 function fenced(lines, maxLines, text) {
     return (0,untrusted/* fence */.EU)(lines.join('\n'), { ...text, maxLines, maxChars: 1_000_000 })
@@ -40018,14 +40956,14 @@ function reserve(later) {
     return later > 0 ? 110 : 0;
 }
 
-;// CONCATENATED MODULE: ./src/summary/failure-summary.ts
+;// CONCATENATED MODULE: ./src/render/failure-summary.ts
 /**
  * The failure summary (README: "Failure signatures", its last paragraph): the JSON the fixer reads (written to the file named by the
  * `failure-summary-path` output and passed to a fix command as `AUTOLOOP_FAILURE_JSON`) and its
  * markdown rendering for comments, the job summary and the `failure-summary` output.
  *
  * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
- * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
+ * the markdown shows it only through `core/text/untrusted.ts`, and `failureSummaryJson` redacts it.
  */
 
 
@@ -40514,7 +41452,7 @@ function capitalise(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/outputs.ts
+;// CONCATENATED MODULE: ./src/app/outputs.ts
 /**
  * Pure: what a command's result looks like as action outputs and as the job summary
  * (docs/inputs-outputs.md: "Outputs").
@@ -40689,9 +41627,9 @@ function gateSummaryMarkdown(program, report) {
     return lines.join('\n') + '\n';
 }
 
-// EXTERNAL MODULE: ./src/environment.ts
-var src_environment = __nccwpck_require__(2678);
-;// CONCATENATED MODULE: ./src/handover.ts
+// EXTERNAL MODULE: ./src/core/environment.ts
+var core_environment = __nccwpck_require__(6738);
+;// CONCATENATED MODULE: ./src/statefile/handover.ts
 /**
  * The files a gh-aw workflow hands to the gate job (docs/gh-aw.md: "The files the workflow hands
  * to the gate"), validated with zod. Pure: the caller reads the file; a file that is not what it
@@ -40781,9 +41719,9 @@ function parseIterationFile(text, path, program) {
     return parsed.data;
 }
 
-// EXTERNAL MODULE: ./src/state/errors.ts
-var state_errors = __nccwpck_require__(3406);
-;// CONCATENATED MODULE: ./src/state/text.ts
+// EXTERNAL MODULE: ./src/core/state-errors.ts
+var state_errors = __nccwpck_require__(8036);
+;// CONCATENATED MODULE: ./src/core/text/lines.ts
 /**
  * The one line-and-section model of state file text, pure. Every module that reads or edits
  * a program's state file (Machine State, the CI Gate section, the Iteration History) splits
@@ -40945,402 +41883,6 @@ function separatorBeforeAppended(text) {
         prefix += `---${eol}${eol}`;
     return prefix;
 }
-
-;// CONCATENATED MODULE: ./src/state/machine-state.ts
-/**
- * The `## ⚙️ Machine State` table of a program's state file, pure: read by the autoloop
- * scheduler's own rules and written by splicing value cells (docs/state.md: "The state file").
- *
- * The section is found by the scheduler's rule: from the first `## ⚙️ Machine State` to the
- * first `\n## ` after that heading's line (code fences are not looked at). Inside it every
- * line holding a `|` must be a two-cell row `| Field | Value |` with both cells non-blank;
- * anything else would make the scheduler read rows that are not there (its row pattern spans
- * line breaks), so such a file is refused with the offending line quoted. Writes change only
- * the value cells of the patched rows (and add missing rows at the table's end, in its
- * style); every other byte is kept.
- */
-
-
-
-const MACHINE_STATE_HEADING = '## ⚙️ Machine State';
-const NEAR_MISS_HEADING = /^#{1,6}[ \t]*[^\n]*?machine[ \t_-]*state/im;
-function headingFix() {
-    return `the heading must be a line of its own reading exactly "${MACHINE_STATE_HEADING}" (the gear emoji U+2699 U+FE0F, then "Machine State"), which is the only spelling the autoloop scheduler reads`;
-}
-/** Finds the Machine State section by the scheduler's rule; throws when it is not usable. */
-function locateMachineState(text) {
-    const start = text.indexOf(MACHINE_STATE_HEADING);
-    if (start === -1) {
-        const near = NEAR_MISS_HEADING.exec(text);
-        if (near) {
-            throw new state_errors/* StateFileError */.ci({
-                ...lineAt(text, near.index),
-                reason: 'this heading is not the Machine State heading the scheduler reads',
-                fix: headingFix()
-            });
-        }
-        throw new state_errors/* StateFileError */.ci({
-            reason: `there is no "${MACHINE_STATE_HEADING}" section`,
-            fix: `add the section with its "| Field | Value |" table (see the autoloop template), or delete the file so that it is created again`
-        });
-    }
-    if (!isLineStart(text, start)) {
-        throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, start),
-            reason: `"${MACHINE_STATE_HEADING}" first appears inside this line, and the scheduler reads the state from there`,
-            fix: `${headingFix()}; reword this line`
-        });
-    }
-    for (let at = text.indexOf(MACHINE_STATE_HEADING, start + 1); at !== -1;) {
-        if (isLineStart(text, at)) {
-            throw new state_errors/* StateFileError */.ci({
-                ...lineAt(text, at),
-                reason: `a second Machine State section (the first is on line ${lineNumberAt(text, start)}); the scheduler reads only the first`,
-                fix: 'merge the two sections into one'
-            });
-        }
-        at = text.indexOf(MACHINE_STATE_HEADING, at + 1);
-    }
-    const headingEnd = text.indexOf('\n', start);
-    if (headingEnd === -1) {
-        throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, start),
-            reason: 'the Machine State heading has no table under it',
-            fix: 'add the "| Field | Value |" table under the heading (see the autoloop template)'
-        });
-    }
-    const next = text.indexOf('\n## ', headingEnd + 1);
-    return { start, end: next === -1 ? text.length : next };
-}
-const SEPARATOR_CELL = /^:?-+:?$/;
-const SCHEDULER_SKIPPED_KEYS = new Set(['field', '---', ':---', ':---:', '---:']);
-const NULL_VALUES = new Set(['\u2014', '-', '']);
-const ROW_FIX = 'keep only two-column rows "| Field | Value |" in the Machine State section (no other "|" in any cell or line there) and move other text to another section';
-function readRow(text, line) {
-    const where = { line: lineNumberAt(text, line.start), lineText: line.text };
-    const stripped = pyStrip(line.text);
-    const pipes = [];
-    for (let at = line.text.indexOf('|'); at !== -1; at = line.text.indexOf('|', at + 1))
-        pipes.push(at);
-    if (pipes.length !== 3 || !stripped.startsWith('|') || !stripped.endsWith('|')) {
-        throw new state_errors/* StateFileError */.ci({
-            ...where,
-            reason: 'this line in the Machine State section is not a "| Field | Value |" row, and the scheduler would read rows out of it',
-            fix: ROW_FIX
-        });
-    }
-    const [p1, p2, p3] = pipes;
-    const label = pyStrip(line.text.slice(p1 + 1, p2));
-    const rawValue = pyStrip(line.text.slice(p2 + 1, p3));
-    if (label === '') {
-        throw new state_errors/* StateFileError */.ci({
-            ...where,
-            reason: 'the Field cell of this row is empty',
-            fix: ROW_FIX
-        });
-    }
-    if (rawValue === '') {
-        throw new state_errors/* StateFileError */.ci({
-            ...where,
-            reason: 'the Value cell of this row is blank, which the scheduler misreads as the start of another row',
-            fix: `write ${schema/* EMPTY_CELL */.bQ} for an empty value`
-        });
-    }
-    const isSeparator = SEPARATOR_CELL.test(label) && SEPARATOR_CELL.test(rawValue);
-    return {
-        kind: isSeparator ? 'separator' : 'data',
-        line: where.line,
-        lineStart: line.start,
-        lineEnd: line.end,
-        eol: line.eol,
-        label,
-        key: (0,schema/* schedulerKey */.Vw)(label),
-        rawValue,
-        value: NULL_VALUES.has(rawValue) ? null : rawValue,
-        keyCell: { start: line.start + p1 + 1, end: line.start + p2 },
-        valueCell: { start: line.start + p2 + 1, end: line.start + p3 }
-    };
-}
-/** Reads the rows of the Machine State table; throws a StateFileError for a malformed table. */
-function readMachineStateTable(text) {
-    const region = locateMachineState(text);
-    const rows = linesOf(text, region.start, region.end)
-        .filter((line) => line.text.includes('|'))
-        .map((line) => readRow(text, line));
-    const firstSeparator = rows.findIndex((row) => row.kind === 'separator');
-    if (firstSeparator === 1)
-        rows[0].kind = 'header';
-    const byKey = new Map();
-    for (const row of rows) {
-        if (SCHEDULER_SKIPPED_KEYS.has(row.label.toLowerCase()))
-            continue;
-        const earlier = byKey.get(row.key);
-        if (earlier && (0,schema/* fieldOfKey */.F_)(row.key)) {
-            throw new state_errors/* StateFileError */.ci({
-                line: row.line,
-                lineText: text.slice(row.lineStart, row.lineEnd),
-                reason: `the "${row.label}" row appears twice (first on line ${earlier.line}), and the scheduler only reads the last one`,
-                fix: 'delete one of the two rows'
-            });
-        }
-        byKey.set(row.key, row);
-    }
-    if (!rows.some((row) => row.kind === 'data')) {
-        throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, region.start),
-            reason: 'the Machine State heading has no table under it',
-            fix: 'add the "| Field | Value |" table under the heading (see the autoloop template)'
-        });
-    }
-    return { region, rows, byKey };
-}
-const FIELD_EXAMPLES = {
-    lastRun: 'a UTC time such as 2026-01-15T12:00:00Z',
-    iterationCount: 'a whole number such as 12',
-    bestMetric: 'a number such as 0.87',
-    targetMetric: 'a number such as 0.95',
-    metricDirection: 'higher or lower',
-    branch: 'a branch name such as `autoloop/my-program`',
-    pr: 'a pull request number such as #12',
-    issue: 'an issue number such as #7',
-    paused: 'true or false',
-    pauseReason: 'one line of text',
-    completed: 'true or false',
-    completedReason: 'one line of text',
-    consecutiveErrors: 'a whole number such as 0',
-    recentStatuses: 'comma-separated words such as accepted, rejected'
-};
-function typedValue(text, field, row) {
-    if (row === undefined || row.value === null)
-        return null;
-    const parsed = schema/* MACHINE_STATE_FIELDS */.yW[field].cell.safeParse(row.value);
-    if (parsed.success)
-        return parsed.data;
-    throw new state_errors/* StateFileError */.ci({
-        line: row.line,
-        lineText: text.slice(row.lineStart, row.lineEnd),
-        reason: `${schema/* MACHINE_STATE_FIELDS */.yW[field].label} ${parsed.error.issues[0]?.message ?? 'is not valid'}`,
-        fix: `write ${FIELD_EXAMPLES[field]} in the Value column, or ${schema/* EMPTY_CELL */.bQ} for empty`
-    });
-}
-/** The typed view of a parsed table. */
-function machineStateOf(text, table) {
-    const view = {};
-    for (const field of schema/* MACHINE_STATE_FIELD_NAMES */.a2) {
-        view[field] = typedValue(text, field, table.byKey.get((0,schema/* schedulerKey */.Vw)(schema/* MACHINE_STATE_FIELDS */.yW[field].label)));
-    }
-    const extra = {};
-    for (const [key, row] of table.byKey) {
-        if (!(0,schema/* fieldOfKey */.F_)(key) && row.kind === 'data')
-            extra[key] = row.value;
-    }
-    return schema/* MachineStateSchema */.e0.parse({
-        ...view,
-        paused: view.paused === true,
-        completed: view.completed === true,
-        recentStatuses: view.recentStatuses ?? [],
-        extra
-    });
-}
-/** Reads and validates the Machine State table. Throws a StateFileError quoting a bad line. */
-function machine_state_readMachineState(text) {
-    return machineStateOf(text, readMachineStateTable(text));
-}
-function applySplices(text, splices) {
-    let result = text;
-    for (const splice of [...splices].sort((a, b) => b.at - a.at)) {
-        result = result.slice(0, splice.at) + splice.insert + result.slice(splice.at + splice.remove);
-    }
-    return result;
-}
-function leadingSpace(cell) {
-    return /^[ \t]*/.exec(cell)?.[0] ?? '';
-}
-/** A cell with new content, keeping its padding (and its width when the content fits). */
-function restyleCell(rawCell, content) {
-    const body = leadingSpace(rawCell) + content;
-    return /[ \t]$/.test(rawCell) ? body.padEnd(Math.max(rawCell.length, body.length + 1), ' ') : body;
-}
-/**
- * A new row in the style of the table's last data row: its indent and cell padding, and the
- * key column's width when every data row has the same (an aligned table).
- */
-function rowLike(text, table, label, value) {
-    const dataRows = table.rows.filter((row) => row.kind === 'data');
-    const model = dataRows[dataRows.length - 1];
-    const line = text.slice(model.lineStart, model.lineEnd);
-    const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
-    const keyCell = text.slice(model.keyCell.start, model.keyCell.end);
-    const valueCell = text.slice(model.valueCell.start, model.valueCell.end);
-    const keyWidth = (row) => row.keyCell.end - row.keyCell.start;
-    const aligned = dataRows.length > 1 && dataRows.every((row) => keyWidth(row) === keyWidth(model));
-    const trail = (cell) => (/[ \t]$/.test(cell) ? ' ' : '');
-    const newKeyCell = aligned
-        ? restyleCell(keyCell, label)
-        : leadingSpace(keyCell) + label + trail(keyCell);
-    return `${indent}|${newKeyCell}|${leadingSpace(valueCell)}${value}${trail(valueCell)}|`;
-}
-function patchEntries(patch) {
-    return schema/* MACHINE_STATE_FIELD_NAMES */.a2.filter((field) => patch[field] !== undefined).map((field) => [field, patch[field]]);
-}
-/**
- * Writes `patch` into the Machine State table. Only the value cells of the patched rows
- * change; patched rows missing from the table are added after its last row, in its style.
- * The file must be valid first (a StateFileError is thrown otherwise, and nothing is written).
- */
-function updateMachineState(text, patch) {
-    const table = readMachineStateTable(text);
-    machineStateOf(text, table);
-    const splices = [];
-    const added = [];
-    const last = table.rows[table.rows.length - 1];
-    const eol = last.eol === '' ? detectEol(text) : last.eol;
-    const expected = new Map();
-    for (const [field, value] of patchEntries(patch)) {
-        const label = schema/* MACHINE_STATE_FIELDS */.yW[field].label;
-        const cell = (0,schema/* renderCell */.TF)(field, value);
-        expected.set((0,schema/* schedulerKey */.Vw)(label), cell);
-        const row = table.byKey.get((0,schema/* schedulerKey */.Vw)(label));
-        if (row) {
-            const rawCell = text.slice(row.valueCell.start, row.valueCell.end);
-            splices.push({
-                at: row.valueCell.start,
-                remove: rawCell.length,
-                insert: restyleCell(rawCell, cell)
-            });
-        }
-        else {
-            added.push(rowLike(text, table, label, cell));
-        }
-    }
-    if (added.length > 0) {
-        splices.push({ at: last.lineEnd, remove: 0, insert: added.map((row) => eol + row).join('') });
-    }
-    const updated = applySplices(text, splices);
-    const reread = readMachineStateTable(updated);
-    for (const [key, cell] of expected) {
-        if (reread.byKey.get(key)?.rawValue !== cell) {
-            throw new Error(`internal error: the Machine State row ${key} did not read back as ${cell}`);
-        }
-    }
-    return updated;
-}
-
-;// CONCATENATED MODULE: ./src/state/ci-gate-section.ts
-/**
- * The `## 🚦 CI Gate` section of a program's state file, pure. The action owns it whole: a
- * hidden pointer to the ledger (`ci-gate/<program>.json` in the same store) with the ledger
- * revision the section was projected from, then the fix brief an agent reads first
- * (docs/decisions.md: "The fix brief"). The section sits right after Machine State, so the scheduler's
- * cut of Machine State (at the next `\n## `) ends before it; its body never holds a `## `
- * line of its own.
- *
- * Files written by an earlier version kept the ledger itself in this section as a fenced JSON
- * block; `readLegacyLedgerBlock` reads it so the ledger can be migrated to its own file.
- */
-
-
-
-const CI_GATE_HEADING = '## 🚦 CI Gate';
-const CI_GATE_NAME = 'CI Gate';
-const POINTER = /^<!-- autoloop-ci-gate:ledger (\S+) revision (\d+) -->[ \t]*$/;
-const SECTION_FIX = `delete the whole "${CI_GATE_HEADING}" section: the action writes it again from its ledger`;
-/** The CI Gate section, or null. Two of them is an error that quotes the second heading. */
-function findCiGateSection(text) {
-    const found = splitSections(text, 'ignore').sections.filter((section) => section.name === CI_GATE_NAME);
-    const second = found[1];
-    if (second) {
-        throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, second.start),
-            reason: `a second "${CI_GATE_HEADING}" section (the first is on line ${lineNumberAt(text, found[0].start)})`,
-            fix: 'delete one of the two sections'
-        });
-    }
-    return found[0] ?? null;
-}
-/** The pointer line of the CI Gate section; null when there is no section or no pointer. */
-function readLedgerPointer(text) {
-    const section = findCiGateSection(text);
-    if (!section)
-        return null;
-    for (const line of linesOf(text, section.start, section.end)) {
-        const match = POINTER.exec(line.text);
-        if (match)
-            return { path: match[1], revision: Number(match[2]) };
-    }
-    return null;
-}
-function ledgerPointerLine(pointer) {
-    return `<!-- autoloop-ci-gate:ledger ${pointer.path} revision ${pointer.revision} -->`;
-}
-// ---------------------------------------------------------------------------------------
-// Writing
-/**
- * Writes the section: the heading, then `bodyLines` (the pointer line first). An existing
- * section is replaced whole (its trailing separator kept); a missing one is created right
- * after Machine State. The file must be valid first: nothing is written otherwise.
- */
-function writeCiGateSection(text, bodyLines) {
-    machine_state_readMachineState(text);
-    if (bodyLines.some((line) => line.startsWith('## ') || /[\r\n]/.test(line)))
-        throw new Error('internal error: a CI Gate line must be one line and not a `## ` heading');
-    const eol = detectEol(text);
-    const rendered = [CI_GATE_HEADING, '', ...bodyLines, ''].join(eol);
-    const existing = findCiGateSection(text);
-    if (existing) {
-        return (text.slice(0, existing.start) +
-            rendered +
-            text.slice(existing.start + existing.content.length));
-    }
-    const region = locateMachineState(text);
-    if (region.end < text.length) {
-        const machineState = splitTrailer(text.slice(region.start, region.end + 1));
-        const trailer = machineState.trailer === '' ? eol : machineState.trailer;
-        return text.slice(0, region.end + 1) + rendered + trailer + text.slice(region.end + 1);
-    }
-    // Machine State is the last section: close it, then append.
-    return text + separatorBeforeAppended(text) + rendered;
-}
-/** Removes the section (heading to the next section) when there is one. */
-function removeCiGateSection(text) {
-    readMachineState(text);
-    const section = findCiGateSection(text);
-    return section ? text.slice(0, section.start) + text.slice(section.end) : text;
-}
-/** The section's ```json block, or null when the section has none (or there is no section). */
-function readLegacyLedgerBlock(text) {
-    const section = findCiGateSection(text);
-    if (!section)
-        return null;
-    const lines = linesOf(text, section.start, section.end);
-    const open = lines.findIndex((line) => /^```json\s*$/.test(line.text));
-    if (open === -1)
-        return null;
-    const close = lines.findIndex((line, i) => i > open && /^```\s*$/.test(line.text));
-    if (close === -1) {
-        throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, lines[open].start),
-            reason: 'the ```json block of the CI Gate section is never closed',
-            fix: SECTION_FIX
-        });
-    }
-    const first = lines[open + 1];
-    const jsonText = text.slice(first.start, lines[close].start);
-    try {
-        return {
-            json: JSON.parse(jsonText),
-            text: jsonText,
-            line: lineNumberAt(text, first.start)
-        };
-    }
-    catch (error) {
-        throw new state_errors/* StateFileError */.ci({
-            ...lineAt(text, Math.min(jsonErrorOffset(jsonText, error) + first.start, lines[close].start)),
-            reason: `the CI Gate ledger is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-            fix: SECTION_FIX
-        });
-    }
-}
 /** Where JSON.parse failed, when the runtime says (`position N`, or `line L column C`); else 0. */
 function jsonErrorOffset(json, error) {
     const message = String(error);
@@ -41353,7 +41895,7 @@ function jsonErrorOffset(json, error) {
     return position ? Number(position[1]) : 0;
 }
 
-;// CONCATENATED MODULE: ./src/loop/pause-reasons.ts
+;// CONCATENATED MODULE: ./src/core/rules/pause-reasons.ts
 /**
  * Every pause reason the action writes into Machine State's Pause Reason row, in one place
  * (README: "Pause reasons"). A reason is one line: the kind, then what stopped the loop.
@@ -41410,7 +41952,7 @@ function endsFixLoop(kind) {
     return kind === 'stuck' || kind === 'exhausted' || kind === 'timeout';
 }
 
-;// CONCATENATED MODULE: ./src/loop/ledger.ts
+;// CONCATENATED MODULE: ./src/core/ledger.ts
 /**
  * The ledger: the authoritative record of a program's CI fix loop, kept as its own versioned
  * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
@@ -42269,7 +42811,7 @@ function needsKind(write) {
         typeof write.machineState.pauseReason === 'string');
 }
 
-;// CONCATENATED MODULE: ./src/loop/classify.ts
+;// CONCATENATED MODULE: ./src/core/rules/classify.ts
 /**
  * Keys of failed tests, by test runner (README: "Failure signatures" lists the key forms): a
  * failure made only of these may be re-run once to tell a flaky test (PyTorch's retry bot
@@ -42357,7 +42899,7 @@ function blockedCause(input) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/loop/guard.ts
+;// CONCATENATED MODULE: ./src/core/rules/guard.ts
 /**
  * The fix loop's guards, pure (docs/decisions.md: "The fix loop"). After each red verdict, in order:
  * 1. no progress: the signature equals that of an earlier attempt of this iteration (A→B→A is
@@ -42464,7 +43006,7 @@ function noProgressPause(ledger, index, now, note) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/loop/pause.ts
+;// CONCATENATED MODULE: ./src/core/rules/pause.ts
 
 
 
@@ -42496,7 +43038,7 @@ function pauseKindIn(ledger, machine) {
     return pauseKindOf(machine.pauseReason);
 }
 
-;// CONCATENATED MODULE: ./src/gate/decide.ts
+;// CONCATENATED MODULE: ./src/core/rules/decide.ts
 
 
 
@@ -42684,7 +43226,7 @@ function decide_detailsOf(findings, signature) {
         .map((detail) => ({ check: failure.name, key: detail.key, lines: [...detail.lines] })));
 }
 
-;// CONCATENATED MODULE: ./src/state/history.ts
+;// CONCATENATED MODULE: ./src/statefile/history.ts
 /**
  * The `## 📊 Iteration History` section of a program state file, pure (docs/state.md: "The state file").
  *
@@ -42710,7 +43252,7 @@ function decide_detailsOf(findings, signature) {
  * 0.84`); the newest entry, the Machine State and every other section are never touched.
  *
  * The section runs from its heading to the next `## ` heading outside a code fence (entries
- * may hold fenced code; see `state/text.ts` on fences), or to the end of the file. Every
+ * may hold fenced code; see `core/text/lines.ts` on fences), or to the end of the file. Every
  * byte outside what changes is kept.
  */
 
@@ -43067,7 +43609,7 @@ function compactHistory(text, maxBytes, direction) {
     return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
 }
 
-;// CONCATENATED MODULE: ./src/loop/record-outcome.ts
+;// CONCATENATED MODULE: ./src/statefile/record-outcome.ts
 /**
  * Recording an iteration's outcome (docs/commands.md: "record"), pure: what `record` writes, and what
  * the gate writes on green when the agent handed over its metric. `accepted` sets Best
@@ -43284,7 +43826,403 @@ function recordIteration(current, request) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/loop/fix-brief.ts
+;// CONCATENATED MODULE: ./src/statefile/machine-state.ts
+/**
+ * The `## ⚙️ Machine State` table of a program's state file, pure: read by the autoloop
+ * scheduler's own rules and written by splicing value cells (docs/state.md: "The state file").
+ *
+ * The section is found by the scheduler's rule: from the first `## ⚙️ Machine State` to the
+ * first `\n## ` after that heading's line (code fences are not looked at). Inside it every
+ * line holding a `|` must be a two-cell row `| Field | Value |` with both cells non-blank;
+ * anything else would make the scheduler read rows that are not there (its row pattern spans
+ * line breaks), so such a file is refused with the offending line quoted. Writes change only
+ * the value cells of the patched rows (and add missing rows at the table's end, in its
+ * style); every other byte is kept.
+ */
+
+
+
+const MACHINE_STATE_HEADING = '## ⚙️ Machine State';
+const NEAR_MISS_HEADING = /^#{1,6}[ \t]*[^\n]*?machine[ \t_-]*state/im;
+function headingFix() {
+    return `the heading must be a line of its own reading exactly "${MACHINE_STATE_HEADING}" (the gear emoji U+2699 U+FE0F, then "Machine State"), which is the only spelling the autoloop scheduler reads`;
+}
+/** Finds the Machine State section by the scheduler's rule; throws when it is not usable. */
+function locateMachineState(text) {
+    const start = text.indexOf(MACHINE_STATE_HEADING);
+    if (start === -1) {
+        const near = NEAR_MISS_HEADING.exec(text);
+        if (near) {
+            throw new state_errors/* StateFileError */.ci({
+                ...lineAt(text, near.index),
+                reason: 'this heading is not the Machine State heading the scheduler reads',
+                fix: headingFix()
+            });
+        }
+        throw new state_errors/* StateFileError */.ci({
+            reason: `there is no "${MACHINE_STATE_HEADING}" section`,
+            fix: `add the section with its "| Field | Value |" table (see the autoloop template), or delete the file so that it is created again`
+        });
+    }
+    if (!isLineStart(text, start)) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, start),
+            reason: `"${MACHINE_STATE_HEADING}" first appears inside this line, and the scheduler reads the state from there`,
+            fix: `${headingFix()}; reword this line`
+        });
+    }
+    for (let at = text.indexOf(MACHINE_STATE_HEADING, start + 1); at !== -1;) {
+        if (isLineStart(text, at)) {
+            throw new state_errors/* StateFileError */.ci({
+                ...lineAt(text, at),
+                reason: `a second Machine State section (the first is on line ${lineNumberAt(text, start)}); the scheduler reads only the first`,
+                fix: 'merge the two sections into one'
+            });
+        }
+        at = text.indexOf(MACHINE_STATE_HEADING, at + 1);
+    }
+    const headingEnd = text.indexOf('\n', start);
+    if (headingEnd === -1) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, start),
+            reason: 'the Machine State heading has no table under it',
+            fix: 'add the "| Field | Value |" table under the heading (see the autoloop template)'
+        });
+    }
+    const next = text.indexOf('\n## ', headingEnd + 1);
+    return { start, end: next === -1 ? text.length : next };
+}
+const SEPARATOR_CELL = /^:?-+:?$/;
+const SCHEDULER_SKIPPED_KEYS = new Set(['field', '---', ':---', ':---:', '---:']);
+const NULL_VALUES = new Set(['\u2014', '-', '']);
+const ROW_FIX = 'keep only two-column rows "| Field | Value |" in the Machine State section (no other "|" in any cell or line there) and move other text to another section';
+function readRow(text, line) {
+    const where = { line: lineNumberAt(text, line.start), lineText: line.text };
+    const stripped = pyStrip(line.text);
+    const pipes = [];
+    for (let at = line.text.indexOf('|'); at !== -1; at = line.text.indexOf('|', at + 1))
+        pipes.push(at);
+    if (pipes.length !== 3 || !stripped.startsWith('|') || !stripped.endsWith('|')) {
+        throw new state_errors/* StateFileError */.ci({
+            ...where,
+            reason: 'this line in the Machine State section is not a "| Field | Value |" row, and the scheduler would read rows out of it',
+            fix: ROW_FIX
+        });
+    }
+    const [p1, p2, p3] = pipes;
+    const label = pyStrip(line.text.slice(p1 + 1, p2));
+    const rawValue = pyStrip(line.text.slice(p2 + 1, p3));
+    if (label === '') {
+        throw new state_errors/* StateFileError */.ci({
+            ...where,
+            reason: 'the Field cell of this row is empty',
+            fix: ROW_FIX
+        });
+    }
+    if (rawValue === '') {
+        throw new state_errors/* StateFileError */.ci({
+            ...where,
+            reason: 'the Value cell of this row is blank, which the scheduler misreads as the start of another row',
+            fix: `write ${schema/* EMPTY_CELL */.bQ} for an empty value`
+        });
+    }
+    const isSeparator = SEPARATOR_CELL.test(label) && SEPARATOR_CELL.test(rawValue);
+    return {
+        kind: isSeparator ? 'separator' : 'data',
+        line: where.line,
+        lineStart: line.start,
+        lineEnd: line.end,
+        eol: line.eol,
+        label,
+        key: (0,schema/* schedulerKey */.Vw)(label),
+        rawValue,
+        value: NULL_VALUES.has(rawValue) ? null : rawValue,
+        keyCell: { start: line.start + p1 + 1, end: line.start + p2 },
+        valueCell: { start: line.start + p2 + 1, end: line.start + p3 }
+    };
+}
+/** Reads the rows of the Machine State table; throws a StateFileError for a malformed table. */
+function readMachineStateTable(text) {
+    const region = locateMachineState(text);
+    const rows = linesOf(text, region.start, region.end)
+        .filter((line) => line.text.includes('|'))
+        .map((line) => readRow(text, line));
+    const firstSeparator = rows.findIndex((row) => row.kind === 'separator');
+    if (firstSeparator === 1)
+        rows[0].kind = 'header';
+    const byKey = new Map();
+    for (const row of rows) {
+        if (SCHEDULER_SKIPPED_KEYS.has(row.label.toLowerCase()))
+            continue;
+        const earlier = byKey.get(row.key);
+        if (earlier && (0,schema/* fieldOfKey */.F_)(row.key)) {
+            throw new state_errors/* StateFileError */.ci({
+                line: row.line,
+                lineText: text.slice(row.lineStart, row.lineEnd),
+                reason: `the "${row.label}" row appears twice (first on line ${earlier.line}), and the scheduler only reads the last one`,
+                fix: 'delete one of the two rows'
+            });
+        }
+        byKey.set(row.key, row);
+    }
+    if (!rows.some((row) => row.kind === 'data')) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, region.start),
+            reason: 'the Machine State heading has no table under it',
+            fix: 'add the "| Field | Value |" table under the heading (see the autoloop template)'
+        });
+    }
+    return { region, rows, byKey };
+}
+const FIELD_EXAMPLES = {
+    lastRun: 'a UTC time such as 2026-01-15T12:00:00Z',
+    iterationCount: 'a whole number such as 12',
+    bestMetric: 'a number such as 0.87',
+    targetMetric: 'a number such as 0.95',
+    metricDirection: 'higher or lower',
+    branch: 'a branch name such as `autoloop/my-program`',
+    pr: 'a pull request number such as #12',
+    issue: 'an issue number such as #7',
+    paused: 'true or false',
+    pauseReason: 'one line of text',
+    completed: 'true or false',
+    completedReason: 'one line of text',
+    consecutiveErrors: 'a whole number such as 0',
+    recentStatuses: 'comma-separated words such as accepted, rejected'
+};
+function typedValue(text, field, row) {
+    if (row === undefined || row.value === null)
+        return null;
+    const parsed = schema/* MACHINE_STATE_FIELDS */.yW[field].cell.safeParse(row.value);
+    if (parsed.success)
+        return parsed.data;
+    throw new state_errors/* StateFileError */.ci({
+        line: row.line,
+        lineText: text.slice(row.lineStart, row.lineEnd),
+        reason: `${schema/* MACHINE_STATE_FIELDS */.yW[field].label} ${parsed.error.issues[0]?.message ?? 'is not valid'}`,
+        fix: `write ${FIELD_EXAMPLES[field]} in the Value column, or ${schema/* EMPTY_CELL */.bQ} for empty`
+    });
+}
+/** The typed view of a parsed table. */
+function machineStateOf(text, table) {
+    const view = {};
+    for (const field of schema/* MACHINE_STATE_FIELD_NAMES */.a2) {
+        view[field] = typedValue(text, field, table.byKey.get((0,schema/* schedulerKey */.Vw)(schema/* MACHINE_STATE_FIELDS */.yW[field].label)));
+    }
+    const extra = {};
+    for (const [key, row] of table.byKey) {
+        if (!(0,schema/* fieldOfKey */.F_)(key) && row.kind === 'data')
+            extra[key] = row.value;
+    }
+    return schema/* MachineStateSchema */.e0.parse({
+        ...view,
+        paused: view.paused === true,
+        completed: view.completed === true,
+        recentStatuses: view.recentStatuses ?? [],
+        extra
+    });
+}
+/** Reads and validates the Machine State table. Throws a StateFileError quoting a bad line. */
+function machine_state_readMachineState(text) {
+    return machineStateOf(text, readMachineStateTable(text));
+}
+function applySplices(text, splices) {
+    let result = text;
+    for (const splice of [...splices].sort((a, b) => b.at - a.at)) {
+        result = result.slice(0, splice.at) + splice.insert + result.slice(splice.at + splice.remove);
+    }
+    return result;
+}
+function leadingSpace(cell) {
+    return /^[ \t]*/.exec(cell)?.[0] ?? '';
+}
+/** A cell with new content, keeping its padding (and its width when the content fits). */
+function restyleCell(rawCell, content) {
+    const body = leadingSpace(rawCell) + content;
+    return /[ \t]$/.test(rawCell) ? body.padEnd(Math.max(rawCell.length, body.length + 1), ' ') : body;
+}
+/**
+ * A new row in the style of the table's last data row: its indent and cell padding, and the
+ * key column's width when every data row has the same (an aligned table).
+ */
+function rowLike(text, table, label, value) {
+    const dataRows = table.rows.filter((row) => row.kind === 'data');
+    const model = dataRows[dataRows.length - 1];
+    const line = text.slice(model.lineStart, model.lineEnd);
+    const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
+    const keyCell = text.slice(model.keyCell.start, model.keyCell.end);
+    const valueCell = text.slice(model.valueCell.start, model.valueCell.end);
+    const keyWidth = (row) => row.keyCell.end - row.keyCell.start;
+    const aligned = dataRows.length > 1 && dataRows.every((row) => keyWidth(row) === keyWidth(model));
+    const trail = (cell) => (/[ \t]$/.test(cell) ? ' ' : '');
+    const newKeyCell = aligned
+        ? restyleCell(keyCell, label)
+        : leadingSpace(keyCell) + label + trail(keyCell);
+    return `${indent}|${newKeyCell}|${leadingSpace(valueCell)}${value}${trail(valueCell)}|`;
+}
+function patchEntries(patch) {
+    return schema/* MACHINE_STATE_FIELD_NAMES */.a2.filter((field) => patch[field] !== undefined).map((field) => [field, patch[field]]);
+}
+/**
+ * Writes `patch` into the Machine State table. Only the value cells of the patched rows
+ * change; patched rows missing from the table are added after its last row, in its style.
+ * The file must be valid first (a StateFileError is thrown otherwise, and nothing is written).
+ */
+function updateMachineState(text, patch) {
+    const table = readMachineStateTable(text);
+    machineStateOf(text, table);
+    const splices = [];
+    const added = [];
+    const last = table.rows[table.rows.length - 1];
+    const eol = last.eol === '' ? detectEol(text) : last.eol;
+    const expected = new Map();
+    for (const [field, value] of patchEntries(patch)) {
+        const label = schema/* MACHINE_STATE_FIELDS */.yW[field].label;
+        const cell = (0,schema/* renderCell */.TF)(field, value);
+        expected.set((0,schema/* schedulerKey */.Vw)(label), cell);
+        const row = table.byKey.get((0,schema/* schedulerKey */.Vw)(label));
+        if (row) {
+            const rawCell = text.slice(row.valueCell.start, row.valueCell.end);
+            splices.push({
+                at: row.valueCell.start,
+                remove: rawCell.length,
+                insert: restyleCell(rawCell, cell)
+            });
+        }
+        else {
+            added.push(rowLike(text, table, label, cell));
+        }
+    }
+    if (added.length > 0) {
+        splices.push({ at: last.lineEnd, remove: 0, insert: added.map((row) => eol + row).join('') });
+    }
+    const updated = applySplices(text, splices);
+    const reread = readMachineStateTable(updated);
+    for (const [key, cell] of expected) {
+        if (reread.byKey.get(key)?.rawValue !== cell) {
+            throw new Error(`internal error: the Machine State row ${key} did not read back as ${cell}`);
+        }
+    }
+    return updated;
+}
+
+;// CONCATENATED MODULE: ./src/statefile/ci-gate-section.ts
+/**
+ * The `## 🚦 CI Gate` section of a program's state file, pure. The action owns it whole: a
+ * hidden pointer to the ledger (`ci-gate/<program>.json` in the same store) with the ledger
+ * revision the section was projected from, then the fix brief an agent reads first
+ * (docs/decisions.md: "The fix brief"). The section sits right after Machine State, so the scheduler's
+ * cut of Machine State (at the next `\n## `) ends before it; its body never holds a `## `
+ * line of its own.
+ *
+ * Files written by an earlier version kept the ledger itself in this section as a fenced JSON
+ * block; `readLegacyLedgerBlock` reads it so the ledger can be migrated to its own file.
+ */
+
+
+
+const CI_GATE_HEADING = '## 🚦 CI Gate';
+const CI_GATE_NAME = 'CI Gate';
+const POINTER = /^<!-- autoloop-ci-gate:ledger (\S+) revision (\d+) -->[ \t]*$/;
+const SECTION_FIX = `delete the whole "${CI_GATE_HEADING}" section: the action writes it again from its ledger`;
+/** The CI Gate section, or null. Two of them is an error that quotes the second heading. */
+function findCiGateSection(text) {
+    const found = splitSections(text, 'ignore').sections.filter((section) => section.name === CI_GATE_NAME);
+    const second = found[1];
+    if (second) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, second.start),
+            reason: `a second "${CI_GATE_HEADING}" section (the first is on line ${lineNumberAt(text, found[0].start)})`,
+            fix: 'delete one of the two sections'
+        });
+    }
+    return found[0] ?? null;
+}
+/** The pointer line of the CI Gate section; null when there is no section or no pointer. */
+function readLedgerPointer(text) {
+    const section = findCiGateSection(text);
+    if (!section)
+        return null;
+    for (const line of linesOf(text, section.start, section.end)) {
+        const match = POINTER.exec(line.text);
+        if (match)
+            return { path: match[1], revision: Number(match[2]) };
+    }
+    return null;
+}
+function ledgerPointerLine(pointer) {
+    return `<!-- autoloop-ci-gate:ledger ${pointer.path} revision ${pointer.revision} -->`;
+}
+// ---------------------------------------------------------------------------------------
+// Writing
+/**
+ * Writes the section: the heading, then `bodyLines` (the pointer line first). An existing
+ * section is replaced whole (its trailing separator kept); a missing one is created right
+ * after Machine State. The file must be valid first: nothing is written otherwise.
+ */
+function writeCiGateSection(text, bodyLines) {
+    machine_state_readMachineState(text);
+    if (bodyLines.some((line) => line.startsWith('## ') || /[\r\n]/.test(line)))
+        throw new Error('internal error: a CI Gate line must be one line and not a `## ` heading');
+    const eol = detectEol(text);
+    const rendered = [CI_GATE_HEADING, '', ...bodyLines, ''].join(eol);
+    const existing = findCiGateSection(text);
+    if (existing) {
+        return (text.slice(0, existing.start) +
+            rendered +
+            text.slice(existing.start + existing.content.length));
+    }
+    const region = locateMachineState(text);
+    if (region.end < text.length) {
+        const machineState = splitTrailer(text.slice(region.start, region.end + 1));
+        const trailer = machineState.trailer === '' ? eol : machineState.trailer;
+        return text.slice(0, region.end + 1) + rendered + trailer + text.slice(region.end + 1);
+    }
+    // Machine State is the last section: close it, then append.
+    return text + separatorBeforeAppended(text) + rendered;
+}
+/** Removes the section (heading to the next section) when there is one. */
+function removeCiGateSection(text) {
+    readMachineState(text);
+    const section = findCiGateSection(text);
+    return section ? text.slice(0, section.start) + text.slice(section.end) : text;
+}
+/** The section's ```json block, or null when the section has none (or there is no section). */
+function readLegacyLedgerBlock(text) {
+    const section = findCiGateSection(text);
+    if (!section)
+        return null;
+    const lines = linesOf(text, section.start, section.end);
+    const open = lines.findIndex((line) => /^```json\s*$/.test(line.text));
+    if (open === -1)
+        return null;
+    const close = lines.findIndex((line, i) => i > open && /^```\s*$/.test(line.text));
+    if (close === -1) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, lines[open].start),
+            reason: 'the ```json block of the CI Gate section is never closed',
+            fix: SECTION_FIX
+        });
+    }
+    const first = lines[open + 1];
+    const jsonText = text.slice(first.start, lines[close].start);
+    try {
+        return {
+            json: JSON.parse(jsonText),
+            text: jsonText,
+            line: lineNumberAt(text, first.start)
+        };
+    }
+    catch (error) {
+        throw new state_errors/* StateFileError */.ci({
+            ...lineAt(text, Math.min(jsonErrorOffset(jsonText, error) + first.start, lines[close].start)),
+            reason: `the CI Gate ledger is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+            fix: SECTION_FIX
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/render/fix-brief.ts
 /**
  * The fix brief: what the `## 🚦 CI Gate` section of `<program>.md` tells the next run, in
  * plain markdown an agent reads first (docs/decisions.md: "The fix brief"). Pure: rendered from the
@@ -43396,7 +44334,7 @@ function checkLines(attempt, max) {
         lines.push(`  - … ${checks.length - max} more`);
     return lines;
 }
-/** Fenced lines cannot be read as a `## ` heading by the scheduler's cut (see state/text.ts). */
+/** Fenced lines cannot be read as a `## ` heading by the scheduler's cut (see core/text/lines.ts). */
 function fix_brief_fencedLines(text, maxLines) {
     return (0,untrusted/* fence */.EU)(text, { maxLines, maxChars: maxLines * 200 })
         .split('\n')
@@ -43567,7 +44505,7 @@ function resetBrief(ledger) {
     return lines;
 }
 
-;// CONCATENATED MODULE: ./src/state/projection.ts
+;// CONCATENATED MODULE: ./src/statefile/projection.ts
 /**
  * `<program>.md` as a projection of the ledger, pure (README: "The ledger"). The Machine
  * State rows the action owns and the `## 🚦 CI Gate` section are derived from the ledger:
@@ -43657,9 +44595,56 @@ function projectStateFile(text, ledger, options) {
     return result.text;
 }
 
-// EXTERNAL MODULE: ./src/state/store.ts
-var state_store = __nccwpck_require__(6992);
-;// CONCATENATED MODULE: ./src/state/template.ts
+;// CONCATENATED MODULE: ./src/app/update-file.ts
+
+const UPDATE_BACKOFF = { baseMs: 250, maxMs: 8000 };
+/** Exponential backoff with jitter: attempt 1 waits 125–250 ms, then doubling, at most 8 s. */
+function backoffMs(attempt, random) {
+    const ceiling = Math.min(UPDATE_BACKOFF.maxMs, UPDATE_BACKOFF.baseMs * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+/**
+ * Changes one file of a store by compare-and-swap. `apply` gets the current text (null when
+ * there is no file) and returns the new text; it runs again on every retry, so it must
+ * compute from the text it is given. Text equal to the stored one is not written.
+ * A StateFileError thrown by `apply` (a malformed file) stops the update with nothing written.
+ */
+async function updateFile(store, path, apply, options) {
+    const maxAttempts = options.maxAttempts ?? 5;
+    const random = options.random ?? Math.random;
+    for (let attempt = 1;; attempt += 1) {
+        const current = attempt === 1 && options.current !== undefined ? options.current : await store.read(path);
+        let next;
+        try {
+            next = apply(current?.text ?? null);
+        }
+        catch (error) {
+            throw error instanceof state_errors/* StateFileError */.ci ? error.inFile(`${path} (${store.description})`) : error;
+        }
+        if (current && next === current.text)
+            return { text: next, version: current.version, attempts: attempt };
+        try {
+            const { version } = await store.write(path, next, current?.version ?? null);
+            return { text: next, version, attempts: attempt };
+        }
+        catch (error) {
+            if (!(error instanceof state_errors/* StateConflictError */.K$))
+                throw error;
+            await waitBeforeRetry(path, store, attempt, error, { ...options, maxAttempts, random });
+        }
+    }
+}
+/** After a conflict: gives up after `maxAttempts` (a clear error), else waits a backoff. */
+async function waitBeforeRetry(path, store, attempt, conflict, options) {
+    if (attempt >= options.maxAttempts) {
+        throw new state_errors/* StateConflictError */.K$(`${path} (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`, { cause: conflict });
+    }
+    const wait = backoffMs(attempt, options.random);
+    options.log?.info(`${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms`);
+    await options.clock.sleep(wait);
+}
+
+;// CONCATENATED MODULE: ./src/statefile/template.ts
 /**
  * A new program state file from the autoloop template, for a program that has none yet: the
  * title, the automation note, Machine State with every row, and the human sections.
@@ -43714,7 +44699,9 @@ function createStateFile(program, options = {}) {
     return options.machineState ? updateMachineState(text, options.machineState) : text;
 }
 
-;// CONCATENATED MODULE: ./src/state/program-state.ts
+;// CONCATENATED MODULE: ./src/app/program-files.ts
+
+
 
 
 
@@ -43742,12 +44729,12 @@ function ledgerOf(program, stored, storedLedger, description) {
         return { ...ledger, program };
     }
     const legacy = stored
-        ? inFile(`${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, () => readLegacyLedgerBlock(stored.text))
+        ? inFile(`${(0,schema/* stateFilePath */.n0)(program)} (${description})`, () => readLegacyLedgerBlock(stored.text))
         : null;
     if (!legacy)
         return null;
     // Located in the block's own text, its lines counted from the block's first line.
-    return parseLedgerJson(legacy.json, legacy.text, `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`, {
+    return parseLedgerJson(legacy.json, legacy.text, `${(0,schema/* stateFilePath */.n0)(program)} (${description})`, {
         program,
         firstLine: legacy.line
     });
@@ -43756,7 +44743,7 @@ function ledgerOf(program, stored, storedLedger, description) {
 function programFilesOf(program, stored, storedLedger, description, options) {
     const found = ledgerOf(program, stored, storedLedger, description);
     const ledger = found ?? emptyLedger(program, options.now);
-    const source = `${(0,state_store/* stateFilePath */.n0)(program)} (${description})`;
+    const source = `${(0,schema/* stateFilePath */.n0)(program)} (${description})`;
     const original = stored?.text ?? createStateFile(program);
     const text = inFile(source, () => projectStateFile(original, ledger, { program, maxBytes: options.maxBytes }));
     return {
@@ -43775,7 +44762,7 @@ function programFilesOf(program, stored, storedLedger, description, options) {
 }
 async function readProgram(store, program, options) {
     const [stored, storedLedger] = await Promise.all([
-        store.read((0,state_store/* stateFilePath */.n0)(program)),
+        store.read((0,schema/* stateFilePath */.n0)(program)),
         store.read(ledgerPath(program))
     ]);
     return programFilesOf(program, stored, storedLedger, store.description, options);
@@ -43798,7 +44785,7 @@ async function updateProgram(deps, program, options, apply) {
     for (let attempt = 1;; attempt += 1) {
         const now = clock.now();
         const current = attempt === 1 && options.ledger !== undefined
-            ? programFilesOf(program, await store.read((0,state_store/* stateFilePath */.n0)(program)), options.ledger, store.description, {
+            ? programFilesOf(program, await store.read((0,schema/* stateFilePath */.n0)(program)), options.ledger, store.description, {
                 maxBytes: options.maxBytes,
                 now
             })
@@ -43828,7 +44815,7 @@ async function updateProgram(deps, program, options, apply) {
         catch (error) {
             if (!(error instanceof state_errors/* StateConflictError */.K$))
                 throw error;
-            await (0,state_store/* waitBeforeRetry */.jy)(ledgerPath(program), store, attempt, error, retry);
+            await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry);
             continue;
         }
         return {
@@ -43841,8 +44828,8 @@ async function updateProgram(deps, program, options, apply) {
 async function writeProjection(deps, program, ledger, storedLedger, options, 
 /** `<program>.md` as read a moment ago (null: none). */
 stored) {
-    const path = (0,state_store/* stateFilePath */.n0)(program);
-    const written = await (0,state_store/* updateFile */.Io)(deps.store, path, (text) => 
+    const path = (0,schema/* stateFilePath */.n0)(program);
+    const written = await updateFile(deps.store, path, (text) => 
     // Another run projected a newer revision of the ledger meanwhile: ours is older.
     text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
         ? text
@@ -43866,7 +44853,7 @@ stored) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/issue/comments.ts
+;// CONCATENATED MODULE: ./src/render/comments.ts
 /**
  * What the action says on the program issue (docs/state.md: "The program issue"). Pure rendering;
  * `program-issue.ts` finds and edits the comments. Every comment carries a hidden marker so a
@@ -44077,12 +45064,7 @@ function renderIterationComment(view) {
     return lines.join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/issue/program-issue.ts
-/**
- * Finds and edits this action's comments on the program issue, so a re-run edits rather
- * than duplicates: the status comment is the earliest comment holding the autoloop
- * sentinel; every other comment is found by its hidden marker.
- */
+;// CONCATENATED MODULE: ./src/app/program-issue.ts
 
 /** Posts of one comment at most, each after making sure an earlier one did not land. */
 const MAX_CREATE_ATTEMPTS = 3;
@@ -44117,7 +45099,7 @@ function upsertMarkedComment(port, issue, marker, body) {
     return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)));
 }
 
-;// CONCATENATED MODULE: ./src/commands/announce.ts
+;// CONCATENATED MODULE: ./src/app/announce.ts
 /**
  * What a command says on the program issue, in one place: the status comment (edited in
  * place from Machine State) and, when given, one marked comment (a pause, a resume, a reset,
@@ -44150,7 +45132,7 @@ async function announce(deps, announcement) {
             state: machine,
             stateFile: { label: stateFileLabel(deps, program), url: null },
             serverUrl: deps.environment.serverUrl,
-            repository: (0,src_environment/* repositoryName */.aR)(deps.environment)
+            repository: (0,core_environment/* repositoryName */.aR)(deps.environment)
         }));
         const comment = announcement.comment;
         if (comment)
@@ -44162,7 +45144,7 @@ async function announce(deps, announcement) {
     return issue;
 }
 
-;// CONCATENATED MODULE: ./src/checks/reduce.ts
+;// CONCATENATED MODULE: ./src/core/checks/reduce.ts
 /**
  * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
  * reduced to one verdict (docs/decisions.md: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
@@ -44356,7 +45338,7 @@ function reduceChecks(snapshot, policy, elapsedMs) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/checks/poll.ts
+;// CONCATENATED MODULE: ./src/app/poll.ts
 
 /** Failed reads in a row a poll tolerates. */
 const READ_FAILURES_TOLERATED = 5;
@@ -44409,7 +45391,7 @@ async function poll(options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/lines.ts
+;// CONCATENATED MODULE: ./src/core/signature/lines.ts
 /**
  * Turns a CI log, raw tool output or a GitHub Actions job log, into clean lines, one chunk at a
  * time: the log is never held whole, a byte cap stops reading (the result then says it was
@@ -44640,7 +45622,7 @@ function runnerMarker(line) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./src/signature/details.ts
+;// CONCATENATED MODULE: ./src/core/signature/details.ts
 /**
  * Failure details (docs/failure-details.md: "Failure details"): what a fixer needs of each failure, kept as the
  * tool printed it — the error or assertion message, expected and received values, the failing
@@ -44664,10 +45646,10 @@ const DETAIL_LIMITS = {
 };
 /**
  * Checkout roots as they appear inside a line: GitHub's runners (Linux, macOS, Windows, container
- * jobs) and `file://` URLs of them. Removed from detail lines, so `/home/runner/work/app/app/
- * src/a.ts:3` reads `src/a.ts:3`.
+ * jobs, a self-hosted runner's `<runner>/_work/<repo>/<repo>/`) and `file://` URLs of them.
+ * Removed from detail lines, so `/home/runner/work/app/app/src/a.ts:3` reads `src/a.ts:3`.
  */
-const CHECKOUT_ROOT_IN_LINE = /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\//g;
+const CHECKOUT_ROOT_IN_LINE = /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\/|(?:file:\/\/\/?)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s]+){0,4}[\\/]_work[\\/](?!(?:_temp|_actions|_tool)[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]/g;
 /**
  * Stack frames and frame-like lines inside dependencies or the language runtime: JavaScript
  * (`node_modules/`, `node:internal`), Python (`site-packages/`, the interpreter's lib), Go (the
@@ -44774,7 +45756,7 @@ class FailureDetails {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/common.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/common.ts
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
 const MAX_FINDINGS_PER_PARSER = 1000;
 /**
@@ -44820,7 +45802,7 @@ function indentOf(line) {
     return i;
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/cargo.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/cargo.ts
 /**
  * cargo test (libtest) and cargo-nextest.
  * - libtest: `test tests::bad_add ... FAILED`, attributed to the test binary announced by
@@ -45060,7 +46042,7 @@ function binaryName(path) {
     return base.replace(/\.exe$/, '').replace(/-[0-9a-f]{8,}$/, '');
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/dotnet.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/dotnet.ts
 /**
  * dotnet test and build. A failing test is, by runner:
  * - VSTest's console logger: `  Failed NS.Class.Method(x: 1) [2 ms]` (older releases
@@ -45193,7 +46175,7 @@ function failedTestName(raw) {
     return match?.[1]?.trim();
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/eslint.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/eslint.ts
 /**
  * ESLint, in the stylish form (a file line, then `  2:10  error  'x' is defined but never used
  * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`),
@@ -45271,7 +46253,7 @@ function looksLikeSourcePath(line) {
     return line.length < 1000 && FILE_LINE.test(line);
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/golangci-lint.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/golangci-lint.ts
 /**
  * golangci-lint's default output: `path/file.go:12:5: message (linter)` (older releases and some
  * linters leave out the column), then the source line and a caret. The linter's name in
@@ -45322,7 +46304,7 @@ function createGolangciLintParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/go.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/go.ts
 /**
  * go test, go build and go vet.
  * - Tests: `--- FAIL: TestX/sub (0.00s)` (indented for subtests; the parents fail too and are
@@ -45609,7 +46591,7 @@ function withoutProcsSuffix(name) {
     return stripped === top ? name : stripped + (slash === -1 ? '' : name.slice(slash));
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/gradle.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/gradle.ts
 /**
  * Gradle's test logging, `com.example.FooTest > testBar() FAILED` (nested and parameterised
  * tests add more ` > ` parts; JUnit 5's `()` goes). A failed task (`> Task :compileJava FAILED`)
@@ -45669,7 +46651,7 @@ function createGradleParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/javac.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/javac.ts
 /**
  * javac, plain (`Foo.java:5: error: cannot find symbol`, also what Gradle shows) and through
  * Maven (`[ERROR] /abs/Foo.java:[3,25] cannot find symbol`), each optionally followed by a
@@ -45756,7 +46738,7 @@ function unqualify(text) {
     return text.replace(/\b(?:[a-z_][\w$]{0,100}\.){1,20}(?=[A-Z])/g, '');
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/jest.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/jest.ts
 /**
  * Jest. A failing file opens with `FAIL path (8.5 s)` (multi-project runs put a display name
  * before the path); each failing test is a `● describe › test` title under it, repeated in
@@ -45888,7 +46870,7 @@ function suitePath(rest) {
     return normalisePath(tokens[tokens.length - 1] ?? '');
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/numbered-failure-list.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/numbered-failure-list.ts
 /**
  * The failure list of xUnit text runners (JUnit 4's `JUnitCore`, PHPUnit, which took its
  * format): a heading such as `There were 2 failures:`, then each failure as `1) <test>`
@@ -45951,7 +46933,7 @@ function createNumberedFailureListParser(format) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/junit.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/junit.ts
 
 const ENTRY = /^(\d+)\) (.{1,1000})\(([\w.$]{1,500})\)\s*$/;
 const junitGrepPatterns = [
@@ -45970,7 +46952,7 @@ function createJunitParser() {
     });
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/mocha.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/mocha.ts
 /**
  * Mocha's spec reporter (and the others, which share its epilogue): after `  N failing`, each of
  * the N failures is `  1) Suite` with every further title part on its own, deeper-indented line,
@@ -46093,7 +47075,7 @@ function createMochaParser() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/mypy.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/mypy.ts
 /**
  * mypy: `app/models.py:12: error: Incompatible return value type (got "int", expected "str")
  * [return-value]` (`:col` too with --show-column-numbers). With --pretty the message wraps and
@@ -46165,7 +47147,7 @@ function createMypyParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/node-test.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/node-test.ts
 /**
  * `node --test`. Spec reporter: the `✖ failing tests:` section lists each failing test as
  * `test at <path>:<line>:<col>` then `✖ <name> (<duration>)`. TAP reporter (the default when
@@ -46353,7 +47335,7 @@ function createNodeTestParser() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/phpunit.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/phpunit.ts
 
 const phpunit_ENTRY = /^(\d+)\) ([\w\\]{1,500}::\w{1,500})(?: with data set (#\d+|"(?:[^"\\]|\\.){0,500}"))?/;
 const phpunitGrepPatterns = [
@@ -46375,7 +47357,7 @@ function createPhpunitParser() {
     });
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/pytest.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/pytest.ts
 /**
  * pytest. The short summary (`FAILED tests/t.py::test_x[p] - AssertionError: …`, `ERROR
  * tests/t.py::test_y`) and verbose result lines (`tests/t.py::test_x FAILED [ 50%]`, xdist's
@@ -46570,7 +47552,7 @@ function sectionTitle(id, isError) {
     return isError ? `ERROR at setup of ${name}` : name;
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/python-lint.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/python-lint.ts
 /**
  * ruff and flake8. Both print `path.py:4:1: F401 'sys' imported but unused` (ruff adds `[*]`
  * when a fix exists); ruff's full format, the default in recent releases, puts the code first,
@@ -46644,7 +47626,7 @@ function createFlake8Parser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/rspec.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/rspec.ts
 /**
  * RSpec. Under `Failures:` each failure is `  1) Cart#total adds the prices`, then
  * `     Failure/Error: <source line>`, then either the exception's class on a line of its own
@@ -46815,7 +47797,7 @@ function lastSegment(name) {
     return cut === -1 ? name : name.slice(cut + 2);
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/runner.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/runner.ts
 /**
  * The runner's own error lines: `##[error]msg` in a job log (from `::error::` commands, problem
  * matchers and failed actions), and `::error file=…::msg` commands in raw output. The step
@@ -46861,7 +47843,7 @@ function decodeCommandText(text) {
     return text.replaceAll('%0D', '').replaceAll('%0A', '\n').replaceAll('%25', '%');
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/rust.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/rust.ts
 /**
  * rustc diagnostics, which also carry clippy's lints. A block starts at column 0 with
  * `error[E0599]: msg` or `error: msg`, names its place on ` --> src/main.rs:4:18` and ends at a
@@ -46964,7 +47946,7 @@ function createRustcParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/surefire.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/surefire.ts
 /**
  * Maven Surefire (and Failsafe). A failed test's line is `[ERROR] com.x.FooTest.method -- Time
  * elapsed: 0.171 s <<< FAILURE!` (Surefire 3.1 and later), `[ERROR] com.x.FooTest.method  Time
@@ -47145,7 +48127,7 @@ function withoutParameters(method) {
     return cut === -1 ? method : method.slice(0, cut);
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/tsc.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/tsc.ts
 /**
  * TypeScript compiler diagnostics, in the plain form `src/a.ts(3,13): error TS7006: msg` and the
  * pretty form `src/a.ts:3:13 - error TS7006: msg` (also what ts-jest prints under
@@ -47221,7 +48203,7 @@ function createTscParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/vitest.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/vitest.ts
 /**
  * Vitest. Each failure is detailed under `⎯⎯ Failed Tests N ⎯⎯` as ` FAIL  src/a.test.ts > suite
  * > test` (workspace projects add `|name| ` first); a file that could not run is listed under
@@ -47306,7 +48288,7 @@ function createVitestParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/biome.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/biome.ts
 /**
  * Biome (`biome check`, `biome lint`, `biome format`, `biome ci`). Each diagnostic opens with
  * `src/a.ts:2:22 lint/suspicious/noExplicitAny  FIXABLE  ━━━━` (`src/a.ts format ━━━━` for
@@ -47362,7 +48344,7 @@ function createBiomeParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/bun.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/bun.ts
 /**
  * `bun test`. Each test file's output opens with its path alone on a line (`src/a.test.ts:`,
  * `::group::src/a.test.ts:` on GitHub Actions, where the job log turns it into a group the
@@ -47473,7 +48455,7 @@ function createBunParser() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/ctest.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/ctest.ts
 /**
  * CTest (CMake's test driver). Each test ends with a progress line, `2/27 Test  #2: name
  * .....***Failed    0.19 sec` (or `***Timeout`, `***Exception: SegFault`, `***Not Run`), and the
@@ -47515,7 +48497,7 @@ function createCtestParser() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/deno.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/deno.ts
 /**
  * `deno test`. Tests report as `name ... FAILED (30ms)` under `running 4 tests from ./a_test.ts`
  * (a step indented under its test, the test then failing `(due to 1 failed step)`), and the
@@ -47608,7 +48590,7 @@ function createDenoParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/next.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/next.ts
 /**
  * `next build`'s type check (and its lint step's TypeScript errors): after `Failed to compile.`
  * (`Failed to type check.` since Next.js 16) comes the place alone on a line, `./app/page.tsx:3:5`,
@@ -47651,7 +48633,7 @@ function createNextParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/playwright.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/playwright.ts
 /**
  * Playwright Test (list, line and dot reporters share the report). Each failed test gets a
  * numbered block, `  1) [chromium] › tests/a.spec.ts:3:5 › suite › title ────` (the project
@@ -47721,7 +48703,7 @@ function keyOf(match) {
     return buildKey('playwright', `${normalisePath(match[1] ?? '')}>${titles.join(' > ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/swift.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/swift.ts
 /**
  * `swift test`. XCTest reports a failed test as `Test Case 'Class.testX' failed (0.001 seconds)`
  * on Linux and `Test Case '-[Module.Class testX]' failed (0.004 seconds).` on macOS, after the
@@ -47777,7 +48759,7 @@ function createSwiftParser() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/unittest.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/unittest.ts
 /**
  * Python's `unittest` (and runners that print its report: `python -m unittest`, Django's test
  * runner, `setup.py test`). Each failure is a block: a line of `=`, then `FAIL: test_x
@@ -47852,7 +48834,7 @@ function createUnittestParser() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/vite.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/vite.ts
 /**
  * `vite build`. An import that cannot be resolved is reported as `[vite]: Rollup failed to
  * resolve import "pkg" from "src/a.ts".` (Rolldown since vite 7), as a warning and again as the
@@ -47919,7 +48901,7 @@ function createViteParser() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signature/parsers/index.ts
+;// CONCATENATED MODULE: ./src/core/signature/parsers/index.ts
 
 
 
@@ -48215,7 +49197,7 @@ function grepEquivalentPatterns() {
     return [...new Set(PARSERS.flatMap((entry) => entry.grepPatterns))];
 }
 
-;// CONCATENATED MODULE: ./src/signature/extract.ts
+;// CONCATENATED MODULE: ./src/core/signature/extract.ts
 /**
  * Failure extraction (see the README, Failure signatures): one pass over a log's lines through
  * every parser, then the findings by precedence:
@@ -48545,12 +49527,12 @@ function extractFailuresFromString(text, options = {}) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/failures/gather.ts
+;// CONCATENATED MODULE: ./src/app/gather-failures.ts
 
 
 
 
-const gather_DEFAULT_MAX_LOG_BYTES = 64 * 1024 * 1024;
+const gather_failures_DEFAULT_MAX_LOG_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_LINES = 10;
 /** Annotations GitHub adds to every failed step: they say nothing about the failure. */
 const GENERIC_ANNOTATION = /^(?:Process completed with exit code \d+\.?|The operation was canceled\.?|The job was canceled\b.*|The runner has received a shutdown signal.*|The job running on runner .* has exceeded the maximum execution time.*)$/;
@@ -48671,7 +49653,7 @@ async function gatherFailure(check, sources, options) {
             const stream = await sources.jobLog(check.jobId);
             if (stream) {
                 const result = await extractFailures(stream, {
-                    maxBytes: options.maxLogBytes ?? gather_DEFAULT_MAX_LOG_BYTES
+                    maxBytes: options.maxLogBytes ?? gather_failures_DEFAULT_MAX_LOG_BYTES
                 });
                 const found = fromExtraction(result, maxLines);
                 if (found.keys.length > 0) {
@@ -48721,7 +49703,7 @@ async function gatherFailures(failing, sources, options) {
     return gathered;
 }
 
-;// CONCATENATED MODULE: ./src/failures/infrastructure.ts
+;// CONCATENATED MODULE: ./src/core/rules/infrastructure.ts
 /**
  * Failures outside the project's own build and test output (docs/decisions.md: "Whose failure it is"):
  * the runner was lost or shut down, the job was cancelled by the system, the network failed
@@ -48767,7 +49749,7 @@ function infrastructureCause(conclusion, lines, projectFailures) {
     return null;
 }
 
-;// CONCATENATED MODULE: ./src/checks/wait.ts
+;// CONCATENATED MODULE: ./src/app/wait-for-checks.ts
 
 
 function formatDuration(ms) {
@@ -48830,7 +49812,7 @@ async function waitForVerdict(options) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/commands/gate-wait.ts
+;// CONCATENATED MODULE: ./src/app/gate/wait.ts
 /**
  * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
  * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
@@ -48958,7 +49940,7 @@ async function waitForChecks(config, deps, sha, pull, policy, window) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/commands/gate-failures.ts
+;// CONCATENATED MODULE: ./src/app/gate/failures.ts
 
 
 
@@ -49255,7 +50237,7 @@ async function findRedFindings(context, first) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/loop/fixer-run.ts
+;// CONCATENATED MODULE: ./src/core/rules/fixer-run.ts
 /** gh-aw's job ids, which are the job names the API reports (gh-aw gives them no `name:`). */
 const JOB = {
     preActivation: 'pre_activation',
@@ -49404,7 +50386,7 @@ function fallbackBlocked(branch, pulls, since, branches = []) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/commands/fixer-check.ts
+;// CONCATENATED MODULE: ./src/app/fixer-check.ts
 
 
 /** How often, and how far apart, a dispatched run is looked for when GitHub did not say which. */
@@ -49509,7 +50491,7 @@ async function whyNoFix(deps, input) {
     return verdict.kind === 'no-fix' ? verdict.blocked : null;
 }
 
-;// CONCATENATED MODULE: ./src/commands/gate.ts
+;// CONCATENATED MODULE: ./src/app/gate/gate.ts
 
 
 
@@ -49718,7 +50700,7 @@ async function recordWithoutCommit(run, began, head) {
             reason,
             commit: undefined,
             runId: deps.environment.runId ?? null,
-            runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),
+            runUrl: (0,core_environment/* runUrl */.Vp)(deps.environment),
             now: deps.clock.now(),
             maskedValues: deps.maskedValues
         });
@@ -49963,7 +50945,7 @@ function ledgerAfter(run, current, settlement, seen, requested) {
                 reason,
                 commit: undefined,
                 runId: deps.environment.runId ?? null,
-                runUrl: (0,src_environment/* runUrl */.Vp)(deps.environment),
+                runUrl: (0,core_environment/* runUrl */.Vp)(deps.environment),
                 now,
                 maskedValues: deps.maskedValues
             });
@@ -50142,7 +51124,7 @@ async function announcePause(run, pause, files, seen) {
                 reason: pause.reason,
                 signature: pause.signature,
                 attempts: ledger.attempts,
-                runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(deps.environment, runId),
+                runUrlOf: (runId) => (0,core_environment/* runUrl */.Vp)(deps.environment, runId),
                 maskedValues: deps.maskedValues,
                 branch: config.branch,
                 ...(pause.blocked ? { blocked: pause.blocked } : {}),
@@ -50439,7 +51421,7 @@ async function fixCommittedNothing(run, head, agentSha) {
         .result;
 }
 
-;// CONCATENATED MODULE: ./src/commands/record.ts
+;// CONCATENATED MODULE: ./src/app/record.ts
 
 
 
@@ -50484,7 +51466,7 @@ async function runRecordCommand(config, deps) {
         reason: config.reason,
         commit: config.sha,
         runId: environment.runId ?? null,
-        runUrl: (0,src_environment/* runUrl */.Vp)(environment),
+        runUrl: (0,core_environment/* runUrl */.Vp)(environment),
         now,
         maskedValues: deps.maskedValues
     });
@@ -50544,7 +51526,7 @@ async function swapCompletedLabel(deps, issue) {
     log.info(`Issue #${issue}: label ${PROGRAM_LABEL} swapped for ${COMPLETED_LABEL}`);
 }
 
-;// CONCATENATED MODULE: ./src/commands/reset.ts
+;// CONCATENATED MODULE: ./src/app/reset.ts
 
 
 
@@ -50659,7 +51641,7 @@ async function runResetCommand(config, deps) {
                 actorUrl: actor ? `${environment.serverUrl}/${encodeURIComponent(actor)}` : null,
                 reason: config.reason ?? null,
                 clearedReason: result.clearedReason ?? 'no reason given',
-                runUrl: (0,src_environment/* runUrl */.Vp)(environment),
+                runUrl: (0,core_environment/* runUrl */.Vp)(environment),
                 remembered: result.remembered,
                 forgotten: result.forgotten,
                 maskedValues: deps.maskedValues
@@ -50931,7 +51913,7 @@ function validateConcurrency(concurrency) {
 	}
 }
 
-;// CONCATENATED MODULE: ./src/loop/reconcile-rules.ts
+;// CONCATENATED MODULE: ./src/core/rules/reconcile.ts
 
 
 
@@ -51003,7 +51985,7 @@ var promises_ = __nccwpck_require__(1455);
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/doctor/setup.ts
+;// CONCATENATED MODULE: ./src/core/doctor/setup.ts
 /**
  * The doctor's files, parsed (docs/commands.md: "doctor"). Pure: text in, YAML values and the gh-aw
  * version out. YAML is read as the runner and gh-aw read it (YAML 1.2: `on` is a key).
@@ -51112,7 +52094,7 @@ function parseSetup(files) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/doctor/ci-workflows.ts
+;// CONCATENATED MODULE: ./src/core/doctor/ci-workflows.ts
 /**
  * Does any CI workflow run on the program branch? (docs/commands.md: "doctor", the check `ci-workflow`.)
  * Pure. gh-aw pushes the agent's commit with GITHUB_TOKEN, which starts no workflow; CI starts
@@ -51260,7 +52242,7 @@ function ciWorkflowVerdicts(workflows, defaultBranch) {
     return verdicts;
 }
 
-;// CONCATENATED MODULE: ./src/doctor/model.ts
+;// CONCATENATED MODULE: ./src/core/doctor/model.ts
 /**
  * What the doctor (docs/commands.md: "doctor") reads and what it says, as plain data. Pure.
  */
@@ -51298,7 +52280,7 @@ function model_statusOf(findings) {
     return 'ok';
 }
 
-;// CONCATENATED MODULE: ./src/doctor/permissions.ts
+;// CONCATENATED MODULE: ./src/core/doctor/permissions.ts
 const COMMAND_PERMISSIONS = {
     gate: {
         contents: 'write',
@@ -51334,7 +52316,7 @@ function grantedAccess(permissions, scope) {
     return 'none';
 }
 
-;// CONCATENATED MODULE: ./src/doctor/checks.ts
+;// CONCATENATED MODULE: ./src/core/doctor/checks.ts
 /**
  * The doctor's checks (docs/commands.md: "doctor"): parsed files and API facts in, one finding per fact
  * the loop rests on out. Pure.
@@ -51920,7 +52902,7 @@ function runChecks(setup, facts, options) {
     ];
 }
 
-;// CONCATENATED MODULE: ./src/doctor/report.ts
+;// CONCATENATED MODULE: ./src/render/doctor-report.ts
 /**
  * What the doctor says (docs/commands.md: "doctor"): one line per check, a markdown table for the job
  * summary, one JSON object. Pure.
@@ -51983,12 +52965,7 @@ function reportJson(report) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/doctor/read.ts
-/**
- * The doctor's adapter (docs/commands.md: "doctor"): reads the workflow files from a checkout, or through
- * the contents API when the checkout has none, asks the API what only it knows (the default
- * branch, whether the state branch exists), and hands everything to the pure checks.
- */
+;// CONCATENATED MODULE: ./src/app/doctor-run.ts
 
 
 
@@ -52107,7 +53084,8 @@ async function runDoctor(sources, options) {
     return diagnose(setup, facts, options);
 }
 
-;// CONCATENATED MODULE: ./src/commands/doctor.ts
+;// CONCATENATED MODULE: ./src/app/doctor.ts
+
 
 
 
@@ -52180,7 +53158,7 @@ async function doctorForReconcile(config, deps, known) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/commands/reconcile.ts
+;// CONCATENATED MODULE: ./src/app/reconcile.ts
 /**
  * The `reconcile` command (docs/commands.md: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
  * job before the agent. For every program in the state store:
@@ -52200,6 +53178,7 @@ async function doctorForReconcile(config, deps, known) {
  * program costs nothing; a program that needs action costs what it needs. One program's error
  * never stops the others: it is listed in `errors` and its files are left untouched.
  */
+
 
 
 
@@ -52284,7 +53263,7 @@ function throughSnapshot(store, snapshot) {
 }
 async function readFiles(program, store, context) {
     const [stored, storedLedger] = await Promise.all([
-        store.read((0,state_store/* stateFilePath */.n0)(program)),
+        store.read((0,schema/* stateFilePath */.n0)(program)),
         store.read(ledgerPath(program))
     ]);
     if (!stored)
@@ -52321,7 +53300,7 @@ function pauseComment(context, program, files, reason, blocked = null) {
                 ? { full: latest.signature.full, short: latest.signature.short }
                 : null,
             attempts: ledger.attempts,
-            runUrlOf: (runId) => (0,src_environment/* runUrl */.Vp)(context.deps.environment, runId),
+            runUrlOf: (runId) => (0,core_environment/* runUrl */.Vp)(context.deps.environment, runId),
             maskedValues: context.deps.maskedValues,
             branch: files.machine.branch ?? `autoloop/${program}`,
             ...(blocked ? { blocked } : {})
@@ -52635,7 +53614,7 @@ async function source(context) {
                     .map((path) => path.slice(0, -3))
                     .filter((name) => {
                     try {
-                        return (0,state_store/* stateFilePath */.n0)(name) === `${name}.md`;
+                        return (0,schema/* stateFilePath */.n0)(name) === `${name}.md`;
                     }
                     catch {
                         return false;
@@ -52704,6 +53683,7 @@ async function runReconcileCommand(config, deps) {
 
 
 
+
 /** Every form of every token (raw, `x-access-token:…`, its base64 header value). */
 function maskedValuesOf(config) {
     return [config.githubToken, config.pushToken]
@@ -52754,1003 +53734,6 @@ async function run(deps) {
         for (const name of OUTPUT_NAMES)
             deps.io.setOutput(name, outputs[name] ?? '');
     }
-}
-
-
-/***/ }),
-
-/***/ 3406:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   K$: () => (/* binding */ StateConflictError),
-/* harmony export */   Ld: () => (/* binding */ ContentsConflictError),
-/* harmony export */   ci: () => (/* binding */ StateFileError)
-/* harmony export */ });
-/** Errors of the state file and its stores. Each message names the cause and the fix. */
-const QUOTE_LIMIT = 200;
-function quote(lineText) {
-    const cut = lineText.length > QUOTE_LIMIT ? `${lineText.slice(0, QUOTE_LIMIT)}…` : lineText;
-    return JSON.stringify(cut);
-}
-/**
- * The state file cannot be read safely. It is never overwritten while this is thrown:
- * a maintainer fixes the quoted line (or runs `reset` for the ledger section).
- */
-class StateFileError extends Error {
-    reason;
-    fix;
-    line;
-    lineText;
-    source;
-    constructor(problem, source) {
-        const where = problem.line === undefined
-            ? ''
-            : ` line ${problem.line}${problem.lineText === undefined ? '' : ` ${quote(problem.lineText)}`}`;
-        const file = source === undefined ? 'state file' : `state file ${source}`;
-        super(`${file}${where}: ${problem.reason}. Fix: ${problem.fix}`);
-        this.name = 'StateFileError';
-        this.reason = problem.reason;
-        this.fix = problem.fix;
-        this.line = problem.line;
-        this.lineText = problem.lineText;
-        this.source = source;
-    }
-    /** The same problem, with the file's name or path in the message. */
-    inFile(source) {
-        return new StateFileError({ reason: this.reason, fix: this.fix, line: this.line, lineText: this.lineText }, source);
-    }
-}
-/** The stored file changed since it was read: re-read, re-apply, retry. */
-class StateConflictError extends Error {
-    constructor(message, options) {
-        super(message, options);
-        this.name = 'StateConflictError';
-    }
-}
-/**
- * Thrown by a `ContentsApi` when the blob SHA given to `putFile` is no longer the file's
- * (GitHub answers 409 or 422), or when a file expected to be new already exists.
- */
-class ContentsConflictError extends Error {
-    constructor(message, options) {
-        super(message, options);
-        this.name = 'ContentsConflictError';
-    }
-}
-
-
-/***/ }),
-
-/***/ 6858:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   F_: () => (/* binding */ fieldOfKey),
-/* harmony export */   TF: () => (/* binding */ renderCell),
-/* harmony export */   UK: () => (/* binding */ PROGRAM_NAME_PATTERN),
-/* harmony export */   Vw: () => (/* binding */ schedulerKey),
-/* harmony export */   WI: () => (/* binding */ appendRecentStatus),
-/* harmony export */   a2: () => (/* binding */ MACHINE_STATE_FIELD_NAMES),
-/* harmony export */   bQ: () => (/* binding */ EMPTY_CELL),
-/* harmony export */   e0: () => (/* binding */ MachineStateSchema),
-/* harmony export */   iq: () => (/* binding */ MachineStatePatchSchema),
-/* harmony export */   vz: () => (/* binding */ sanitizeCellText),
-/* harmony export */   yW: () => (/* binding */ MACHINE_STATE_FIELDS)
-/* harmony export */ });
-/* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
-/**
- * The Machine State table of a program's state file (docs/state.md: "The state file"): its rows, how each value
- * cell is read into a typed view (validated with zod) and how a patch value is written
- * back as a cell the autoloop scheduler reads exactly as meant.
- */
-
-/** How many Recent Statuses are kept (oldest first, newest last). */
-const RECENT_STATUSES_KEPT = 10;
-/** What an empty value is written as; the scheduler reads `—`, `-` and empty as null. */
-const EMPTY_CELL = '—';
-/** The longest free-text value written into a cell; longer text is cut with `…`. */
-const MAX_CELL_CHARS = 500;
-const PROGRAM_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const ISO_UTC_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?)?$/;
-const NUMBER_PATTERN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const COUNT_PATTERN = /^\d{1,15}$/;
-const REF_PATTERN = /^#?(\d{1,15})$/;
-const lastRunCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .regex(ISO_UTC_PATTERN, 'must be an ISO 8601 UTC time such as 2026-01-15T12:00:00Z')
-    .refine((value) => !Number.isNaN(Date.parse(value.replace(/ ?UTC$/, 'Z').replace(' ', 'T'))), {
-    message: 'is not a real date and time'
-});
-const countCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .regex(COUNT_PATTERN, 'must be a whole number such as 0 or 12')
-    .transform(Number);
-const metricCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .regex(NUMBER_PATTERN, 'must be a number such as 0.87 (no units, no text)')
-    .transform(Number);
-const directionCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .transform((value) => value.toLowerCase())
-    .pipe(zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower'], { message: 'must be higher or lower' }));
-const refCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .regex(REF_PATTERN, 'must be a number written as #12')
-    .transform((value) => Number(value.replace('#', '')));
-const booleanCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .transform((value) => value.toLowerCase())
-    .pipe(zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['true', 'false'], { message: 'must be true or false' }))
-    .transform((value) => value === 'true');
-const textCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP();
-const branchCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().transform((value) => value.replace(/^`([^`]*)`$/, '$1'));
-const statusesCell = zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().transform((value) => value
-    .split(',')
-    .map((status) => status.trim().toLowerCase())
-    .filter((status) => status !== ''));
-/**
- * The Machine State rows in template order. `key` is the scheduler's name for the row
- * (label lower-cased, spaces to `_`); `cell` reads a non-empty value cell.
- */
-const MACHINE_STATE_FIELDS = {
-    lastRun: { label: 'Last Run', cell: lastRunCell },
-    iterationCount: { label: 'Iteration Count', cell: countCell },
-    bestMetric: { label: 'Best Metric', cell: metricCell },
-    targetMetric: { label: 'Target Metric', cell: metricCell },
-    metricDirection: { label: 'Metric Direction', cell: directionCell },
-    branch: { label: 'Branch', cell: branchCell },
-    pr: { label: 'PR', cell: refCell },
-    issue: { label: 'Issue', cell: refCell },
-    paused: { label: 'Paused', cell: booleanCell },
-    pauseReason: { label: 'Pause Reason', cell: textCell },
-    completed: { label: 'Completed', cell: booleanCell },
-    completedReason: { label: 'Completed Reason', cell: textCell },
-    consecutiveErrors: { label: 'Consecutive Errors', cell: countCell },
-    recentStatuses: { label: 'Recent Statuses', cell: statusesCell }
-};
-const MACHINE_STATE_FIELD_NAMES = Object.keys(MACHINE_STATE_FIELDS);
-/** The scheduler's key for a row label: lower-cased, spaces turned to `_`. */
-function schedulerKey(label) {
-    return label.toLowerCase().split(' ').join('_');
-}
-const FIELD_BY_KEY = new Map(MACHINE_STATE_FIELD_NAMES.map((name) => [schedulerKey(MACHINE_STATE_FIELDS[name].label), name]));
-/** The known field a scheduler key names, if any. */
-function fieldOfKey(key) {
-    return FIELD_BY_KEY.get(key);
-}
-/** The typed view of the Machine State table. Missing rows and empty cells read as null. */
-const MachineStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    bestMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().nullable(),
-    targetMetric: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().nullable(),
-    metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
-    branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    issue: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    /** As the scheduler reads it: only `true` (any case) pauses; missing or empty is false. */
-    paused: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
-    pauseReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    completed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
-    completedReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    consecutiveErrors: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    /** Oldest first, newest last, lower-cased. */
-    recentStatuses: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
-    /** Rows this action does not know, by scheduler key, kept untouched in the file. */
-    extra: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable())
-});
-/**
- * The rows a command changes. A field that is absent (or `undefined`) is left as it is;
- * `null` writes `—`. Rows missing from the table are added at its end. The ledger keeps the
- * patches it wrote (JSON), so the schema is zod's.
- */
-/** Epoch milliseconds a Date can hold. */
-const epochMs = zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig()
-    .refine((ms) => Number.isFinite(new Date(ms).getTime()), { message: 'is not a time' });
-/** A number, or its decimal text (what `renderCell` writes; anything else is refused here). */
-const metricValue = zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([
-    zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
-    zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().refine((text) => NUMBER_PATTERN.test(text.trim()), {
-        message: 'must be a number such as 0.87 (no units, no text)'
-    })
-]);
-const MachineStatePatchSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    /** An ISO time or epoch milliseconds; written as `2026-01-15T12:00:00Z`. */
-    lastRun: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_1__/* .datetime */ .w$({ offset: true, message: 'must be an ISO 8601 time' }), epochMs])
-        .nullable(),
-    iterationCount: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    /** A number, or its decimal text when the exact digits matter (`0.8730`). */
-    bestMetric: metricValue.nullable(),
-    targetMetric: metricValue.nullable(),
-    metricDirection: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(['higher', 'lower']).nullable(),
-    branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    pr: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    issue: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    paused: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY().nullable(),
-    pauseReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    completed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY().nullable(),
-    completedReason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    consecutiveErrors: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative().nullable(),
-    /** The whole list, oldest first; only the last 10 are written. */
-    recentStatuses: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()).nullable()
-})
-    .partial()
-    .strict();
-/** Turns epoch milliseconds into the ISO UTC form used in the table (no milliseconds). */
-function isoUtc(ms) {
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-// Line breaks as Python's splitlines() sees them, and other control characters.
-// eslint-disable-next-line no-control-regex
-const LINE_BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g;
-/**
- * Makes free text safe for one table cell: no `|` (replaced by `¦`), no line breaks or
- * control characters (replaced by spaces), whitespace collapsed, cut to `MAX_CELL_CHARS`.
- */
-function sanitizeCellText(text) {
-    const oneLine = text
-        .replace(/\|/g, '¦')
-        .replace(LINE_BREAKS_AND_CONTROLS, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
-    return oneLine.length > MAX_CELL_CHARS ? `${oneLine.slice(0, MAX_CELL_CHARS - 1)}…` : oneLine;
-}
-/** Appends a status, keeping the last `RECENT_STATUSES_KEPT` (newest last). */
-function appendRecentStatus(statuses, status) {
-    return [...statuses, status].slice(-RECENT_STATUSES_KEPT);
-}
-function orEmpty(text) {
-    return text === '' ? EMPTY_CELL : text;
-}
-function renderCount(field, value) {
-    if (!Number.isSafeInteger(value) || value < 0) {
-        throw new RangeError(`${MACHINE_STATE_FIELDS[field].label} must be a whole number ≥ 0, got ${value}`);
-    }
-    return String(value);
-}
-function renderMetric(field, value) {
-    const text = typeof value === 'number' ? String(value) : value.trim();
-    if (!NUMBER_PATTERN.test(text)) {
-        throw new RangeError(`${MACHINE_STATE_FIELDS[field].label} must be a finite number, got ${value}`);
-    }
-    return text;
-}
-function renderStatuses(statuses) {
-    const words = statuses
-        .map((status) => sanitizeCellText(status)
-        .toLowerCase()
-        .replace(/[,\s]+/g, '-'))
-        .filter((status) => status !== '')
-        .slice(-RECENT_STATUSES_KEPT);
-    return orEmpty(words.join(', '));
-}
-/**
- * The value cell text for a patch value: never contains `|` or a line break, `—` when empty.
- * Throws a RangeError for a value the row cannot hold (a caller's bug, not a file problem).
- */
-function renderCell(field, value) {
-    if (value === null)
-        return EMPTY_CELL;
-    const v = value;
-    switch (field) {
-        case 'lastRun': {
-            const ms = typeof v === 'number' ? v : Date.parse(String(v));
-            if (!Number.isFinite(ms))
-                throw new RangeError(`Last Run must be a time, got ${String(v)}`);
-            return isoUtc(ms);
-        }
-        case 'iterationCount':
-        case 'consecutiveErrors':
-        case 'pr':
-        case 'issue': {
-            const text = renderCount(field, v);
-            return field === 'pr' || field === 'issue' ? `#${text}` : text;
-        }
-        case 'bestMetric':
-        case 'targetMetric':
-            return renderMetric(field, v);
-        case 'metricDirection':
-            return directionCell.parse(String(v));
-        case 'paused':
-        case 'completed':
-            return v ? 'true' : 'false';
-        case 'branch': {
-            const branch = sanitizeCellText(String(v)).replace(/`/g, '');
-            return branch === '' ? EMPTY_CELL : `\`${branch}\``;
-        }
-        case 'recentStatuses':
-            return renderStatuses(v);
-        default:
-            return orEmpty(sanitizeCellText(String(v)));
-    }
-}
-
-
-/***/ }),
-
-/***/ 6992:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Io: () => (/* binding */ updateFile),
-/* harmony export */   YP: () => (/* binding */ LocalDirStore),
-/* harmony export */   gm: () => (/* binding */ ContentsApiStore),
-/* harmony export */   jy: () => (/* binding */ waitBeforeRetry),
-/* harmony export */   n0: () => (/* binding */ stateFilePath)
-/* harmony export */ });
-/* unused harmony export backoffMs */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3406);
-/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6858);
-/**
- * Where a program's files live (README: "The ledger"): `<program>.md` and its ledger
- * `ci-gate/<program>.json`, in a local folder or on a branch through the contents API, and
- * compare-and-swap updates over them.
- *
- * A store reads a file by its path with a version and writes only if the version is still the
- * one read (`StateConflictError` otherwise). `updateFile` is the one way to change a file:
- * read, apply, write with the version read; on a conflict re-read, re-apply and retry after
- * a backoff. Nothing is ever written blind.
- */
-
-
-
-
-
-/** The state file of a program. */
-function stateFilePath(program) {
-    if (!_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .PROGRAM_NAME_PATTERN */ .UK.test(program)) {
-        throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .PROGRAM_NAME_PATTERN */ .UK}`);
-    }
-    return `${program}.md`;
-}
-const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Paths a store accepts: a file name, or one folder and a file name; no `..`, no absolute path. */
-function checkPath(path) {
-    if (!STORE_PATH.test(path) || path.includes('..'))
-        throw new RangeError(`invalid state store path ${JSON.stringify(path)}`);
-    return path;
-}
-function programsOf(fileNames) {
-    return fileNames
-        .filter((name) => name.endsWith('.md'))
-        .map((name) => name.slice(0, -3))
-        .filter((name) => _schema_js__WEBPACK_IMPORTED_MODULE_4__/* .PROGRAM_NAME_PATTERN */ .UK.test(name))
-        .sort();
-}
-const UPDATE_BACKOFF = { baseMs: 250, maxMs: 8000 };
-/** Exponential backoff with jitter: attempt 1 waits 125–250 ms, then doubling, at most 8 s. */
-function backoffMs(attempt, random) {
-    const ceiling = Math.min(UPDATE_BACKOFF.maxMs, UPDATE_BACKOFF.baseMs * 2 ** (attempt - 1));
-    return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-/**
- * Changes one file of a store by compare-and-swap. `apply` gets the current text (null when
- * there is no file) and returns the new text; it runs again on every retry, so it must
- * compute from the text it is given. Text equal to the stored one is not written.
- * A StateFileError thrown by `apply` (a malformed file) stops the update with nothing written.
- */
-async function updateFile(store, path, apply, options) {
-    const maxAttempts = options.maxAttempts ?? 5;
-    const random = options.random ?? Math.random;
-    for (let attempt = 1;; attempt += 1) {
-        const current = attempt === 1 && options.current !== undefined ? options.current : await store.read(path);
-        let next;
-        try {
-            next = apply(current?.text ?? null);
-        }
-        catch (error) {
-            throw error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateFileError */ .ci ? error.inFile(`${path} (${store.description})`) : error;
-        }
-        if (current && next === current.text)
-            return { text: next, version: current.version, attempts: attempt };
-        try {
-            const { version } = await store.write(path, next, current?.version ?? null);
-            return { text: next, version, attempts: attempt };
-        }
-        catch (error) {
-            if (!(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$))
-                throw error;
-            await waitBeforeRetry(path, store, attempt, error, { ...options, maxAttempts, random });
-        }
-    }
-}
-/** After a conflict: gives up after `maxAttempts` (a clear error), else waits a backoff. */
-async function waitBeforeRetry(path, store, attempt, conflict, options) {
-    if (attempt >= options.maxAttempts) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${path} (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`, { cause: conflict });
-    }
-    const wait = backoffMs(attempt, options.random);
-    options.log?.info(`${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms`);
-    await options.clock.sleep(wait);
-}
-// ---------------------------------------------------------------------------------------
-// A local folder (gh-aw repo-memory checks it out and commits it after the job)
-function contentVersion(bytes) {
-    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(bytes).digest('hex');
-}
-async function readIfExists(path) {
-    try {
-        return await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readFile)(path);
-    }
-    catch (error) {
-        if (error.code === 'ENOENT')
-            return null;
-        throw error;
-    }
-}
-/** Writes to one path, one at a time within this process (the check-then-rename step). */
-const pathLocks = new Map();
-async function withPathLock(path, critical) {
-    const previous = pathLocks.get(path) ?? Promise.resolve();
-    let release = () => { };
-    const mine = new Promise((resolve) => {
-        release = resolve;
-    });
-    const chained = previous.then(() => mine);
-    pathLocks.set(path, chained);
-    await previous;
-    try {
-        return await critical();
-    }
-    finally {
-        release();
-        if (pathLocks.get(path) === chained)
-            pathLocks.delete(path);
-    }
-}
-/** A lock file older than this was left by a killed process (the locked step takes ms). */
-const STALE_LOCK_MS = 30_000;
-const LOCK_WAIT_MS = { step: 5, total: 20_000 };
-/**
- * Runs `critical` holding `.<name>.lock` next to the file, created exclusively, so that writers in other
- * processes (two jobs sharing one folder) take turns too. A lock left by a killed process is
- * broken once it is older than STALE_LOCK_MS. This waits on real time, not the injected clock:
- * the lock is held by other processes, whose time is real.
- */
-async function withLockFile(path, critical) {
-    const lock = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path), `.${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.basename)(path)}.lock`);
-    const started = Date.now();
-    for (;;) {
-        try {
-            const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(lock, 'wx');
-            await handle.writeFile(`${process.pid}\n`);
-            await handle.close();
-            break;
-        }
-        catch (error) {
-            if (error.code !== 'EEXIST')
-                throw error;
-            const age = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
-            if (age > STALE_LOCK_MS)
-                await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(lock, { force: true });
-            else if (Date.now() - started > LOCK_WAIT_MS.total)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${lock} has been held for ${Math.round(age / 1000)} s by another writer. Fix: re-run the job; remove the lock file if no other job is running`);
-            else
-                await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS.step));
-        }
-    }
-    try {
-        return await critical();
-    }
-    finally {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(lock, { force: true });
-    }
-}
-/**
- * Files under a folder (`<dir>/<program>.md`, `<dir>/ci-gate/<program>.json`). The version is
- * the SHA-256 of the bytes. A write puts the text in a temp file in the same folder, then, one writer at a time per path (within
- * the process by a promise chain, across processes by a lock file), re-reads the file,
- * compares versions and renames the temp file over it (atomic on one file system). A change
- * made since the read is detected, also by a job running in another process on the folder.
- */
-class LocalDirStore {
-    dir;
-    description;
-    constructor(dir) {
-        this.dir = dir;
-        this.description = `folder ${dir}`;
-    }
-    pathOf(path) {
-        return (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(this.dir, checkPath(path));
-    }
-    async read(path) {
-        const bytes = await readIfExists(this.pathOf(path));
-        return bytes === null ? null : { text: bytes.toString('utf8'), version: contentVersion(bytes) };
-    }
-    async write(relativePath, text, expectedVersion) {
-        const path = this.pathOf(relativePath);
-        const folder = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path);
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(folder, { recursive: true });
-        const temp = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(folder, `.${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.basename)(path)}.${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomBytes)(6).toString('hex')}.tmp`);
-        const bytes = Buffer.from(text, 'utf8');
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(temp, bytes);
-        try {
-            await withPathLock(path, () => withLockFile(path, async () => {
-                const current = await readIfExists(path);
-                const currentVersion = current === null ? null : contentVersion(current);
-                if (currentVersion !== expectedVersion) {
-                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`);
-                }
-                await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rename)(temp, path);
-            }));
-        }
-        finally {
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(temp, { force: true });
-        }
-        return { version: contentVersion(bytes) };
-    }
-    async list() {
-        try {
-            return programsOf(await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readdir)(this.dir));
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return [];
-            throw error;
-        }
-    }
-}
-/** State files on a branch (default `memory/autoloop`), compare-and-swap on the blob SHA. */
-class ContentsApiStore {
-    api;
-    options;
-    description;
-    dir;
-    branchReady = null;
-    constructor(api, options) {
-        this.api = api;
-        this.options = options;
-        this.dir = (options.dir ?? '').replace(/^\/+|\/+$/g, '');
-        this.description = `branch ${options.branch}${this.dir === '' ? '' : `, folder ${this.dir}`}`;
-    }
-    pathOf(path) {
-        checkPath(path);
-        return this.dir === '' ? path : `${this.dir}/${path}`;
-    }
-    async read(path) {
-        const file = await this.api.getFile(this.options.branch, this.pathOf(path));
-        return file === null ? null : { text: file.text, version: file.sha };
-    }
-    async write(relativePath, text, expectedVersion) {
-        const path = this.pathOf(relativePath);
-        this.branchReady ??= this.api.ensureBranch(this.options.branch);
-        try {
-            await this.branchReady;
-        }
-        catch (error) {
-            this.branchReady = null;
-            throw error;
-        }
-        const message = this.options.message?.(relativePath) ?? `autoloop-ci-gate: update ${relativePath}`;
-        try {
-            const { sha } = await this.api.putFile(this.options.branch, path, text, expectedVersion, message);
-            return { version: sha };
-        }
-        catch (error) {
-            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ContentsConflictError */ .Ld) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .StateConflictError */ .K$(`${path} on ${this.options.branch} changed since it was read`, { cause: error });
-            }
-            throw error;
-        }
-    }
-    async list() {
-        return programsOf(await this.api.listDir(this.options.branch, this.dir));
-    }
-}
-
-
-/***/ }),
-
-/***/ 9209:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   A7: () => (/* binding */ removeMarkers),
-/* harmony export */   EU: () => (/* binding */ fence),
-/* harmony export */   Ig: () => (/* binding */ forLog),
-/* harmony export */   TN: () => (/* binding */ oneLine),
-/* harmony export */   af: () => (/* binding */ normaliseText),
-/* harmony export */   fp: () => (/* binding */ redactSecrets),
-/* harmony export */   ti: () => (/* binding */ inlineCode),
-/* harmony export */   xR: () => (/* binding */ tableCell)
-/* harmony export */ });
-/* unused harmony exports REDACTED, MIN_MASKED_VALUE_LENGTH, DEFAULT_FENCE_MAX_LINES, DEFAULT_FENCE_MAX_CHARS, removeHtmlComments, neutralise, PIPE_SUBSTITUTE */
-/**
- * Text taken from CI is untrusted (README: "Security"): logs, annotations, check-run output, status
- * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
- * it ends up in issue comments, job summaries, action outputs and logs. Every function here is
- * pure and runs in time linear in the input: each regular expression either starts at a fixed
- * literal and is followed by nothing that could make it re-scan a run, or is replaced by an
- * explicit scan (PEM blocks, HTML comments).
- *
- * Each formatter does the same preparation first (`prepare`):
- * 1. normalise: ANSI escapes, control characters and invisible (default-ignorable) characters
- *    such as zero-width spaces and bidi overrides are dropped, line ends become `\n`; so a
- *    token or a sentinel split by invisible characters is seen whole;
- * 2. redact secrets and masked values;
- * 3. remove HTML comments (an unterminated one up to the end of the text) and `AUTOLOOP:`
- *    marker text, so CI text can never forge the status-comment sentinel or a hidden marker.
- * Removed text is replaced by one space, which cannot take part in a comment opener or a
- * marker, so a removal never joins its neighbours into a new one.
- */
-/** What a secret is replaced with, as the runner does. */
-const REDACTED = '***';
-/**
- * Masked values shorter than this are not redacted: masking every `true`, `main` or `1` would
- * make the text unreadable while protecting nothing a short value could hide.
- */
-const MIN_MASKED_VALUE_LENGTH = 6;
-const DEFAULT_FENCE_MAX_LINES = 30;
-const DEFAULT_FENCE_MAX_CHARS = 4000;
-// ---------------------------------------------------------------------------------------------
-// Normalisation
-/* eslint-disable no-control-regex -- these patterns exist to find control characters */
-/** CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks). */
-const ANSI_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?/g;
-/** C0 and C1 controls except tab and newline (carriage returns are turned into newlines first). */
-const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
-/* eslint-enable no-control-regex */
-const LINE_BREAK = /\r\n?|[\u2028\u2029]/g;
-/** Zero-width characters, bidi controls, soft hyphens, variation selectors, tag characters. */
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/**
- * Drops what hides or disguises text: ANSI escapes, control characters, invisible characters;
- * turns every line break into `\n` and lone surrogates into U+FFFD.
- */
-function normaliseText(text) {
-    return text
-        .replace(ANSI_ESCAPE, '')
-        .replace(LINE_BREAK, '\n')
-        .replace(CONTROL, '')
-        .replace(INVISIBLE, '')
-        .replace(LONE_SURROGATE, '\uFFFD');
-}
-// ---------------------------------------------------------------------------------------------
-// Secrets
-/**
- * Token shapes. Each starts at a literal (or at the start of a run, by look-behind) and ends
- * with a greedy run that needs nothing after it, so no pattern can re-scan a run it started in.
- */
-const SECRET_PATTERNS = [
-    // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens.
-    [/gh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
-    // GitHub fine-grained personal access tokens.
-    [/github_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
-    // AWS access key ids (long-term and temporary).
-    [/(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g, REDACTED],
-    // AWS secret access keys next to their name: env, ini, JSON (`"SecretAccessKey": "…"`).
-    [/((?:aws_?)?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi, `$1${REDACTED}`],
-    // HTTP authorization headers, whatever the scheme; keeps the header and scheme names.
-    [
-        /(\bauthorization["']?\s*[:=]\s*["']?(?:(?:token|bearer|basic|digest)\s+)?)[^\s"',;]+/gi,
-        `$1${REDACTED}`
-    ],
-    [/(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi, `$1${REDACTED}`],
-    // npm automation/publish tokens and `.npmrc` credentials.
-    [/npm_[A-Za-z0-9]{30,}/g, REDACTED],
-    [/(_auth(?:Token)?\s*=\s*|_password\s*=\s*)[^\s"']+/gi, `$1${REDACTED}`],
-    // Slack bot, user, app and refresh tokens.
-    [/xox[abposre]-[A-Za-z0-9-]{10,}/g, REDACTED],
-    // JSON web tokens (OIDC tokens show up in CI logs), only at the start of a base64url run.
-    [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
-    // Credentials in URLs: `https://user:pass@host`, `https://token@host`. The user-info run
-    // cannot contain `/`, so it never spans the `scheme://` of another match.
-    [/\b([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)[^\s/?#@"'<>()[\]{}]+@/g, `$1${REDACTED}@`]
-];
-/**
- * Masks token-like strings (GitHub, AWS, npm, Slack, JWT, authorization headers, PEM private
- * keys, credentials in URLs) and every masked value of at least `MIN_MASKED_VALUE_LENGTH`
- * characters (multi-line values also line by line) with `***`. Text only; use the formatters
- * below for text that will be shown.
- */
-function redactSecrets(text, maskedValues = []) {
-    let result = redactMaskedValues(text, maskedValues);
-    result = redactPrivateKeys(result);
-    for (const [pattern, replacement] of SECRET_PATTERNS)
-        result = result.replace(pattern, replacement);
-    return result;
-}
-function redactMaskedValues(text, maskedValues) {
-    const values = new Set();
-    for (const value of maskedValues) {
-        for (const candidate of [value, ...value.split(/\r?\n/)]) {
-            if (candidate.length >= MIN_MASKED_VALUE_LENGTH)
-                values.add(candidate);
-        }
-    }
-    if (values.size === 0)
-        return text;
-    // Longest first, so a value that contains another is masked whole.
-    const alternatives = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    return text.replace(new RegExp(alternatives.join('|'), 'g'), REDACTED);
-}
-function escapeRegExp(literal) {
-    return literal.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
-const PEM_BEGIN = '-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
-const PEM_END = '-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----';
-/**
- * Replaces each private-key block, BEGIN to END line, by `***`; a block with no END line is
- * key material to the end of the text. One forward scan: each END search starts after its
- * BEGIN, and the next BEGIN search after that END.
- */
-function redactPrivateKeys(text) {
-    const begin = new RegExp(PEM_BEGIN, 'g');
-    const end = new RegExp(PEM_END, 'g');
-    let result = '';
-    let from = 0;
-    for (;;) {
-        begin.lastIndex = from;
-        const opening = begin.exec(text);
-        if (opening === null)
-            return result + text.slice(from);
-        result += text.slice(from, opening.index) + REDACTED;
-        end.lastIndex = opening.index + opening[0].length;
-        const closing = end.exec(text);
-        if (closing === null)
-            return result;
-        from = closing.index + closing[0].length;
-    }
-}
-// ---------------------------------------------------------------------------------------------
-// Comments and markers
-/**
- * Marker text this project hides in comments and state (`<!-- AUTOLOOP:STATUS -->`,
- * `autoloop-ci-gate:` markers). Matched case-insensitively, after invisible characters are gone.
- */
-const MARKER = /autoloop(?:-ci-gate)?:/gi;
-/** Removes every `<!-- … -->` (also `<!-->`, `<!--->`); an unterminated one runs to the end. */
-function removeHtmlComments(text) {
-    let result = '';
-    let from = 0;
-    for (;;) {
-        const open = text.indexOf('<!--', from);
-        if (open === -1)
-            return result + text.slice(from);
-        result += text.slice(from, open) + ' ';
-        // HTML ends a comment at the first `-->`, even one that overlaps the opener's dashes.
-        const close = text.indexOf('-->', open + 2);
-        if (close === -1)
-            return result;
-        from = close + 3;
-    }
-}
-/** Removes HTML comments, then marker text (`AUTOLOOP:` in any case). */
-function removeMarkers(text) {
-    return removeHtmlComments(text).replace(MARKER, ' ');
-}
-/** Normalise, redact, then drop HTML comments and markers: the start of every formatter. */
-function prepare(text, options) {
-    const masked = (options?.maskedValues ?? []).map(normaliseText);
-    return removeMarkers(redactSecrets(normaliseText(text), masked));
-}
-// ---------------------------------------------------------------------------------------------
-// Markdown outside a fence
-const ZWJ = '\u200D';
-/** Characters that start markdown syntax anywhere in a line and that CI text must not use. */
-const INLINE_ESCAPED = new Set(['\\', '`', '[', ']', '|']);
-/** Characters that start a block (heading, quote, list, rule, fence) at the start of a line. */
-const LINE_START_ESCAPED = new Set(['#', '>', '+', '-', '*', '=', '_', '~']);
-const ENTITY_LIKE = /#?[A-Za-z0-9]{1,32};/y;
-const ORDERED_LIST_MARKER = /[0-9]{1,9}[.)]/y;
-/**
- * Prepared text as markdown pieces: each piece is one source character, escaped as needed, so
- * a cut between pieces never splits an escape, a surrogate pair, or `@` from its joiner.
- * - `@` gets a zero-width joiner after it: GitHub only mentions `@` + letter or digit;
- * - `#1` and `GH-1` get one after `#` / `GH`, so GitHub does not link them as references;
- * - `<` becomes `&lt;` (no raw HTML), `&` before something entity-like becomes `&amp;` (so
- *   `@&#117;ser` cannot decode into a mention);
- * - `\`, backticks, brackets and `|` are backslash-escaped (no code spans, links, images or
- *   table cells), as are block markers at the start of a line.
- */
-function markdownPieces(text) {
-    const pieces = [];
-    let atLineStart = true;
-    let indent = 0;
-    let i = 0;
-    while (i < text.length) {
-        const ch = String.fromCodePoint(text.codePointAt(i) ?? 0);
-        if (ch === '\n') {
-            pieces.push(ch);
-            atLineStart = true;
-            indent = 0;
-            i += 1;
-            continue;
-        }
-        const startsLine = atLineStart && !(ch === ' ' && indent < 3);
-        if (atLineStart) {
-            if (!startsLine) {
-                pieces.push(ch);
-                indent += 1;
-                i += 1;
-                continue;
-            }
-            atLineStart = false;
-            ORDERED_LIST_MARKER.lastIndex = i;
-            const listMarker = ORDERED_LIST_MARKER.exec(text);
-            if (listMarker !== null) {
-                for (const digit of listMarker[0].slice(0, -1))
-                    pieces.push(digit);
-                pieces.push(`\\${listMarker[0].slice(-1)}`);
-                i += listMarker[0].length;
-                continue;
-            }
-        }
-        let piece = ch;
-        let consumed = ch.length;
-        if (INLINE_ESCAPED.has(ch))
-            piece = `\\${ch}`;
-        else if (ch === '<')
-            piece = '&lt;';
-        else if (ch === '&' && isEntityAt(text, i + 1))
-            piece = '&amp;';
-        else if (ch === '@')
-            piece = ch + ZWJ;
-        else if (ch === '#' && isDigit(text[i + 1] ?? ''))
-            piece = ch + ZWJ;
-        else if ((ch === 'G' || ch === 'g') && isGhReference(text, i)) {
-            piece = ch + (text[i + 1] ?? '') + ZWJ;
-            consumed = 2;
-        }
-        pieces.push(startsLine && LINE_START_ESCAPED.has(ch) ? `\\${piece}` : piece);
-        i += consumed;
-    }
-    return pieces;
-}
-function isDigit(ch) {
-    return ch >= '0' && ch <= '9';
-}
-function isEntityAt(text, index) {
-    ENTITY_LIKE.lastIndex = index;
-    return ENTITY_LIKE.test(text);
-}
-/** `GH-` followed by a digit, any case: GitHub links `GH-123` to issue 123. */
-function isGhReference(text, index) {
-    const h = text[index + 1];
-    return (h === 'H' || h === 'h') && text[index + 2] === '-' && isDigit(text[index + 3] ?? '');
-}
-/**
- * For untrusted text shown as markdown outside a fence (line breaks kept): prepared (redacted,
- * no HTML comments or markers), then mentions and issue references broken, raw HTML and
- * entities escaped, and markdown syntax escaped so the text renders as itself.
- */
-function neutralise(text, options) {
-    return markdownPieces(prepare(text, options)).join('');
-}
-/**
- * One line of neutralised markdown, at most `max` characters: whitespace runs (line breaks
- * included) become one space, `|` is escaped, and a cut text ends with `…`.
- */
-function oneLine(text, max, options) {
-    return boundedMarkdown(singleLine(prepare(text, options)), max);
-}
-/** Stands in for `|` where a table must never see one. */
-const PIPE_SUBSTITUTE = '¦';
-/**
- * A table cell value: like `oneLine`, but with no `|` at all (replaced by `¦`), not even
- * escaped, since the autoloop scheduler splits state-file rows on every `|`.
- */
-function tableCell(text, max, options) {
-    const line = singleLine(prepare(text, options)).replaceAll('|', PIPE_SUBSTITUTE);
-    return boundedMarkdown(line, max);
-}
-/**
- * Untrusted text as one inline code span, shown verbatim (mentions, references and HTML do not
- * render in code): prepared, made one line, bounded to `max` characters of content, delimited
- * by a backtick run longer than any inside. Not for table cells (a `|` splits cells even in
- * code); use `tableCell` there.
- */
-function inlineCode(text, max, options) {
-    const content = cut(singleLine(prepare(text, options)), max);
-    if (content === '')
-        return '(empty)';
-    const delimiter = '`'.repeat(longestRun(content, '`') + 1);
-    // CommonMark strips one space on each side, which keeps a backtick at either end apart from
-    // the delimiter.
-    const padding = content.startsWith('`') || content.endsWith('`') ? ' ' : '';
-    return `${delimiter}${padding}${content}${padding}${delimiter}`;
-}
-/**
- * Untrusted text in a fenced code block it cannot break out of: prepared (redacted, no HTML
- * comments or markers; mentions do not ping inside a fence), bounded to `maxLines` lines and
- * `maxChars` characters (a cut line ends with `…`), fenced by a backtick run longer than any
- * inside, and followed by `… (N more lines)` when lines were left out.
- */
-function fence(text, options = {}) {
-    const maxLines = positiveInteger(options.maxLines ?? DEFAULT_FENCE_MAX_LINES, 'maxLines');
-    const maxChars = positiveInteger(options.maxChars ?? DEFAULT_FENCE_MAX_CHARS, 'maxChars');
-    const lines = prepare(text, options).trimEnd().split('\n');
-    if (lines.length === 1 && lines[0] === '')
-        lines.pop();
-    const shown = [];
-    let budget = maxChars;
-    for (const line of lines) {
-        if (shown.length === maxLines || budget <= 0)
-            break;
-        if (line.length <= budget) {
-            shown.push(line);
-            budget -= line.length + 1;
-        }
-        else {
-            shown.push(cut(line, budget));
-            budget = 0;
-        }
-    }
-    const content = shown.join('\n');
-    const delimiter = '`'.repeat(Math.max(3, longestRun(content, '`') + 1));
-    const block = content === '' ? `${delimiter}\n${delimiter}` : `${delimiter}\n${content}\n${delimiter}`;
-    const omitted = lines.length - shown.length;
-    return omitted > 0 ? `${block}\n… (${omitted} more line${omitted === 1 ? '' : 's'})` : block;
-}
-/**
- * Untrusted text for the action's own log: redacted, and unable to issue workflow commands
- * (`::command::` lines, `##[command]`), which the runner would otherwise obey.
- */
-function forLog(text, options) {
-    const masked = (options?.maskedValues ?? []).map(normaliseText);
-    return redactSecrets(normaliseText(text), masked)
-        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZWJ}`)
-        .replaceAll('##[', `##${ZWJ}[`);
-}
-// ---------------------------------------------------------------------------------------------
-// Helpers
-function singleLine(text) {
-    return text.replace(/\s+/g, ' ').trim();
-}
-/** `text` if at most `max` characters, else its start (no half surrogate pair) and `…`. */
-function cut(text, max) {
-    positiveInteger(max, 'max');
-    if (text.length <= max)
-        return text;
-    let end = max - 1;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff)
-        end -= 1;
-    return `${text.slice(0, end)}…`;
-}
-/**
- * Each source character yields at least one output character and looks at most this far
- * ahead, so the pieces of the first `max + MARKDOWN_LOOKAHEAD` characters decide a bounded line.
- */
-const MARKDOWN_LOOKAHEAD = 40;
-function boundedMarkdown(line, max) {
-    return boundPieces(markdownPieces(line.slice(0, max + MARKDOWN_LOOKAHEAD)), max);
-}
-/** Joins pieces; if they exceed `max` characters, keeps whole pieces and ends with `…`. */
-function boundPieces(pieces, max) {
-    positiveInteger(max, 'max');
-    let total = 0;
-    for (const piece of pieces)
-        total += piece.length;
-    if (total <= max)
-        return pieces.join('');
-    let result = '';
-    for (const piece of pieces) {
-        if (result.length + piece.length > max - 1)
-            break;
-        result += piece;
-    }
-    return `${result}…`;
-}
-function longestRun(text, ch) {
-    let longest = 0;
-    let current = 0;
-    for (const c of text) {
-        current = c === ch ? current + 1 : 0;
-        if (current > longest)
-            longest = current;
-    }
-    return longest;
-}
-function positiveInteger(value, name) {
-    if (!Number.isInteger(value) || value < 1) {
-        throw new RangeError(`${name} must be a whole number of at least 1, got ${value}`);
-    }
-    return value;
 }
 
 

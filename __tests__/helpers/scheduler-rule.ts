@@ -12,7 +12,7 @@
  * - a program is skipped when `completed` or `paused` lower-cased is `true`, or when the last
  *   five recent statuses are all `rejected`.
  *
- * Deliberately shares no code with `src/state/**`: tests check the writer against it, and
+ * Deliberately shares no code with `src/statefile/**` and `src/app/program-files.ts`: tests check the writer against it, and
  * integration/scheduler-rule-vs-autoloop.int.test.ts checks it against autoloop's own code.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The I/O around `loop/fixer-run.ts`: find the run a dispatch started, read its jobs, list
+ * The I/O around `core/rules/fixer-run.ts`: find the run a dispatch started, read its jobs, list
  * gh-aw's fallback PRs. The gate and `reconcile` ask it, when the branch head did not move
  * since a red attempt, whether a fix could have arrived (README: "When no fix arrives").
  * Fail-soft: what cannot be read is logged and never blocks the loop on its own.

@@ -3,7 +3,7 @@
  * error) through the ledger into Machine State and the Iteration History, and says it on the
  * program issue. Idempotent per workflow run (`GITHUB_RUN_ID`): a re-run of the same run
  * records nothing more and edits, never duplicates, the comment it posted. The outcome's
- * rules are `loop/record-outcome.ts`; this is the shell around them.
+ * rules are `statefile/record-outcome.ts`; this is the shell around them.
  */
 import type { ProgramConfig } from '../core/inputs.js'
 import { runUrl } from '../core/environment.js'

@@ -3,7 +3,7 @@
  * brief, the failure summary and the pause comment alike: the first failures get their details
  * in full before later ones get any; a failure that does not fit whole is cut at a line
  * boundary; the failures left without details are counted (their keys are in the signature).
- * Everything in them is untrusted CI text: fenced and sanitised (`../text/untrusted.js`).
+ * Everything in them is untrusted CI text: fenced and sanitised (`core/text/untrusted.ts`).
  *
  * Pure.
  */
@@ -25,7 +25,7 @@ const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8')
 
 /**
  * A fenced block whose lines cannot be read as a `## ` heading by the autoloop scheduler's
- * cut of the state file (see state/text.ts): a line starting with `#` gets a blank before it.
+ * cut of the state file (see core/text/lines.ts): a line starting with `#` gets a blank before it.
  */
 function fenced(lines: readonly string[], maxLines: number, text: UntrustedTextOptions): string {
   return fence(lines.join('\n'), { ...text, maxLines, maxChars: 1_000_000 })

@@ -4,7 +4,7 @@
  * markdown rendering for comments, the job summary and the `failure-summary` output.
  *
  * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
- * the markdown shows it only through `../text/untrusted.js`, and `failureSummaryJson` redacts it.
+ * the markdown shows it only through `core/text/untrusted.ts`, and `failureSummaryJson` redacts it.
  */
 import { z } from 'zod'
 import { missingRequiredChecks } from '../core/signature/signature.js'

@@ -143,7 +143,7 @@ function checkLines(attempt: Attempt, max: number): string[] {
   return lines
 }
 
-/** Fenced lines cannot be read as a `## ` heading by the scheduler's cut (see state/text.ts). */
+/** Fenced lines cannot be read as a `## ` heading by the scheduler's cut (see core/text/lines.ts). */
 function fencedLines(text: string, maxLines: number): string[] {
   return fence(text, { maxLines, maxChars: maxLines * 200 })
     .split('\n')

@@ -23,7 +23,7 @@
  * 0.84`); the newest entry, the Machine State and every other section are never touched.
  *
  * The section runs from its heading to the next `## ` heading outside a code fence (entries
- * may hold fenced code; see `state/text.ts` on fences), or to the end of the file. Every
+ * may hold fenced code; see `core/text/lines.ts` on fences), or to the end of the file. Every
  * byte outside what changes is kept.
  */
 import {
