@@ -5,7 +5,7 @@
  */
 import { type Logger } from './ports.js'
 import { untrustedTextLogger } from './adapters/log.js'
-import { forProgram, parseInputs, type Config } from './core/inputs.js'
+import { parseInputs, type Config } from './core/inputs.js'
 import { errorMessage } from './core/errors.js'
 import { credentialForms } from './adapters/credentials.js'
 import { OUTPUT_NAMES, type Outputs } from './app/outputs.js'
@@ -58,9 +58,9 @@ async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> 
     case 'reconcile':
       return runReconcileCommand(config, commandDeps)
     case 'record':
-      return runRecordCommand(forProgram(config, config.program as string), commandDeps)
+      return runRecordCommand(config, commandDeps)
     case 'reset':
-      return runResetCommand(forProgram(config, config.program as string), commandDeps)
+      return runResetCommand(config, commandDeps)
     case 'doctor':
       return runDoctorCommand(config, commandDeps)
   }

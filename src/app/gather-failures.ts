@@ -5,6 +5,7 @@
  * job log, streamed with a byte cap; for commit statuses their context and description.
  * A missing or expired log is reported in the result, never fatal.
  */
+import type { FailureSource } from '../render/failure-summary.js'
 import type { AnnotationInfo, FailureSources } from '../ports.js'
 import type { CheckView } from '../core/checks/reduce.js'
 import type { Logger } from '../ports.js'
@@ -16,8 +17,6 @@ import {
 } from '../core/signature/extract.js'
 import { DETAIL_LIMITS } from '../core/signature/details.js'
 import { buildKey, maskMessage, normalisePath } from '../core/signature/normalise.js'
-
-export type FailureSource = 'annotations' | 'output' | 'log' | 'status' | 'none'
 
 export interface GatheredFailure {
   name: string

@@ -56,8 +56,8 @@ const booleanInput = (fallback: boolean) =>
     return z.NEVER
   })
 
-const integerInput = (fallback: number | undefined, min: number, max: number) =>
-  z.string().transform((raw, ctx) => {
+const integerInput = <F extends number | undefined>(fallback: F, min: number, max: number) =>
+  z.string().transform((raw, ctx): number | F => {
     if (raw === '') return fallback
     if (!/^[0-9]+$/.test(raw)) {
       ctx.addIssue({ code: 'custom', message: `"${raw}" is not a whole number` })
@@ -187,11 +187,10 @@ const programInput = z.string().transform((raw, ctx) => {
   return raw
 })
 
-const branchInput = (fallback: string | undefined) =>
-  z.string().transform((raw, ctx) => {
-    const value = raw === '' ? fallback : raw
-    if (value === undefined) return undefined
-    const problem = branchNameProblem(value)
+const branchInput = <F extends string | undefined>(fallback: F) =>
+  z.string().transform((raw, ctx): string | F => {
+    if (raw === '') return fallback
+    const problem = branchNameProblem(raw)
     if (problem) {
       ctx.addIssue({
         code: 'custom',
@@ -199,18 +198,17 @@ const branchInput = (fallback: string | undefined) =>
       })
       return z.NEVER
     }
-    return value
+    return raw
   })
 
-const enumInput = <T extends string>(values: readonly T[], fallback: T | undefined) =>
-  z.string().transform((raw, ctx) => {
-    const value = raw === '' ? fallback : raw
-    if (value === undefined) return undefined
-    if (!(values as readonly string[]).includes(value)) {
+const enumInput = <T extends string, F extends T | undefined>(values: readonly T[], fallback: F) =>
+  z.string().transform((raw, ctx): T | F => {
+    if (raw === '') return fallback
+    if (!(values as readonly string[]).includes(raw)) {
       ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${values.join(', ')}` })
       return z.NEVER
     }
-    return value as T
+    return raw as T
   })
 
 /** A workflow to start with workflow_dispatch: its file name (`autoloop.lock.yml`) or its id. */
@@ -302,7 +300,7 @@ const inputSchema = z
     'safe-outputs-result': enumInput(SAFE_OUTPUTS_RESULTS, undefined)
   })
   .transform((raw) => ({
-    command: raw.command as Command,
+    command: raw.command,
     githubToken: raw['github-token'],
     githubApiUrl: raw['github-api-url'],
     program: raw.program,
@@ -314,7 +312,7 @@ const inputSchema = z
     pr: raw.pr,
     createPr: raw['create-pr'],
     issue: raw.issue,
-    maxFixAttempts: raw['max-fix-attempts'] as number,
+    maxFixAttempts: raw['max-fix-attempts'],
     timeoutMinutes: raw['timeout-minutes'],
     pollIntervalSeconds: raw['poll-interval-seconds'],
     checksGraceSeconds: raw['checks-grace-seconds'],
@@ -325,18 +323,18 @@ const inputSchema = z
     fixCommand: raw['fix-command'],
     fixCommandEnv: raw['fix-command-env'],
     stateDir: raw['state-dir'],
-    stateBranch: raw['state-branch'] as string,
+    stateBranch: raw['state-branch'],
     outcome: raw.outcome,
     metric: raw.metric,
     change: raw.change,
     reason: raw.reason,
-    stateMaxBytes: raw['state-max-bytes'] as number,
+    stateMaxBytes: raw['state-max-bytes'],
     failOnRed: raw['fail-on-red'],
     dispatchWorkflow: raw['dispatch-workflow'],
     dispatchRef: raw['dispatch-ref'],
     dispatchInputs: raw['dispatch-inputs'],
-    preExistingFailures: raw['pre-existing-failures'] as 'allow' | 'block',
-    rerunFailed: raw['rerun-failed'] as number,
+    preExistingFailures: raw['pre-existing-failures'],
+    rerunFailed: raw['rerun-failed'],
     selectionFile: raw['selection-file'],
     iterationFile: raw['iteration-file'],
     forgetFailures: raw['forget-failures'],
@@ -347,14 +345,33 @@ export const INPUT_NAMES = Object.keys(
   inputSchema.in.shape
 ) as (keyof typeof inputSchema.in.shape)[]
 
-export type Config = z.output<typeof inputSchema>
+/** The inputs as read, before the per-command checks. */
+type Inputs = z.output<typeof inputSchema>
 
-/** A Config whose program is known (every command but reconcile; gate once it resolved it). */
-export type ProgramConfig = Config & { program: string; branch: string }
+/** A config whose program is known (record and reset; gate once it resolved it). */
+export type ProgramConfig = Inputs & { program: string; branch: string }
+
+/**
+ * The config of a run, by command: `record` and `reset` always name their program, so their
+ * commands take it as a string; `gate` may find it in the scheduler's selection file.
+ */
+export type Config =
+  | (Inputs & { command: 'gate' | 'reconcile' | 'doctor' })
+  | (ProgramConfig & { command: 'record' | 'reset' })
 
 /** The config of one program: its branch defaults to `autoloop/<program>`. */
-export function forProgram(config: Config, program: string): ProgramConfig {
+export function forProgram<C extends Inputs>(config: C, program: string): C & ProgramConfig {
   return { ...config, program, branch: config.branch ?? `autoloop/${program}` }
+}
+
+/** The run's config by command, or the problem that keeps it from being one. */
+function byCommand(inputs: Inputs): Config | string {
+  const { command, program } = inputs
+  if (command === 'record' || command === 'reset') {
+    if (!program) return `input \`program\`: required for the \`${command}\` command`
+    return forProgram({ ...inputs, command }, program)
+  }
+  return { ...inputs, command }
 }
 
 export function parseInputs(read: InputReader): Config {
@@ -365,8 +382,10 @@ export function parseInputs(read: InputReader): Config {
     ? []
     : parsed.error.issues.map((issue) => `input \`${issue.path.join('.')}\`: ${issue.message}`)
   if (parsed.success) {
+    const config = byCommand(parsed.data)
+    if (typeof config === 'string') problems.push(config)
     problems.push(...crossFieldProblems(parsed.data))
-    if (problems.length === 0) return parsed.data
+    if (problems.length === 0 && typeof config !== 'string') return config
   } else if (values['github-token'] === '') {
     problems.push(EMPTY_TOKEN)
   }
@@ -376,10 +395,8 @@ export function parseInputs(read: InputReader): Config {
 const EMPTY_TOKEN =
   'input `github-token`: empty; pass `${{ github.token }}` (the default) or a token with the permissions listed in the README'
 
-function crossFieldProblems(config: Config): string[] {
+function crossFieldProblems(config: Inputs): string[] {
   const problems: string[] = []
-  if ((config.command === 'record' || config.command === 'reset') && !config.program)
-    problems.push(`input \`program\`: required for the \`${config.command}\` command`)
   if (config.command === 'gate' && !config.program && !config.selectionFile)
     problems.push(
       "input `program`: required for the `gate` command unless `selection-file` names the scheduler's selection"

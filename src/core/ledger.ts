@@ -23,6 +23,7 @@
  */
 import { z } from 'zod'
 import { StateFileError } from './state-errors.js'
+import { cut } from './text/untrusted.js'
 import { jsonErrorOffset } from './text/lines.js'
 import { lineAt } from './text/lines.js'
 import { MachineStatePatchSchema } from './schema.js'
@@ -298,15 +299,6 @@ export interface SignatureLike {
 function iso(ms: number): string {
   if (!Number.isFinite(ms)) throw new RangeError(`not a time: ${ms}`)
   return new Date(ms).toISOString()
-}
-
-/** Cuts to `max` characters with `…`, never splitting a surrogate pair. */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text
-  let end = max - 1
-  const last = text.charCodeAt(end - 1)
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1
-  return `${text.slice(0, end)}…`
 }
 
 /** The part of a signature hash the ledger compares. */

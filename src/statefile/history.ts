@@ -40,7 +40,7 @@ import {
 export const HISTORY_HEADING = '## 📊 Iteration History'
 const HISTORY_NAME = 'Iteration History'
 
-export type IterationOutcome = 'accepted' | 'rejected' | 'error'
+export type RecordedOutcome = 'accepted' | 'rejected' | 'error'
 export type MetricDirection = 'higher' | 'lower'
 
 /** How many recorded run keys the hidden line keeps (newest first). */
@@ -106,7 +106,7 @@ export function isBetter(
 
 export interface HistoryEntry {
   iteration: number
-  outcome: IterationOutcome
+  outcome: RecordedOutcome
   /** Epoch milliseconds. */
   at: number
   metric: number | null
@@ -123,7 +123,7 @@ export interface HistoryEntry {
   fixAttempts: number
 }
 
-const OUTCOME_LABEL: Record<IterationOutcome, string> = {
+const OUTCOME_LABEL: Record<RecordedOutcome, string> = {
   accepted: '✅ Accepted',
   rejected: '❌ Rejected',
   error: '⚠️ Error'
@@ -218,7 +218,7 @@ export function summariseEntry(raw: string): RangeLine {
   const iteration = heading ? Number(heading[1]) : null
   const statusLine = /\*\*Status\*\*:?\**:?([^\n]*)/i.exec(raw)?.[1] ?? raw.split('\n')[0] ?? ''
   const word = /\b(accepted|rejected|error)\b/i.exec(statusLine)?.[1]?.toLowerCase()
-  const outcome = (word ?? 'other') as IterationOutcome | 'other'
+  const outcome = (word ?? 'other') as RecordedOutcome | 'other'
   const metricText = /\*\*Metric\*\*:?\**:?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(
     raw
   )?.[1]

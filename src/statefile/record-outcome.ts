@@ -24,7 +24,7 @@ import {
   isBetter,
   isRecorded,
   renderHistoryEntry,
-  type IterationOutcome as RecordedOutcome,
+  type RecordedOutcome,
   type MetricDirection
 } from './history.js'
 import { appendRecentStatus, type MachineState, type MachineStatePatch } from '../core/schema.js'

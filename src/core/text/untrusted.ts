@@ -373,7 +373,7 @@ function singleLine(text: string): string {
 }
 
 /** `text` if at most `max` characters, else its start (no half surrogate pair) and `…`. */
-function cut(text: string, max: number): string {
+export function cut(text: string, max: number): string {
   positiveInteger(max, 'max')
   if (text.length <= max) return text
   let end = max - 1
