@@ -40,7 +40,7 @@ import { createGitHubClient } from '../../src/adapters/github/client.js'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 import { RestGitHub } from '../../src/adapters/github/rest.js'
-import { ledgerOf } from '../commands/lifecycle-helpers.js'
+import { ledgerOf } from '../app/commands/lifecycle-helpers.js'
 
 /** An issue whose comment posts fail as told: `lost` creates then fails, `refused` only fails. */
 function flakyIssue(

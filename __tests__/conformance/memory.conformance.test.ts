@@ -22,7 +22,7 @@ import { MEMORY_BRANCH, PROGRAM, agentJob, pushRepoMemoryJob } from './autoloop-
 import { LOCK_PATH, lockStepEnv } from './gh-aw-runtime.js'
 import { gateJob, reconcileJob } from './gate-jobs.js'
 import { type Scenario } from '../../__fixtures__/fake-github/index.js'
-import { programFiles, stateFileOf } from '../commands/lifecycle-helpers.js'
+import { programFiles, stateFileOf } from '../app/commands/lifecycle-helpers.js'
 import { ciGateSection } from '../helpers/gh-aw.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { ledgerPath } from '../../src/core/ledger.js'

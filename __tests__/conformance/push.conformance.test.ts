@@ -26,7 +26,7 @@ import {
   startJob,
   type GhAwWorld
 } from './gh-aw-runtime.js'
-import { ledgerOf, programFiles } from '../commands/lifecycle-helpers.js'
+import { ledgerOf, programFiles } from '../app/commands/lifecycle-helpers.js'
 import { tempDir } from '../helpers/temp-dir.js'
 describeTags('gh-aw %s', (tag) => {
   describe('push_to_pull_request_branch, then the gate', () => {

@@ -15,7 +15,7 @@ import {
   type Scenario
 } from '../../__fixtures__/fake-github/index.js'
 import { emptyLedger, beginAttempt, completeAttempt } from '../../src/core/ledger.js'
-import { ISSUE } from '../commands/lifecycle-helpers.js'
+import { ISSUE } from '../app/commands/lifecycle-helpers.js'
 import { corpusLog } from '../helpers/gh-aw.js'
 import { DIST_ENTRY } from '../helpers/run-action.js'
 import { tempDir } from '../helpers/temp-dir.js'

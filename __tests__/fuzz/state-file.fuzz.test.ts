@@ -20,7 +20,7 @@ import { readMachineState } from '../../src/statefile/machine-state.js'
 import { projectStateFile } from '../../src/statefile/projection.js'
 import { signatureOf } from '../../src/core/signature/signature.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
-import { GATE_OWNED_KEYS, withoutOwnedParts } from '../state/helpers.js'
+import { GATE_OWNED_KEYS, withoutOwnedParts } from '../statefile/helpers.js'
 
 const FIXTURE = readFileSync(
   resolve(import.meta.dirname, '../../__fixtures__/state/coverage.md'),

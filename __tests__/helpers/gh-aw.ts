@@ -18,7 +18,7 @@ import type {
 import type { Ledger } from '../../src/core/ledger.js'
 import { prependHistoryEntry, renderHistoryEntry } from '../../src/statefile/history.js'
 import type { MachineStatePatch } from '../../src/core/schema.js'
-import { ISSUE, STATE_BRANCH, programFiles, stateText } from '../commands/lifecycle-helpers.js'
+import { ISSUE, STATE_BRANCH, programFiles, stateText } from '../app/commands/lifecycle-helpers.js'
 import { runInProcess, type InProcessRun } from './in-process.js'
 import { tempDir } from './temp-dir.js'
 

@@ -16,7 +16,7 @@ import { withFake } from '../helpers/fake-run.js'
 import { runInProcess, type InProcessRun } from '../helpers/in-process.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { MENTION, looseView, proseOf, unescaped } from '../text/markdown-checks.js'
+import { MENTION, looseView, proseOf, unescaped } from '../render/markdown-checks.js'
 import { seededStateFile } from '../../scripts/chaos/scenario.js'
 import { ledgerPath } from '../../src/core/ledger.js'
 

@@ -20,7 +20,7 @@ import {
 } from '../helpers/gh-aw.js'
 import { runScheduler, schedulerMissing } from '../helpers/autoloop-scheduler.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
-import { stateFileOf, stateText } from '../commands/lifecycle-helpers.js'
+import { stateFileOf, stateText } from '../app/commands/lifecycle-helpers.js'
 import type { MachineStatePatch } from '../../src/core/schema.js'
 
 const missing = schedulerMissing()

@@ -23,7 +23,12 @@ import {
   planChecks,
   reconcileJob
 } from '../helpers/gh-aw.js'
-import { commentsOn, ledgerOf, schedulerReads, stateFileOf } from '../commands/lifecycle-helpers.js'
+import {
+  commentsOn,
+  ledgerOf,
+  schedulerReads,
+  stateFileOf
+} from '../app/commands/lifecycle-helpers.js'
 
 const ESLINT_LOG = corpusLog('eslint/unused-var/job-log.log')
 const ESLINT_KEY = 'eslint:@typescript-eslint/no-unused-vars:discount:src/orders.ts'

@@ -11,14 +11,14 @@ import type { SetupFiles } from '../../src/core/doctor/model.js'
 import { withFake } from '../helpers/fake-run.js'
 import { runInProcess } from '../helpers/in-process.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { STATE_BRANCH } from '../commands/lifecycle-helpers.js'
+import { STATE_BRANCH } from '../app/commands/lifecycle-helpers.js'
 import {
   PUBLISHED,
   describeWithAutoloop,
   filesOf,
   installed,
   realFiles
-} from '../doctor/autoloop-files.js'
+} from '../core/doctor/autoloop-files.js'
 
 interface DoctorJson {
   status: string

@@ -14,7 +14,7 @@ import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { createLocalRepo } from '../helpers/git-repo.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { ledgerPath, parseLedgerFile, type Ledger } from '../../src/core/ledger.js'
-import { ledgerOf, stateFileOf } from '../commands/lifecycle-helpers.js'
+import { ledgerOf, stateFileOf } from '../app/commands/lifecycle-helpers.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
 const ISSUE = 12

@@ -22,7 +22,12 @@ import {
   planChecks,
   reconcileJob
 } from '../helpers/gh-aw.js'
-import { commentsOn, ledgerOf, schedulerReads, stateFileOf } from '../commands/lifecycle-helpers.js'
+import {
+  commentsOn,
+  ledgerOf,
+  schedulerReads,
+  stateFileOf
+} from '../app/commands/lifecycle-helpers.js'
 
 const SCHEDULED_RUN = 19_100_000_001
 const NEXT_SCHEDULED_RUN = 19_100_000_777

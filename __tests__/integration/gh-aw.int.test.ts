@@ -51,7 +51,7 @@ import {
   programFiles,
   schedulerReads,
   stateFileOf
-} from '../commands/lifecycle-helpers.js'
+} from '../app/commands/lifecycle-helpers.js'
 
 const SCHEDULED_RUN = 19_100_000_001
 const JEST_LOG = corpusLog('jest/assertion/job-log.log')

@@ -8,7 +8,7 @@ import { BRANCH, PROGRAM, withFake } from '../helpers/fake-run.js'
 import { createLocalRepo } from '../helpers/git-repo.js'
 import { runInProcess } from '../helpers/in-process.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { ledgerOf, stateFileOf } from '../commands/lifecycle-helpers.js'
+import { ledgerOf, stateFileOf } from '../app/commands/lifecycle-helpers.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 
 const stateDir = () => tempDir('autoloop-state-')

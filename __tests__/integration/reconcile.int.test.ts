@@ -28,7 +28,7 @@ import {
   runCommand,
   schedulerReads,
   stateFileOf
-} from '../commands/lifecycle-helpers.js'
+} from '../app/commands/lifecycle-helpers.js'
 
 const START = Date.parse('2026-03-01T12:00:00Z')
 const MINUTE = 60_000

@@ -25,7 +25,7 @@ import {
   schedulerReads,
   stateFileOf,
   stateText
-} from '../commands/lifecycle-helpers.js'
+} from '../app/commands/lifecycle-helpers.js'
 
 const SHA = 'c0ffee'.padEnd(40, '0')
 const FIX_SHA = 'f1eed0'.padEnd(40, '1')

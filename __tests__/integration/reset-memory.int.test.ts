@@ -23,7 +23,7 @@ import {
   ledgerOf,
   schedulerReads,
   stateFileOf
-} from '../commands/lifecycle-helpers.js'
+} from '../app/commands/lifecycle-helpers.js'
 
 const JEST_LOG = corpusLog('jest/assertion/job-log.log')
 const JEST_KEY = 'jest:__tests__/cart.test.js>cart > total > adds the prices of two items'

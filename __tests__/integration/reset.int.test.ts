@@ -17,7 +17,7 @@ import {
   runCommand,
   schedulerReads,
   stateFileOf
-} from '../commands/lifecycle-helpers.js'
+} from '../app/commands/lifecycle-helpers.js'
 
 const sha = (n: number) => n.toString(16).padStart(2, '0').repeat(20)
 const UNIT_FAILS = 'check:unit:failure'

@@ -12,7 +12,7 @@ import {
 } from '../../__fixtures__/fake-github/index.js'
 import { expectValidRequests } from '../helpers/fake-run.js'
 import { runAction, type ActionRun } from '../helpers/run-action.js'
-import { programFiles } from '../commands/lifecycle-helpers.js'
+import { programFiles } from '../app/commands/lifecycle-helpers.js'
 
 const SHA = 'c0ffee'.padEnd(40, '0')
 const BRANCH = 'autoloop/perf'

@@ -1,0 +1,343 @@
+import { describe, expect, it } from '@jest/globals'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { DETAIL_LIMITS, FailureDetails } from '../../../src/core/signature/details.js'
+import { extractFailuresFromString } from '../../../src/core/signature/extract.js'
+import { renderFailureDetails } from '../../../src/render/failure-details.js'
+import {
+  renderFailureSummaryMarkdown,
+  type FailureSummary
+} from '../../../src/render/failure-summary.js'
+import { runBriefCommand } from '../../../src/cli/brief.js'
+
+const ROOT = resolve(import.meta.dirname, '../../..')
+const CORPUS = join(ROOT, '__fixtures__/corpus')
+const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as {
+  classes: { id: string; files: string[] }[]
+}
+const facts = (
+  JSON.parse(readFileSync(join(ROOT, 'scripts/bench/details-facts.json'), 'utf8')) as {
+    classes: Record<string, Record<string, string[]>>
+  }
+).classes
+const collapse = (text: string): string => text.replace(/\s+/g, ' ')
+
+describe('failure details on real tool output (the corpus job logs)', () => {
+  // The classes annotated in details-facts.json that have a job log.
+  const cases = manifest.classes
+    .map((c) => [c.id, c.files.find((f) => f.endsWith('job-log.log'))] as const)
+    .filter((c): c is readonly [string, string] => c[1] !== undefined && facts[c[0]] !== undefined)
+  it('covers the 71 classes annotated when failure details were built and the 20 of the tools added since', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(91)
+  })
+  it.each(cases)('%s: every annotated fact is in the findings’ details', (id, file) => {
+    const result = extractFailuresFromString(readFileSync(join(CORPUS, file), 'utf8'))
+    const text = collapse(result.findings.flatMap((f) => f.details ?? []).join('\n'))
+    for (const fact of Object.values(facts[id] ?? {}).flat()) expect(text).toContain(collapse(fact))
+    // The checkout root is removed; no runtime frame is kept.
+    expect(text).not.toContain('/home/runner/work/app/app/')
+    expect(text).not.toMatch(/node:internal|\/usr\/lib\/go-/)
+  })
+})
+
+describe("failure details of the corpus job logs moved to a self-hosted runner's checkout", () => {
+  const cases = manifest.classes
+    .map((c) => [c.id, c.files.find((f) => f.endsWith('job-log.log'))] as const)
+    .filter((c): c is readonly [string, string] => c[1] !== undefined && facts[c[0]] !== undefined)
+  it.each(cases)('%s: the same keys and facts, the runner folder removed', (id, file) => {
+    const original = readFileSync(join(CORPUS, file), 'utf8')
+    const moved = original.replaceAll(
+      '/home/runner/work/app/app',
+      '/home/ci/actions-runner/_work/app/app'
+    )
+    const result = extractFailuresFromString(moved)
+    expect(result.findings.map((f) => f.key)).toEqual(
+      extractFailuresFromString(original).findings.map((f) => f.key)
+    )
+    const text = collapse(result.findings.flatMap((f) => f.details ?? []).join('\n'))
+    for (const fact of Object.values(facts[id] ?? {}).flat()) expect(text).toContain(collapse(fact))
+    expect(text).not.toContain('/_work/app/app/')
+  })
+})
+
+describe('failure details of a copy that lost the lines around the failures (real output cut)', () => {
+  const detailsOf = (text: string): string =>
+    collapse(
+      extractFailuresFromString(text)
+        .findings.flatMap((f) => f.details ?? [])
+        .join('\n')
+    )
+  const corpusText = (file: string): string => readFileSync(join(CORPUS, file), 'utf8')
+  it.each(['jest/assertion', 'jest/type-error'])(
+    '%s: failure blocks without their FAIL line or summary keep their details',
+    (id) => {
+      const blocks = corpusText(`${id}/workers.txt`)
+        .split('\n')
+        .filter(
+          (line) =>
+            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
+            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
+        )
+        .join('\n')
+      const text = detailsOf(blocks)
+      for (const fact of Object.values(facts[id] ?? {}).flat())
+        expect(text).toContain(collapse(fact))
+    }
+  )
+  it("pytest: the FAILURES report alone (no summary) keeps each section's details", () => {
+    const report = corpusText('pytest/param-assertion/default.txt')
+      .split('\n')
+      .filter((line) => !/^FAILED |short test summary|\d+ failed/.test(line))
+      .join('\n')
+    const result = extractFailuresFromString(report)
+    expect(result.findings.map((f) => f.key)).toEqual([
+      'pytest:tests/test_vat.py::test_price_with_vat[19.99-standard-23.98]'
+    ])
+    const text = detailsOf(report)
+    for (const fact of Object.values(facts['pytest/param-assertion'] ?? {}).flat())
+      expect(text).toContain(collapse(fact))
+  })
+  it("bun: a passed test's output before a failure is not the failure's", () => {
+    const log = corpusText('bun/thrown/job-log.log')
+    const [finding] = extractFailuresFromString(log).findings
+    expect(finding?.details?.some((line) => line.includes('(pass)'))).toBe(false)
+    expect(finding?.details?.some((line) => line.startsWith('::error'))).toBe(false)
+    expect(finding?.details?.[0]).toMatch(/^1 \| export function total/)
+  })
+})
+
+describe('renderFailureDetails: one budget', () => {
+  const details = Array.from({ length: 300 }, (_, i) => ({
+    check: 'test',
+    key: `jest:tests/t${i}.test.ts>fails`,
+    lines: [`    Expected: ${i}`, `    Received: ${i + 1}`, `      at (tests/t${i}.test.ts:10:29)`]
+  }))
+  it.each([400, 2_000, 30_720])(
+    'stays within %s bytes with 300 failures, first ones whole',
+    (max) => {
+      const lines = renderFailureDetails(details, max)
+      expect(Buffer.byteLength(lines.join('\n'))).toBeLessThanOrEqual(max)
+      const text = lines.join('\n')
+      expect(text).toContain('Expected: 0')
+      expect(text).toContain('tests/t0.test.ts:10:29')
+      expect(text).toMatch(/more failures without details/)
+    }
+  )
+  it('cuts a failure that does not fit at a line boundary', () => {
+    const long = [
+      { check: 'test', key: 'k', lines: Array.from({ length: 40 }, (_, i) => `line ${i}`) }
+    ]
+    const text = renderFailureDetails(long, 300).join('\n')
+    expect(text).toContain('line 0')
+    expect(text).not.toContain('line 39')
+    expect(text).toMatch(/more lines\)/)
+  })
+})
+
+describe('the failure summary names a required check that never reported', () => {
+  it('in its heading and body, not as 0 failing checks', () => {
+    const summary: FailureSummary = {
+      version: 2,
+      sha: 'a'.repeat(40),
+      attempt: 0,
+      generatedAt: '2026-11-27T00:00:00.000Z',
+      signature: {
+        keys: ['required-missing:e2e'],
+        full: 'required-missing:e2e',
+        short: 'required-missing:e2e'
+      },
+      checks: []
+    }
+    const markdown = renderFailureSummaryMarkdown(summary)
+    expect(markdown).toContain('required check never reported: e2e')
+    expect(markdown).not.toContain('0 failing checks')
+  })
+})
+
+describe('the brief CLI', () => {
+  it('prints the signature and the details the gate would write, within --max-bytes', async () => {
+    const out = new PassThrough()
+    const chunks: Buffer[] = []
+    out.on('data', (chunk: Buffer) => chunks.push(chunk))
+    const code = await runBriefCommand(
+      ['--log', join(CORPUS, 'go-test/assertion/job-log.log'), '--max-bytes', '2000'],
+      { stdin: new PassThrough(), stdout: out, stderr: new PassThrough() }
+    )
+    expect(code).toBe(0)
+    const text = Buffer.concat(chunks).toString('utf8')
+    expect(text).toContain('go:example.com/shop/pricing:TestTotalAddsShipping')
+    expect(text).toContain('total_test.go:14: Total([250 199]) = 449, want 949')
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2001)
+  })
+  it('rejects a bad --max-bytes with exit code 2', async () => {
+    const code = await runBriefCommand(['--max-bytes', 'x'], {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough()
+    })
+    expect(code).toBe(2)
+  })
+})
+
+describe('the brief CLI, other inputs', () => {
+  const io = (stdin: string) => {
+    const input = new PassThrough()
+    input.end(stdin)
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    const stdout = new PassThrough()
+    const stderr = new PassThrough()
+    stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    return {
+      streams: { stdin: input, stdout, stderr },
+      out: () => Buffer.concat(out).toString('utf8'),
+      err: () => Buffer.concat(err).toString('utf8')
+    }
+  }
+  it('reads standard input without --log', async () => {
+    const run = io(readFileSync(join(CORPUS, 'rspec/expectation/job-log.log'), 'utf8'))
+    expect(await runBriefCommand([], run.streams)).toBe(0)
+    expect(run.out()).toContain('got: 449')
+    expect(run.out()).toContain('(`standard input`)')
+  })
+  it('says when no failure is found', async () => {
+    const run = io('all good\n')
+    expect(await runBriefCommand([], run.streams)).toBe(0)
+    expect(run.out()).toBe('no failure found\n')
+  })
+  it('names an unreadable file and the fix, with exit code 2', async () => {
+    const run = io('')
+    expect(await runBriefCommand(['--log', join(CORPUS, 'no-such.log')], run.streams)).toBe(2)
+    expect(run.err()).toContain('no-such.log')
+  })
+  it('prints its usage with --help', async () => {
+    const run = io('')
+    expect(await runBriefCommand(['--help'], run.streams)).toBe(0)
+    expect(run.out()).toContain('--max-bytes')
+  })
+  it('rejects an unknown option with exit code 2', async () => {
+    const run = io('')
+    expect(await runBriefCommand(['--json'], run.streams)).toBe(2)
+  })
+})
+
+describe('FailureDetails: bounded windows', () => {
+  it('keeps at most DETAIL_LIMITS.lines lines and DETAIL_LIMITS.bytes bytes per failure', () => {
+    const details = new FailureDetails()
+    details.open('a')
+    for (let i = 0; i < 100; i++) details.add(`line ${i}`)
+    expect(details.of('a')).toHaveLength(DETAIL_LIMITS.lines)
+    expect(details.collecting).toBe(false)
+    details.open('b')
+    for (let i = 0; i < 100; i++) details.add('y'.repeat(1000))
+    const kept = details.of('b') ?? []
+    expect(Buffer.byteLength(kept.join('\n'))).toBeLessThanOrEqual(DETAIL_LIMITS.bytes)
+  })
+  it('keeps windows for the first DETAIL_LIMITS.failures failures only', () => {
+    const details = new FailureDetails()
+    for (let i = 0; i <= DETAIL_LIMITS.failures; i++) details.open(String(i), `failure ${i}`)
+    expect(details.of('0')).toEqual(['failure 0'])
+    expect(details.of(String(DETAIL_LIMITS.failures))).toBeUndefined()
+  })
+  it('drops a window opened before a failure was known, which then counts for nothing', () => {
+    const details = new FailureDetails()
+    for (let i = 0; i < DETAIL_LIMITS.failures + 10; i++) {
+      details.open('pending', `passed test ${i} printed this`)
+      details.drop('pending')
+    }
+    expect(details.of('pending')).toBeUndefined()
+    expect(details.collecting).toBe(false)
+    details.open('failed', 'Expected: 5')
+    expect(details.of('failed')).toEqual(['Expected: 5'])
+  })
+  it('collapses blank lines, keeps what a repeated block said first, and resumes a window', () => {
+    const details = new FailureDetails()
+    details.open('a', '', 'first', '', '', 'second', '')
+    details.open('a', 'again')
+    details.resume('a')
+    details.add('third')
+    expect(details.of('a')).toEqual(['first', '', 'second', '', 'third'])
+  })
+})
+
+describe('failure details on real output quoted from public threads', () => {
+  const quoted = (path: string) =>
+    extractFailuresFromString(readFileSync(join(CORPUS, 'quoted', path), 'utf8')).findings
+  it('dotnet test: the message, expected and actual, and the test’s frame', () => {
+    const found = quoted('dotnet-test/xunit-and-vstest/ci-log.txt')
+    const dog = found.find((f) => f.key === 'dotnet:PetTests.DogTalkToOwnerReturnsWoof')
+    expect(dog?.details).toEqual([
+      'Error Message:',
+      ' Assert.NotEqual() Failure',
+      'Expected: Not "Woof!"',
+      'Actual:   "Woof!"',
+      'Stack Trace:',
+      expect.stringContaining('PetTests.cs:line 13')
+    ])
+  })
+  it('JUnit 5 through Gradle and hamcrest through Surefire: library frames skipped', () => {
+    const gradle = quoted('gradle/junit5-parameterized/ci-log.txt')[0]?.details ?? []
+    expect(gradle.join('\n')).toContain('SigV4SigningTransformationTest.java:92')
+    expect(gradle.join('\n')).not.toContain('org.junit.jupiter')
+    const surefire = quoted('maven-surefire/surefire-2-no-prefix-hamcrest/ci-log.txt')[0]
+    expect(surefire?.details?.join('\n')).toContain('but: was "version:MOCKED_VERSION"')
+    expect(surefire?.details?.join('\n')).not.toContain('org.hamcrest')
+  })
+  it('golangci-lint: the issue, its source line and caret; a cut frame keeps what was printed', () => {
+    const found = quoted('golangci-lint/errcheck-three-files/ci-log.txt')
+    expect(found.map((f) => f.details)).toEqual([
+      [
+        'api/bmc.go:29:10: Error return value of `c.Error` is not checked (errcheck)',
+        '\t\tc.Error(err)',
+        '\t\t       ^'
+      ],
+      [
+        'api/boot.go:27:10: Error return value of `c.Error` is not checked (errcheck)',
+        '\t\tc.Error(err)',
+        '\t\t       ^'
+      ],
+      [
+        'api/lan.go:29:10: Error return value of `c.Error` is not checked (errcheck)',
+        '\t\tc.Error(e'
+      ]
+    ])
+  })
+  it("swift test: each test's assertion line (its place and values), one per assertion", () => {
+    const found = quoted('swift/xctest-linux-travis/ci-log.txt')
+    expect(found.map((f) => f.details?.length)).toEqual([1, 1])
+    expect(found[0]?.details?.[0]).toMatch(/FilesTests\.swift:667: error: .*XCTAssertEqual failed/)
+  })
+})
+
+describe('the failure summary markdown: details under its one budget', () => {
+  const log = readFileSync(join(CORPUS, 'pytest/param-assertion/job-log.log'), 'utf8')
+  const real = extractFailuresFromString(log).findings[0]?.details ?? []
+  const checks = Array.from({ length: 300 }, (_, i) => ({
+    name: `test ${i}`,
+    conclusion: 'failure',
+    url: '',
+    source: 'log' as const,
+    keys: [`pytest:tests/t${i}.py::test_vat`],
+    firstErrorLines: ['FAILED'],
+    details: [{ key: `pytest:tests/t${i}.py::test_vat`, lines: real }]
+  }))
+  const summary: FailureSummary = {
+    version: 2,
+    sha: 'a'.repeat(40),
+    attempt: 0,
+    generatedAt: '2026-11-27T00:00:00.000Z',
+    signature: { keys: checks.map((c) => c.keys[0]!), full: 'x', short: 'x' },
+    checks
+  }
+  it.each([1_000, 20_000])('300 checks stay within %s characters', (maxChars) => {
+    const markdown = renderFailureSummaryMarkdown(summary, { maxChars })
+    expect(markdown.length).toBeLessThanOrEqual(maxChars)
+  })
+  it('the first check’s details come whole when there is room', () => {
+    const markdown = renderFailureSummaryMarkdown({ ...summary, checks: checks.slice(0, 3) })
+    expect(markdown).toContain('E       AssertionError: assert 23.99 == 23.98')
+    expect(markdown).toContain('tests/test_vat.py:16: AssertionError')
+  })
+})

@@ -1,0 +1,180 @@
+import { spawnSync } from 'node:child_process'
+import { Readable } from 'node:stream'
+import { describe, expect, test } from '@jest/globals'
+import fc from 'fast-check'
+import { extractFailures, extractFailuresFromString } from '../../../src/core/signature/extract.js'
+import { completeClasses, readCorpusFile } from './corpus.js'
+
+const files = completeClasses().flatMap((cls) => cls.files)
+const jobLogs = files.filter((file) => file.endsWith('.log'))
+
+/** Runs a short Node program and returns what it printed (real output, made at test time). */
+function outputOf(program: string): string {
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', program], {
+    encoding: 'utf8',
+    cwd: process.cwd()
+  })
+  return `${run.stdout}${run.stderr}`
+}
+
+function keys(text: string): string[] {
+  return extractFailuresFromString(text).findings.map((finding) => finding.key)
+}
+
+describe('extractFailures', () => {
+  test('the corpus has files to read', () => {
+    expect(files.length).toBeGreaterThan(0)
+    expect(jobLogs.length).toBeGreaterThan(0)
+  })
+
+  test.each(files)('the trigger prefilter loses nothing: %s', (file) => {
+    const text = readCorpusFile(file)
+    expect(extractFailuresFromString(text)).toEqual(
+      extractFailuresFromString(text, { everyLine: true })
+    )
+  })
+
+  test('a stream in chunks of any size gives what the whole string gives', async () => {
+    const samples = jobLogs.slice(0, 6).map((file) => Buffer.from(readCorpusFile(file)))
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...samples),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        async (bytes, rawCuts) => {
+          const cuts = [...new Set(rawCuts.map((cut) => cut % bytes.length))].sort((a, b) => a - b)
+          const chunks: Buffer[] = []
+          let from = 0
+          for (const cut of [...cuts, bytes.length]) {
+            chunks.push(bytes.subarray(from, cut))
+            from = cut
+          }
+          const streamed = await extractFailures(Readable.from(chunks))
+          expect(streamed).toEqual(extractFailuresFromString(bytes.toString('utf8')))
+        }
+      ),
+      { numRuns: 40 }
+    )
+  })
+
+  test('a log cut by the byte cap says so', async () => {
+    const file = jobLogs[0] ?? ''
+    const bytes = Buffer.from(readCorpusFile(file))
+    const cap = Math.floor(bytes.length / 2)
+    const result = await extractFailures(Readable.from([bytes]), { maxBytes: cap })
+    expect(result.truncated).toBe(true)
+    expect(result.bytesRead).toBe(cap)
+    const whole = await extractFailures(Readable.from([bytes]))
+    expect(whole.truncated).toBe(false)
+    expect(whole.bytesRead).toBe(bytes.length)
+  })
+
+  test('the exit-code trailer is a key only when nothing else is found', () => {
+    for (const file of jobLogs) {
+      const text = readCorpusFile(file)
+      expect(keys(text).some((key) => key.startsWith('gha:'))).toBe(false)
+      // The same job log with only the runner's own lines left: markers and the trailer.
+      const runnerOnly = text
+        .split('\n')
+        .filter((line) => line.includes('##['))
+        .join('\n')
+      const code = /Process completed with exit code (\d+)/.exec(text)?.[1]
+      expect(code).toBeDefined()
+      expect(keys(runnerOnly)).toEqual([`gha:exit code ${code}`])
+    }
+  })
+
+  test('an unknown tool falls back to its first error line, masked', () => {
+    const output = outputOf("const id = 4711; throw new TypeError('no profile for customer ' + id)")
+    expect(keys(output)).toEqual(['error:TypeError: no profile for customer N'])
+    // The fallback beats the trailer of a job log.
+    const jobLog = `${output}\n##[error]Process completed with exit code 1.\n`
+    expect(keys(jobLog)).toEqual(['error:TypeError: no profile for customer N'])
+  })
+
+  test('workflow-command errors are kept only when no tool parser found anything', () => {
+    const output = outputOf(
+      "import * as core from '@actions/core'; core.error('Deploy key expired on 2026-07-28')"
+    )
+    expect(output).toContain('::error::')
+    expect(keys(output)).toEqual(['gha:Deploy key expired on <time>'])
+    const withJest = `${readCorpusFile(jobLogs[0] ?? '')}\n${output}`
+    expect(keys(withJest).some((key) => key.startsWith('gha:'))).toBe(false)
+  })
+
+  test("a problem matcher's ##[error] before a tool's line never enters its key", () => {
+    for (const file of files.filter(
+      (name) => name.startsWith('go-build/') && name.endsWith('.txt')
+    )) {
+      const text = readCorpusFile(file)
+      // The runner's problem matcher for Go marks each diagnostic line in the job log.
+      const marked = text.replace(/^(?=\S+\.go:\d)/gm, '##[error]')
+      expect(marked).not.toBe(text)
+      expect(keys(marked)).toEqual(keys(text))
+    }
+  })
+
+  test("eslint problems the runner's problem matcher marked give the same keys, also as the web UI copies them", () => {
+    for (const file of files.filter(
+      (name) => name.startsWith('eslint/') && name.endsWith('.txt')
+    )) {
+      const text = readCorpusFile(file)
+      if (text.includes('\u001b')) continue // the coloured variant: the matcher reads plain text
+      // setup-node's eslint-stylish matcher marks each problem line (not the file's line).
+      const marked = text.replace(/^(?=\s+\d+:\d+\s+error\s)/gm, '##[error]')
+      const copied = marked.replace(/^##\[error\]/gm, 'Error: ')
+      expect(marked).not.toBe(text)
+      expect(keys(marked)).toEqual(keys(text))
+      expect(keys(copied)).toEqual(keys(text))
+    }
+  })
+
+  test("jest's failure blocks pasted without their FAIL line or summary give the same keys", () => {
+    for (const file of files.filter((name) => name.startsWith('jest/') && name.endsWith('.txt'))) {
+      const text = readCorpusFile(file)
+      if (text.includes('\u001b') || text.includes('Test suite failed to run')) continue
+      // What a person copies: the failure blocks, not the FAIL line above nor the summary below.
+      const blocks = text
+        .split('\n')
+        .filter(
+          (line) =>
+            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
+            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
+        )
+        .join('\n')
+      expect(blocks).not.toBe(text)
+      expect(keys(blocks)).toEqual(keys(text))
+    }
+  })
+
+  test("the web UI's copy of the step trailer is the trailer", () => {
+    expect(keys('Run ls missing\nError: Process completed with exit code 2.\n')).toEqual([
+      'gha:exit code 2'
+    ])
+  })
+
+  test("a wrapper's summary line is never the key", () => {
+    // yarn after a coverage run that failed its threshold, quoted from
+    // https://github.com/yarnpkg/yarn/issues/6466: nothing names a failure of its own.
+    const yarn = [
+      '=============================== Coverage summary ===============================',
+      'Statements   : 99.65% ( 3715/3728 )',
+      'Lines        : 99.6% ( 3250/3263 )',
+      '================================================================================',
+      'error Command failed with exit code 1.',
+      'info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command.'
+    ].join('\n')
+    expect(keys(yarn)).toEqual([])
+    // Docker BuildKit's summary, quoted from https://github.com/zaldivards/ContextQA/issues/25
+    const buildkit =
+      'ERROR: failed to solve: process "/bin/sh -c npm install && npm i -g serve" did not complete successfully: exit code: 254'
+    expect(keys(buildkit)).toEqual([])
+    // The same summary under a real failure: the failure's key, never the wrapper's.
+    const output = outputOf("throw new TypeError('no profile for customer 4711')")
+    expect(keys(`${output}\n${buildkit}\n`)).toEqual(['error:TypeError: no profile for customer N'])
+  })
+
+  test('an empty log has no findings', async () => {
+    expect(keys('')).toEqual([])
+    expect((await extractFailures(Readable.from([]))).findings).toEqual([])
+  })
+})
