@@ -38451,7 +38451,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7397);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
-/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4777);
+/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3770);
 /* harmony import */ var _core_inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(9114);
 /* harmony import */ var _cli_brief_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5986);
 /* harmony import */ var _cli_signature_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(5016);
@@ -40131,10 +40131,9 @@ const programInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transf
     return raw;
 });
 const branchInput = (fallback) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw, ctx) => {
-    const value = raw === '' ? fallback : raw;
-    if (value === undefined)
-        return undefined;
-    const problem = branchNameProblem(value);
+    if (raw === '')
+        return fallback;
+    const problem = branchNameProblem(raw);
     if (problem) {
         ctx.addIssue({
             code: 'custom',
@@ -40142,17 +40141,16 @@ const branchInput = (fallback) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ 
         });
         return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
     }
-    return value;
+    return raw;
 });
 const enumInput = (values, fallback) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw, ctx) => {
-    const value = raw === '' ? fallback : raw;
-    if (value === undefined)
-        return undefined;
-    if (!values.includes(value)) {
+    if (raw === '')
+        return fallback;
+    if (!values.includes(raw)) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" is not one of ${values.join(', ')}` });
         return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
     }
-    return value;
+    return raw;
 });
 /** A workflow to start with workflow_dispatch: its file name (`autoloop.lock.yml`) or its id. */
 const workflowInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw, ctx) => {
@@ -40283,6 +40281,16 @@ const INPUT_NAMES = Object.keys(inputSchema.in.shape);
 function forProgram(config, program) {
     return { ...config, program, branch: config.branch ?? `autoloop/${program}` };
 }
+/** The run's config by command, or the problem that keeps it from being one. */
+function byCommand(inputs) {
+    const { command, program } = inputs;
+    if (command === 'record' || command === 'reset') {
+        if (!program)
+            return `input \`program\`: required for the \`${command}\` command`;
+        return forProgram({ ...inputs, command }, program);
+    }
+    return { ...inputs, command };
+}
 function parseInputs(read) {
     const values = {};
     for (const name of INPUT_NAMES)
@@ -40292,9 +40300,12 @@ function parseInputs(read) {
         ? []
         : parsed.error.issues.map((issue) => `input \`${issue.path.join('.')}\`: ${issue.message}`);
     if (parsed.success) {
+        const config = byCommand(parsed.data);
+        if (typeof config === 'string')
+            problems.push(config);
         problems.push(...crossFieldProblems(parsed.data));
-        if (problems.length === 0)
-            return parsed.data;
+        if (problems.length === 0 && typeof config !== 'string')
+            return config;
     }
     else if (values['github-token'] === '') {
         problems.push(EMPTY_TOKEN);
@@ -40304,8 +40315,6 @@ function parseInputs(read) {
 const EMPTY_TOKEN = 'input `github-token`: empty; pass `${{ github.token }}` (the default) or a token with the permissions listed in the README';
 function crossFieldProblems(config) {
     const problems = [];
-    if ((config.command === 'record' || config.command === 'reset') && !config.program)
-        problems.push(`input \`program\`: required for the \`${config.command}\` command`);
     if (config.command === 'gate' && !config.program && !config.selectionFile)
         problems.push("input `program`: required for the `gate` command unless `selection-file` names the scheduler's selection");
     if (config.command === 'record' && !config.outcome)
@@ -45125,6 +45134,7 @@ class ContentsConflictError extends Error {
 /* harmony export */   A7: () => (/* binding */ removeMarkers),
 /* harmony export */   EU: () => (/* binding */ fence),
 /* harmony export */   Ig: () => (/* binding */ forLog),
+/* harmony export */   Jj: () => (/* binding */ cut),
 /* harmony export */   TN: () => (/* binding */ oneLine),
 /* harmony export */   af: () => (/* binding */ normaliseText),
 /* harmony export */   fp: () => (/* binding */ redactSecrets),
@@ -45530,7 +45540,7 @@ function positiveInteger(value, name) {
 
 /***/ }),
 
-/***/ 4777:
+/***/ 3770:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -48498,46 +48508,70 @@ var core_environment = __nccwpck_require__(6738);
 var github_client = __nccwpck_require__(6151);
 // EXTERNAL MODULE: ./src/adapters/github/rest.ts
 var rest = __nccwpck_require__(3078);
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: ./src/core/errors.ts
 var errors = __nccwpck_require__(4296);
 // EXTERNAL MODULE: ./src/adapters/credentials.ts
 var credentials = __nccwpck_require__(3834);
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/adapters/process.ts
+/**
+ * The one way the adapters run git (README: "Development"): no terminal prompt, the C locale,
+ * output collected as bytes, the exit code returned rather than thrown. The fix command runs
+ * through `fix-command.ts` instead: it needs a shell, its own process group and a timeout.
+ */
+
+function runGit(args, options) {
+    return new Promise((resolve) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
+            cwd: options.cwd,
+            env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env }
+        });
+        const stdout = [];
+        let stderr = '';
+        let started = true;
+        child.stdout.on('data', (chunk) => stdout.push(chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+        child.stdin.on('error', () => undefined);
+        child.on('error', (error) => {
+            started = false;
+            resolve({ code: 1, stdout: Buffer.alloc(0), stderr: error.message });
+        });
+        child.on('close', (code) => {
+            if (started)
+                resolve({ code: code ?? 1, stdout: Buffer.concat(stdout), stderr });
+        });
+        child.stdin.end(options.input);
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git.ts
 
 
 
-function runGit(args, cwd, env = {}) {
-    return new Promise((resolve) => {
-        (0,external_node_child_process_namespaceObject.execFile)('git', args, {
-            cwd,
-            env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env },
-            maxBuffer: 16 * 1024 * 1024
-        }, (error, stdout, stderr) => {
-            const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-            resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        });
-    });
-}
 function createGit(options) {
     const remote = options.remote ?? 'origin';
     const secrets = options.pushToken ? (0,credentials/* credentialForms */.Lq)(options.pushToken) : [];
     const redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('***'), text);
     return {
         async headSha() {
-            const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], options.cwd);
+            const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], {
+                cwd: options.cwd
+            });
             if (result.code !== 0)
                 throw new errors/* ActionError */.lZ(`Cannot read the local HEAD in ${options.cwd}: ${result.stderr.trim()}`, {
                     fix: 'check out the repository (actions/checkout) and commit the iteration before the gate, or pass `push: false` with `sha`.'
                 });
-            return result.stdout.trim();
+            return result.stdout.toString().trim();
         },
         async push(sha, branch) {
             const auth = options.pushToken
                 ? (0,credentials/* gitAuthEnv */.Y$)(options.serverUrl, options.pushToken, process.env)
                 : {};
-            const result = await runGit(['push', '--porcelain', remote, `${sha}:refs/heads/${branch}`], options.cwd, auth);
+            const result = await runGit(['push', '--porcelain', remote, `${sha}:refs/heads/${branch}`], {
+                cwd: options.cwd,
+                env: auth
+            });
             if (result.code === 0)
                 return;
             const output = redact(`${result.stdout}\n${result.stderr}`).trim();
@@ -48759,41 +48793,24 @@ class ContentsApiStore {
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/memory-branch.ts
+/**
+ * Reads the state branch with git (docs/commands.md: "reconcile"): one shallow fetch of one branch
+ * into a throwaway bare repository, then every program's two files from that commit. Git
+ * traffic spends none of the REST rate limit, so reconciling idle programs is free; the blob
+ * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
+ * writes by compare-and-swap against exactly what was read.
+ */
 
 
 
 
 
-function git(args, cwd, options = {}) {
-    const { input } = options;
-    return new Promise((resolve, reject) => {
-        if (input === undefined) {
-            (0,external_node_child_process_namespaceObject.execFile)('git', args, {
-                cwd,
-                env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env },
-                maxBuffer: 256 * 1024 * 1024
-            }, (error, stdout, stderr) => {
-                if (error)
-                    reject(new Error(`git ${args.join(' ')}: ${String(stderr).trim() || error.message}`));
-                else
-                    resolve(String(stdout));
-            });
-            return;
-        }
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, LC_ALL: 'C' } });
-        const chunks = [];
-        let stderr = '';
-        child.stdout.on('data', (chunk) => chunks.push(chunk));
-        child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => {
-            if (code === 0)
-                resolve(Buffer.concat(chunks).toString('latin1'));
-            else
-                reject(new Error(`git ${args.join(' ')}: ${stderr.trim()}`));
-        });
-        child.stdin.end(input);
-    });
+/** git's stdout (latin1 when `input` is given, for `cat-file --batch`); throws on a failure. */
+async function git(args, cwd, options = {}) {
+    const result = await runGit(args, { cwd, ...options });
+    if (result.code !== 0)
+        throw new Error(`git ${args.join(' ')}: ${result.stderr.trim() || `exit code ${result.code}`}`);
+    return result.stdout.toString(options.input === undefined ? 'utf8' : 'latin1');
 }
 /** Which files of the branch reconcile reads: the state files and the ledgers. */
 function isProgramFile(path) {
@@ -50161,6 +50178,7 @@ function endsFixLoop(kind) {
 
 
 
+
 const LEDGER_VERSION = 2;
 /** Where a program's ledger lives in its store. */
 function ledgerPath(program) {
@@ -50389,16 +50407,6 @@ function ledger_iso(ms) {
         throw new RangeError(`not a time: ${ms}`);
     return new Date(ms).toISOString();
 }
-/** Cuts to `max` characters with `…`, never splitting a surrogate pair. */
-function cut(text, max) {
-    if (text.length <= max)
-        return text;
-    let end = max - 1;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff)
-        end -= 1;
-    return `${text.slice(0, end)}…`;
-}
 /** The part of a signature hash the ledger compares. */
 function hashKey(hash) {
     return hash.slice(0, LEDGER_LIMITS.hashChars);
@@ -50554,13 +50562,13 @@ function settleReruns(recorded, settled) {
 }
 function signatureRecord(signature) {
     const allKeys = signature.keys ?? [];
-    const keys = allKeys.map((key) => cut(key, LEDGER_LIMITS.maxKeyChars));
-    const full = cut(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
+    const keys = allKeys.map((key) => (0,untrusted/* cut */.Jj)(key, LEDGER_LIMITS.maxKeyChars));
+    const full = (0,untrusted/* cut */.Jj)(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
     // `cut`: some key is not whole (the full form is only a reading aid and may be cut).
     const wasCut = keys.some((key, i) => key !== allKeys[i]);
     return {
         hash: signature.hash,
-        short: cut(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
+        short: (0,untrusted/* cut */.Jj)(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
         keyCount: allKeys.length,
         keys,
         full,
@@ -50582,26 +50590,26 @@ function boundedDetails(details) {
 }
 function boundedClassification(classification) {
     const { maxKeys, maxKeyChars, maxFailingChecks, maxCheckNameChars, maxCheckUrlChars } = LEDGER_LIMITS;
-    const url = (value) => (value ? cut(value, maxCheckUrlChars) : null);
+    const url = (value) => (value ? (0,untrusted/* cut */.Jj)(value, maxCheckUrlChars) : null);
     return {
-        preExisting: classification.preExisting.slice(0, maxKeys).map((key) => cut(key, maxKeyChars)),
+        preExisting: classification.preExisting.slice(0, maxKeys).map((key) => (0,untrusted/* cut */.Jj)(key, maxKeyChars)),
         baseSha: classification.baseSha,
         baseNote: classification.baseNote
-            ? cut(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
+            ? (0,untrusted/* cut */.Jj)(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
             : null,
         ...(classification.baseChecks
             ? {
                 baseChecks: classification.baseChecks
                     .slice(0, maxFailingChecks)
-                    .map((c) => ({ check: cut(c.check, maxCheckNameChars), url: url(c.url) }))
+                    .map((c) => ({ check: (0,untrusted/* cut */.Jj)(c.check, maxCheckNameChars), url: url(c.url) }))
             }
             : {}),
         flaky: classification.flaky
             .slice(0, maxFailingChecks)
-            .map((f) => ({ check: cut(f.check, maxCheckNameChars), url: url(f.url) })),
+            .map((f) => ({ check: (0,untrusted/* cut */.Jj)(f.check, maxCheckNameChars), url: url(f.url) })),
         infrastructure: classification.infrastructure.slice(0, maxFailingChecks).map((f) => ({
-            check: cut(f.check, maxCheckNameChars),
-            cause: cut(f.cause, LEDGER_LIMITS.maxNoteChars),
+            check: (0,untrusted/* cut */.Jj)(f.check, maxCheckNameChars),
+            cause: (0,untrusted/* cut */.Jj)(f.cause, LEDGER_LIMITS.maxNoteChars),
             url: url(f.url)
         }))
     };
@@ -50621,13 +50629,13 @@ function completeAttempt(ledger, index, verdict) {
         failingChecks: (verdict.failingChecks ?? [])
             .slice(0, LEDGER_LIMITS.maxFailingChecks)
             .map((check) => ({
-            name: cut(check.name, LEDGER_LIMITS.maxCheckNameChars),
-            conclusion: cut(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
-            url: check.url ? cut(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
+            name: (0,untrusted/* cut */.Jj)(check.name, LEDGER_LIMITS.maxCheckNameChars),
+            conclusion: (0,untrusted/* cut */.Jj)(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
+            url: check.url ? (0,untrusted/* cut */.Jj)(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
         })),
         errorLines: (verdict.errorLines ?? [])
             .slice(0, LEDGER_LIMITS.maxErrorLines)
-            .map((line) => cut(line, LEDGER_LIMITS.maxErrorLineChars)),
+            .map((line) => (0,untrusted/* cut */.Jj)(line, LEDGER_LIMITS.maxErrorLineChars)),
         ...(verdict.details && verdict.details.length > 0
             ? { details: boundedDetails(verdict.details) }
             : {}),
@@ -50637,7 +50645,7 @@ function completeAttempt(ledger, index, verdict) {
         ...(verdict.reruns && verdict.reruns.length > 0
             ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) }
             : {}),
-        ...(verdict.note ? { note: cut(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
+        ...(verdict.note ? { note: (0,untrusted/* cut */.Jj)(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
     };
     let next = replaceAttempt(ledger, index, completed);
     const latest = latestAttempt(ledger);
@@ -50665,8 +50673,8 @@ function rememberPausedSignature(ledger, pause) {
         return ledger;
     const entry = {
         hash: key,
-        short: cut(pause.signature.short, LEDGER_LIMITS.maxShortChars),
-        reason: cut(pause.reason, LEDGER_LIMITS.maxNoteChars),
+        short: (0,untrusted/* cut */.Jj)(pause.signature.short, LEDGER_LIMITS.maxShortChars),
+        reason: (0,untrusted/* cut */.Jj)(pause.reason, LEDGER_LIMITS.maxNoteChars),
         pausedAt: ledger_iso(pause.now),
         iterationId: ledger.iteration?.id ?? '',
         resetAt: null,
@@ -50752,7 +50760,7 @@ function shrinkDetails(attempt) {
         signature: attempt.signature && {
             ...attempt.signature,
             keys: half(attempt.signature.keys),
-            full: attempt.signature.full === undefined ? undefined : cut(attempt.signature.full, 200),
+            full: attempt.signature.full === undefined ? undefined : (0,untrusted/* cut */.Jj)(attempt.signature.full, 200),
             cut: true
         }
     };
@@ -50960,8 +50968,8 @@ function pausedSignaturesOfV1(iteration, attempts) {
     return [
         {
             hash: hashKey(signature.hash),
-            short: cut(short, LEDGER_LIMITS.maxShortChars),
-            reason: cut(`paused by an earlier version of autoloop-ci-gate on: ${short}`, LEDGER_LIMITS.maxNoteChars),
+            short: (0,untrusted/* cut */.Jj)(short, LEDGER_LIMITS.maxShortChars),
+            reason: (0,untrusted/* cut */.Jj)(`paused by an earlier version of autoloop-ci-gate on: ${short}`, LEDGER_LIMITS.maxNoteChars),
             pausedAt: iteration.finishedAt,
             iterationId: typeof iteration.id === 'string' ? iteration.id : '',
             resetAt: null,
@@ -56657,9 +56665,9 @@ async function dispatch(config, deps) {
         case 'reconcile':
             return runReconcileCommand(config, commandDeps);
         case 'record':
-            return runRecordCommand((0,inputs/* forProgram */.c7)(config, config.program), commandDeps);
+            return runRecordCommand(config, commandDeps);
         case 'reset':
-            return runResetCommand((0,inputs/* forProgram */.c7)(config, config.program), commandDeps);
+            return runResetCommand(config, commandDeps);
         case 'doctor':
             return runDoctorCommand(config, commandDeps);
     }

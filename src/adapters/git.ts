@@ -2,9 +2,9 @@
  * The git adapter: read HEAD and push it to the program branch, fast-forward only.
  */
 import type { GitPort } from '../ports.js'
-import { execFile } from 'node:child_process'
 import { ActionError } from '../core/errors.js'
 import { credentialForms, gitAuthEnv } from './credentials.js'
+import { runGit } from './process.js'
 
 export interface GitOptions {
   cwd: string
@@ -14,30 +14,6 @@ export interface GitOptions {
   serverUrl: string
 }
 
-interface RunResult {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function runGit(args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      args,
-      {
-        cwd,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env },
-        maxBuffer: 16 * 1024 * 1024
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) })
-      }
-    )
-  })
-}
-
 export function createGit(options: GitOptions): GitPort {
   const remote = options.remote ?? 'origin'
   const secrets = options.pushToken ? credentialForms(options.pushToken) : []
@@ -45,7 +21,9 @@ export function createGit(options: GitOptions): GitPort {
     secrets.reduce((out, secret) => out.split(secret).join('***'), text)
   return {
     async headSha() {
-      const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], options.cwd)
+      const result = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], {
+        cwd: options.cwd
+      })
       if (result.code !== 0)
         throw new ActionError(
           `Cannot read the local HEAD in ${options.cwd}: ${result.stderr.trim()}`,
@@ -53,17 +31,16 @@ export function createGit(options: GitOptions): GitPort {
             fix: 'check out the repository (actions/checkout) and commit the iteration before the gate, or pass `push: false` with `sha`.'
           }
         )
-      return result.stdout.trim()
+      return result.stdout.toString().trim()
     },
     async push(sha, branch) {
       const auth = options.pushToken
         ? gitAuthEnv(options.serverUrl, options.pushToken, process.env)
         : {}
-      const result = await runGit(
-        ['push', '--porcelain', remote, `${sha}:refs/heads/${branch}`],
-        options.cwd,
-        auth
-      )
+      const result = await runGit(['push', '--porcelain', remote, `${sha}:refs/heads/${branch}`], {
+        cwd: options.cwd,
+        env: auth
+      })
       if (result.code === 0) return
       const output = redact(`${result.stdout}\n${result.stderr}`).trim()
       if (/\[rejected\]|non-fast-forward|fetch first|stale info/.test(output)) {

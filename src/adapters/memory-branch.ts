@@ -5,13 +5,12 @@
  * SHAs it returns are the contents API's file SHAs, so a program that needs a write still
  * writes by compare-and-swap against exactly what was read.
  */
-import type { MemoryBranchReader } from '../ports.js'
-import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gitAuthEnv } from './credentials.js'
+import { runGit } from './process.js'
 import { ActionError } from '../core/errors.js'
-import type { StoredState } from '../ports.js'
+import type { MemoryBranchReader, StoredState } from '../ports.js'
 
 export interface GitMemoryBranchOptions {
   /** `https://github.com/owner/repo.git`, or the fake's. */
@@ -22,42 +21,16 @@ export interface GitMemoryBranchOptions {
   tempDir: string
 }
 
-function git(
+/** git's stdout (latin1 when `input` is given, for `cat-file --batch`); throws on a failure. */
+async function git(
   args: string[],
   cwd: string,
   options: { input?: string; env?: Record<string, string> } = {}
 ): Promise<string> {
-  const { input } = options
-  return new Promise((resolve, reject) => {
-    if (input === undefined) {
-      execFile(
-        'git',
-        args,
-        {
-          cwd,
-          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env },
-          maxBuffer: 256 * 1024 * 1024
-        },
-        (error, stdout, stderr) => {
-          if (error)
-            reject(new Error(`git ${args.join(' ')}: ${String(stderr).trim() || error.message}`))
-          else resolve(String(stdout))
-        }
-      )
-      return
-    }
-    const child = spawn('git', args, { cwd, env: { ...process.env, LC_ALL: 'C' } })
-    const chunks: Buffer[] = []
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(chunks).toString('latin1'))
-      else reject(new Error(`git ${args.join(' ')}: ${stderr.trim()}`))
-    })
-    child.stdin.end(input)
-  })
+  const result = await runGit(args, { cwd, ...options })
+  if (result.code !== 0)
+    throw new Error(`git ${args.join(' ')}: ${result.stderr.trim() || `exit code ${result.code}`}`)
+  return result.stdout.toString(options.input === undefined ? 'utf8' : 'latin1')
 }
 
 /** Which files of the branch reconcile reads: the state files and the ledgers. */
