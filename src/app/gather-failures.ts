@@ -41,7 +41,11 @@ export interface GatherOptions {
   maxLines?: number
 }
 
-export const DEFAULT_MAX_LOG_BYTES = 64 * 1024 * 1024
+/**
+ * What the gate reads of one job's log: less than the extractor's own cap (DEFAULT_MAX_LOG_BYTES,
+ * for a log given to the CLI), since a gate may read several logs in one run.
+ */
+const JOB_LOG_MAX_BYTES = 64 * 1024 * 1024
 const DEFAULT_MAX_LINES = 10
 
 /** Annotations GitHub adds to every failed step: they say nothing about the failure. */
@@ -185,7 +189,7 @@ export async function gatherFailure(
       const stream = await sources.jobLog(check.jobId)
       if (stream) {
         const result = await extractFailures(stream, {
-          maxBytes: options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES
+          maxBytes: options.maxLogBytes ?? JOB_LOG_MAX_BYTES
         })
         const found = fromExtraction(result, maxLines)
         if (found.keys.length > 0) {
