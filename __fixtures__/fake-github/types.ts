@@ -547,6 +547,8 @@ export interface FakeGitHub {
   invalidRequests(): RecordedRequest[]
   /** Requests answered 404 because the fake does not serve that route. */
   unimplementedRequests(): RecordedRequest[]
+  /** The requests that ask GitHub to change something (not a GET, nor a GraphQL query). */
+  writeRequests(): RecordedRequest[]
   /** Git smart-HTTP requests, in order of arrival. */
   gitRequests: GitRequest[]
   rateLimit: RateLimitCounters

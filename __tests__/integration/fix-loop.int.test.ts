@@ -385,7 +385,7 @@ describe('the fix loop, in-process against the fake API', () => {
         expect(stateText()).toBe(broken)
         expect(existsSync(join(stateDir, ledgerPath(PROGRAM)))).toBe(false)
         // Stopped before anything else: no PR opened, no checks waited on.
-        expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
+        expect(fake.writeRequests()).toEqual([])
       },
       broken
     )

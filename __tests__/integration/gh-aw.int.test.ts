@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Clock } from '../../src/clock.js'
-import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { isWriteRequest, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { runInProcess } from '../helpers/in-process.js'
 import {
   beginAttempt,
@@ -328,7 +328,7 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
       expect(forced.outputs['pause-reason']).toMatch(/^stuck in CI fix loop: /)
       expect(fake.state.dispatches).toHaveLength(1)
       const later = fake.requests.slice(requestsBefore)
-      expect(later.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(later.filter(isWriteRequest)).toEqual([])
       expect(later.filter((r) => r.route?.endsWith('/check-runs'))).toEqual([])
     })
   })

@@ -52,7 +52,6 @@ import {
   type ProgramFiles,
   type ProgramUpdate
 } from '../state/program-state.js'
-import type { StoredState } from '../state/store.js'
 import type { MachineStatePatch } from '../state/schema.js'
 import { signatureOf, type Signature } from '../signature/signature.js'
 import { buildKey } from '../signature/normalise.js'
@@ -94,10 +93,10 @@ interface GateRun {
   report: IterationReport | null | undefined
   policy?: ReducePolicy
   /**
-   * The ledger file as this run last read or wrote it: each write starts from it instead of
-   * reading it again (a conflict reads it again). Undefined until the program is read.
+   * The program's files as this run last read or wrote them: each write starts from them
+   * instead of reading them again (a conflict reads them again). Undefined until read.
    */
-  ledgerFile?: StoredState | null
+  known?: ProgramFiles
 }
 
 // ---------------------------------------------------------------------------------------
@@ -198,7 +197,7 @@ async function gateProgram(run: GateRun): Promise<GateResult> {
     maxBytes: config.stateMaxBytes,
     now: deps.clock.now()
   })
-  run.ledgerFile = initial.storedLedger
+  run.known = initial
   const stopped = stoppedReason(initial)
   if (stopped) {
     return {
@@ -271,10 +270,10 @@ async function write<T>(
   const written = await updateProgram(
     deps,
     config.program,
-    { maxBytes: config.stateMaxBytes, ledger: run.ledgerFile },
+    { maxBytes: config.stateMaxBytes, ...(run.known ? { known: run.known } : {}) },
     apply
   )
-  run.ledgerFile = written.files.storedLedger
+  run.known = written.files
   return written
 }
 

@@ -44,6 +44,11 @@ export interface ProgramFiles {
   machine: MachineState
   /** Whether the stored `<program>.md` lags the ledger (another run's memory push reverted it). */
   stale: boolean
+  /**
+   * The store's version as read or written (the state branch's head), when the store writes
+   * both files in one compare-and-swap; null otherwise.
+   */
+  head: string | null
 }
 
 export interface ProgramFileOptions {
@@ -93,7 +98,8 @@ export function programFilesOf(
   stored: StoredState | null,
   storedLedger: StoredState | null,
   description: string,
-  options: ProgramFileOptions
+  options: ProgramFileOptions,
+  head: string | null = null
 ): ProgramFiles {
   const found = ledgerOf(program, stored, storedLedger, description)
   const ledger = found ?? emptyLedger(program, options.now)
@@ -114,7 +120,8 @@ export function programFilesOf(
     stale:
       stored !== null &&
       found !== null &&
-      (text !== stored.text || !isProjected(stored.text, ledger))
+      (text !== stored.text || !isProjected(stored.text, ledger)),
+    head
   }
 }
 
@@ -123,11 +130,12 @@ export async function readProgram(
   program: string,
   options: ProgramFileOptions
 ): Promise<ProgramFiles> {
-  const [stored, storedLedger] = await Promise.all([
-    store.read(stateFilePath(program)),
-    store.read(ledgerPath(program))
-  ])
-  return programFilesOf(program, stored, storedLedger, store.description, options)
+  const paths = [stateFilePath(program), ledgerPath(program)]
+  const read = store.readMany
+    ? await store.readMany(paths)
+    : { head: null, files: await Promise.all(paths.map((path) => store.read(path))) }
+  const [stored = null, storedLedger = null] = read.files
+  return programFilesOf(program, stored, storedLedger, store.description, options, read.head)
 }
 
 export interface ProgramUpdateDeps {
@@ -149,17 +157,20 @@ export interface ProgramUpdate<T> {
  * once) and returns the new ledger, or the same object for no change. A ledger that did not
  * change is not written; a stale state file is still repaired. The value `apply` returns
  * beside the ledger is the one of the run that was written.
+ *
+ * A store that writes several files at once (a branch: one commit, compare-and-swap on its
+ * head) gets both files in one write, each only when its bytes changed; starting from the
+ * files as this run last read or wrote them (`known`), nothing is read unless the branch moved
+ * meanwhile. Otherwise the ledger is written first, then the state file, each by
+ * compare-and-swap, the state file always read again (`known` spares the ledger's read).
  */
 export async function updateProgram<T>(
   deps: ProgramUpdateDeps,
   program: string,
   options: {
     maxBytes: number
-    /**
-     * The ledger file as this run last read or wrote it (null: none yet), used instead of a
-     * first read of it: the state file is still read, and a conflict reads both again.
-     */
-    ledger?: StoredState | null
+    /** The files as this run last read or wrote them. */
+    known?: ProgramFiles
   },
   apply: (current: ProgramFiles) => { ledger: Ledger; value: T }
 ): Promise<ProgramUpdate<T>> {
@@ -170,64 +181,139 @@ export async function updateProgram<T>(
     maxAttempts: 5,
     log: { info: (line: string) => deps.log.info(line) }
   }
+  const fileOptions = (now: number) => ({ maxBytes: options.maxBytes, now })
   for (let attempt = 1; ; attempt += 1) {
     const now = clock.now()
-    const current =
-      attempt === 1 && options.ledger !== undefined
+    const known = attempt === 1 ? options.known : undefined
+    const current = !known
+      ? await readProgram(store, program, fileOptions(now))
+      : store.writeMany && known.head !== null
         ? programFilesOf(
             program,
-            await store.read(stateFilePath(program)),
-            options.ledger,
+            known.stored,
+            known.storedLedger,
             store.description,
-            {
-              maxBytes: options.maxBytes,
-              now
-            }
+            fileOptions(now),
+            known.head
           )
-        : await readProgram(store, program, { maxBytes: options.maxBytes, now })
+        : programFilesOf(
+            program,
+            await store.read(stateFilePath(program)),
+            known.storedLedger,
+            store.description,
+            fileOptions(now)
+          )
     const { ledger: changed, value } = apply(current)
     // A ledger read from an earlier version's block has no file yet: it is written before the
     // projection takes the block out of the state file.
     const unsaved = current.stale && current.storedLedger === null
-    if (changed === current.ledger && !unsaved) {
-      const files = current.stale
-        ? await writeProjection(
-            deps,
+    const unchanged = changed === current.ledger && !unsaved
+    if (unchanged && !current.stale) return { files: current, value }
+    const next = unchanged
+      ? current.ledger
+      : LedgerSchema.parse(
+          compactLedger({
+            ...changed,
             program,
-            current.ledger,
-            current.storedLedger,
-            options,
-            current.stored
-          )
-        : current
-      return { files, value }
-    }
-    const next = LedgerSchema.parse(
-      compactLedger({
-        ...changed,
-        program,
-        revision: current.ledger.revision + 1,
-        updatedAt: new Date(now).toISOString()
-      })
-    )
-    const ledgerText = serializeLedger(next)
-    let storedLedger: StoredState
+            revision: current.ledger.revision + 1,
+            updatedAt: new Date(now).toISOString()
+          })
+        )
+    const ledgerText = unchanged ? null : serializeLedger(next)
+    if (ledgerText === null && !(store.writeMany && current.head !== null))
+      return {
+        files: await writeProjection(
+          deps,
+          program,
+          current.ledger,
+          current.storedLedger,
+          options,
+          current.stored
+        ),
+        value
+      }
+    let written: ProgramFiles | StoredState
     try {
-      const { version } = await store.write(
-        ledgerPath(program),
-        ledgerText,
-        current.storedLedger?.version ?? null
-      )
-      storedLedger = { text: ledgerText, version }
+      written =
+        store.writeMany && current.head !== null
+          ? await writeBoth(store, current, next, ledgerText, options.maxBytes)
+          : {
+              text: ledgerText as string,
+              version: (
+                await store.write(
+                  ledgerPath(program),
+                  ledgerText as string,
+                  current.storedLedger?.version ?? null
+                )
+              ).version
+            }
     } catch (error) {
       if (!(error instanceof StateConflictError)) throw error
       await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry)
       continue
     }
+    if ('program' in written) return { files: written, value }
     return {
-      files: await writeProjection(deps, program, next, storedLedger, options, current.stored),
+      files: await writeProjection(deps, program, next, written, options, current.stored),
       value
     }
+  }
+}
+
+/** The state file with `ledger` projected on it, unless it shows a newer revision already. */
+function projectionOf(
+  program: string,
+  text: string | null,
+  ledger: Ledger,
+  maxBytes: number
+): string {
+  // Another run projected a newer revision of the ledger meanwhile: ours is older.
+  return text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
+    ? text
+    : projectStateFile(text ?? createStateFile(program), ledger, { program, maxBytes })
+}
+
+/**
+ * The ledger (`ledgerText`, null: unchanged) and its projection in one write against the
+ * head `current` was read at; a file whose bytes did not change is not sent.
+ */
+async function writeBoth(
+  store: StateStore,
+  current: ProgramFiles,
+  ledger: Ledger,
+  ledgerText: string | null,
+  maxBytes: number
+): Promise<ProgramFiles> {
+  const { program } = current
+  const mdPath = stateFilePath(program)
+  const text = inFile(`${mdPath} (${store.description})`, () =>
+    projectionOf(program, current.stored?.text ?? null, ledger, maxBytes)
+  )
+  const changes = [
+    ...(ledgerText === null ? [] : [{ path: ledgerPath(program), text: ledgerText }]),
+    ...(text === current.stored?.text ? [] : [{ path: mdPath, text }])
+  ]
+  if (changes.length === 0) return { ...current, stale: false }
+  const written = await (store.writeMany as NonNullable<StateStore['writeMany']>)(
+    changes,
+    current.head as string
+  )
+  const versionOf = (path: string): string | undefined =>
+    written.versions[changes.findIndex((change) => change.path === path)]
+  const mdVersion = versionOf(mdPath)
+  const ledgerVersion = versionOf(ledgerPath(program))
+  return {
+    program,
+    stored: mdVersion === undefined ? current.stored : { text, version: mdVersion },
+    storedLedger:
+      ledgerText === null || ledgerVersion === undefined
+        ? current.storedLedger
+        : { text: ledgerText, version: ledgerVersion },
+    ledger,
+    text,
+    machine: readMachineState(text),
+    stale: false,
+    head: written.head
   }
 }
 
@@ -245,14 +331,7 @@ async function writeProjection(
   const written = await updateFile(
     deps.store,
     path,
-    (text) =>
-      // Another run projected a newer revision of the ledger meanwhile: ours is older.
-      text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
-        ? text
-        : projectStateFile(text ?? createStateFile(program), ledger, {
-            program,
-            maxBytes: options.maxBytes
-          }),
+    (text) => projectionOf(program, text, ledger, options.maxBytes),
     {
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
@@ -267,6 +346,7 @@ async function writeProjection(
     ledger,
     text: written.text,
     machine: readMachineState(written.text),
-    stale: false
+    stale: false,
+    head: null
   }
 }

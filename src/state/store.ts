@@ -22,11 +22,30 @@ export interface StoredState {
   version: string
 }
 
+export interface StoreSnapshot {
+  files: (StoredState | null)[]
+  /** The version of the whole store (a branch's head commit); null when it has none yet. */
+  head: string | null
+}
+
 export interface StateStore {
   /** A short description for messages, e.g. `folder /tmp/x` or `branch memory/autoloop`. */
   readonly description: string
   /** The file at `path` (relative to the store, `/`-separated), or null when there is none. */
   read(path: string): Promise<StoredState | null>
+  /**
+   * Several files read together, in the order given, with the version of the whole store
+   * (the branch head) that `writeMany` compares against.
+   */
+  readMany?(paths: readonly string[]): Promise<StoreSnapshot>
+  /**
+   * Writes the files in one change if nothing in the store moved since `head` (StateConflictError
+   * otherwise): the new head and each file's version.
+   */
+  writeMany?(
+    files: readonly { path: string; text: string }[],
+    head: string
+  ): Promise<{ head: string; versions: string[] }>
   /**
    * Writes `text` if the stored version is still `expectedVersion` (null: the file must not
    * exist yet). Throws StateConflictError when it moved.
@@ -154,6 +173,14 @@ export async function waitBeforeRetry(
 
 // ---------------------------------------------------------------------------------------
 // A local folder (gh-aw repo-memory checks it out and commits it after the job)
+
+/** Git's blob id of a text: the contents API's file SHA. */
+export function blobVersion(text: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  return createHash('sha1')
+    .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
+    .digest('hex')
+}
 
 function contentVersion(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex')
@@ -294,10 +321,27 @@ export class LocalDirStore implements StateStore {
 // ---------------------------------------------------------------------------------------
 // A branch through the GitHub contents API (implemented with Octokit elsewhere)
 
+export interface BranchFiles {
+  head: string | null
+  files: ({ text: string; sha: string } | null)[]
+}
+
 /** The few contents-API calls the branch store needs; no GitHub types cross this line. */
 export interface ContentsApi {
   /** The file and its blob SHA, or null when the file (or the branch) does not exist. */
   getFile(branch: string, path: string): Promise<{ text: string; sha: string } | null>
+  /** The branch's head and several of its files in one request (null: no such file or branch). */
+  getFiles?(branch: string, paths: readonly string[]): Promise<BranchFiles>
+  /**
+   * Commits the files in one commit if the branch head is still `head`; throws
+   * ContentsConflictError when it moved.
+   */
+  commitFiles?(
+    branch: string,
+    head: string,
+    files: readonly { path: string; text: string }[],
+    message: string
+  ): Promise<{ head: string }>
   /**
    * Creates (`sha` null) or updates the file; throws ContentsConflictError when `sha` is no
    * longer the file's blob SHA (GitHub answers 409 or 422) or the file exists when `sha` is null.
@@ -344,7 +388,53 @@ export class ContentsApiStore implements StateStore {
 
   async read(path: string): Promise<StoredState | null> {
     const file = await this.api.getFile(this.options.branch, this.pathOf(path))
-    return file === null ? null : { text: file.text, version: file.sha }
+    return this.found(file)
+  }
+
+  async readMany(paths: readonly string[]): Promise<StoreSnapshot> {
+    const full = paths.map((path) => this.pathOf(path))
+    if (!this.api.getFiles || !this.api.commitFiles)
+      return {
+        head: null,
+        files: await Promise.all(paths.map((path) => this.read(path)))
+      }
+    const read = await this.api.getFiles(this.options.branch, full)
+    if (read.head !== null) this.branchReady ??= Promise.resolve()
+    return { head: read.head, files: read.files.map((file) => this.found(file)) }
+  }
+
+  async writeMany(
+    files: readonly { path: string; text: string }[],
+    head: string
+  ): Promise<{ head: string; versions: string[] }> {
+    const commit = this.api.commitFiles
+    if (!commit) throw new RangeError(`${this.description} cannot write several files at once`)
+    const message =
+      this.options.message?.(files.map((file) => file.path).join(', ')) ??
+      `autoloop-ci-gate: update ${files.map((file) => file.path).join(', ')}`
+    try {
+      const written = await commit.call(
+        this.api,
+        this.options.branch,
+        head,
+        files.map((file) => ({ path: this.pathOf(file.path), text: file.text })),
+        message
+      )
+      return { head: written.head, versions: files.map((file) => blobVersion(file.text)) }
+    } catch (error) {
+      if (error instanceof ContentsConflictError)
+        throw new StateConflictError(`${this.description} moved since it was read`, {
+          cause: error
+        })
+      throw error
+    }
+  }
+
+  /** A file read from the branch shows the branch exists: a write need not make sure of it. */
+  private found(file: { text: string; sha: string } | null): StoredState | null {
+    if (file === null) return null
+    this.branchReady ??= Promise.resolve()
+    return { text: file.text, version: file.sha }
   }
 
   async write(
