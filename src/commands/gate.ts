@@ -23,6 +23,7 @@ import { parseIterationFile, parseSelection, type IterationReport } from '../han
 import {
   attemptAt,
   beginAttempt,
+  beginKind,
   appendNoNewCommit,
   completeAttempt,
   latestAttempt,
@@ -283,13 +284,7 @@ async function write<T>(
  */
 function requireReportForNewCommit(run: GateRun, files: ProgramFiles, head: GatedHead): void {
   if (run.report !== null) return
-  const kind = beginAttempt(files.ledger, {
-    sha: head.sha,
-    runId: run.deps.environment.runId ?? null,
-    now: run.deps.clock.now(),
-    maxFixAttempts: run.config.maxFixAttempts,
-    timeoutMinutes: run.config.timeoutMinutes
-  }).kind
+  const kind = beginKind(files.ledger, { sha: head.sha, runId: run.deps.environment.runId ?? null })
   if (kind === 'first' || kind === 'fix')
     throw new ActionError(
       `The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`,
@@ -363,13 +358,7 @@ async function noFixArrived(
   head: GatedHead
 ): Promise<{ latest: Attempt; blocked: Blocked } | null> {
   const { config, deps } = run
-  const kind = beginAttempt(files.ledger, {
-    sha: head.sha,
-    runId: deps.environment.runId ?? null,
-    now: deps.clock.now(),
-    maxFixAttempts: config.maxFixAttempts,
-    timeoutMinutes: config.timeoutMinutes
-  }).kind
+  const kind = beginKind(files.ledger, { sha: head.sha, runId: deps.environment.runId ?? null })
   const latest = latestAttempt(files.ledger)
   if (kind !== 'no-new-commit' || !latest) return null
   const blocked = await whyNoFix(deps, {
