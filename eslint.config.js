@@ -12,6 +12,7 @@ const PURE_MODULES = [
   'src/signature/**/*.ts',
   'src/loop/**/*.ts',
   'src/gate/decide.ts',
+  'src/app/gate/summary.ts',
   'src/state/text.ts',
   'src/state/machine-state.ts',
   'src/state/ci-gate-section.ts',

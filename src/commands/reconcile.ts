@@ -53,7 +53,7 @@ import { inlineCode, tableCell } from '../text/untrusted.js'
 import { errorMessage } from '../errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
-import { ignoreMatcher } from './gate-wait.js'
+import { ignoreMatcher } from '../app/gate/observe.js'
 import { doctorForReconcile } from './doctor.js'
 
 /** Programs handled at once. */

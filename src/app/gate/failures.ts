@@ -5,21 +5,26 @@
  * (once per base SHA, kept in the ledger); and split the keys into the iteration's own and
  * the pre-existing ones. Only the iteration's own keys make the signature.
  */
-import type { ProgramConfig } from '../inputs.js'
-import type { CheckView, ReducePolicy } from '../checks/reduce.js'
-import type { GateObservation } from '../checks/observation.js'
-import { reduceChecks } from '../checks/reduce.js'
-import { poll, PollReadError } from '../checks/poll.js'
-import { gatherFailures, type GatheredFailure } from '../failures/gather.js'
-import { infrastructureCause } from '../failures/infrastructure.js'
-import { isTestFailure, ownKeys, preExistingKeys, projectFailureCount } from '../loop/classify.js'
-import type { BaseFailures, Classification, Ledger, Rerun } from '../loop/ledger.js'
-import { buildKey } from '../signature/normalise.js'
-import { missingRequiredKey } from '../signature/signature.js'
-import { redactSecrets, removeMarkers } from '../text/untrusted.js'
-import { errorMessage, httpStatus } from '../errors.js'
-import type { CommandDeps } from './command-deps.js'
-import { waitForChecks, type WaitWindow } from './gate-wait.js'
+import type { ProgramConfig } from '../../inputs.js'
+import type { CheckView, ReducePolicy } from '../../checks/reduce.js'
+import type { GateObservation } from '../../checks/observation.js'
+import { reduceChecks } from '../../checks/reduce.js'
+import { poll, PollReadError } from '../../checks/poll.js'
+import { gatherFailures, type GatheredFailure } from '../../failures/gather.js'
+import { infrastructureCause } from '../../failures/infrastructure.js'
+import {
+  isTestFailure,
+  ownKeys,
+  preExistingKeys,
+  projectFailureCount
+} from '../../loop/classify.js'
+import type { BaseFailures, Classification, Ledger, Rerun } from '../../loop/ledger.js'
+import { buildKey } from '../../signature/normalise.js'
+import { missingRequiredKey } from '../../signature/signature.js'
+import { redactSecrets, removeMarkers } from '../../text/untrusted.js'
+import { errorMessage, httpStatus } from '../../errors.js'
+import type { CommandDeps } from '../../commands/command-deps.js'
+import { waitForChecks, type WaitWindow } from './observe.js'
 
 export interface FailingCheck extends GatheredFailure {
   /** Why it looks like a failure outside the project, when it does. */

@@ -1,0 +1,314 @@
+/**
+ * The gate's observations, effects only (README: "The fix loop"): the commit to gate (pushed,
+ * given, or the branch head), whether it is gh-aw's empty CI-trigger commit, whether a fix
+ * could have arrived, the program's PR, every check on that exact SHA waited for and reduced
+ * to one verdict (docs/decisions.md: "How checks become a verdict"), why no fix can help, and
+ * for a red verdict its findings (`failures.ts`). What they settle into is `decide`'s.
+ */
+import picomatch from 'picomatch'
+import type { ProgramConfig } from '../../inputs.js'
+import type { PullInfo } from '../../github/port.js'
+import type { ReducePolicy } from '../../checks/reduce.js'
+import type { GateObservation } from '../../checks/observation.js'
+import { waitForVerdict } from '../../checks/wait.js'
+import { ActionError, errorMessage } from '../../errors.js'
+import type { CommandDeps } from '../../commands/command-deps.js'
+import { blockedCause, type Blocked } from '../../loop/classify.js'
+import { deadlineOf } from '../../loop/guard.js'
+import {
+  beginKind,
+  latestAttempt,
+  updateAttempt,
+  type Attempt,
+  type BeganAttempt,
+  type Rerun
+} from '../../loop/ledger.js'
+import { needsFindings, type Observed } from '../../gate/decide.js'
+import type { ProgramFiles } from '../../state/program-state.js'
+import { whyNoFix } from '../../commands/fixer-check.js'
+import { findRedFindings, type RedFindings } from './failures.js'
+import { iterationOf, write, type GateRun } from './run.js'
+
+type WaitDeps = Pick<CommandDeps, 'github' | 'git' | 'clock' | 'log' | 'environment'>
+
+/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
+export function ignoreMatcher(
+  config: Pick<ProgramConfig, 'ignoreChecks'>
+): (name: string) => boolean {
+  return config.ignoreChecks.length > 0 ? picomatch(config.ignoreChecks) : () => false
+}
+
+export interface GatedHead {
+  sha: string
+  /** Whether this step pushed it. */
+  pushed: boolean
+}
+
+/** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
+export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promise<GatedHead> {
+  if (config.push) {
+    const sha = config.sha ?? (await deps.git.headSha())
+    deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`)
+    await deps.git.push(sha, config.branch)
+    return { sha, pushed: true }
+  }
+  if (config.sha) return { sha: config.sha, pushed: false }
+  const head = await deps.github.branchHead(config.branch)
+  if (!head)
+    throw new ActionError(
+      `Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`,
+      { fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).' }
+    )
+  return { sha: head, pushed: false }
+}
+
+/**
+ * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
+ * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
+ */
+export async function ciTriggerParent(sha: string, deps: WaitDeps): Promise<string | null> {
+  try {
+    const commit = await deps.github.commit(sha)
+    const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined
+    if (!commit || !parent) return null
+    const parentCommit = await deps.github.commit(parent)
+    return parentCommit?.tree === commit.tree ? parent : null
+  } catch (error) {
+    deps.log.warning(
+      `Could not read commit ${sha.slice(0, 12)} (${errorMessage(error)}); gating it as it is`
+    )
+    return null
+  }
+}
+
+export async function findOrOpenPull(
+  config: ProgramConfig,
+  deps: WaitDeps,
+  known: number | undefined
+): Promise<PullInfo | null> {
+  const { github, log } = deps
+  const number = config.pr ?? known
+  if (number !== undefined) {
+    const pull = await github.getPull(number)
+    if (pull && pull.state === 'open' && pull.headRef === config.branch) return pull
+    log.warning(
+      pull
+        ? `PR #${number} is ${pull.state} with head ${pull.headRef}, not an open PR of ${config.branch}; looking for one by branch`
+        : `PR #${number} does not exist; looking for one by branch`
+    )
+  }
+  const open = await github.findOpenPull(config.branch)
+  if (open) return open
+  if (!config.createPr) return null
+  const base = config.base ?? (await github.defaultBranch())
+  try {
+    const created = await github.createDraftPull({
+      title: `[Autoloop: ${config.program}]`,
+      head: config.branch,
+      base,
+      body: `Draft pull request of the autoloop program \`${config.program}\`, opened by autoloop-ci-gate so that CI runs on every iteration pushed to \`${config.branch}\`.`
+    })
+    log.info(`Opened draft PR #${created.number} for ${config.branch}`)
+    return created
+  } catch (error) {
+    log.warning(
+      `Could not open a draft PR for ${config.branch} (the gate goes on without one): ${errorMessage(error)}`
+    )
+    return null
+  }
+}
+
+export interface WaitWindow {
+  /** When the grace period for check registration starts (the push, or an earlier gate of the same SHA). */
+  graceFrom: number
+  /** The iteration's wall-clock cap. */
+  deadline: number
+}
+
+/** The reduction policy of the gate: this run's own jobs are never waited on. */
+export async function checkPolicy(config: ProgramConfig, deps: WaitDeps): Promise<ReducePolicy> {
+  const runId = deps.environment.runId
+  return {
+    requiredChecks: config.requiredChecks,
+    isIgnored: ignoreMatcher(config),
+    ownWorkflowRunId: runId,
+    ownCheckSuiteId:
+      runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
+    failFast: config.failFast,
+    allowNoChecks: config.allowNoChecks,
+    graceMs: config.checksGraceSeconds * 1000
+  }
+}
+
+/** Waits for every check on `sha` and reduces them to one observation. */
+export async function waitForChecks(
+  config: ProgramConfig,
+  deps: WaitDeps,
+  sha: string,
+  pull: PullInfo | null,
+  policy: ReducePolicy,
+  window: WaitWindow
+): Promise<GateObservation> {
+  const { github, clock, log } = deps
+  const startedAt = clock.now()
+  log.info(
+    `Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`
+  )
+  const result = await waitForVerdict({
+    sha,
+    readChecks: (ref) => github.readChecks(ref),
+    policy,
+    clock,
+    log,
+    pollIntervalMs: config.pollIntervalSeconds * 1000,
+    graceFrom: window.graceFrom,
+    deadline: window.deadline
+  })
+  const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls }
+  if (result.kind === 'ci-timeout') {
+    return {
+      ...base,
+      verdict: 'ci-timeout',
+      checks: result.checks,
+      missingRequired: [],
+      reasons: [
+        `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+      ]
+    }
+  }
+  const { verdict } = result
+  return {
+    ...base,
+    verdict: verdict.kind,
+    checks: verdict.checks,
+    missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+    reasons: verdict.reasons
+  }
+}
+
+/** What the gate saw on the attempt's commit, beside the decision's input. */
+export interface Seen {
+  observation: GateObservation | null
+  findings: RedFindings | null
+}
+
+export const NOTHING_SEEN: Seen = { observation: null, findings: null }
+
+async function policyOf(run: GateRun): Promise<ReducePolicy> {
+  run.policy ??= await checkPolicy(run.config, run.deps)
+  return run.policy
+}
+
+/**
+ * The branch head did not move since the red attempt, but no fix could have arrived (this
+ * run's push failed, gh-aw diverted it, or the fixer run never ran its agent): the cause,
+ * else null (the fixer pushed nothing: the no-progress guard judges it).
+ */
+export async function noFixArrived(
+  run: GateRun,
+  files: ProgramFiles,
+  head: GatedHead
+): Promise<{ latest: Attempt; blocked: Blocked } | null> {
+  const { config, deps } = run
+  const kind = beginKind(files.ledger, { sha: head.sha, runId: deps.environment.runId ?? null })
+  const latest = latestAttempt(files.ledger)
+  if (kind !== 'no-new-commit' || !latest) return null
+  const blocked = await whyNoFix(deps, {
+    branch: config.branch,
+    latest,
+    safeOutputsResult: config.safeOutputsResult
+  })
+  return blocked ? { latest, blocked } : null
+}
+
+/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
+export async function observe(
+  run: GateRun,
+  began: BeganAttempt & { files: ProgramFiles },
+  head: GatedHead,
+  pull: PullInfo | null
+): Promise<{ observed: Observed; seen: Seen }> {
+  const { config, deps } = run
+  const iteration = iterationOf(began.ledger)
+  const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
+  const policy = await policyOf(run)
+  const index = began.attempt.index
+  const agentSha = began.attempt.agentSha ?? null
+  let observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
+  let blocked = await blockedOf(run, observation, head, agentSha)
+  let findings: RedFindings | null = null
+  if (needsFindings(observation.verdict, blocked)) {
+    findings = await findRedFindings(
+      {
+        config,
+        deps,
+        policy,
+        window,
+        ledger: began.ledger,
+        recordRerun: (rerun) => recordRerun(run, index, rerun)
+      },
+      observation
+    )
+    // After re-runs the checks may say something else: green, still running at the wall
+    // clock, nothing but skipped checks, a run waiting for approval.
+    if (findings.rechecked) {
+      observation = findings.observation
+      blocked = await blockedOf(run, observation, head, agentSha)
+    }
+  }
+  return {
+    observed: { kind: 'checks', index, verdict: observation.verdict, blocked, findings },
+    seen: { observation, findings }
+  }
+}
+
+/** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
+async function blockedOf(
+  run: GateRun,
+  observation: GateObservation,
+  head: GatedHead,
+  agentSha: string | null
+): Promise<Blocked | null> {
+  const { config, deps } = run
+  const counted = observation.checks.filter((check) => check.excluded === undefined)
+  const approval = counted
+    .filter((check) => check.conclusion === 'action_required')
+    .map((check) => check.name)
+  if (observation.verdict === 'no-checks' || approval.length > 0) {
+    try {
+      const runs = await deps.github.workflowRunsOf(head.sha)
+      for (const workflowRun of runs)
+        if (
+          workflowRun.status === 'action_required' ||
+          workflowRun.conclusion === 'action_required' ||
+          workflowRun.status === 'waiting'
+        )
+          approval.push(workflowRun.name || `run ${workflowRun.id}`)
+    } catch (error) {
+      deps.log.debug(`Could not list the workflow runs of ${head.sha}: ${errorMessage(error)}`)
+    }
+  }
+  return blockedCause({
+    sha: head.sha,
+    awaitingApproval: [...new Set(approval)],
+    noChecks: observation.verdict === 'no-checks',
+    pushed: head.pushed,
+    pushToken: Boolean(config.pushToken),
+    ciTriggerCommit: agentSha !== null,
+    checksGraceSeconds: config.checksGraceSeconds
+  })
+}
+
+async function recordRerun(run: GateRun, index: number, rerun: Rerun): Promise<void> {
+  await write(run, (current) => {
+    const attempt = current.ledger.attempts.find((a) => a.index === index)
+    if (!attempt) return { ledger: current.ledger, value: null }
+    return {
+      ledger: updateAttempt(current.ledger, index, (a) => ({
+        ...a,
+        reruns: [...(a.reruns ?? []), rerun]
+      })),
+      value: null
+    }
+  })
+}
