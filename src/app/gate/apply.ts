@@ -48,13 +48,7 @@ import { announce } from '../../commands/announce.js'
 import { LOCATE_TRIES, locateFixerRun } from '../../commands/fixer-check.js'
 import type { RedFindings } from './failures.js'
 import { NOTHING_SEEN, type GatedHead, type Seen } from './observe.js'
-import {
-  decideOn,
-  iterationOf,
-  stoppedReason,
-  write,
-  type GateRun
-} from './run.js'
+import { decideOn, iterationOf, stoppedReason, write, type GateRun } from './run.js'
 import { blockedSummary, summaryOf } from './summary.js'
 export type Began = (BeganAttempt & { files: ProgramFiles }) | { stopped: string }
 
