@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
@@ -23,6 +24,8 @@ import {
   type ProgramFiles
 } from '../../src/state/program-state.js'
 import { createStateFile } from '../../src/state/template.js'
+import { ContentsApiStore } from '../../src/state/store.js'
+import { MemoryBranchApi } from '../../__fixtures__/state/memory-contents-api.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { LIMITS, redVerdict, sha, sig } from '../loop/helpers.js'
 import { rejectedStateFileError } from './helpers.js'
@@ -540,5 +543,51 @@ describe('updateProgram on a store that writes both files in one change', () => 
     }))
     expect(requests.at(-1)).toBe(`writeMany ${MD}`)
     expect(store.text(MD)).toBe(projected)
+  })
+})
+
+describe('updateProgram on a branch written one commit at a time, any interleaving', () => {
+  it('N runs each writing twice (the second from the files it last wrote): every write told it was written is in the ledger, and the state file names the ledger it was written with', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.integer({ min: 2, max: 4 }), async (s, runs) => {
+        const api = new MemoryBranchApi()
+        api.seed('memory/autoloop', MD, createStateFile(PROGRAM))
+        const store = new ContentsApiStore(api, { branch: 'memory/autoloop' })
+        api.hook = (call) => s.schedule(Promise.resolve(), call.method)
+        const clock = manualClock(Date.parse('2026-03-01T12:00:00Z'))
+        const deps = { store, clock, log: memoryLogger(), random: () => 0 }
+        const written: number[] = []
+        const write = async (issue: number, known?: ProgramFiles) => {
+          const update = await updateProgram(
+            deps,
+            PROGRAM,
+            { maxBytes: MAX_BYTES, ...(known ? { known } : {}) },
+            (current) => ({
+              ledger: withStateWrite(current.ledger, { machineState: { issue } }, clock.now()),
+              value: null
+            })
+          )
+          written.push(issue)
+          return update.files
+        }
+        const one = async (run: number) => {
+          try {
+            await write(100 + run, await write(run))
+          } catch (error) {
+            // Five conflicts in a row give up loudly (a liveness limit, not a lost update).
+            if (!(error instanceof StateConflictError)) throw error
+          }
+        }
+        await s.waitFor(Promise.all(Array.from({ length: runs }, (_, run) => one(run))))
+        const ledger = parseLedgerFile(api.text('memory/autoloop', JSON_PATH) as string, JSON_PATH)
+        expect(ledger.revision).toBe(written.length)
+        const issues = (list: readonly (number | null | undefined)[]) => [...list].sort()
+        expect(issues(ledger.writes.map((w) => w.machineState.issue))).toEqual(issues(written))
+        const md = api.text('memory/autoloop', MD) as string
+        expect(readLedgerPointer(md)?.revision).toBe(ledger.revision)
+        expect(readMachineState(md).issue).toBe(ledger.writes.at(-1)?.machineState.issue)
+      }),
+      { numRuns: 60 }
+    )
   })
 })
