@@ -319,6 +319,30 @@ describe('ContentsApiStore', () => {
     await expect(store.writeMany([{ path: FILE, text: 'x' }], 'c1')).rejects.toThrow(RangeError)
   })
 
+  it('GraphQL refused (a read or a commit): nothing written, and from then on file by file', async () => {
+    const refused = () => Promise.reject(new Error('403: Resource not accessible by integration'))
+    const reads = new MemoryBranchApi()
+    reads.seed('memory/autoloop', 'coverage.md', 'first')
+    reads.getFiles = refused
+    const store = new ContentsApiStore(reads, { branch: 'memory/autoloop' })
+    expect(await store.readMany([FILE])).toEqual({
+      head: null,
+      files: [{ text: 'first', version: gitBlobSha('first') }]
+    })
+    await expect(store.writeMany([{ path: FILE, text: 'x' }], 'c1')).rejects.toThrow(RangeError)
+
+    const commits = new MemoryBranchApi()
+    commits.seed('memory/autoloop', 'coverage.md', 'first')
+    commits.commitFiles = refused
+    const other = new ContentsApiStore(commits, { branch: 'memory/autoloop' })
+    const read = await other.readMany([FILE])
+    await expect(other.writeMany([{ path: FILE, text: 'x' }], read.head as string)).rejects.toThrow(
+      StateConflictError
+    )
+    expect(commits.text('memory/autoloop', 'coverage.md')).toBe('first')
+    expect((await other.readMany([FILE])).head).toBeNull()
+  })
+
   it('retries ensuring the branch after a failure', async () => {
     const api = new MemoryContentsApi()
     let failures = 1

@@ -1,8 +1,10 @@
 /**
  * A program's two files, read and changed together (README: "The ledger"): the ledger
- * `ci-gate/<program>.json` is authoritative and written first, by compare-and-swap;
- * `<program>.md` is then projected from it, also by compare-and-swap. A crash between the two
- * loses nothing: the next gate or `reconcile` projects the ledger again.
+ * `ci-gate/<program>.json` is authoritative; `<program>.md` is projected from it. On a branch
+ * both are read in one request and written in one commit, compare-and-swap on the branch head.
+ * A store without that (a folder) writes the ledger first, then the projection, each by
+ * compare-and-swap: a crash between the two loses nothing, the next gate or `reconcile`
+ * projects the ledger again.
  */
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
@@ -220,41 +222,38 @@ export async function updateProgram<T>(
           })
         )
     const ledgerText = unchanged ? null : serializeLedger(next)
-    if (ledgerText === null && !(store.writeMany && current.head !== null))
-      return {
-        files: await writeProjection(
-          deps,
-          program,
-          current.ledger,
-          current.storedLedger,
-          options,
-          current.stored
-        ),
-        value
+    /** A write, or undefined after a conflict (and the wait before reading again). */
+    const unlessConflict = async <W>(write: () => Promise<W>): Promise<W | undefined> => {
+      try {
+        return await write()
+      } catch (error) {
+        if (!(error instanceof StateConflictError)) throw error
+        await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry)
+        return undefined
       }
-    let written: ProgramFiles | StoredState
-    try {
-      written =
-        store.writeMany && current.head !== null
-          ? await writeBoth(store, current, next, ledgerText, options.maxBytes)
-          : {
-              text: ledgerText as string,
-              version: (
-                await store.write(
-                  ledgerPath(program),
-                  ledgerText as string,
-                  current.storedLedger?.version ?? null
-                )
-              ).version
-            }
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error
-      await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry)
+    }
+    const writeMany = store.writeMany?.bind(store)
+    const head = current.head
+    if (writeMany && head !== null) {
+      const files = await unlessConflict(() =>
+        writeBoth(writeMany, head, current, next, ledgerText, {
+          maxBytes: options.maxBytes,
+          description: store.description
+        })
+      )
+      if (files) return { files, value }
       continue
     }
-    if ('program' in written) return { files: written, value }
+    let storedLedger = current.storedLedger
+    if (ledgerText !== null) {
+      const written = await unlessConflict(() =>
+        store.write(ledgerPath(program), ledgerText, current.storedLedger?.version ?? null)
+      )
+      if (!written) continue
+      storedLedger = { text: ledgerText, version: written.version }
+    }
     return {
-      files: await writeProjection(deps, program, next, written, options, current.stored),
+      files: await writeProjection(deps, program, next, storedLedger, options, current.stored),
       value
     }
   }
@@ -278,26 +277,24 @@ function projectionOf(
  * head `current` was read at; a file whose bytes did not change is not sent.
  */
 async function writeBoth(
-  store: StateStore,
+  writeMany: NonNullable<StateStore['writeMany']>,
+  head: string,
   current: ProgramFiles,
   ledger: Ledger,
   ledgerText: string | null,
-  maxBytes: number
+  options: { maxBytes: number; description: string }
 ): Promise<ProgramFiles> {
   const { program } = current
   const mdPath = stateFilePath(program)
-  const text = inFile(`${mdPath} (${store.description})`, () =>
-    projectionOf(program, current.stored?.text ?? null, ledger, maxBytes)
+  const text = inFile(`${mdPath} (${options.description})`, () =>
+    projectionOf(program, current.stored?.text ?? null, ledger, options.maxBytes)
   )
   const changes = [
     ...(ledgerText === null ? [] : [{ path: ledgerPath(program), text: ledgerText }]),
     ...(text === current.stored?.text ? [] : [{ path: mdPath, text }])
   ]
   if (changes.length === 0) return { ...current, stale: false }
-  const written = await (store.writeMany as NonNullable<StateStore['writeMany']>)(
-    changes,
-    current.head as string
-  )
+  const written = await writeMany(changes, head)
   const versionOf = (path: string): string | undefined =>
     written.versions[changes.findIndex((change) => change.path === path)]
   const mdVersion = versionOf(mdPath)

@@ -13,6 +13,7 @@ import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'nod
 import { basename, dirname, join } from 'node:path'
 import type { Clock } from '../clock.js'
 import type { Logger } from '../log.js'
+import { errorMessage } from '../errors.js'
 import { ContentsConflictError, StateConflictError, StateFileError } from './errors.js'
 import { PROGRAM_NAME_PATTERN } from './schema.js'
 
@@ -391,16 +392,26 @@ export class ContentsApiStore implements StateStore {
     return this.found(file)
   }
 
+  /**
+   * Whether GraphQL serves this store (one read, one commit). A refusal (no GraphQL on the
+   * server, a token or policy that refuses it) turns it off for the run: every later read and
+   * write goes file by file through the contents API.
+   */
+  private oneCommit = true
+
   async readMany(paths: readonly string[]): Promise<StoreSnapshot> {
     const full = paths.map((path) => this.pathOf(path))
-    if (!this.api.getFiles || !this.api.commitFiles)
-      return {
-        head: null,
-        files: await Promise.all(paths.map((path) => this.read(path)))
+    if (this.oneCommit && this.api.getFiles && this.api.commitFiles) {
+      try {
+        const read = await this.api.getFiles(this.options.branch, full)
+        if (read.head !== null) this.branchReady ??= Promise.resolve()
+        return { head: read.head, files: read.files.map((file) => this.found(file)) }
+      } catch {
+        // Refused: read file by file (whose error, if it fails too, says what is wrong).
+        this.oneCommit = false
       }
-    const read = await this.api.getFiles(this.options.branch, full)
-    if (read.head !== null) this.branchReady ??= Promise.resolve()
-    return { head: read.head, files: read.files.map((file) => this.found(file)) }
+    }
+    return { head: null, files: await Promise.all(paths.map((path) => this.read(path))) }
   }
 
   async writeMany(
@@ -408,7 +419,8 @@ export class ContentsApiStore implements StateStore {
     head: string
   ): Promise<{ head: string; versions: string[] }> {
     const commit = this.api.commitFiles
-    if (!commit) throw new RangeError(`${this.description} cannot write several files at once`)
+    if (!commit || !this.oneCommit)
+      throw new RangeError(`${this.description} cannot write several files at once`)
     const message =
       this.options.message?.(files.map((file) => file.path).join(', ')) ??
       `autoloop-ci-gate: update ${files.map((file) => file.path).join(', ')}`
@@ -426,7 +438,12 @@ export class ContentsApiStore implements StateStore {
         throw new StateConflictError(`${this.description} moved since it was read`, {
           cause: error
         })
-      throw error
+      // Refused: nothing was written. Read again (file by file from now on) and write that way.
+      this.oneCommit = false
+      throw new StateConflictError(
+        `${this.description} refused a commit through GraphQL (${errorMessage(error).split('\n')[0]}): writing through the contents API instead`,
+        { cause: error }
+      )
     }
   }
 

@@ -6,6 +6,7 @@
  * recorded before it is sent) or `fix-command`.
  */
 import { runUrl } from '../../environment.js'
+import type { IterationReport } from '../../handover.js'
 import type { GateObservation } from '../../checks/observation.js'
 import type { PullInfo } from '../../github/port.js'
 import {
@@ -118,19 +119,9 @@ export async function recordWithoutCommit(
   const nothingNew = `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate`
   const report = run.report
   if (!report) return skippedReport(`${nothingNew}.`, { attempt: began.attempt })
-  const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch })
+  const { outcome } = reportedOutcome(report, { newCommit: false, name: config.branch })
   const written = await write(run, (current) => {
-    const recorded = recordIteration(current, {
-      outcome,
-      metric: report.metric ?? undefined,
-      change: report.change,
-      reason,
-      commit: undefined,
-      runId: deps.environment.runId ?? null,
-      runUrl: runUrl(deps.environment),
-      now: deps.clock.now(),
-      maskedValues: deps.maskedValues
-    })
+    const recorded = recordReported(run, report, current, false, deps.clock.now())
     return { ledger: recorded.ledger, value: recorded.outcome }
   })
   const recorded = written.value
@@ -150,6 +141,29 @@ export async function recordWithoutCommit(
     `${nothingNew}; ${recorded.recorded ? `recorded iteration ${recorded.iteration} as ${outcome}` : `run ${recorded.runKey} had recorded it already`}.`,
     { attempt: began.attempt, pauseReason: recorded.pauseReason, recorded }
   )
+}
+
+/** The agent's iteration, recorded as it reported it, on `files`. */
+function recordReported(
+  run: GateRun,
+  report: IterationReport,
+  files: ProgramFiles,
+  newCommit: boolean,
+  now: number
+): ReturnType<typeof recordIteration> {
+  const { config, deps } = run
+  const { outcome, reason } = reportedOutcome(report, { newCommit, name: config.branch })
+  return recordIteration(files, {
+    outcome,
+    metric: report.metric ?? undefined,
+    change: report.change,
+    reason,
+    commit: undefined,
+    runId: deps.environment.runId ?? null,
+    runUrl: runUrl(deps.environment),
+    now,
+    maskedValues: deps.maskedValues
+  })
 }
 
 /** The report of a settlement the run applied, with what it observed and wrote. */
@@ -220,7 +234,7 @@ function ledgerAfter(
   seen: Seen,
   requested: Dispatch | null
 ): { ledger: Ledger; written: Written } {
-  const { config, deps } = run
+  const { deps } = run
   const now = deps.clock.now()
   const findings = findingsOf(settlement, seen)
   const withBase = (ledger: Ledger): Ledger =>
@@ -240,21 +254,7 @@ function ledgerAfter(
       )
       const report = run.report
       if (!report) return { ledger, written: { kind: 'green', recorded: null } }
-      const { outcome, reason } = reportedOutcome(report, { newCommit: true, name: config.branch })
-      const recorded = recordIteration(
-        { ...current, ledger },
-        {
-          outcome,
-          metric: report.metric ?? undefined,
-          change: report.change,
-          reason,
-          commit: undefined,
-          runId: deps.environment.runId ?? null,
-          runUrl: runUrl(deps.environment),
-          now,
-          maskedValues: deps.maskedValues
-        }
-      )
+      const recorded = recordReported(run, report, { ...current, ledger }, true, now)
       return { ledger: recorded.ledger, written: { kind: 'green', recorded: recorded.outcome } }
     }
     case 'paused': {
