@@ -3,7 +3,8 @@
  * fix loop"), read top to bottom, one log group per phase:
  *
  * 1. the program (the `program` input, or the scheduler's selection a gh-aw workflow handed
- *    over) and the agent's iteration file; the program's files (`run.ts`);
+ *    over) and the agent's iteration file; the program's files, read once and kept in the
+ *    run's context (`run.ts`), every write starting from them;
  * 2. the commit (pushed here, given, or the branch head; gh-aw's empty CI-trigger commit is
  *    told apart), whether a fix could have arrived, the PR (`observe.ts`);
  * 3. the attempt written `in-flight` in the ledger before waiting (`apply.ts`);
