@@ -175,14 +175,6 @@ export async function waitBeforeRetry(
 // ---------------------------------------------------------------------------------------
 // A local folder (gh-aw repo-memory checks it out and commits it after the job)
 
-/** Git's blob id of a text: the contents API's file SHA. */
-export function blobVersion(text: string): string {
-  const bytes = Buffer.from(text, 'utf8')
-  return createHash('sha1')
-    .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
-    .digest('hex')
-}
-
 function contentVersion(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex')
 }
@@ -321,6 +313,14 @@ export class LocalDirStore implements StateStore {
 
 // ---------------------------------------------------------------------------------------
 // A branch through the GitHub contents API (implemented with Octokit elsewhere)
+
+/** Git's blob id of a text: the contents API's file SHA. */
+export function blobVersion(text: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  return createHash('sha1')
+    .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
+    .digest('hex')
+}
 
 export interface BranchFiles {
   head: string | null
