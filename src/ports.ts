@@ -62,10 +62,6 @@ export interface GitHubPort {
  * Time is a port: production code reads it from here and never from `Date.now()` or
  * `setTimeout` directly, so guards, timeouts and backoff are tested without sleeping.
  */
-/**
- * Time is a port: production code reads it from here and never from `Date.now()` or
- * `setTimeout` directly, so guards, timeouts and backoff are tested without sleeping.
- */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number
@@ -88,12 +84,32 @@ export interface StoredState {
   version: string
 }
 
+/** Several files of a store read together, with the version of the whole store. */
+export interface StoreSnapshot {
+  files: (StoredState | null)[]
+  /** The version of the whole store (a branch's head commit); null when it has none yet. */
+  head: string | null
+}
+
 /** Where a program's files live: read with a version, write only if it is still that version. */
 export interface StateStore {
   /** A short description for messages, e.g. `folder /tmp/x` or `branch memory/autoloop`. */
   readonly description: string
   /** The file at `path` (relative to the store, `/`-separated), or null when there is none. */
   read(path: string): Promise<StoredState | null>
+  /**
+   * Several files read together, in the order given, with the version of the whole store
+   * (the branch head) that `writeMany` compares against.
+   */
+  readMany?(paths: readonly string[]): Promise<StoreSnapshot>
+  /**
+   * Writes the files in one change if nothing in the store moved since `head` (StateConflictError
+   * otherwise): the new head and each file's version.
+   */
+  writeMany?(
+    files: readonly { path: string; text: string }[],
+    head: string
+  ): Promise<{ head: string; versions: string[] }>
   /**
    * Writes `text` if the stored version is still `expectedVersion` (null: the file must not
    * exist yet). Throws StateConflictError when it moved.
@@ -103,10 +119,28 @@ export interface StateStore {
   list(): Promise<string[]>
 }
 
+/** A branch's head and some of its files, read in one request. */
+export interface BranchFiles {
+  head: string | null
+  files: ({ text: string; sha: string } | null)[]
+}
+
 /** The few contents-API calls the branch store needs; no GitHub types cross this line. */
 export interface ContentsApi {
   /** The file and its blob SHA, or null when the file (or the branch) does not exist. */
   getFile(branch: string, path: string): Promise<{ text: string; sha: string } | null>
+  /** The branch's head and several of its files in one request (null: no such file or branch). */
+  getFiles?(branch: string, paths: readonly string[]): Promise<BranchFiles>
+  /**
+   * Commits the files in one commit if the branch head is still `head`; throws
+   * ContentsConflictError when it moved.
+   */
+  commitFiles?(
+    branch: string,
+    head: string,
+    files: readonly { path: string; text: string }[],
+    message: string
+  ): Promise<{ head: string }>
   /**
    * Creates (`sha` null) or updates the file; throws ContentsConflictError when `sha` is no
    * longer the file's blob SHA (GitHub answers 409 or 422) or the file exists when `sha` is null.

@@ -7,6 +7,7 @@ import type { FaultKind, FaultSpec } from './types.js'
 
 const DEFAULT_ROUTE: Partial<Record<FaultKind, string>> = {
   'contents-conflict': 'PUT /repos/{owner}/{repo}/contents/{path}',
+  'stale-head': 'POST /graphql',
   'expired-log': 'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs'
 }
 
@@ -91,6 +92,25 @@ export function faultAnswer(fault: FaultSpec, target: FaultTarget, now: number):
         reply: errorReply(409, fault.message ?? `${path} does not match the expected sha`)
       }
     }
+    case 'stale-head':
+      return {
+        type: 'reply',
+        reply: {
+          status: 200,
+          body: {
+            data: { createCommitOnBranch: null },
+            errors: [
+              {
+                type: 'STALE_DATA',
+                path: ['createCommitOnBranch'],
+                message:
+                  fault.message ??
+                  'Expected branch to point to the commit it was read at but it did not. Pull and try again.'
+              }
+            ]
+          }
+        }
+      }
     case 'expired-log': {
       const status = fault.status ?? 410
       return {

@@ -139,6 +139,17 @@ function pickHeaders(incoming: Incoming): RecordedRequest['headers'] {
 }
 
 /** Starts the fake on 127.0.0.1. The OpenAPI description is loaded before it listens. */
+/** Whether a request asks GitHub to change something: not a GET, nor a GraphQL query. */
+export function isWriteRequest(request: RecordedRequest): boolean {
+  if (request.method === 'GET') return false
+  const body = request.body as { query?: unknown } | undefined
+  return !(
+    request.path === '/graphql' &&
+    typeof body?.query === 'string' &&
+    /^\s*query\b/.test(body.query)
+  )
+}
+
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const validator = openApiValidator()
   const prefix = normalisePrefix(options.prefix)
@@ -210,9 +221,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   async function api(incoming: Incoming): Promise<Outgoing> {
     const { method, url, body: text } = incoming
     const body = parseBody(text)
+    // GitHub Enterprise Server answers GraphQL at /api/graphql beside REST's /api/v3.
+    const serverGraphql =
+      prefix.endsWith('/v3') && url.pathname === `${prefix.slice(0, -3)}/graphql`
     const inPrefix =
-      prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)
-    const path = inPrefix ? url.pathname.slice(prefix.length) || '/' : url.pathname
+      serverGraphql ||
+      prefix === '' ||
+      url.pathname === prefix ||
+      url.pathname.startsWith(`${prefix}/`)
+    const path = serverGraphql
+      ? '/graphql'
+      : inPrefix
+        ? url.pathname.slice(prefix.length) || '/'
+        : url.pathname
     const rec: RecordedRequest = {
       seq: requests.length + 1,
       at: model.now(),
@@ -451,6 +472,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     requests,
     invalidRequests: () => requests.filter((r) => !r.openapi.valid),
     unimplementedRequests: () => requests.filter((r) => !r.implemented),
+    writeRequests: () => requests.filter(isWriteRequest),
     gitRequests,
     rateLimit: limits,
     now: () => model.now(),

@@ -238,6 +238,11 @@ export type FaultKind =
   | 'malformed-json'
   /** 409 as if the file changed under the writer (default route: contents PUT). */
   | 'contents-conflict'
+  /**
+   * GraphQL's STALE_DATA error, as if the branch moved under `createCommitOnBranch` (default
+   * route: `POST /graphql`; `afterRequests` skips the queries before it).
+   */
+  | 'stale-head'
   /** 410 (or `status`) for a job log (default route: the job logs endpoint). */
   | 'expired-log'
 
@@ -547,6 +552,8 @@ export interface FakeGitHub {
   invalidRequests(): RecordedRequest[]
   /** Requests answered 404 because the fake does not serve that route. */
   unimplementedRequests(): RecordedRequest[]
+  /** The requests that ask GitHub to change something (not a GET, nor a GraphQL query). */
+  writeRequests(): RecordedRequest[]
   /** Git smart-HTTP requests, in order of arrival. */
   gitRequests: GitRequest[]
   rateLimit: RateLimitCounters

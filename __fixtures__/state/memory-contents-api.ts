@@ -13,7 +13,7 @@ export function gitBlobSha(text: string): string {
 }
 
 export interface ContentsCall {
-  method: 'getFile' | 'putFile' | 'listDir' | 'ensureBranch'
+  method: 'getFile' | 'putFile' | 'listDir' | 'ensureBranch' | 'getFiles' | 'commitFiles'
   branch: string
   path?: string
   sha?: string | null
@@ -37,6 +37,7 @@ export class MemoryContentsApi implements ContentsApi {
   seed(branch: string, path: string, text: string): string {
     this.branches.add(branch)
     this.files.set(this.key(branch, path), text)
+    this.moved(branch)
     return gitBlobSha(text)
   }
 
@@ -70,7 +71,19 @@ export class MemoryContentsApi implements ContentsApi {
       throw new ContentsConflictError(`409: ${path} does not match ${sha ?? '(new file)'}`)
     }
     this.files.set(this.key(branch, path), text)
+    this.moved(branch)
     return { sha: gitBlobSha(text) }
+  }
+
+  /** Every change of a branch moves its head (`c<n>`). */
+  protected readonly heads = new Map<string, number>()
+
+  protected moved(branch: string): void {
+    this.heads.set(branch, (this.heads.get(branch) ?? 0) + 1)
+  }
+
+  headOf(branch: string): string | null {
+    return this.branches.has(branch) ? `c${this.heads.get(branch) ?? 0}` : null
   }
 
   async listDir(branch: string, path: string): Promise<string[]> {
@@ -88,5 +101,50 @@ export class MemoryContentsApi implements ContentsApi {
     this.calls.push(call)
     await this.hook(call)
     this.branches.add(branch)
+  }
+}
+
+/**
+ * The same store with GraphQL's two calls as well: the branch head and several files in one
+ * read, and several files in one commit, refused (like `STALE_DATA`) when the head moved.
+ */
+export class MemoryBranchApi extends MemoryContentsApi {
+  async getFiles(
+    branch: string,
+    paths: readonly string[]
+  ): Promise<{ head: string | null; files: ({ text: string; sha: string } | null)[] }> {
+    const call: ContentsCall = { method: 'getFiles', branch, path: paths.join(' ') }
+    this.calls.push(call)
+    const head = this.headOf(branch)
+    const files = paths.map((path) => {
+      const text = this.text(branch, path)
+      return text === undefined ? null : { text, sha: gitBlobSha(text) }
+    })
+    await this.hook(call)
+    return { head, files }
+  }
+
+  async commitFiles(
+    branch: string,
+    head: string,
+    files: readonly { path: string; text: string }[],
+    message: string
+  ): Promise<{ head: string }> {
+    const call: ContentsCall = {
+      method: 'commitFiles',
+      branch,
+      path: files.map((file) => file.path).join(' '),
+      sha: head,
+      message
+    }
+    this.calls.push(call)
+    await this.hook(call)
+    if (this.headOf(branch) !== head) {
+      call.conflict = true
+      throw new ContentsConflictError(`STALE_DATA: ${branch} is not at ${head}`)
+    }
+    for (const file of files) this.files.set(`${branch}:${file.path}`, file.text)
+    this.moved(branch)
+    return { head: this.headOf(branch) as string }
   }
 }

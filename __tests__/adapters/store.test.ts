@@ -12,7 +12,11 @@ import { backoffMs, updateFile } from '../../src/app/update-file.js'
 import { stateFilePath } from '../../src/core/schema.js'
 import { ContentsApiStore, LocalDirStore } from '../../src/adapters/store.js'
 import { createStateFile } from '../../src/statefile/template.js'
-import { MemoryContentsApi, gitBlobSha } from '../../__fixtures__/state/memory-contents-api.js'
+import {
+  MemoryBranchApi,
+  MemoryContentsApi,
+  gitBlobSha
+} from '../../__fixtures__/state/memory-contents-api.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { expectSchedulerReads, fixtureText, toCrlf } from '../statefile/helpers.js'
 
@@ -270,6 +274,68 @@ describe('ContentsApiStore', () => {
       }),
       { numRuns: 100 }
     )
+  })
+
+  it('with GraphQL: the head and several files in one read, several files in one commit on that head', async () => {
+    const api = new MemoryBranchApi()
+    api.seed('memory/autoloop', 'programs/coverage.md', 'first')
+    const store = new ContentsApiStore(api, { branch: 'memory/autoloop', dir: 'programs' })
+    const read = await store.readMany([FILE, 'ci-gate/coverage.json'])
+    expect(read.files).toEqual([{ text: 'first', version: gitBlobSha('first') }, null])
+    const written = await store.writeMany(
+      [
+        { path: FILE, text: 'second' },
+        { path: 'ci-gate/coverage.json', text: '{}' }
+      ],
+      read.head as string
+    )
+    expect(written.versions).toEqual([gitBlobSha('second'), gitBlobSha('{}')])
+    expect(api.text('memory/autoloop', 'programs/ci-gate/coverage.json')).toBe('{}')
+    // A branch the read found is there: no call makes sure of it.
+    expect(api.calls.map((call) => call.method)).toEqual(['getFiles', 'commitFiles'])
+    expect(api.calls.at(-1)?.message).toBe(
+      'autoloop-ci-gate: update coverage.md, ci-gate/coverage.json'
+    )
+    api.seed('memory/autoloop', 'other.md', 'a maintainer')
+    await expect(store.writeMany([{ path: FILE, text: 'third' }], written.head)).rejects.toThrow(
+      StateConflictError
+    )
+    expect(api.text('memory/autoloop', 'programs/coverage.md')).toBe('second')
+  })
+
+  it('without GraphQL: files read one by one, no head, and no write of several at once', async () => {
+    const api = new MemoryContentsApi()
+    api.seed('memory/autoloop', 'coverage.md', 'first')
+    const store = new ContentsApiStore(api, { branch: 'memory/autoloop' })
+    expect(await store.readMany([FILE, 'ci-gate/coverage.json'])).toEqual({
+      head: null,
+      files: [{ text: 'first', version: gitBlobSha('first') }, null]
+    })
+    await expect(store.writeMany([{ path: FILE, text: 'x' }], 'c1')).rejects.toThrow(RangeError)
+  })
+
+  it('GraphQL refused (a read or a commit): nothing written, and from then on file by file', async () => {
+    const refused = () => Promise.reject(new Error('403: Resource not accessible by integration'))
+    const reads = new MemoryBranchApi()
+    reads.seed('memory/autoloop', 'coverage.md', 'first')
+    reads.getFiles = refused
+    const store = new ContentsApiStore(reads, { branch: 'memory/autoloop' })
+    expect(await store.readMany([FILE])).toEqual({
+      head: null,
+      files: [{ text: 'first', version: gitBlobSha('first') }]
+    })
+    await expect(store.writeMany([{ path: FILE, text: 'x' }], 'c1')).rejects.toThrow(RangeError)
+
+    const commits = new MemoryBranchApi()
+    commits.seed('memory/autoloop', 'coverage.md', 'first')
+    commits.commitFiles = refused
+    const other = new ContentsApiStore(commits, { branch: 'memory/autoloop' })
+    const read = await other.readMany([FILE])
+    await expect(other.writeMany([{ path: FILE, text: 'x' }], read.head as string)).rejects.toThrow(
+      StateConflictError
+    )
+    expect(commits.text('memory/autoloop', 'coverage.md')).toBe('first')
+    expect((await other.readMany([FILE])).head).toBeNull()
   })
 
   it('retries ensuring the branch after a failure', async () => {

@@ -8,8 +8,10 @@ import {
   checksTable,
   gateOutputs,
   gateSummaryMarkdown,
+  skippedReport,
   type GateReport
 } from '../../src/app/outputs.js'
+import type { Pause, Settlement } from '../../src/core/rules/decide.js'
 import { signatureOf } from '../../src/core/signature/signature.js'
 import { MINUTE, START, begin, fresh, sha } from '../core/ledger-helpers.js'
 
@@ -59,24 +61,45 @@ function report(extra: Partial<GateReport> = {}): GateReport {
       now: START + MINUTE
     })
   )
+  const signature = signatureOf(['jest:tests/a.test.ts>fails'])
   return {
-    status: 'failure',
+    settlement: {
+      kind: 'red',
+      index: 0,
+      signature,
+      record: { state: 'red', now: START + MINUTE, signature },
+      attemptsRemaining: 5,
+      next: ['dispatch']
+    },
     message: 'CI is red',
-    verdict: 'red',
     observation,
     attempt: attempt ?? null,
-    attemptsRemaining: 5,
-    signature: signatureOf(['jest:tests/a.test.ts>fails']),
     pauseReason: null,
-    failureMarkdown: '### ❌ CI failed',
-    failureJsonPath: '/tmp/perf-attempt-0.json',
+    failureSummary: { markdown: '### ❌ CI failed', jsonPath: '/tmp/perf-attempt-0.json' },
     dispatched: true,
-    preExisting: [],
     classification: null,
-    blocked: null,
     recorded: null,
     steps: [{ attempt: 0, sha: sha(0), verdict: 'red', signature: 'jest:tests/a.test.ts>fails' }],
     ...extra
+  }
+}
+
+/** A pause of attempt 0 as `decide` makes it. */
+function paused(extra: Partial<Pause> = {}): Settlement {
+  return {
+    kind: 'paused',
+    pause: {
+      kind: 'blocked',
+      index: 0,
+      reason: 'ci-blocked',
+      verdict: 'blocked',
+      record: { state: 'blocked', now: START + MINUTE },
+      signature: null,
+      remember: false,
+      blocked: null,
+      attemptsRemaining: 5,
+      ...extra
+    }
   }
 }
 
@@ -119,26 +142,18 @@ describe('gateOutputs', () => {
   })
 
   it('a skipped gate (no observation, no attempt) still sets every gate output', () => {
-    const outputs = gateOutputs(
-      report({
-        status: 'skipped',
-        verdict: null,
-        observation: null,
-        attempt: null,
-        attemptsRemaining: null,
-        signature: null,
-        failureMarkdown: null,
-        failureJsonPath: null,
-        dispatched: false
-      })
-    )
-    expect(outputs).toMatchObject({
+    const outputs = gateOutputs(skippedReport('Program perf is paused', { pauseReason: 'manual' }))
+    expect(outputs).toEqual({
       status: 'skipped',
       verdict: '',
       sha: '',
       'pr-number': '',
       attempt: '',
       'attempts-remaining': '',
+      signature: '',
+      'pause-reason': 'manual',
+      'failure-summary': '',
+      'failure-summary-path': '',
       checks: '[]',
       dispatched: 'false',
       'pre-existing': '[]'
@@ -148,7 +163,12 @@ describe('gateOutputs', () => {
   it('pre-existing keys and check names come from CI: redacted, no markers', () => {
     const outputs = gateOutputs(
       report({
-        preExisting: [`eslint:x ${TOKEN}`, 'jest:a <!-- AUTOLOOP:STATUS -->'],
+        settlement: {
+          kind: 'green-except-pre-existing',
+          index: 0,
+          attemptsRemaining: 5,
+          preExisting: [`eslint:x ${TOKEN}`, 'jest:a <!-- AUTOLOOP:STATUS -->']
+        },
         observation: { ...observation, checks: [view(`deploy ${TOKEN}`, 'failed')] }
       })
     )
@@ -212,11 +232,14 @@ describe('gateSummaryMarkdown', () => {
     const markdown = gateSummaryMarkdown(
       'perf',
       report({
-        status: 'success',
-        verdict: 'green-except-pre-existing',
+        settlement: {
+          kind: 'green-except-pre-existing',
+          index: 0,
+          attemptsRemaining: 5,
+          preExisting: ['eslint:no-console:src/legacy.ts']
+        },
         dispatched: false,
-        failureMarkdown: null,
-        preExisting: ['eslint:no-console:src/legacy.ts'],
+        failureSummary: null,
         classification: {
           preExisting: ['eslint:no-console:src/legacy.ts'],
           baseSha: sha('main'),
@@ -240,11 +263,9 @@ describe('gateSummaryMarkdown', () => {
     const markdown = gateSummaryMarkdown(
       'perf',
       report({
-        status: 'paused',
-        verdict: 'blocked',
+        settlement: paused({ blocked: { cause: 'runs wait', advice: 'Approve the runs.' } }),
         dispatched: false,
         pauseReason: 'ci-blocked: runs wait | approval',
-        blocked: { cause: 'runs wait', advice: 'Approve the runs.' },
         recorded: {
           recorded: true,
           status: 'recorded',
@@ -279,12 +300,7 @@ describe('gateSummaryMarkdown', () => {
     expect(
       gateSummaryMarkdown(
         'perf',
-        report({
-          observation: null,
-          verdict: null,
-          message: 'Program perf is paused',
-          pauseReason: 'manual'
-        })
+        skippedReport('Program perf is paused', { pauseReason: 'manual' })
       )
     ).toBe('## autoloop-ci-gate: perf\n\nProgram perf is paused\n\n**Paused:** manual\n')
   })

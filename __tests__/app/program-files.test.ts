@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
@@ -23,6 +24,8 @@ import {
   type ProgramFiles
 } from '../../src/app/program-files.js'
 import { createStateFile } from '../../src/statefile/template.js'
+import { ContentsApiStore } from '../../src/adapters/store.js'
+import { MemoryBranchApi } from '../../__fixtures__/state/memory-contents-api.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { LIMITS, redVerdict, sha, sig } from '../core/ledger-helpers.js'
 import { rejectedStateFileError } from '../statefile/helpers.js'
@@ -376,7 +379,7 @@ describe('updateProgram from the ledger file as last known', () => {
     const second = await updateProgram(
       deps,
       PROGRAM,
-      { maxBytes: MAX_BYTES, ledger: first.files.storedLedger },
+      { maxBytes: MAX_BYTES, known: first.files },
       (current) => ({
         ledger: withStateWrite(current.ledger, { machineState: { pr: 3 } }, clock.now()),
         value: current.ledger.revision
@@ -401,21 +404,190 @@ describe('updateProgram from the ledger file as last known', () => {
     const other = withStateWrite(ledgerIn(store), { machineState: { issue: 7 } }, clock.now())
     store.put(JSON_PATH, serializeLedger({ ...other, revision: other.revision + 1 }))
     let applied = 0
-    await updateProgram(
-      deps,
-      PROGRAM,
-      { maxBytes: MAX_BYTES, ledger: first.files.storedLedger },
-      (current) => {
-        applied += 1
-        return {
-          ledger: withStateWrite(current.ledger, { machineState: { pr: 3 } }, clock.now()),
-          value: null
-        }
+    await updateProgram(deps, PROGRAM, { maxBytes: MAX_BYTES, known: first.files }, (current) => {
+      applied += 1
+      return {
+        ledger: withStateWrite(current.ledger, { machineState: { pr: 3 } }, clock.now()),
+        value: null
       }
-    )
+    })
     expect(applied).toBe(2)
     expect(store.conflicts).toEqual([JSON_PATH])
     expect(ledgerIn(store).revision).toBe(3)
     expect(readMachineState(store.text(MD) as string)).toMatchObject({ pr: 3, issue: 7 })
+  })
+})
+
+/**
+ * A store that writes both files in one change, compare-and-swap on its head (a branch written
+ * with one commit): every change of any file moves the head.
+ */
+function branchStore(initial: Record<string, string> = {}) {
+  const store = memoryStore(initial)
+  let head = 'h0'
+  let heads = 0
+  const put = store.put.bind(store)
+  store.put = (path, text) => {
+    put(path, text)
+    heads += 1
+    head = `h${heads}`
+  }
+  const requests: string[] = []
+  const read = store.read.bind(store)
+  store.read = async (path) => {
+    requests.push(`read ${path}`)
+    return read(path)
+  }
+  store.readMany = async (paths) => {
+    requests.push(`readMany ${paths.join(' ')}`)
+    return { head, files: paths.map((path) => store.files.get(path) ?? null) }
+  }
+  store.writeMany = async (files, expected) => {
+    requests.push(`writeMany ${files.map((file) => file.path).join(' ')}`)
+    store.beforeWrite(files[0]?.path ?? '')
+    if (expected !== head) {
+      store.conflicts.push(files.map((file) => file.path).join(' '))
+      throw new StateConflictError(`moved (expected ${expected}, found ${head})`)
+    }
+    const versions = files.map((file) => {
+      put(file.path, file.text)
+      store.written.push(file.path)
+      return store.files.get(file.path)?.version as string
+    })
+    heads += 1
+    head = `h${heads}`
+    return { head, versions }
+  }
+  return { store, requests }
+}
+
+describe('updateProgram on a store that writes both files in one change', () => {
+  function branchSetup(initial: Record<string, string> = {}) {
+    const { store, requests } = branchStore(initial)
+    const clock = manualClock(Date.parse('2026-03-01T12:00:00Z'))
+    return {
+      store,
+      requests,
+      clock,
+      deps: { store, clock, log: memoryLogger(), random: () => 0.5 }
+    }
+  }
+
+  it('one read, then one write per update from the files as last written: no read again', async () => {
+    const { store, requests, clock, deps } = branchSetup({ [MD]: createStateFile(PROGRAM) })
+    const first = await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES },
+      gateBegins(sha(0), clock.now)
+    )
+    const second = await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES, known: first.files },
+      (current) => ({
+        ledger: completeAttempt(current.ledger, 0, redVerdict(sig('a'), clock.now())),
+        value: null
+      })
+    )
+    expect(requests).toEqual([
+      `readMany ${MD} ${JSON_PATH}`,
+      `writeMany ${JSON_PATH} ${MD}`,
+      `writeMany ${JSON_PATH} ${MD}`
+    ])
+    expect(ledgerIn(store).revision).toBe(2)
+    expect(readLedgerPointer(store.text(MD) as string)?.revision).toBe(2)
+    expect(second.files.stored).toEqual(store.files.get(MD))
+    expect(second.files.storedLedger).toEqual(store.files.get(JSON_PATH))
+  })
+
+  it('a state file a maintainer changed meanwhile: the write conflicts, both are read again and the update decides on the edit', async () => {
+    const { store, requests, clock, deps } = branchSetup({ [MD]: createStateFile(PROGRAM) })
+    const first = await updateProgram(
+      deps,
+      PROGRAM,
+      { maxBytes: MAX_BYTES },
+      gateBegins(sha(0), clock.now)
+    )
+    store.put(
+      MD,
+      updateMachineState(store.text(MD) as string, { paused: true, pauseReason: 'manual' })
+    )
+    const seen: boolean[] = []
+    await updateProgram(deps, PROGRAM, { maxBytes: MAX_BYTES, known: first.files }, (current) => {
+      seen.push(current.machine.paused)
+      return {
+        ledger: withStateWrite(current.ledger, { machineState: { pr: 3 } }, clock.now()),
+        value: null
+      }
+    })
+    expect(seen).toEqual([false, true])
+    expect(store.conflicts).toHaveLength(1)
+    expect(requests.slice(2)).toEqual([
+      `writeMany ${JSON_PATH} ${MD}`,
+      `readMany ${MD} ${JSON_PATH}`,
+      `writeMany ${JSON_PATH} ${MD}`
+    ])
+    expect(readMachineState(store.text(MD) as string)).toMatchObject({ paused: true, pr: 3 })
+  })
+
+  it('sends only the files whose bytes changed: a stale state file alone is repaired alone', async () => {
+    const { store, requests, clock, deps } = branchSetup({ [MD]: createStateFile(PROGRAM) })
+    await updateProgram(deps, PROGRAM, { maxBytes: MAX_BYTES }, gateBegins(sha(0), clock.now))
+    const projected = store.text(MD) as string
+    // gh-aw's memory push puts back the file as the agent's checkout had it.
+    store.put(MD, createStateFile(PROGRAM))
+    await updateProgram(deps, PROGRAM, { maxBytes: MAX_BYTES }, (current) => ({
+      ledger: current.ledger,
+      value: null
+    }))
+    expect(requests.at(-1)).toBe(`writeMany ${MD}`)
+    expect(store.text(MD)).toBe(projected)
+  })
+})
+
+describe('updateProgram on a branch written one commit at a time, any interleaving', () => {
+  it('N runs each writing twice (the second from the files it last wrote): every write told it was written is in the ledger, and the state file names the ledger it was written with', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.integer({ min: 2, max: 4 }), async (s, runs) => {
+        const api = new MemoryBranchApi()
+        api.seed('memory/autoloop', MD, createStateFile(PROGRAM))
+        const store = new ContentsApiStore(api, { branch: 'memory/autoloop' })
+        api.hook = (call) => s.schedule(Promise.resolve(), call.method)
+        const clock = manualClock(Date.parse('2026-03-01T12:00:00Z'))
+        const deps = { store, clock, log: memoryLogger(), random: () => 0 }
+        const written: number[] = []
+        const write = async (issue: number, known?: ProgramFiles) => {
+          const update = await updateProgram(
+            deps,
+            PROGRAM,
+            { maxBytes: MAX_BYTES, ...(known ? { known } : {}) },
+            (current) => ({
+              ledger: withStateWrite(current.ledger, { machineState: { issue } }, clock.now()),
+              value: null
+            })
+          )
+          written.push(issue)
+          return update.files
+        }
+        const one = async (run: number) => {
+          try {
+            await write(100 + run, await write(run))
+          } catch (error) {
+            // Five conflicts in a row give up loudly (a liveness limit, not a lost update).
+            if (!(error instanceof StateConflictError)) throw error
+          }
+        }
+        await s.waitFor(Promise.all(Array.from({ length: runs }, (_, run) => one(run))))
+        const ledger = parseLedgerFile(api.text('memory/autoloop', JSON_PATH) as string, JSON_PATH)
+        expect(ledger.revision).toBe(written.length)
+        const issues = (list: readonly (number | null | undefined)[]) => [...list].sort()
+        expect(issues(ledger.writes.map((w) => w.machineState.issue))).toEqual(issues(written))
+        const md = api.text('memory/autoloop', MD) as string
+        expect(readLedgerPointer(md)?.revision).toBe(ledger.revision)
+        expect(readMachineState(md).issue).toBe(ledger.writes.at(-1)?.machineState.issue)
+      }),
+      { numRuns: 60 }
+    )
   })
 })

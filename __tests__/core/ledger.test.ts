@@ -5,6 +5,7 @@ import {
   LEDGER_LIMITS,
   LedgerSchema,
   attemptAt,
+  beginKind,
   compactLedger,
   completeAttempt,
   emptyLedger,
@@ -253,6 +254,34 @@ describe('beginAttempt', () => {
     const began = begin(ledger, { sha: sha(5), runId: 900, now: START + 60 * MINUTE })
     expect(began.ledger.pausedSignatures).toEqual(ledger.pausedSignatures)
     expect(began.ledger.writes).toEqual(ledger.writes)
+  })
+})
+
+describe('beginKind: what a gate would begin, asked without beginning it', () => {
+  const opened = begin(fresh(), { sha: sha(0), runId: 100, now: START }).ledger
+  const red = completeAttempt(opened, 0, redVerdict(sig('a'), START + MINUTE))
+  const green = finishIteration(
+    completeAttempt(opened, 0, { state: 'green', now: START + MINUTE }),
+    'green',
+    START + MINUTE
+  )
+  const paused = finishIteration(red, 'paused', START + MINUTE)
+  const cases: [string, Ledger, { sha: string; runId: number | null }, string][] = [
+    ['no gate yet', fresh(), { sha: sha(0), runId: 1 }, 'first'],
+    ['a new SHA in the open iteration', red, { sha: sha(1), runId: 200 }, 'fix'],
+    ['the red SHA again, another run', red, { sha: sha(0), runId: 200 }, 'no-new-commit'],
+    ['the red SHA again, the same run', red, { sha: sha(0), runId: 100 }, 'rerun'],
+    ['left in flight by another run', opened, { sha: sha(0), runId: 200 }, 'resumed'],
+    ['left in flight, no run id', opened, { sha: sha(0), runId: null }, 'resumed'],
+    ['gated green by another run', green, { sha: sha(0), runId: 200 }, 'already-gated'],
+    ['gated green by this run', green, { sha: sha(0), runId: 100 }, 'rerun'],
+    ['after a pause, the same SHA', paused, { sha: sha(0), runId: 200 }, 'first'],
+    ['after a pause, a new SHA', paused, { sha: sha(1), runId: 200 }, 'first']
+  ]
+  it.each(cases)('%s: %#', (_, ledger, input, kind) => {
+    expect(beginKind(ledger, input)).toBe(kind)
+    // The same answer beginAttempt acts on.
+    expect(begin(ledger, { ...input, now: START + 5 * MINUTE }).kind).toBe(kind)
   })
 })
 

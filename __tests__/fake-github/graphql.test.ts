@@ -5,6 +5,12 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
 import { startFakeGitHub, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { manualClock } from '../../__fixtures__/clock.js'
+import { memoryLogger } from '../../__fixtures__/log.js'
+import { createGitHubClient } from '../../src/adapters/github/client.js'
+import { RestGitHub } from '../../src/adapters/github/rest.js'
+import { StateConflictError } from '../../src/core/state-errors.js'
+import { blobVersion, ContentsApiStore } from '../../src/adapters/store.js'
 import { closeCheckingRequests, quiet, repo } from './support.js'
 
 const MUTATION = `mutation($input: CreateCommitOnBranchInput!) {
@@ -140,5 +146,84 @@ describe('routes the gh-aw scripts call', () => {
       permission: 'none',
       user: { login: 'github-actions[bot]', type: 'Bot' }
     })
+  })
+})
+
+describe("the state branch through GraphQL, as the action's RestGitHub reads and commits it", () => {
+  async function branchStore() {
+    fake = await startFakeGitHub({
+      scenario: { contents: { [BRANCH]: { 'perf.md': '# perf\n', 'ci-gate/perf.json': '{}\n' } } }
+    })
+    const client = createGitHubClient({
+      token: 't',
+      baseUrl: fake.apiUrl,
+      clock: manualClock(fake.now()),
+      log: memoryLogger(),
+      retryBackoffMs: 1
+    })
+    const github = new RestGitHub(client, repo)
+    return { fake, github, store: new ContentsApiStore(github, { branch: BRANCH }) }
+  }
+
+  it('reads the head and both files in one request, their versions the contents API SHAs', async () => {
+    const { fake, store } = await branchStore()
+    const read = await store.readMany(['perf.md', 'ci-gate/perf.json', 'none.md'])
+    expect(read.head).toBe(fake.state.branches[BRANCH])
+    expect(read.files.map((file) => file?.text ?? null)).toEqual(['# perf\n', '{}\n', null])
+    expect(read.files[0]?.version).toBe(blobVersion('# perf\n'))
+    expect(fake.requests.map((r) => r.route)).toEqual(['POST /graphql'])
+    expect(fake.invalidRequests()).toEqual([])
+    expect(fake.writeRequests()).toEqual([])
+  })
+
+  it('writes both files in one commit on the head read, and refuses one when the branch moved', async () => {
+    const { fake, store } = await branchStore()
+    const read = await store.readMany(['perf.md'])
+    const written = await store.writeMany(
+      [
+        { path: 'perf.md', text: '# perf 2\n' },
+        { path: 'ci-gate/perf.json', text: '{"revision":2}\n' }
+      ],
+      read.head as string
+    )
+    expect(written.head).toBe(fake.state.branches[BRANCH])
+    expect(fake.readFile(BRANCH, 'perf.md')).toBe('# perf 2\n')
+    expect(fake.readFile(BRANCH, 'ci-gate/perf.json')).toBe('{"revision":2}\n')
+    expect(written.versions).toEqual([blobVersion('# perf 2\n'), blobVersion('{"revision":2}\n')])
+    fake.commit(BRANCH, { 'other.md': 'x\n' }, 'a maintainer')
+    await expect(
+      store.writeMany([{ path: 'perf.md', text: '# perf 3\n' }], written.head)
+    ).rejects.toBeInstanceOf(StateConflictError)
+    expect(fake.readFile(BRANCH, 'perf.md')).toBe('# perf 2\n')
+    expect(fake.invalidRequests()).toEqual([])
+  })
+
+  it('a query for another repository or a field Blob does not have is answered as GitHub would', async () => {
+    const { fake, github } = await branchStore()
+    const other = new RestGitHub(
+      createGitHubClient({
+        token: 't',
+        baseUrl: fake.apiUrl,
+        clock: manualClock(fake.now()),
+        log: memoryLogger(),
+        retryBackoffMs: 1
+      }),
+      { owner: 'someone', repo: 'else' }
+    )
+    await expect(other.getFiles(BRANCH, ['perf.md'])).rejects.toMatchObject({
+      errors: [{ type: 'NOT_FOUND' }]
+    })
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    await expect(
+      octokit.graphql(
+        'query($owner: String!, $name: String!, $a: String!) { repository(owner: $owner, name: $name) { a: object(expression: $a) { ... on Blob { byteSize } } } }',
+        { owner: repo.owner, name: repo.repo, a: `${BRANCH}:perf.md` }
+      )
+    ).rejects.toBeDefined()
+    expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
+      ['Blob has no field byteSize here']
+    ])
+    expect((await github.getFiles(BRANCH, ['perf.md'])).files[0]?.text).toBe('# perf\n')
+    fake.requests.splice(0)
   })
 })

@@ -260,5 +260,5 @@ export function ciGateSection(text: string): string {
 
 /** API requests that wrote something (anything but GET). */
 export function writeRequests(fake: FakeGitHub): string[] {
-  return fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)
+  return fake.writeRequests().map((r) => `${r.method} ${r.path}`)
 }

@@ -75,7 +75,7 @@ describeWithAutoloop('doctor, in-process against the fake API', () => {
         '.github/workflows/autoloop.lock.yml',
         '.github/workflows/tests.yml'
       ])
-      expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(fake.writeRequests()).toEqual([])
       expect(
         fake.requests.some((r) =>
           decodeURIComponent(r.path).endsWith(`/git/ref/heads/${STATE_BRANCH}`)

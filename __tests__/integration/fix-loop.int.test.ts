@@ -385,20 +385,21 @@ describe('the fix loop, in-process against the fake API', () => {
         expect(stateText()).toBe(broken)
         expect(existsSync(join(stateDir, ledgerPath(PROGRAM)))).toBe(false)
         // Stopped before anything else: no PR opened, no checks waited on.
-        expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
+        expect(fake.writeRequests()).toEqual([])
       },
       broken
     )
   })
 
-  it('writes through the contents API and survives a 409 on the first write', async () => {
+  it('writes the state branch and survives a conflict on the first write (the branch moved)', async () => {
     await withFake(
       {
         issues: [{ number: ISSUE }],
         branches: { [BRANCH]: sha(1) },
         contents: { 'memory/autoloop': {} },
         checkRuns: [failing(sha(1), 'unit'), failing(sha(2), 'unit')],
-        faults: [{ kind: 'contents-conflict', method: 'PUT', count: 1 }]
+        // The first commit (after the read) finds the branch moved.
+        faults: [{ kind: 'stale-head', afterRequests: 1, count: 1 }]
       },
       async (fake) => {
         const first = await runInProcess(fake, {
@@ -406,7 +407,7 @@ describe('the fix loop, in-process against the fake API', () => {
           env: { GITHUB_RUN_ID: '701' }
         })
         expect(first.outputs).toMatchObject({ status: 'failure', attempt: '0' })
-        expect(fake.requests.filter((r) => r.status === 409)).toHaveLength(1)
+        expect(fake.requests.filter((r) => r.fault === 'stale-head')).toHaveLength(1)
         fake.setBranch(BRANCH, sha(2))
         const second = await runInProcess(fake, {
           inputs: { program: PROGRAM, push: 'false', sha: sha(2) },

@@ -9,13 +9,15 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Clock } from '../../src/ports.js'
-import type { FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { isWriteRequest, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { runInProcess } from '../helpers/in-process.js'
 import {
   beginAttempt,
   completeAttempt,
   emptyLedger,
   finishIteration,
+  ledgerPath,
+  parseLedgerFile,
   type Ledger
 } from '../../src/core/ledger.js'
 import { withFake } from '../helpers/fake-run.js'
@@ -328,7 +330,7 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
       expect(forced.outputs['pause-reason']).toMatch(/^stuck in CI fix loop: /)
       expect(fake.state.dispatches).toHaveLength(1)
       const later = fake.requests.slice(requestsBefore)
-      expect(later.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(later.filter(isWriteRequest)).toEqual([])
       expect(later.filter((r) => r.route?.endsWith('/check-runs'))).toEqual([])
     })
   })
@@ -462,6 +464,52 @@ describe('the gh-aw autoloop loop, two workflow runs in a row', () => {
 })
 
 void BRANCH
+
+describe('the fixer run, recorded before it is started', () => {
+  /** The ledger a state commit sent, as the mutation carried it (null: the commit left it alone). */
+  function ledgerCommitted(request: FakeGitHub['requests'][number]): string | null {
+    const body = request.body as {
+      variables?: { input?: { fileChanges?: { additions?: { path: string; contents: string }[] } } }
+    }
+    const added = body.variables?.input?.fileChanges?.additions?.find(
+      (file) => file.path === ledgerPath(PROGRAM)
+    )
+    return added ? Buffer.from(added.contents, 'base64').toString('utf8') : null
+  }
+
+  it('the settlement commits the dispatch as requested before sending it; a crash after that commit never sends it twice', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const { run } = await redFirstRun(fake)
+      expect(run.outputs.dispatched).toBe('true')
+      const sent = fake.requests.find((r) => r.route?.endsWith('/dispatches'))!
+      const before = fake
+        .writeRequests()
+        .filter((r) => r.seq < sent.seq && r.path === '/graphql')
+        .map(ledgerCommitted)
+        .filter((text): text is string => text !== null)
+        .at(-1)!
+      expect(parseLedgerFile(before, ledgerPath(PROGRAM)).attempts[0]?.dispatch).toMatchObject({
+        workflow: WORKFLOW,
+        state: 'requested'
+      })
+      // The job crashed right after that commit: its outcome was never written. Re-run it.
+      fake.commit(
+        STATE_BRANCH,
+        { [ledgerPath(PROGRAM)]: before },
+        'the ledger as the crash left it'
+      )
+      const again = await ciGateJob(fake, {
+        runId: SCHEDULED_RUN,
+        runAttempt: 2,
+        iteration: { metric: 0.86, improved: true, change: 'cache parsed ranges' }
+      })
+      expect(again.errors).toEqual([])
+      expect(again.outputs).toMatchObject({ verdict: 'red', dispatched: 'false' })
+      expect(fake.state.dispatches).toHaveLength(1)
+      expect(ledgerOf(fake, PROGRAM)?.attempts[0]?.dispatch).toMatchObject({ state: 'requested' })
+    })
+  })
+})
 
 describe('reconcile in the gh-aw loop', () => {
   it('a reconcile whose write met a change reads the branch again and decides from it: paused by hand meanwhile, no stuck pause claimed', async () => {

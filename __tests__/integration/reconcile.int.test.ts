@@ -286,7 +286,7 @@ describe('reconcile, in-process against the fake API', () => {
       expect(list(run.outputs.errors)).toEqual([])
       expect(list(run.outputs.resumed)).toEqual([])
       expect(list(run.outputs.abandoned)).toEqual([])
-      expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(fake.writeRequests()).toEqual([])
       expect(contentsReads(fake)).toEqual([])
       expect(
         fake.gitRequests.filter((r) => r.service === 'git-upload-pack').length
@@ -421,7 +421,7 @@ describe('reconcile of a state file written by the previous version', () => {
       expect(run.summary).toContain('1 idle.')
       expect(stateFileOf(fake, 'fresh')).toBe(files['fresh.md'])
       expect(ledgerOf(fake, 'fresh')).toBeUndefined()
-      expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(fake.writeRequests()).toEqual([])
     })
   })
 })

@@ -208,7 +208,7 @@ describe('record, in-process against the fake API', () => {
       const ledger = ledgerOf(fake, PROGRAM)
       const comments = [...commentsOn(fake)]
       expect(comments.filter((c) => c.includes('autoloop-ci-gate:iteration'))).toHaveLength(1)
-      const writes = fake.requests.filter((r) => r.method !== 'GET').length
+      const writes = fake.writeRequests().length
       for (const attempt of ['1', '2', '3']) {
         const again = await runCommand(
           fake,
@@ -221,7 +221,7 @@ describe('record, in-process against the fake API', () => {
       expect(stateFileOf(fake, PROGRAM)).toBe(text)
       expect(ledgerOf(fake, PROGRAM)).toEqual(ledger)
       expect(commentsOn(fake)).toEqual(comments)
-      expect(fake.requests.filter((r) => r.method !== 'GET').length).toBe(writes)
+      expect(fake.writeRequests().length).toBe(writes)
       expect(schedulerReads(fake, PROGRAM).fields.iteration_count).toBe('4')
       // Another workflow run is another iteration.
       await record(fake, { outcome: 'rejected' }, '9001')

@@ -186,7 +186,7 @@ describe('reset, in-process against the fake API', () => {
       expect(run.outputs.status).toBe('skipped')
       expect(run.summary).toContain('is not paused')
       expect(stateFileOf(fake, PROGRAM)).toBe(files[`${PROGRAM}.md`])
-      expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([])
+      expect(fake.writeRequests()).toEqual([])
       expect(commentsOn(fake)).toEqual([])
     })
   })

@@ -2,7 +2,8 @@
  * Rate-limit points of one gate run in the gh-aw loop (README: "gh-aw autoloop"), run
  * in-process against the fake API: a green gate, and a red gate that writes the fix brief and
  * starts the fixer run (`dispatch-workflow`). Each request the fake answered with a charge is
- * one point; the table splits out the state branch's contents reads and writes.
+ * one point; the table splits out the state branch's reads and writes (a GraphQL query of the
+ * program's files, a `createCommitOnBranch` of them, or the contents API's GET and PUT).
  *
  *   npx tsx scripts/bench/index.ts --only polling
  */
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
 import {
+  isWriteRequest,
   startFakeGitHub,
   type CheckRunPlan,
   type FakeGitHub
@@ -40,8 +42,8 @@ function check(name: string, conclusion: 'success' | 'failure'): CheckRunPlan {
 
 interface Budget {
   points: number
-  contentsReads: number
-  contentsWrites: number
+  stateReads: number
+  stateWrites: number
   status: string
 }
 
@@ -55,11 +57,11 @@ export function routesOf(fake: FakeGitHub): Record<string, number> {
 function budgetOf(fake: FakeGitHub, status: string): Budget {
   if (process.env.BENCH_ROUTES) console.error(routesOf(fake))
   const charged = fake.requests.filter((r) => r.charged)
-  const contents = charged.filter((r) => /\/contents\//.test(r.route ?? ''))
+  const state = charged.filter((r) => /\/contents\/|^POST \/graphql$/.test(r.route ?? ''))
   return {
     points: fake.rateLimit.pointsSpent,
-    contentsReads: contents.filter((r) => r.method === 'GET').length,
-    contentsWrites: contents.filter((r) => r.method === 'PUT').length,
+    stateReads: state.filter((r) => !isWriteRequest(r)).length,
+    stateWrites: state.filter(isWriteRequest).length,
     status
   }
 }
@@ -100,11 +102,10 @@ export async function runGateBudgetBench(): Promise<string> {
     ['red gate with dispatch', await gateOnce(true)]
   ] as const
   return [
-    '| gate run | points | contents GET | contents PUT | verdict |',
+    '| gate run | points | state reads | state writes | verdict |',
     '|---|---:|---:|---:|---|',
     ...rows.map(
-      ([name, b]) =>
-        `| ${name} | ${b.points} | ${b.contentsReads} | ${b.contentsWrites} | ${b.status} |`
+      ([name, b]) => `| ${name} | ${b.points} | ${b.stateReads} | ${b.stateWrites} | ${b.status} |`
     )
   ].join('\n')
 }

@@ -5,12 +5,13 @@
  * A store reads a file by its path with a version and writes only if the version is still the
  * one read (`StateConflictError` otherwise); `updateFile` (app/) builds the retries on it.
  */
-import type { StoredState, StateStore, ContentsApi } from '../ports.js'
+import type { ContentsApi, StateStore, StoredState, StoreSnapshot } from '../ports.js'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContentsConflictError, StateConflictError } from '../core/state-errors.js'
 import { PROGRAM_NAME_PATTERN } from '../core/schema.js'
+import { errorMessage } from '../core/errors.js'
 
 const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/
 
@@ -170,6 +171,14 @@ export class LocalDirStore implements StateStore {
 // ---------------------------------------------------------------------------------------
 // A branch through the GitHub contents API (implemented with Octokit elsewhere)
 
+/** Git's blob id of a text: the contents API's file SHA. */
+export function blobVersion(text: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  return createHash('sha1')
+    .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
+    .digest('hex')
+}
+
 export interface ContentsApiStoreOptions {
   branch: string
   /** Folder inside the branch; empty for the root. */
@@ -199,7 +208,69 @@ export class ContentsApiStore implements StateStore {
 
   async read(path: string): Promise<StoredState | null> {
     const file = await this.api.getFile(this.options.branch, this.pathOf(path))
-    return file === null ? null : { text: file.text, version: file.sha }
+    return this.found(file)
+  }
+
+  /**
+   * Whether GraphQL serves this store (one read, one commit). A refusal (no GraphQL on the
+   * server, a token or policy that refuses it) turns it off for the run: every later read and
+   * write goes file by file through the contents API.
+   */
+  private oneCommit = true
+
+  async readMany(paths: readonly string[]): Promise<StoreSnapshot> {
+    const full = paths.map((path) => this.pathOf(path))
+    if (this.oneCommit && this.api.getFiles && this.api.commitFiles) {
+      try {
+        const read = await this.api.getFiles(this.options.branch, full)
+        if (read.head !== null) this.branchReady ??= Promise.resolve()
+        return { head: read.head, files: read.files.map((file) => this.found(file)) }
+      } catch {
+        // Refused: read file by file (whose error, if it fails too, says what is wrong).
+        this.oneCommit = false
+      }
+    }
+    return { head: null, files: await Promise.all(paths.map((path) => this.read(path))) }
+  }
+
+  async writeMany(
+    files: readonly { path: string; text: string }[],
+    head: string
+  ): Promise<{ head: string; versions: string[] }> {
+    const commit = this.api.commitFiles
+    if (!commit || !this.oneCommit)
+      throw new RangeError(`${this.description} cannot write several files at once`)
+    const message =
+      this.options.message?.(files.map((file) => file.path).join(', ')) ??
+      `autoloop-ci-gate: update ${files.map((file) => file.path).join(', ')}`
+    try {
+      const written = await commit.call(
+        this.api,
+        this.options.branch,
+        head,
+        files.map((file) => ({ path: this.pathOf(file.path), text: file.text })),
+        message
+      )
+      return { head: written.head, versions: files.map((file) => blobVersion(file.text)) }
+    } catch (error) {
+      if (error instanceof ContentsConflictError)
+        throw new StateConflictError(`${this.description} moved since it was read`, {
+          cause: error
+        })
+      // Refused: nothing was written. Read again (file by file from now on) and write that way.
+      this.oneCommit = false
+      throw new StateConflictError(
+        `${this.description} refused a commit through GraphQL (${errorMessage(error).split('\n')[0]}): writing through the contents API instead`,
+        { cause: error }
+      )
+    }
+  }
+
+  /** A file read from the branch shows the branch exists: a write need not make sure of it. */
+  private found(file: { text: string; sha: string } | null): StoredState | null {
+    if (file === null) return null
+    this.branchReady ??= Promise.resolve()
+    return { text: file.text, version: file.sha }
   }
 
   async write(

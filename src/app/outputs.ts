@@ -5,6 +5,7 @@
 import { markdownTable } from 'markdown-table'
 import type { CheckView } from '../core/checks/reduce.js'
 import type { GateObservation, GateVerdict } from '../core/checks/observation.js'
+import type { Settlement } from '../core/rules/decide.js'
 import type { Blocked } from '../core/rules/classify.js'
 import type { Attempt, Classification } from '../core/ledger.js'
 import type { RecordOutcome } from '../statefile/record-outcome.js'
@@ -130,54 +131,132 @@ const VERDICT_TITLE: Record<GateVerdict, string> = {
   'ci-timeout': '⏱️ ci-timeout: checks still running at the wall-clock cap'
 }
 
-/** What one gate did: the outputs and the job summary are made from it. */
+/**
+ * What one gate did, the outputs and the job summary are made from it: the settlement `decide`
+ * made (the verdict, the pause, the signature, the fix attempts left are its), and what the
+ * run observed and wrote on the way.
+ */
 export interface GateReport {
-  status: 'success' | 'failure' | 'paused' | 'skipped'
+  settlement: Settlement
   message: string
-  verdict: GateVerdict | null
+  /** The checks of the settled attempt's commit, when the run waited on them. */
   observation: GateObservation | null
-  /** The attempt as the ledger holds it after this gate. */
+  /** The settled attempt as the ledger holds it after this gate. */
   attempt: Attempt | null
-  attemptsRemaining: number | null
-  signature: Signature | null
-  pauseReason: string | null
-  failureMarkdown: string | null
-  failureJsonPath: string | null
+  /** Whose failures they were, when the settlement was made of them. */
+  classification: Classification | null
+  /** The failure summary written for the fixer: its markdown, and its JSON file. */
+  failureSummary: { markdown: string; jsonPath: string } | null
   /** Whether this step started the fixer run. */
   dispatched: boolean
-  /** Failure keys that also fail on the base branch head. */
-  preExisting: string[]
-  classification: Classification | null
-  blocked: Blocked | null
-  /** The iteration recorded on green, when the agent handed over its metric. */
+  /** The iteration recorded, when the agent handed over its metric. */
   recorded: RecordOutcome | null
+  /** The pause reason the program's state file shows after this gate (this one's, or an earlier one). */
+  pauseReason: string | null
   /** Every attempt this step gated, in order (more than one with fix-command). */
   steps: ReadonlyArray<{ attempt: number; sha: string; verdict: string; signature: string | null }>
 }
 
-export function gateOutputs(report: GateReport): Outputs {
-  const observation = report.observation
+/** A gate that settled nothing: the program was stopped, or there was nothing to gate. */
+export function skippedReport(reason: string, extra: Partial<GateReport> = {}): GateReport {
   return {
-    status: report.status,
-    verdict: report.verdict ?? '',
+    settlement: { kind: 'skipped', reason },
+    message: reason,
+    observation: null,
+    attempt: null,
+    classification: null,
+    failureSummary: null,
+    dispatched: false,
+    recorded: null,
+    pauseReason: null,
+    steps: [],
+    ...extra
+  }
+}
+
+const STATUS: Record<Settlement['kind'], 'success' | 'failure' | 'paused' | 'skipped'> = {
+  skipped: 'skipped',
+  green: 'success',
+  'green-except-pre-existing': 'success',
+  paused: 'paused',
+  red: 'failure'
+}
+
+/** The `status` output of a settlement. */
+export function statusOf(settlement: Settlement): (typeof STATUS)[Settlement['kind']] {
+  return STATUS[settlement.kind]
+}
+
+/** The `verdict` output of a settlement (null: nothing was gated). */
+export function verdictOf(settlement: Settlement): GateVerdict | null {
+  switch (settlement.kind) {
+    case 'skipped':
+      return null
+    case 'paused':
+      return settlement.pause.verdict
+    default:
+      return settlement.kind
+  }
+}
+
+/** The failure signature a settlement names, if any. */
+export function signatureOfSettlement(settlement: Settlement): Signature | null {
+  if (settlement.kind === 'paused') return settlement.pause.signature
+  return settlement.kind === 'red' ? settlement.signature : null
+}
+
+function attemptsRemainingOf(settlement: Settlement): number | null {
+  switch (settlement.kind) {
+    case 'skipped':
+      return null
+    case 'paused':
+      return settlement.pause.attemptsRemaining
+    default:
+      return settlement.attemptsRemaining
+  }
+}
+
+function preExistingOf(report: GateReport): string[] {
+  const { settlement } = report
+  if (settlement.kind === 'green-except-pre-existing') return settlement.preExisting
+  if (settlement.kind === 'green') return []
+  return report.classification?.preExisting ?? []
+}
+
+function blockedOf(settlement: Settlement): Blocked | null {
+  return settlement.kind === 'paused' ? settlement.pause.blocked : null
+}
+
+function pauseReasonOf(report: GateReport): string | null {
+  const { settlement } = report
+  return report.pauseReason ?? (settlement.kind === 'paused' ? settlement.pause.reason : null)
+}
+
+export function gateOutputs(report: GateReport): Outputs {
+  const { observation, settlement } = report
+  const remaining = attemptsRemainingOf(settlement)
+  return {
+    status: statusOf(settlement),
+    verdict: verdictOf(settlement) ?? '',
     sha: observation?.sha ?? report.attempt?.sha ?? '',
     'pr-number': observation?.pull ? String(observation.pull.number) : '',
     attempt: report.attempt ? String(report.attempt.index) : '',
-    'attempts-remaining': report.attemptsRemaining === null ? '' : String(report.attemptsRemaining),
-    signature: report.signature?.full ?? '',
-    'pause-reason': report.pauseReason ?? '',
-    'failure-summary': report.failureMarkdown ?? '',
-    'failure-summary-path': report.failureJsonPath ?? '',
+    'attempts-remaining': remaining === null ? '' : String(remaining),
+    signature: signatureOfSettlement(settlement)?.full ?? '',
+    'pause-reason': pauseReasonOf(report) ?? '',
+    'failure-summary': report.failureSummary?.markdown ?? '',
+    'failure-summary-path': report.failureSummary?.jsonPath ?? '',
     checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
     dispatched: report.dispatched ? 'true' : 'false',
-    'pre-existing': JSON.stringify(report.preExisting.map(outputText))
+    'pre-existing': JSON.stringify(preExistingOf(report).map(outputText))
   }
 }
 
 function classificationLines(report: GateReport): string[] {
   const lines: string[] = []
   const c = report.classification
-  if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
+  const blocked = blockedOf(report.settlement)
+  if (blocked) lines.push(`**Blocked:** ${blocked.advice}`, '')
   if (c && c.preExisting.length > 0)
     lines.push(
       `**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${inlineCode(c.baseSha.slice(0, 12), 20)}` : ''}${c.baseChecks && c.baseChecks.length > 0 ? ` in ${c.baseChecks.map((f) => link(f.url, tableCell(f.check, 80))).join(', ')}` : ''} too, not counted): ${c.preExisting
@@ -203,14 +282,17 @@ function classificationLines(report: GateReport): string[] {
 export function gateSummaryMarkdown(program: string, report: GateReport): string {
   const lines = [`## autoloop-ci-gate: ${program}`, '']
   const gate = report.observation
-  if (!gate || !report.verdict) {
+  const verdict = verdictOf(report.settlement)
+  const pauseReason = pauseReasonOf(report)
+  const blocked = blockedOf(report.settlement)
+  if (!gate || !verdict) {
     lines.push(report.message, '')
-    if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
-    if (report.blocked) lines.push(`**Blocked:** ${report.blocked.advice}`, '')
+    if (pauseReason) lines.push(`**Paused:** ${tableCell(pauseReason, 200)}`, '')
+    if (blocked) lines.push(`**Blocked:** ${blocked.advice}`, '')
     return lines.join('\n')
   }
   lines.push(
-    `**${VERDICT_TITLE[report.verdict]}** — status \`${report.status}\` for \`${gate.sha}\`` +
+    `**${VERDICT_TITLE[verdict]}** — status \`${statusOf(report.settlement)}\` for \`${gate.sha}\`` +
       (gate.pull ? ` (PR ${link(gate.pull.url, `#${gate.pull.number}`)})` : ''),
     ''
   )
@@ -219,7 +301,7 @@ export function gateSummaryMarkdown(program: string, report: GateReport): string
     lines.push('')
   }
   lines.push(...classificationLines(report))
-  if (report.pauseReason) lines.push(`**Paused:** ${tableCell(report.pauseReason, 200)}`, '')
+  if (pauseReason) lines.push(`**Paused:** ${tableCell(pauseReason, 200)}`, '')
   if (report.dispatched) lines.push('**Fixer run started** (`dispatch-workflow`).', '')
   if (report.recorded?.recorded)
     lines.push(
@@ -247,6 +329,6 @@ export function gateSummaryMarkdown(program: string, report: GateReport): string
     '',
     checksTable(gate.checks)
   )
-  if (report.failureMarkdown) lines.push('', report.failureMarkdown)
+  if (report.failureSummary) lines.push('', report.failureSummary.markdown)
   return lines.join('\n') + '\n'
 }

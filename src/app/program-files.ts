@@ -1,8 +1,10 @@
 /**
  * A program's two files, read and changed together (README: "The ledger"): the ledger
- * `ci-gate/<program>.json` is authoritative and written first, by compare-and-swap;
- * `<program>.md` is then projected from it, also by compare-and-swap. A crash between the two
- * loses nothing: the next gate or `reconcile` projects the ledger again.
+ * `ci-gate/<program>.json` is authoritative; `<program>.md` is projected from it. On a branch
+ * both are read in one request and written in one commit, compare-and-swap on the branch head.
+ * A store without that (a folder) writes the ledger first, then the projection, each by
+ * compare-and-swap: a crash between the two loses nothing, the next gate or `reconcile`
+ * projects the ledger again.
  */
 import type { Clock } from '../ports.js'
 import type { Logger } from '../ports.js'
@@ -39,6 +41,11 @@ export interface ProgramFiles {
   machine: MachineState
   /** Whether the stored `<program>.md` lags the ledger (another run's memory push reverted it). */
   stale: boolean
+  /**
+   * The store's version as read or written (the state branch's head), when the store writes
+   * both files in one compare-and-swap; null otherwise.
+   */
+  head: string | null
 }
 
 export interface ProgramFileOptions {
@@ -88,7 +95,8 @@ export function programFilesOf(
   stored: StoredState | null,
   storedLedger: StoredState | null,
   description: string,
-  options: ProgramFileOptions
+  options: ProgramFileOptions,
+  head: string | null = null
 ): ProgramFiles {
   const found = ledgerOf(program, stored, storedLedger, description)
   const ledger = found ?? emptyLedger(program, options.now)
@@ -109,7 +117,8 @@ export function programFilesOf(
     stale:
       stored !== null &&
       found !== null &&
-      (text !== stored.text || !isProjected(stored.text, ledger))
+      (text !== stored.text || !isProjected(stored.text, ledger)),
+    head
   }
 }
 
@@ -118,11 +127,12 @@ export async function readProgram(
   program: string,
   options: ProgramFileOptions
 ): Promise<ProgramFiles> {
-  const [stored, storedLedger] = await Promise.all([
-    store.read(stateFilePath(program)),
-    store.read(ledgerPath(program))
-  ])
-  return programFilesOf(program, stored, storedLedger, store.description, options)
+  const paths = [stateFilePath(program), ledgerPath(program)]
+  const read = store.readMany
+    ? await store.readMany(paths)
+    : { head: null, files: await Promise.all(paths.map((path) => store.read(path))) }
+  const [stored = null, storedLedger = null] = read.files
+  return programFilesOf(program, stored, storedLedger, store.description, options, read.head)
 }
 
 export interface ProgramUpdateDeps {
@@ -144,17 +154,20 @@ export interface ProgramUpdate<T> {
  * once) and returns the new ledger, or the same object for no change. A ledger that did not
  * change is not written; a stale state file is still repaired. The value `apply` returns
  * beside the ledger is the one of the run that was written.
+ *
+ * A store that writes several files at once (a branch: one commit, compare-and-swap on its
+ * head) gets both files in one write, each only when its bytes changed; starting from the
+ * files as this run last read or wrote them (`known`), nothing is read unless the branch moved
+ * meanwhile. Otherwise the ledger is written first, then the state file, each by
+ * compare-and-swap, the state file always read again (`known` spares the ledger's read).
  */
 export async function updateProgram<T>(
   deps: ProgramUpdateDeps,
   program: string,
   options: {
     maxBytes: number
-    /**
-     * The ledger file as this run last read or wrote it (null: none yet), used instead of a
-     * first read of it: the state file is still read, and a conflict reads both again.
-     */
-    ledger?: StoredState | null
+    /** The files as this run last read or wrote them. */
+    known?: ProgramFiles
   },
   apply: (current: ProgramFiles) => { ledger: Ledger; value: T }
 ): Promise<ProgramUpdate<T>> {
@@ -165,64 +178,134 @@ export async function updateProgram<T>(
     maxAttempts: 5,
     log: { info: (line: string) => deps.log.info(line) }
   }
+  const fileOptions = (now: number) => ({ maxBytes: options.maxBytes, now })
   for (let attempt = 1; ; attempt += 1) {
     const now = clock.now()
-    const current =
-      attempt === 1 && options.ledger !== undefined
+    const known = attempt === 1 ? options.known : undefined
+    const current = !known
+      ? await readProgram(store, program, fileOptions(now))
+      : store.writeMany && known.head !== null
         ? programFilesOf(
             program,
-            await store.read(stateFilePath(program)),
-            options.ledger,
+            known.stored,
+            known.storedLedger,
             store.description,
-            {
-              maxBytes: options.maxBytes,
-              now
-            }
+            fileOptions(now),
+            known.head
           )
-        : await readProgram(store, program, { maxBytes: options.maxBytes, now })
+        : programFilesOf(
+            program,
+            await store.read(stateFilePath(program)),
+            known.storedLedger,
+            store.description,
+            fileOptions(now)
+          )
     const { ledger: changed, value } = apply(current)
     // A ledger read from an earlier version's block has no file yet: it is written before the
     // projection takes the block out of the state file.
     const unsaved = current.stale && current.storedLedger === null
-    if (changed === current.ledger && !unsaved) {
-      const files = current.stale
-        ? await writeProjection(
-            deps,
+    const unchanged = changed === current.ledger && !unsaved
+    if (unchanged && !current.stale) return { files: current, value }
+    const next = unchanged
+      ? current.ledger
+      : LedgerSchema.parse(
+          compactLedger({
+            ...changed,
             program,
-            current.ledger,
-            current.storedLedger,
-            options,
-            current.stored
-          )
-        : current
-      return { files, value }
+            revision: current.ledger.revision + 1,
+            updatedAt: new Date(now).toISOString()
+          })
+        )
+    const ledgerText = unchanged ? null : serializeLedger(next)
+    /** A write, or undefined after a conflict (and the wait before reading again). */
+    const unlessConflict = async <W>(write: () => Promise<W>): Promise<W | undefined> => {
+      try {
+        return await write()
+      } catch (error) {
+        if (!(error instanceof StateConflictError)) throw error
+        await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry)
+        return undefined
+      }
     }
-    const next = LedgerSchema.parse(
-      compactLedger({
-        ...changed,
-        program,
-        revision: current.ledger.revision + 1,
-        updatedAt: new Date(now).toISOString()
-      })
-    )
-    const ledgerText = serializeLedger(next)
-    let storedLedger: StoredState
-    try {
-      const { version } = await store.write(
-        ledgerPath(program),
-        ledgerText,
-        current.storedLedger?.version ?? null
+    const writeMany = store.writeMany?.bind(store)
+    const head = current.head
+    if (writeMany && head !== null) {
+      const files = await unlessConflict(() =>
+        writeBoth(writeMany, head, current, next, ledgerText, {
+          maxBytes: options.maxBytes,
+          description: store.description
+        })
       )
-      storedLedger = { text: ledgerText, version }
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error
-      await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry)
+      if (files) return { files, value }
       continue
+    }
+    let storedLedger = current.storedLedger
+    if (ledgerText !== null) {
+      const written = await unlessConflict(() =>
+        store.write(ledgerPath(program), ledgerText, current.storedLedger?.version ?? null)
+      )
+      if (!written) continue
+      storedLedger = { text: ledgerText, version: written.version }
     }
     return {
       files: await writeProjection(deps, program, next, storedLedger, options, current.stored),
       value
     }
+  }
+}
+
+/** The state file with `ledger` projected on it, unless it shows a newer revision already. */
+function projectionOf(
+  program: string,
+  text: string | null,
+  ledger: Ledger,
+  maxBytes: number
+): string {
+  // Another run projected a newer revision of the ledger meanwhile: ours is older.
+  return text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
+    ? text
+    : projectStateFile(text ?? createStateFile(program), ledger, { program, maxBytes })
+}
+
+/**
+ * The ledger (`ledgerText`, null: unchanged) and its projection in one write against the
+ * head `current` was read at; a file whose bytes did not change is not sent.
+ */
+async function writeBoth(
+  writeMany: NonNullable<StateStore['writeMany']>,
+  head: string,
+  current: ProgramFiles,
+  ledger: Ledger,
+  ledgerText: string | null,
+  options: { maxBytes: number; description: string }
+): Promise<ProgramFiles> {
+  const { program } = current
+  const mdPath = stateFilePath(program)
+  const text = inFile(`${mdPath} (${options.description})`, () =>
+    projectionOf(program, current.stored?.text ?? null, ledger, options.maxBytes)
+  )
+  const changes = [
+    ...(ledgerText === null ? [] : [{ path: ledgerPath(program), text: ledgerText }]),
+    ...(text === current.stored?.text ? [] : [{ path: mdPath, text }])
+  ]
+  if (changes.length === 0) return { ...current, stale: false }
+  const written = await writeMany(changes, head)
+  const versionOf = (path: string): string | undefined =>
+    written.versions[changes.findIndex((change) => change.path === path)]
+  const mdVersion = versionOf(mdPath)
+  const ledgerVersion = versionOf(ledgerPath(program))
+  return {
+    program,
+    stored: mdVersion === undefined ? current.stored : { text, version: mdVersion },
+    storedLedger:
+      ledgerText === null || ledgerVersion === undefined
+        ? current.storedLedger
+        : { text: ledgerText, version: ledgerVersion },
+    ledger,
+    text,
+    machine: readMachineState(text),
+    stale: false,
+    head: written.head
   }
 }
 
@@ -240,14 +323,7 @@ async function writeProjection(
   const written = await updateFile(
     deps.store,
     path,
-    (text) =>
-      // Another run projected a newer revision of the ledger meanwhile: ours is older.
-      text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
-        ? text
-        : projectStateFile(text ?? createStateFile(program), ledger, {
-            program,
-            maxBytes: options.maxBytes
-          }),
+    (text) => projectionOf(program, text, ledger, options.maxBytes),
     {
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
@@ -262,6 +338,7 @@ async function writeProjection(
     ledger,
     text: written.text,
     machine: readMachineState(written.text),
-    stale: false
+    stale: false,
+    head: null
   }
 }

@@ -54,7 +54,7 @@ import { inlineCode, tableCell } from '../core/text/untrusted.js'
 import { errorMessage } from '../core/errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
-import { ignoreMatcher } from './gate/wait.js'
+import { ignoreMatcher } from '../app/gate/observe.js'
 import { doctorForReconcile } from './doctor.js'
 
 /** Programs handled at once. */

@@ -87,7 +87,7 @@ export async function waitBeforeRetry(
   }
   const wait = backoffMs(attempt, options.random)
   options.log?.info(
-    `${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms`
+    `${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms: ${conflict.message}`
   )
   await options.clock.sleep(wait)
 }

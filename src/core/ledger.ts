@@ -3,7 +3,7 @@
  * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
  * push copies only root `*.md` files, so no other run's memory push can revert it; the
  * Machine State rows the action owns and the `## 🚦 CI Gate` section are projections of it
- * (`state/projection.ts`). README: "The ledger".
+ * (`statefile/projection.ts`). README: "The ledger".
  *
  * Pure: every operation takes a ledger and returns a new one; time comes in as epoch ms.
  *
@@ -417,6 +417,25 @@ function isSameRun(attempt: Attempt, runId: number | null): boolean {
   return runId !== null && attempt.runId === runId
 }
 
+/**
+ * What gating `sha` in run `runId` would begin (see the module comment and `BeginKind`),
+ * without beginning it: the question `beginAttempt` answers first.
+ */
+export function beginKind(ledger: Ledger, input: { sha: string; runId: number | null }): BeginKind {
+  const sha = input.sha.toLowerCase()
+  const latest = latestAttempt(ledger)
+  if (latest && ledger.iteration && latest.sha === sha) {
+    const open = ledger.iteration.finishedAt === null
+    const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome)
+    // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
+    if (isSameRun(latest, input.runId) && (open || accepted)) return 'rerun'
+    if (accepted) return 'already-gated'
+    if (open && RED_STATES.has(latest.state)) return 'no-new-commit'
+    if (open) return 'resumed'
+  }
+  return latest && isIterationOpen(ledger) ? 'fix' : 'first'
+}
+
 /** Records the start of a gate on `sha` (see the module comment and `BeginKind`). */
 export function beginAttempt(ledger: Ledger, input: BeginAttemptInput): BeganAttempt {
   const sha = input.sha.toLowerCase()
@@ -444,41 +463,44 @@ export function beginAttempt(ledger: Ledger, input: BeginAttemptInput): BeganAtt
     return { kind, ledger: next, attempt: latestAttempt(next) as Attempt }
   }
 
-  if (latest && ledger.iteration && latest.sha === sha) {
-    const open = ledger.iteration.finishedAt === null
-    const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome)
-    // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
-    if (isSameRun(latest, input.runId) && (open || accepted)) return reuse('rerun', true)
-    if (accepted) return { kind: 'already-gated', ledger, attempt: latest }
-    if (open && RED_STATES.has(latest.state)) return appendNoNewCommit(ledger, input)
-    if (open) return reuse('resumed', false)
+  const kind = beginKind(ledger, { sha, runId: input.runId })
+  switch (kind) {
+    case 'rerun':
+      return reuse('rerun', true)
+    case 'resumed':
+      return reuse('resumed', false)
+    case 'already-gated':
+      return { kind, ledger, attempt: latest as Attempt }
+    case 'no-new-commit':
+      return appendNoNewCommit(ledger, input)
+    case 'fix': {
+      const previous = latest as Attempt
+      const abandoned = ledger.attempts.map((a) =>
+        a.state === 'in-flight' ? { ...a, state: 'abandoned' as const, endedAt: now } : a
+      )
+      const next = compactLedger({
+        ...ledger,
+        iteration: { ...(ledger.iteration as Iteration), ...limits },
+        attempts: [...abandoned, freshAttempt(previous.index + 1, input, sha)]
+      })
+      return { kind, ledger: next, attempt: latestAttempt(next) as Attempt }
+    }
+    case 'first': {
+      const next = compactLedger({
+        ...ledger,
+        iteration: {
+          id: `${now}/${sha.slice(0, 12)}`,
+          startedAt: now,
+          finishedAt: null,
+          outcome: null,
+          ...limits
+        },
+        earlierSignatureHashes: [],
+        attempts: [freshAttempt(0, input, sha)]
+      })
+      return { kind, ledger: next, attempt: latestAttempt(next) as Attempt }
+    }
   }
-
-  if (latest && isIterationOpen(ledger)) {
-    const abandoned = ledger.attempts.map((a) =>
-      a.state === 'in-flight' ? { ...a, state: 'abandoned' as const, endedAt: now } : a
-    )
-    const next = compactLedger({
-      ...ledger,
-      iteration: { ...ledger.iteration, ...limits },
-      attempts: [...abandoned, freshAttempt(latest.index + 1, input, sha)]
-    })
-    return { kind: 'fix', ledger: next, attempt: latestAttempt(next) as Attempt }
-  }
-
-  const next = compactLedger({
-    ...ledger,
-    iteration: {
-      id: `${now}/${sha.slice(0, 12)}`,
-      startedAt: now,
-      finishedAt: null,
-      outcome: null,
-      ...limits
-    },
-    earlierSignatureHashes: [],
-    attempts: [freshAttempt(0, input, sha)]
-  })
-  return { kind: 'first', ledger: next, attempt: latestAttempt(next) as Attempt }
 }
 
 /**

@@ -117,9 +117,13 @@ describe('decide: one row per settlement kind', () => {
     })
   })
 
-  it('green settles green on its attempt', () => {
+  it('green settles green on its attempt, with the fix attempts the iteration has left', () => {
     const { ledger, index } = inFlight()
-    expect(run(ledger, checks(index, { verdict: 'green' }))).toEqual({ kind: 'green', index })
+    expect(run(ledger, checks(index, { verdict: 'green' }))).toEqual({
+      kind: 'green',
+      index,
+      attemptsRemaining: LIMITS.maxFixAttempts - index
+    })
   })
 
   it('checks running at the wall clock pause `ci-timeout`, spending the budget', () => {
@@ -173,6 +177,7 @@ describe('decide: one row per settlement kind', () => {
     expect(settlement).toEqual({
       kind: 'green-except-pre-existing',
       index,
+      attemptsRemaining: LIMITS.maxFixAttempts - index,
       preExisting: ['jest:base>fails']
     })
   })

@@ -18,7 +18,7 @@ import type { CheckRunInfo, ChecksSnapshot, CommitStatusInfo } from '../../core/
 import { httpStatus } from '../../core/errors.js'
 import type { AnnotationInfo, CheckRunOutput, FailureSources } from '../../ports.js'
 import type { IssueComment, IssuesPort } from '../../ports.js'
-import type { ContentsApi } from '../../ports.js'
+import type { BranchFiles, ContentsApi } from '../../ports.js'
 import { ContentsConflictError } from '../../core/state-errors.js'
 
 const PAGE_SIZE = 100
@@ -47,6 +47,12 @@ interface RestCheckRun {
   started_at: string | null
   check_suite: { id: number } | null
   app: { slug?: string } | null
+  output?: {
+    title: string | null
+    summary: string | null
+    text: string | null
+    annotations_count: number
+  }
 }
 
 interface RestStatus {
@@ -97,6 +103,11 @@ export function toCheckRun(run: RestCheckRun): CheckRunInfo {
 
 export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, ContentsApi {
   private readonly cache = new Map<string, CachedResponse>()
+  /**
+   * Each check run's output as its commit's listing last showed it: the listing carries the
+   * same output as the check run itself, so gathering a failure needs no request of its own.
+   */
+  private readonly listedOutputs = new Map<number, CheckRunOutput>()
 
   constructor(
     private readonly client: GitHubClient,
@@ -218,6 +229,14 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
         return { total: body.total_count, items: body.statuses }
       }
     )
+    for (const run of runs)
+      if (run.output)
+        this.listedOutputs.set(run.id, {
+          title: run.output.title,
+          summary: run.output.summary,
+          text: run.output.text,
+          annotationsCount: run.output.annotations_count
+        })
     return {
       checkRuns: runs.map(toCheckRun),
       statuses: statuses.map((status): CommitStatusInfo => ({
@@ -427,6 +446,8 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
   }
 
   async checkRunOutput(checkRunId: number): Promise<CheckRunOutput> {
+    const listed = this.listedOutputs.get(checkRunId)
+    if (listed) return listed
     const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId })
     return {
       title: data.output.title,
@@ -527,6 +548,90 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
       return { text, sha: data.sha }
     } catch (error) {
       if (httpStatus(error) === 404) return null
+      throw error
+    }
+  }
+
+  /**
+   * The branch's head and files in one GraphQL query (one rate-limit point for any number of
+   * files), each with its blob SHA, the contents API's file SHA, so a compare-and-swap write
+   * goes against exactly what was read. A file GraphQL cannot give as text (binary, or cut
+   * short for its size) is read through the contents API.
+   */
+  async getFiles(branch: string, paths: readonly string[]): Promise<BranchFiles> {
+    const aliases = paths.map((_, i) => `f${i}`)
+    const query = `query($owner: String!, $name: String!, $ref: String!, ${aliases.map((a) => `$${a}: String!`).join(', ')}) {
+  repository(owner: $owner, name: $name) {
+    head: ref(qualifiedName: $ref) { target { oid } }
+${aliases.map((a) => `    ${a}: object(expression: $${a}) { ... on Blob { oid text isBinary isTruncated } }`).join('\n')}
+  }
+}`
+    type Blob = { oid?: string; text: string | null; isBinary: boolean; isTruncated: boolean }
+    const result = await this.client.graphql<{
+      repository:
+        (Record<string, Blob | null> & { head: { target: { oid: string } } | null }) | null
+    }>(query, {
+      owner: this.repo.owner,
+      name: this.repo.repo,
+      ref: `refs/heads/${branch}`,
+      ...Object.fromEntries(paths.map((path, i) => [`f${i}`, `${branch}:${path}`]))
+    })
+    const repository = result.repository
+    const files = await Promise.all(
+      paths.map(async (path, i) => {
+        const blob = (repository?.[`f${i}`] ?? null) as Blob | null
+        if (blob?.oid === undefined) return null
+        if (blob.text === null || blob.isBinary || blob.isTruncated)
+          return this.getFile(branch, path)
+        return { text: blob.text, sha: blob.oid }
+      })
+    )
+    return { head: repository?.head?.target.oid ?? null, files }
+  }
+
+  /**
+   * Commits the files on the branch in one commit (GraphQL `createCommitOnBranch`), only if its
+   * head is still `head`: ContentsConflictError when the branch moved.
+   */
+  async commitFiles(
+    branch: string,
+    head: string,
+    files: readonly { path: string; text: string }[],
+    message: string
+  ): Promise<{ head: string }> {
+    const mutation = `mutation($input: CreateCommitOnBranchInput!) {
+  createCommitOnBranch(input: $input) { commit { oid } }
+}`
+    try {
+      const result = await this.client.graphql<{
+        createCommitOnBranch: { commit: { oid: string } }
+      }>(mutation, {
+        input: {
+          branch: {
+            repositoryNameWithOwner: `${this.repo.owner}/${this.repo.repo}`,
+            branchName: branch
+          },
+          expectedHeadOid: head,
+          message: { headline: message },
+          fileChanges: {
+            additions: files.map((file) => ({
+              path: file.path,
+              contents: Buffer.from(file.text, 'utf8').toString('base64')
+            }))
+          }
+        }
+      })
+      return { head: result.createCommitOnBranch.commit.oid }
+    } catch (error) {
+      const errors = (error as { errors?: { type?: string; message?: string }[] }).errors ?? []
+      if (
+        errors.some(
+          (e) => e.type === 'STALE_DATA' || /expected branch to point to/i.test(e.message ?? '')
+        )
+      )
+        throw new ContentsConflictError(`${branch} moved since ${head.slice(0, 12)} was read`, {
+          cause: error
+        })
       throw error
     }
   }

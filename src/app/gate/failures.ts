@@ -24,7 +24,7 @@ import { missingRequiredKey } from '../../core/signature/signature.js'
 import { redactSecrets, removeMarkers } from '../../core/text/untrusted.js'
 import { errorMessage, httpStatus } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
-import { waitForChecks, type WaitWindow } from './wait.js'
+import { waitForChecks, type WaitWindow } from './observe.js'
 
 export interface FailingCheck extends GatheredFailure {
   /** Why it looks like a failure outside the project, when it does. */

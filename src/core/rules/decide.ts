@@ -94,8 +94,13 @@ export interface Pause {
 
 export type Settlement =
   | { kind: 'skipped'; reason: string }
-  | { kind: 'green'; index: number }
-  | { kind: 'green-except-pre-existing'; index: number; preExisting: string[] }
+  | { kind: 'green'; index: number; attemptsRemaining: number }
+  | {
+      kind: 'green-except-pre-existing'
+      index: number
+      attemptsRemaining: number
+      preExisting: string[]
+    }
   | { kind: 'paused'; pause: Pause }
   | {
       kind: 'red'
@@ -187,7 +192,8 @@ function decideChecks(
 ): Settlement {
   const { ledger, now, config } = input
   const { index, verdict, blocked, findings } = observed
-  if (verdict === 'green') return { kind: 'green', index }
+  if (verdict === 'green')
+    return { kind: 'green', index, attemptsRemaining: budgetLeft(ledger, index) }
   if (verdict === 'ci-timeout') {
     const signature = signatureOf([buildKey('ci-timeout')])
     return {
@@ -224,7 +230,12 @@ function decideChecks(
   const preExisting = findings.classification.preExisting
   if (findings.newKeys.length === 0 && preExisting.length > 0) {
     if (config.preExistingFailures === 'allow')
-      return { kind: 'green-except-pre-existing', index, preExisting: [...preExisting] }
+      return {
+        kind: 'green-except-pre-existing',
+        index,
+        attemptsRemaining: budgetLeft(ledger, index),
+        preExisting: [...preExisting]
+      }
     const signature = signatureOf(preExisting)
     return {
       kind: 'paused',

@@ -1,7 +1,9 @@
 /**
- * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
- * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
- * exact SHA waited for and reduced to one verdict (docs/decisions.md: "How checks become a verdict").
+ * The gate's observations, effects only (README: "The fix loop"): the commit to gate (pushed,
+ * given, or the branch head), whether it is gh-aw's empty CI-trigger commit, whether a fix
+ * could have arrived, the program's PR, every check on that exact SHA waited for and reduced
+ * to one verdict (docs/decisions.md: "How checks become a verdict"), why no fix can help, and
+ * for a red verdict its findings (`failures.ts`). What they settle into is `decide`'s.
  */
 import picomatch from 'picomatch'
 import type { ProgramConfig } from '../../core/inputs.js'
@@ -11,6 +13,21 @@ import type { GateObservation } from '../../core/checks/observation.js'
 import { waitForVerdict } from '../wait-for-checks.js'
 import { ActionError, errorMessage } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
+import { blockedCause, type Blocked } from '../../core/rules/classify.js'
+import { deadlineOf } from '../../core/rules/guard.js'
+import {
+  beginKind,
+  latestAttempt,
+  updateAttempt,
+  type Attempt,
+  type BeganAttempt,
+  type Rerun
+} from '../../core/ledger.js'
+import { needsFindings, type Observed } from '../../core/rules/decide.js'
+import type { ProgramFiles } from '../program-files.js'
+import { whyNoFix } from '../fixer-check.js'
+import { findRedFindings, type RedFindings } from './failures.js'
+import { iterationOf, write, type GateRun } from './run.js'
 
 type WaitDeps = Pick<CommandDeps, 'github' | 'git' | 'clock' | 'log' | 'environment'>
 
@@ -167,4 +184,131 @@ export async function waitForChecks(
     missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
     reasons: verdict.reasons
   }
+}
+
+/** What the gate saw on the attempt's commit, beside the decision's input. */
+export interface Seen {
+  observation: GateObservation | null
+  findings: RedFindings | null
+}
+
+export const NOTHING_SEEN: Seen = { observation: null, findings: null }
+
+async function policyOf(run: GateRun): Promise<ReducePolicy> {
+  run.policy ??= await checkPolicy(run.config, run.deps)
+  return run.policy
+}
+
+/**
+ * The branch head did not move since the red attempt, but no fix could have arrived (this
+ * run's push failed, gh-aw diverted it, or the fixer run never ran its agent): the cause,
+ * else null (the fixer pushed nothing: the no-progress guard judges it).
+ */
+export async function noFixArrived(
+  run: GateRun,
+  files: ProgramFiles,
+  head: GatedHead
+): Promise<{ latest: Attempt; blocked: Blocked } | null> {
+  const { config, deps } = run
+  const kind = beginKind(files.ledger, { sha: head.sha, runId: deps.environment.runId ?? null })
+  const latest = latestAttempt(files.ledger)
+  if (kind !== 'no-new-commit' || !latest) return null
+  const blocked = await whyNoFix(deps, {
+    branch: config.branch,
+    latest,
+    safeOutputsResult: config.safeOutputsResult
+  })
+  return blocked ? { latest, blocked } : null
+}
+
+/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
+export async function observe(
+  run: GateRun,
+  began: BeganAttempt & { files: ProgramFiles },
+  head: GatedHead,
+  pull: PullInfo | null
+): Promise<{ observed: Observed; seen: Seen }> {
+  const { config, deps } = run
+  const iteration = iterationOf(began.ledger)
+  const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
+  const policy = await policyOf(run)
+  const index = began.attempt.index
+  const agentSha = began.attempt.agentSha ?? null
+  let observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
+  let blocked = await blockedOf(run, observation, head, agentSha)
+  let findings: RedFindings | null = null
+  if (needsFindings(observation.verdict, blocked)) {
+    findings = await findRedFindings(
+      {
+        config,
+        deps,
+        policy,
+        window,
+        ledger: began.ledger,
+        recordRerun: (rerun) => recordRerun(run, index, rerun)
+      },
+      observation
+    )
+    // After re-runs the checks may say something else: green, still running at the wall
+    // clock, nothing but skipped checks, a run waiting for approval.
+    if (findings.rechecked) {
+      observation = findings.observation
+      blocked = await blockedOf(run, observation, head, agentSha)
+    }
+  }
+  return {
+    observed: { kind: 'checks', index, verdict: observation.verdict, blocked, findings },
+    seen: { observation, findings }
+  }
+}
+
+/** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
+async function blockedOf(
+  run: GateRun,
+  observation: GateObservation,
+  head: GatedHead,
+  agentSha: string | null
+): Promise<Blocked | null> {
+  const { config, deps } = run
+  const counted = observation.checks.filter((check) => check.excluded === undefined)
+  const approval = counted
+    .filter((check) => check.conclusion === 'action_required')
+    .map((check) => check.name)
+  if (observation.verdict === 'no-checks' || approval.length > 0) {
+    try {
+      const runs = await deps.github.workflowRunsOf(head.sha)
+      for (const workflowRun of runs)
+        if (
+          workflowRun.status === 'action_required' ||
+          workflowRun.conclusion === 'action_required' ||
+          workflowRun.status === 'waiting'
+        )
+          approval.push(workflowRun.name || `run ${workflowRun.id}`)
+    } catch (error) {
+      deps.log.debug(`Could not list the workflow runs of ${head.sha}: ${errorMessage(error)}`)
+    }
+  }
+  return blockedCause({
+    sha: head.sha,
+    awaitingApproval: [...new Set(approval)],
+    noChecks: observation.verdict === 'no-checks',
+    pushed: head.pushed,
+    pushToken: Boolean(config.pushToken),
+    ciTriggerCommit: agentSha !== null,
+    checksGraceSeconds: config.checksGraceSeconds
+  })
+}
+
+async function recordRerun(run: GateRun, index: number, rerun: Rerun): Promise<void> {
+  await write(run, (current) => {
+    const attempt = current.ledger.attempts.find((a) => a.index === index)
+    if (!attempt) return { ledger: current.ledger, value: null }
+    return {
+      ledger: updateAttempt(current.ledger, index, (a) => ({
+        ...a,
+        reruns: [...(a.reruns ?? []), rerun]
+      })),
+      value: null
+    }
+  })
 }
