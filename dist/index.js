@@ -38738,6 +38738,11 @@ class RestGitHub {
     client;
     repo;
     cache = new Map();
+    /**
+     * Each check run's output as its commit's listing last showed it: the listing carries the
+     * same output as the check run itself, so gathering a failure needs no request of its own.
+     */
+    listedOutputs = new Map();
     constructor(client, repo) {
         this.client = client;
         this.repo = repo;
@@ -38827,6 +38832,14 @@ class RestGitHub {
             const body = page;
             return { total: body.total_count, items: body.statuses };
         });
+        for (const run of runs)
+            if (run.output)
+                this.listedOutputs.set(run.id, {
+                    title: run.output.title,
+                    summary: run.output.summary,
+                    text: run.output.text,
+                    annotationsCount: run.output.annotations_count
+                });
         return {
             checkRuns: runs.map(toCheckRun),
             statuses: statuses.map((status) => ({
@@ -38971,6 +38984,9 @@ class RestGitHub {
         });
     }
     async checkRunOutput(checkRunId) {
+        const listed = this.listedOutputs.get(checkRunId);
+        if (listed)
+            return listed;
         const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId });
         return {
             title: data.output.title,
@@ -39063,6 +39079,73 @@ class RestGitHub {
         catch (error) {
             if ((0,errors/* httpStatus */.nG)(error) === 404)
                 return null;
+            throw error;
+        }
+    }
+    /**
+     * The branch's head and files in one GraphQL query (one rate-limit point for any number of
+     * files), each with its blob SHA, the contents API's file SHA, so a compare-and-swap write
+     * goes against exactly what was read. A file GraphQL cannot give as text (binary, or cut
+     * short for its size) is read through the contents API.
+     */
+    async getFiles(branch, paths) {
+        const aliases = paths.map((_, i) => `f${i}`);
+        const query = `query($owner: String!, $name: String!, $ref: String!, ${aliases.map((a) => `$${a}: String!`).join(', ')}) {
+  repository(owner: $owner, name: $name) {
+    head: ref(qualifiedName: $ref) { target { oid } }
+${aliases.map((a) => `    ${a}: object(expression: $${a}) { ... on Blob { oid text isBinary isTruncated } }`).join('\n')}
+  }
+}`;
+        const result = await this.client.graphql(query, {
+            owner: this.repo.owner,
+            name: this.repo.repo,
+            ref: `refs/heads/${branch}`,
+            ...Object.fromEntries(paths.map((path, i) => [`f${i}`, `${branch}:${path}`]))
+        });
+        const repository = result.repository;
+        const files = await Promise.all(paths.map(async (path, i) => {
+            const blob = (repository?.[`f${i}`] ?? null);
+            if (blob?.oid === undefined)
+                return null;
+            if (blob.text === null || blob.isBinary || blob.isTruncated)
+                return this.getFile(branch, path);
+            return { text: blob.text, sha: blob.oid };
+        }));
+        return { head: repository?.head?.target.oid ?? null, files };
+    }
+    /**
+     * Commits the files on the branch in one commit (GraphQL `createCommitOnBranch`), only if its
+     * head is still `head`: ContentsConflictError when the branch moved.
+     */
+    async commitFiles(branch, head, files, message) {
+        const mutation = `mutation($input: CreateCommitOnBranchInput!) {
+  createCommitOnBranch(input: $input) { commit { oid } }
+}`;
+        try {
+            const result = await this.client.graphql(mutation, {
+                input: {
+                    branch: {
+                        repositoryNameWithOwner: `${this.repo.owner}/${this.repo.repo}`,
+                        branchName: branch
+                    },
+                    expectedHeadOid: head,
+                    message: { headline: message },
+                    fileChanges: {
+                        additions: files.map((file) => ({
+                            path: file.path,
+                            contents: Buffer.from(file.text, 'utf8').toString('base64')
+                        }))
+                    }
+                }
+            });
+            return { head: result.createCommitOnBranch.commit.oid };
+        }
+        catch (error) {
+            const errors = error.errors ?? [];
+            if (errors.some((e) => e.type === 'STALE_DATA' || /expected branch to point to/i.test(e.message ?? '')))
+                throw new state_errors/* ContentsConflictError */.Ld(`${branch} moved since ${head.slice(0, 12)} was read`, {
+                    cause: error
+                });
             throw error;
         }
     }
@@ -39222,6 +39305,7 @@ var schema = __nccwpck_require__(2032);
 
 
 
+
 const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Paths a store accepts: a file name, or one folder and a file name; no `..`, no absolute path. */
 function checkPath(path) {
@@ -39362,6 +39446,15 @@ class LocalDirStore {
         }
     }
 }
+// ---------------------------------------------------------------------------------------
+// A branch through the GitHub contents API (implemented with Octokit elsewhere)
+/** Git's blob id of a text: the contents API's file SHA. */
+function blobVersion(text) {
+    const bytes = Buffer.from(text, 'utf8');
+    return (0,external_node_crypto_.createHash)('sha1')
+        .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
+        .digest('hex');
+}
 /** State files on a branch (default `memory/autoloop`), compare-and-swap on the blob SHA. */
 class ContentsApiStore {
     api;
@@ -39381,7 +39474,56 @@ class ContentsApiStore {
     }
     async read(path) {
         const file = await this.api.getFile(this.options.branch, this.pathOf(path));
-        return file === null ? null : { text: file.text, version: file.sha };
+        return this.found(file);
+    }
+    /**
+     * Whether GraphQL serves this store (one read, one commit). A refusal (no GraphQL on the
+     * server, a token or policy that refuses it) turns it off for the run: every later read and
+     * write goes file by file through the contents API.
+     */
+    oneCommit = true;
+    async readMany(paths) {
+        const full = paths.map((path) => this.pathOf(path));
+        if (this.oneCommit && this.api.getFiles && this.api.commitFiles) {
+            try {
+                const read = await this.api.getFiles(this.options.branch, full);
+                if (read.head !== null)
+                    this.branchReady ??= Promise.resolve();
+                return { head: read.head, files: read.files.map((file) => this.found(file)) };
+            }
+            catch {
+                // Refused: read file by file (whose error, if it fails too, says what is wrong).
+                this.oneCommit = false;
+            }
+        }
+        return { head: null, files: await Promise.all(paths.map((path) => this.read(path))) };
+    }
+    async writeMany(files, head) {
+        const commit = this.api.commitFiles;
+        if (!commit || !this.oneCommit)
+            throw new RangeError(`${this.description} cannot write several files at once`);
+        const message = this.options.message?.(files.map((file) => file.path).join(', ')) ??
+            `autoloop-ci-gate: update ${files.map((file) => file.path).join(', ')}`;
+        try {
+            const written = await commit.call(this.api, this.options.branch, head, files.map((file) => ({ path: this.pathOf(file.path), text: file.text })), message);
+            return { head: written.head, versions: files.map((file) => blobVersion(file.text)) };
+        }
+        catch (error) {
+            if (error instanceof state_errors/* ContentsConflictError */.Ld)
+                throw new state_errors/* StateConflictError */.K$(`${this.description} moved since it was read`, {
+                    cause: error
+                });
+            // Refused: nothing was written. Read again (file by file from now on) and write that way.
+            this.oneCommit = false;
+            throw new state_errors/* StateConflictError */.K$(`${this.description} refused a commit through GraphQL (${(0,errors/* errorMessage */.gJ)(error).split('\n')[0]}): writing through the contents API instead`, { cause: error });
+        }
+    }
+    /** A file read from the branch shows the branch exists: a write need not make sure of it. */
+    found(file) {
+        if (file === null)
+            return null;
+        this.branchReady ??= Promise.resolve();
+        return { text: file.text, version: file.sha };
     }
     async write(relativePath, text, expectedVersion) {
         const path = this.pathOf(relativePath);
@@ -39726,7 +39868,7 @@ function realConnect(options) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6832);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5307);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8977);
 /**
@@ -39763,7 +39905,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6832:
+/***/ 5307:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41566,29 +41708,100 @@ const VERDICT_TITLE = {
     blocked: '🚧 blocked: no fix can help',
     'ci-timeout': '⏱️ ci-timeout: checks still running at the wall-clock cap'
 };
-function gateOutputs(report) {
-    const observation = report.observation;
+/** A gate that settled nothing: the program was stopped, or there was nothing to gate. */
+function skippedReport(reason, extra = {}) {
     return {
-        status: report.status,
-        verdict: report.verdict ?? '',
+        settlement: { kind: 'skipped', reason },
+        message: reason,
+        observation: null,
+        attempt: null,
+        classification: null,
+        failureSummary: null,
+        dispatched: false,
+        recorded: null,
+        pauseReason: null,
+        steps: [],
+        ...extra
+    };
+}
+const STATUS = {
+    skipped: 'skipped',
+    green: 'success',
+    'green-except-pre-existing': 'success',
+    paused: 'paused',
+    red: 'failure'
+};
+/** The `status` output of a settlement. */
+function statusOf(settlement) {
+    return STATUS[settlement.kind];
+}
+/** The `verdict` output of a settlement (null: nothing was gated). */
+function verdictOf(settlement) {
+    switch (settlement.kind) {
+        case 'skipped':
+            return null;
+        case 'paused':
+            return settlement.pause.verdict;
+        default:
+            return settlement.kind;
+    }
+}
+/** The failure signature a settlement names, if any. */
+function signatureOfSettlement(settlement) {
+    if (settlement.kind === 'paused')
+        return settlement.pause.signature;
+    return settlement.kind === 'red' ? settlement.signature : null;
+}
+function attemptsRemainingOf(settlement) {
+    switch (settlement.kind) {
+        case 'skipped':
+            return null;
+        case 'paused':
+            return settlement.pause.attemptsRemaining;
+        default:
+            return settlement.attemptsRemaining;
+    }
+}
+function preExistingOf(report) {
+    const { settlement } = report;
+    if (settlement.kind === 'green-except-pre-existing')
+        return settlement.preExisting;
+    if (settlement.kind === 'green')
+        return [];
+    return report.classification?.preExisting ?? [];
+}
+function blockedOf(settlement) {
+    return settlement.kind === 'paused' ? settlement.pause.blocked : null;
+}
+function pauseReasonOf(report) {
+    const { settlement } = report;
+    return report.pauseReason ?? (settlement.kind === 'paused' ? settlement.pause.reason : null);
+}
+function gateOutputs(report) {
+    const { observation, settlement } = report;
+    const remaining = attemptsRemainingOf(settlement);
+    return {
+        status: statusOf(settlement),
+        verdict: verdictOf(settlement) ?? '',
         sha: observation?.sha ?? report.attempt?.sha ?? '',
         'pr-number': observation?.pull ? String(observation.pull.number) : '',
         attempt: report.attempt ? String(report.attempt.index) : '',
-        'attempts-remaining': report.attemptsRemaining === null ? '' : String(report.attemptsRemaining),
-        signature: report.signature?.full ?? '',
-        'pause-reason': report.pauseReason ?? '',
-        'failure-summary': report.failureMarkdown ?? '',
-        'failure-summary-path': report.failureJsonPath ?? '',
+        'attempts-remaining': remaining === null ? '' : String(remaining),
+        signature: signatureOfSettlement(settlement)?.full ?? '',
+        'pause-reason': pauseReasonOf(report) ?? '',
+        'failure-summary': report.failureSummary?.markdown ?? '',
+        'failure-summary-path': report.failureSummary?.jsonPath ?? '',
         checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
         dispatched: report.dispatched ? 'true' : 'false',
-        'pre-existing': JSON.stringify(report.preExisting.map(outputText))
+        'pre-existing': JSON.stringify(preExistingOf(report).map(outputText))
     };
 }
 function classificationLines(report) {
     const lines = [];
     const c = report.classification;
-    if (report.blocked)
-        lines.push(`**Blocked:** ${report.blocked.advice}`, '');
+    const blocked = blockedOf(report.settlement);
+    if (blocked)
+        lines.push(`**Blocked:** ${blocked.advice}`, '');
     if (c && c.preExisting.length > 0)
         lines.push(`**Pre-existing** (fail on the base branch head${c.baseSha ? ` ${(0,untrusted/* inlineCode */.ti)(c.baseSha.slice(0, 12), 20)}` : ''}${c.baseChecks && c.baseChecks.length > 0 ? ` in ${c.baseChecks.map((f) => outputs_link(f.url, (0,untrusted/* tableCell */.xR)(f.check, 80))).join(', ')}` : ''} too, not counted): ${c.preExisting
             .slice(0, 20)
@@ -41605,15 +41818,18 @@ function classificationLines(report) {
 function gateSummaryMarkdown(program, report) {
     const lines = [`## autoloop-ci-gate: ${program}`, ''];
     const gate = report.observation;
-    if (!gate || !report.verdict) {
+    const verdict = verdictOf(report.settlement);
+    const pauseReason = pauseReasonOf(report);
+    const blocked = blockedOf(report.settlement);
+    if (!gate || !verdict) {
         lines.push(report.message, '');
-        if (report.pauseReason)
-            lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(report.pauseReason, 200)}`, '');
-        if (report.blocked)
-            lines.push(`**Blocked:** ${report.blocked.advice}`, '');
+        if (pauseReason)
+            lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(pauseReason, 200)}`, '');
+        if (blocked)
+            lines.push(`**Blocked:** ${blocked.advice}`, '');
         return lines.join('\n');
     }
-    lines.push(`**${VERDICT_TITLE[report.verdict]}** — status \`${report.status}\` for \`${gate.sha}\`` +
+    lines.push(`**${VERDICT_TITLE[verdict]}** — status \`${statusOf(report.settlement)}\` for \`${gate.sha}\`` +
         (gate.pull ? ` (PR ${outputs_link(gate.pull.url, `#${gate.pull.number}`)})` : ''), '');
     if (gate.reasons.length > 0) {
         for (const reason of gate.reasons)
@@ -41621,8 +41837,8 @@ function gateSummaryMarkdown(program, report) {
         lines.push('');
     }
     lines.push(...classificationLines(report));
-    if (report.pauseReason)
-        lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(report.pauseReason, 200)}`, '');
+    if (pauseReason)
+        lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(pauseReason, 200)}`, '');
     if (report.dispatched)
         lines.push('**Fixer run started** (`dispatch-workflow`).', '');
     if (report.recorded?.recorded)
@@ -41639,13 +41855,11 @@ function gateSummaryMarkdown(program, report) {
         ]), '');
     }
     lines.push(`Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`, '', checksTable(gate.checks));
-    if (report.failureMarkdown)
-        lines.push('', report.failureMarkdown);
+    if (report.failureSummary)
+        lines.push('', report.failureSummary.markdown);
     return lines.join('\n') + '\n';
 }
 
-// EXTERNAL MODULE: ./src/core/environment.ts
-var core_environment = __nccwpck_require__(6738);
 ;// CONCATENATED MODULE: ./src/statefile/handover.ts
 /**
  * The files a gh-aw workflow hands to the gate job (docs/gh-aw.md: "The files the workflow hands
@@ -41975,7 +42189,7 @@ function endsFixLoop(kind) {
  * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
  * push copies only root `*.md` files, so no other run's memory push can revert it; the
  * Machine State rows the action owns and the `## 🚦 CI Gate` section are projections of it
- * (`state/projection.ts`). README: "The ledger".
+ * (`statefile/projection.ts`). README: "The ledger".
  *
  * Pure: every operation takes a ledger and returns a new one; time comes in as epoch ms.
  *
@@ -42295,6 +42509,28 @@ function freshAttempt(index, input, sha) {
 function isSameRun(attempt, runId) {
     return runId !== null && attempt.runId === runId;
 }
+/**
+ * What gating `sha` in run `runId` would begin (see the module comment and `BeginKind`),
+ * without beginning it: the question `beginAttempt` answers first.
+ */
+function beginKind(ledger, input) {
+    const sha = input.sha.toLowerCase();
+    const latest = latestAttempt(ledger);
+    if (latest && ledger.iteration && latest.sha === sha) {
+        const open = ledger.iteration.finishedAt === null;
+        const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome);
+        // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
+        if (isSameRun(latest, input.runId) && (open || accepted))
+            return 'rerun';
+        if (accepted)
+            return 'already-gated';
+        if (open && RED_STATES.has(latest.state))
+            return 'no-new-commit';
+        if (open)
+            return 'resumed';
+    }
+    return latest && isIterationOpen(ledger) ? 'fix' : 'first';
+}
 /** Records the start of a gate on `sha` (see the module comment and `BeginKind`). */
 function beginAttempt(ledger, input) {
     const sha = input.sha.toLowerCase();
@@ -42315,41 +42551,42 @@ function beginAttempt(ledger, input) {
         }, attempt.index, attempt));
         return { kind, ledger: next, attempt: latestAttempt(next) };
     };
-    if (latest && ledger.iteration && latest.sha === sha) {
-        const open = ledger.iteration.finishedAt === null;
-        const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome);
-        // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
-        if (isSameRun(latest, input.runId) && (open || accepted))
+    const kind = beginKind(ledger, { sha, runId: input.runId });
+    switch (kind) {
+        case 'rerun':
             return reuse('rerun', true);
-        if (accepted)
-            return { kind: 'already-gated', ledger, attempt: latest };
-        if (open && RED_STATES.has(latest.state))
-            return appendNoNewCommit(ledger, input);
-        if (open)
+        case 'resumed':
             return reuse('resumed', false);
+        case 'already-gated':
+            return { kind, ledger, attempt: latest };
+        case 'no-new-commit':
+            return appendNoNewCommit(ledger, input);
+        case 'fix': {
+            const previous = latest;
+            const abandoned = ledger.attempts.map((a) => a.state === 'in-flight' ? { ...a, state: 'abandoned', endedAt: now } : a);
+            const next = compactLedger({
+                ...ledger,
+                iteration: { ...ledger.iteration, ...limits },
+                attempts: [...abandoned, freshAttempt(previous.index + 1, input, sha)]
+            });
+            return { kind, ledger: next, attempt: latestAttempt(next) };
+        }
+        case 'first': {
+            const next = compactLedger({
+                ...ledger,
+                iteration: {
+                    id: `${now}/${sha.slice(0, 12)}`,
+                    startedAt: now,
+                    finishedAt: null,
+                    outcome: null,
+                    ...limits
+                },
+                earlierSignatureHashes: [],
+                attempts: [freshAttempt(0, input, sha)]
+            });
+            return { kind, ledger: next, attempt: latestAttempt(next) };
+        }
     }
-    if (latest && isIterationOpen(ledger)) {
-        const abandoned = ledger.attempts.map((a) => a.state === 'in-flight' ? { ...a, state: 'abandoned', endedAt: now } : a);
-        const next = compactLedger({
-            ...ledger,
-            iteration: { ...ledger.iteration, ...limits },
-            attempts: [...abandoned, freshAttempt(latest.index + 1, input, sha)]
-        });
-        return { kind: 'fix', ledger: next, attempt: latestAttempt(next) };
-    }
-    const next = compactLedger({
-        ...ledger,
-        iteration: {
-            id: `${now}/${sha.slice(0, 12)}`,
-            startedAt: now,
-            finishedAt: null,
-            outcome: null,
-            ...limits
-        },
-        earlierSignatureHashes: [],
-        attempts: [freshAttempt(0, input, sha)]
-    });
-    return { kind: 'first', ledger: next, attempt: latestAttempt(next) };
 }
 /**
  * The fixer pushed nothing: a new attempt on the latest attempt's SHA, marked `noNewCommit`,
@@ -42819,1021 +43056,6 @@ function needsKind(write) {
         typeof write.machineState.pauseReason === 'string');
 }
 
-;// CONCATENATED MODULE: ./src/core/rules/classify.ts
-/**
- * Keys of failed tests, by test runner (README: "Failure signatures" lists the key forms): a
- * failure made only of these may be re-run once to tell a flaky test (PyTorch's retry bot
- * re-runs test steps, never build or lint steps). Build errors of the same tools (`go` build
- * and vet paths, `dotnet` compiler codes, pytest collection errors) are not tests.
- */
-const TEST_FAILURE_KEYS = [
-    /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
-    /^pytest:(?!error:)/,
-    /^go:(?:[^:]+:)?(?:Test|Example|Fuzz)/,
-    /^dotnet:(?!CS\d{4}:)/
-];
-function isTestFailure(keys) {
-    return keys.length > 0 && keys.every((key) => TEST_FAILURE_KEYS.some((test) => test.test(key)));
-}
-/** Keys the runner adds around any failure (the step's exit code): not the project's own. */
-function projectFailureCount(keys) {
-    return keys.filter((key) => !key.startsWith('gha:')).length;
-}
-/**
- * Keys that name no failure of their own: the step's exit code (`gha:exit code 1`) and a check
- * with nothing readable (`check:<name>:<conclusion>`). Two different failures give the same
- * such key, so one on the base branch head proves nothing about the head's.
- */
-const UNSPECIFIC_KEYS = [/^gha:exit code -?\d+$/, /^check:/];
-function isSpecificKey(key) {
-    return !UNSPECIFIC_KEYS.some((pattern) => pattern.test(key));
-}
-/**
- * Whether `key` of the check also fails, in the same-named check, on the base branch head.
- * Never for a key that names no failure of its own: it stays the iteration's.
- */
-function failsOnBase(check, key, base) {
-    if (!base || base.state !== 'complete' || !isSpecificKey(key))
-        return false;
-    return base.checks.some((b) => b.name === check.name && b.keys.includes(key));
-}
-/**
- * The keys of `head` that also fail, in the same-named check, on the base branch head. A
- * check that did not run on the base head, or base CI that never ran, gives none.
- */
-function preExistingKeys(head, base) {
-    const found = head.flatMap((check) => check.keys.filter((key) => failsOnBase(check, key, base)));
-    return [...new Set(found)].sort();
-}
-/**
- * The iteration's own keys: those of `head` that do not fail in the same-named check on the
- * base branch head. Decided per check: the same key failing in another check (a matrix job
- * the base branch does not run) is the iteration's own.
- */
-function ownKeys(head, base) {
-    const own = head.flatMap((check) => check.keys.filter((key) => !failsOnBase(check, key, base)));
-    return [...new Set(own)].sort();
-}
-/** Why no fix can help this commit, and what a maintainer must do; null when something can. */
-function blockedCause(input) {
-    const sha = input.sha.slice(0, 12);
-    if (input.awaitingApproval.length > 0) {
-        const names = input.awaitingApproval.slice(0, 5).join(', ');
-        return {
-            cause: `workflow runs on ${sha} wait for approval (${names})`,
-            advice: [
-                `CI on \`${sha}\` waits for a maintainer's approval (\`action_required\`): ${names}.`,
-                'Approve the runs (the run page, "Approve and run"), or change the repository\'s approval policy for pushes by bots (Settings → Actions → General), or push with a GitHub App or personal token that needs no approval.',
-                '`reconcile` resumes the program once the head has a verdict.'
-            ].join(' ')
-        };
-    }
-    if (!input.noChecks)
-        return null;
-    const causes = [];
-    if (input.pushed && !input.pushToken)
-        causes.push('The push was made with the default GITHUB_TOKEN, and pushes made with GITHUB_TOKEN start no workflow runs: pass `push-token` (a GitHub App installation token or a fine-grained personal access token with Contents: read and write) so the push starts CI.');
-    if (!input.pushed && input.ciTriggerCommit)
-        causes.push("The head is gh-aw's empty CI-trigger commit, so a trigger token was set: check that a workflow runs on pushes to this branch (its `on: push: branches:` filter) and that the token may start workflow runs.");
-    if (!input.pushed && !input.ciTriggerCommit)
-        causes.push('In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw pushes it only for a push of exactly one new commit, counted per handler: `push-to-pull-request-branch` counts the commits its patch added (current gh-aw first squashes a range holding merge commits into one, so "merge the default branch, then change" counts one; v0.65.6 counts each, so that push starts no CI), and `create-pull-request` counts every commit of the branch since its base (`origin/<base>..HEAD`), so a PR opened again for a branch that already carries earlier iterations starts no CI: start that branch from the base branch. gh-aw also skips the commit when 30 of the last 60 commits on the branch change no file (merge commits not counted in current gh-aw). Its `safe_outputs` log says `Skipping extra empty commit` and why. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).');
-    causes.push('Runs waiting for approval (`action_required`) report nothing until a maintainer approves them.', 'If this branch really has no CI, set `allow-no-checks: true`.');
-    return {
-        cause: `no CI ran on ${sha} within ${input.checksGraceSeconds} s`,
-        advice: [
-            `No check reported a result for \`${sha}\` within ${input.checksGraceSeconds} s, and silence is never read as green.`,
-            ...causes
-        ].join(' ')
-    };
-}
-
-;// CONCATENATED MODULE: ./src/core/rules/guard.ts
-/**
- * The fix loop's guards, pure (docs/decisions.md: "The fix loop"). After each red verdict, in order:
- * 1. no progress: the signature equals that of an earlier attempt of this iteration (A→B→A is
- *    stuck too), or one the loop paused on before (a reset does not forget it) → pause
- *    `stuck in CI fix loop: <short signature>`;
- * 2. budget: fix attempt `maxFixAttempts` is red → pause `ci-fix-exhausted: <short signature>`;
- * 3. wall clock: more than `timeoutMinutes` since the iteration's first gate (waiting or
- *    between attempts, across workflow runs) → pause `ci-timeout`;
- * 4. otherwise: fix, with `maxFixAttempts - index` attempts left.
- * The budget and wall clock are the iteration's, as the ledger records them.
- */
-
-
-
-
-/** The moment (epoch ms) the iteration's wall-clock budget runs out. */
-function deadlineOf(iteration) {
-    return Date.parse(iteration.startedAt) + iteration.timeoutMinutes * 60_000;
-}
-/** Whether an attempt of this iteration before `index` (or a dropped one) had the same signature. */
-function repeatsEarlierSignature(ledger, index, hash) {
-    const key = hashKey(hash);
-    return (ledger.earlierSignatureHashes.includes(key) ||
-        ledger.attempts.some((attempt) => attempt.index < index && attempt.signature && hashKey(attempt.signature.hash) === key));
-}
-/**
- * What a pause reason says of a signature: its one-line form, after the words SPEC §3 gives a
- * required check that never reported (`required check never reported: e2e`).
- */
-function reasonDetail(signature) {
-    const missing = missingRequiredChecks(signature.keys ?? []);
-    if (missing.length === 0)
-        return signature.short;
-    const words = missing.map((name) => `required check never reported: ${name}`).join(', ');
-    return `${words} (signature ${signature.short})`;
-}
-function decideAfterRed(ledger, input) {
-    const iteration = ledger.iteration;
-    if (!iteration)
-        throw new RangeError('a red verdict needs an iteration in the ledger');
-    const short = reasonDetail(input.signature);
-    if (repeatsEarlierSignature(ledger, input.index, input.signature.hash))
-        return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short) };
-    const remembered = pausedSignatureOf(ledger, input.signature.hash);
-    if (remembered)
-        return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short), remembered };
-    if (input.index >= iteration.maxFixAttempts)
-        return { kind: 'pause', pauseKind: 'exhausted', reason: pauseReason('exhausted', short) };
-    if (input.now > deadlineOf(iteration))
-        return { kind: 'pause', pauseKind: 'timeout', reason: pauseReason('timeout') };
-    return { kind: 'fix', attemptsRemaining: iteration.maxFixAttempts - input.index };
-}
-/**
- * The Machine State rows a pause writes: Paused, Pause Reason, Last Run, and for a pause of
- * the fix loop `ci-fix-exhausted` appended to Recent Statuses (last 10 kept, newest last).
- */
-function pausePatch(state, pause) {
-    return {
-        paused: true,
-        pauseReason: pause.reason,
-        ...(endsFixLoop(pause.kind)
-            ? { recentStatuses: (0,schema/* appendRecentStatus */.WI)(state.recentStatuses, CI_PAUSE_STATUS) }
-            : {}),
-        lastRun: new Date(pause.now).toISOString()
-    };
-}
-/** An attempt's findings carried over under a new verdict: the same failures, seen again. */
-function repeatedVerdict(attempt, state, now, note) {
-    const signature = attempt.signature;
-    return {
-        state,
-        now,
-        signature: signature
-            ? {
-                hash: signature.hash,
-                short: signature.short,
-                ...(signature.keys ? { keys: signature.keys } : {}),
-                ...(signature.full ? { full: signature.full } : {})
-            }
-            : null,
-        failingChecks: attempt.failingChecks ?? [],
-        errorLines: attempt.errorLines ?? [],
-        ...(attempt.classification ? { classification: attempt.classification } : {}),
-        note
-    };
-}
-/**
- * The fixer pushed nothing (the branch head did not move since the previous attempt, or its
- * run ended without gating): attempt `index` repeats the previous attempt's failures, so the
- * no-progress guard stops the loop: a fix attempt with an unchanged signature is stuck.
- */
-function noProgressPause(ledger, index, now, note) {
-    const previous = [...ledger.attempts].reverse().find((attempt) => attempt.index < index);
-    const signature = previous?.signature ?? null;
-    const decision = signature ? decideAfterRed(ledger, { index, signature, now }) : null;
-    const kind = decision?.kind === 'pause' ? decision.pauseKind : 'stuck';
-    return {
-        kind,
-        reason: decision?.kind === 'pause'
-            ? decision.reason
-            : pauseReason('stuck', signature ? reasonDetail(signature) : 'no new commit'),
-        verdict: previous ? repeatedVerdict(previous, 'red', now, note) : { state: 'red', now, note },
-        remember: kind === 'timeout' || !signature ? null : signature
-    };
-}
-
-;// CONCATENATED MODULE: ./src/core/rules/pause.ts
-
-
-
-function pauseInLedger(ledger, machine, pause) {
-    let next = completeAttempt(ledger, pause.index, pause.verdict);
-    next = finishIteration(next, 'paused', pause.now);
-    if (pause.remember)
-        next = rememberPausedSignature(next, {
-            signature: pause.remember,
-            reason: pause.reason,
-            now: pause.now
-        });
-    return withStateWrite(next, {
-        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now }),
-        pauseKind: pause.kind
-    }, pause.now);
-}
-/**
- * The kind of the pause Machine State shows: as the ledger stored it with the pause, when the
- * reason shown is the one the ledger wrote; otherwise (a pause a maintainer or autoloop wrote,
- * or the write was dropped from the ledger) read from the reason's text. Null when not paused.
- */
-function pauseKindIn(ledger, machine) {
-    if (!machine.paused)
-        return null;
-    const write = [...ledger.writes].reverse().find((w) => w.machineState.pauseReason !== undefined);
-    if (write?.pauseKind && write.machineState.pauseReason === machine.pauseReason)
-        return write.pauseKind;
-    return pauseKindOf(machine.pauseReason);
-}
-
-;// CONCATENATED MODULE: ./src/core/rules/decide.ts
-
-
-
-
-
-/** Whether the gate must gather and classify the failures before it can decide. */
-function needsFindings(verdict, blocked) {
-    return verdict !== 'green' && verdict !== 'ci-timeout' && blocked === null;
-}
-function decide(input) {
-    const { observed } = input;
-    switch (observed.kind) {
-        case 'stopped':
-            return { kind: 'skipped', reason: observed.reason };
-        case 'no-fix-arrived':
-            return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) };
-        case 'no-new-commit':
-            return { kind: 'paused', pause: noNewCommitPause(input, observed.index) };
-        case 'checks':
-            return decideChecks(input, observed);
-    }
-}
-function budgetLeft(ledger, index) {
-    return Math.max(0, (ledger.iteration?.maxFixAttempts ?? 0) - index);
-}
-function noFixPause(input, latest, blocked) {
-    return {
-        kind: 'blocked',
-        index: latest.index,
-        reason: pauseReason('blocked', blocked.cause),
-        verdict: 'blocked',
-        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', input.now, blocked.cause),
-        signature: signatureFromRecord(latest.signature),
-        remember: false,
-        blocked,
-        attemptsRemaining: budgetLeft(input.ledger, latest.index)
-    };
-}
-function noNewCommitPause(input, index) {
-    const previous = [...input.ledger.attempts].reverse().find((a) => a.index < index);
-    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
-    const judged = noProgressPause(input.ledger, index, input.now, note);
-    return {
-        kind: judged.kind,
-        index,
-        reason: judged.reason,
-        verdict: 'red',
-        record: judged.verdict,
-        signature: signatureFromRecord(judged.verdict.signature),
-        remember: judged.remember !== null,
-        blocked: null,
-        attemptsRemaining: 0
-    };
-}
-function decideChecks(input, observed) {
-    const { ledger, now, config } = input;
-    const { index, verdict, blocked, findings } = observed;
-    if (verdict === 'green')
-        return { kind: 'green', index };
-    if (verdict === 'ci-timeout') {
-        const signature = signatureOf([buildKey('ci-timeout')]);
-        return {
-            kind: 'paused',
-            pause: {
-                kind: 'timeout',
-                index,
-                reason: pauseReason('timeout'),
-                verdict: 'ci-timeout',
-                record: { state: 'ci-timeout', now, signature },
-                signature,
-                remember: false,
-                blocked: null,
-                attemptsRemaining: 0
-            }
-        };
-    }
-    if (blocked)
-        return {
-            kind: 'paused',
-            pause: {
-                kind: 'blocked',
-                index,
-                reason: pauseReason('blocked', blocked.cause),
-                verdict: verdict === 'no-checks' ? 'no-checks' : 'blocked',
-                record: { state: 'blocked', now, note: blocked.advice },
-                signature: null,
-                remember: false,
-                blocked,
-                attemptsRemaining: budgetLeft(ledger, index)
-            }
-        };
-    if (!findings)
-        throw new RangeError(`a ${verdict} verdict is decided on its failures`);
-    const preExisting = findings.classification.preExisting;
-    if (findings.newKeys.length === 0 && preExisting.length > 0) {
-        if (config.preExistingFailures === 'allow')
-            return { kind: 'green-except-pre-existing', index, preExisting: [...preExisting] };
-        const signature = signatureOf(preExisting);
-        return {
-            kind: 'paused',
-            pause: {
-                kind: 'base-red',
-                index,
-                reason: pauseReason('base-red', signature.short),
-                verdict: 'red',
-                record: redRecord(findings, signature, now, input.maskedValues),
-                signature,
-                remember: false,
-                blocked: null,
-                attemptsRemaining: budgetLeft(ledger, index)
-            }
-        };
-    }
-    const signature = signatureOf(findings.newKeys);
-    const record = redRecord(findings, signature, now, input.maskedValues);
-    const decision = decideAfterRed(ledger, { index, signature, now });
-    if (decision.kind === 'pause')
-        return {
-            kind: 'paused',
-            pause: {
-                kind: decision.pauseKind,
-                index,
-                reason: decision.reason,
-                verdict: 'red',
-                record,
-                signature,
-                remember: decision.pauseKind !== 'timeout',
-                blocked: null,
-                attemptsRemaining: 0
-            }
-        };
-    const next = [];
-    if (config.dispatchWorkflow)
-        next.push('dispatch');
-    if (config.fixCommand)
-        next.push('fix-command');
-    return {
-        kind: 'red',
-        index,
-        signature,
-        record,
-        attemptsRemaining: decision.attemptsRemaining,
-        next
-    };
-}
-/** A signature as the ledger stored it, in the form the pause comment shows. */
-function signatureFromRecord(stored) {
-    return stored
-        ? {
-            keys: [...(stored.keys ?? [])],
-            full: stored.full ?? stored.short,
-            short: stored.short,
-            hash: stored.hash
-        }
-        : null;
-}
-/** A red attempt's verdict as the ledger keeps it. */
-function redRecord(findings, signature, now, masked) {
-    return {
-        state: 'red',
-        now,
-        signature,
-        failingChecks: findings.failing.map((f) => ({
-            name: f.name,
-            conclusion: f.conclusion,
-            url: f.url
-        })),
-        errorLines: errorLinesOf(findings, masked),
-        details: decide_detailsOf(findings, signature),
-        classification: findings.classification,
-        reruns: findings.reruns
-    };
-}
-function errorLinesOf(findings, masked) {
-    return findings.failing
-        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
-        .slice(0, 12)
-        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
-}
-/** The failure details of the signature's keys (already redacted by gathering), check by check. */
-function decide_detailsOf(findings, signature) {
-    const own = new Set(signature.keys);
-    return findings.failing.flatMap((failure) => (failure.details ?? [])
-        .filter((detail) => own.has(detail.key))
-        .map((detail) => ({ check: failure.name, key: detail.key, lines: [...detail.lines] })));
-}
-
-;// CONCATENATED MODULE: ./src/statefile/history.ts
-/**
- * The `## 📊 Iteration History` section of a program state file, pure (docs/state.md: "The state file").
- *
- * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
- * writes its own entries in:
- *
- *     ### Iteration 18 — 2026-03-04 06:12 UTC — [Run](https://…/actions/runs/9001)
- *     <!-- autoloop-ci-gate:iteration 9001 -->
- *
- *     - **Status**: ✅ Accepted
- *     - **Change**: tests for parseRange edge cases
- *     - **Metric**: 0.8731 (previous best: 0.8612, delta: +0.0119)
- *     - **Commit**: 3f9c2ab
- *     - **CI fix attempts**: 2
- *
- * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID`) that recorded
- * it. The runs recorded lately are also listed in one hidden line under the section heading
- * (`<!-- autoloop-ci-gate:recorded 9001 9000 … -->`), which is what makes `record` idempotent
- * per run even after its entry was collapsed.
- *
- * To keep the whole file under its size budget, the oldest entries are collapsed into range
- * lines at the end of the section (`- Iterations 3–17: 9 accepted, 5 rejected, 1 error; best
- * 0.84`); the newest entry, the Machine State and every other section are never touched.
- *
- * The section runs from its heading to the next `## ` heading outside a code fence (entries
- * may hold fenced code; see `core/text/lines.ts` on fences), or to the end of the file. Every
- * byte outside what changes is kept.
- */
-
-const HISTORY_HEADING = '## 📊 Iteration History';
-const HISTORY_NAME = 'Iteration History';
-/** How many recorded run keys the hidden line keeps (newest first). */
-const RECORDED_RUNS_KEPT = 30;
-/** A range line grows until it spans this many iterations; then a new one starts. */
-const RANGE_SPAN = 20;
-const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [A-Za-z0-9.-]+)*) -->[ \t]*$/;
-const ENTRY_MARKER = /^<!-- autoloop-ci-gate:iteration ([A-Za-z0-9.-]+) -->$/;
-const COLLAPSED_MARKER = '<!-- autoloop-ci-gate:collapsed -->';
-const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/;
-// ---------------------------------------------------------------------------------------
-// Run keys and numbers
-/**
- * The hidden line that names the run an entry was recorded by: its `GITHUB_RUN_ID` (a re-run
- * of the same run, at a higher attempt, is the same run). Files written by an earlier version
- * name `<run id>.<run attempt>`; those read as their run id.
- */
-function entryMarker(runKey) {
-    return `<!-- autoloop-ci-gate:iteration ${runKey} -->`;
-}
-/** Whether two run keys name the same run (`9001` and the earlier form `9001.2` do). */
-function sameRun(written, runKey) {
-    return written === runKey || written.split('.')[0] === runKey;
-}
-function decimalsOf(value) {
-    const text = String(Math.abs(value));
-    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
-    if (!match)
-        return 0;
-    const fraction = match[2]?.length ?? 0;
-    const exponent = Number(match[3] ?? 0);
-    return Math.max(0, fraction - exponent);
-}
-/**
- * `next − previous`, signed, with as many decimals as the more precise of the two (at most
- * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
- */
-function formatDelta(next, previous) {
-    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
-    const delta = next - previous;
-    const magnitude = Math.abs(delta).toFixed(decimals);
-    if (Number(magnitude) === 0)
-        return '0';
-    return `${delta < 0 ? '-' : '+'}${magnitude}`;
-}
-/** Whether `candidate` is better than `reference` in the metric's direction. */
-function isBetter(candidate, reference, direction) {
-    if (reference === null)
-        return true;
-    return direction === 'lower' ? candidate < reference : candidate > reference;
-}
-const OUTCOME_LABEL = {
-    accepted: '✅ Accepted',
-    rejected: '❌ Rejected',
-    error: '⚠️ Error'
-};
-function historyDate(ms) {
-    return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-}
-/** The entry's lines (heading first, no trailing blank line). */
-function renderHistoryEntry(entry) {
-    const heading = `### Iteration ${entry.iteration} — ${historyDate(entry.at)}` +
-        (entry.runUrl ? ` — [Run](${entry.runUrl})` : '');
-    const lines = [heading];
-    if (entry.runKey)
-        lines.push(entryMarker(entry.runKey));
-    lines.push('', `- **Status**: ${OUTCOME_LABEL[entry.outcome]}`);
-    if (entry.change)
-        lines.push(`- **Change**: ${entry.change}`);
-    if (entry.metric !== null) {
-        const against = entry.previousBest === null
-            ? ' (no previous best)'
-            : ` (previous best: ${entry.previousBest}, delta: ${formatDelta(entry.metric, entry.previousBest)})`;
-        lines.push(`- **Metric**: ${entry.metric}${against}`);
-    }
-    if (entry.commit)
-        lines.push(`- **Commit**: ${entry.commit.slice(0, 12)}`);
-    if (entry.fixAttempts > 0)
-        lines.push(`- **CI fix attempts**: ${entry.fixAttempts}`);
-    if (entry.reason)
-        lines.push(`- **Reason**: ${entry.reason}`);
-    return lines;
-}
-const RANGE_RE = /^- (?:Iterations? (\d+)(?:–(\d+))?|(\d+) earlier entr(?:y|ies)): ([^;]*?)(?:; best (\S+))?[ \t]*$/;
-function parseRangeLine(line) {
-    const match = RANGE_RE.exec(line);
-    if (!match)
-        return null;
-    const from = match[1] === undefined ? null : Number(match[1]);
-    const to = match[1] === undefined ? null : Number(match[2] ?? match[1]);
-    const counts = { accepted: 0, rejected: 0, error: 0, other: 0 };
-    for (const part of (match[4] ?? '').matchAll(/(\d+) (accepted|rejected|errors?|other)/g)) {
-        const word = (part[2] ?? '').startsWith('error') ? 'error' : part[2];
-        counts[word] += Number(part[1]);
-    }
-    const total = counts.accepted + counts.rejected + counts.error + counts.other;
-    const best = match[5] === undefined ? null : Number(match[5]);
-    return {
-        from,
-        to,
-        entries: match[3] === undefined ? Math.max(total, 1) : Number(match[3]),
-        ...counts,
-        best: best === null || !Number.isFinite(best) ? null : best
-    };
-}
-function renderRangeLine(range) {
-    const counts = [
-        range.accepted > 0 ? `${range.accepted} accepted` : '',
-        range.rejected > 0 ? `${range.rejected} rejected` : '',
-        range.error > 0 ? `${range.error} error${range.error === 1 ? '' : 's'}` : '',
-        range.other > 0 ? `${range.other} other` : ''
-    ].filter(Boolean);
-    const span = range.from === null || range.to === null
-        ? `${range.entries} earlier entr${range.entries === 1 ? 'y' : 'ies'}`
-        : range.from === range.to
-            ? `Iteration ${range.from}`
-            : `Iterations ${range.from}–${range.to}`;
-    return `- ${span}: ${counts.length > 0 ? counts.join(', ') : 'no outcome recorded'}${range.best === null ? '' : `; best ${range.best}`}`;
-}
-/** What a collapsed entry contributes to a range line, read from its text. */
-function summariseEntry(raw) {
-    const heading = /^### Iteration (\d+)/.exec(raw);
-    const iteration = heading ? Number(heading[1]) : null;
-    const statusLine = /\*\*Status\*\*:?\**:?([^\n]*)/i.exec(raw)?.[1] ?? raw.split('\n')[0] ?? '';
-    const word = /\b(accepted|rejected|error)\b/i.exec(statusLine)?.[1]?.toLowerCase();
-    const outcome = (word ?? 'other');
-    const metricText = /\*\*Metric\*\*:?\**:?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(raw)?.[1];
-    const metric = metricText === undefined ? null : Number(metricText);
-    return {
-        from: iteration,
-        to: iteration,
-        entries: 1,
-        accepted: outcome === 'accepted' ? 1 : 0,
-        rejected: outcome === 'rejected' ? 1 : 0,
-        error: outcome === 'error' ? 1 : 0,
-        other: outcome === 'other' ? 1 : 0,
-        best: outcome === 'accepted' && metric !== null && Number.isFinite(metric) ? metric : null
-    };
-}
-function minOf(a, b) {
-    return a === null ? b : b === null ? a : Math.min(a, b);
-}
-function maxOf(a, b) {
-    return a === null ? b : b === null ? a : Math.max(a, b);
-}
-function mergeRanges(a, b, direction) {
-    const best = a.best === null
-        ? b.best
-        : b.best === null || !isBetter(b.best, a.best, direction)
-            ? a.best
-            : b.best;
-    return {
-        from: minOf(a.from, b.from),
-        to: maxOf(a.to, b.to),
-        entries: a.entries + b.entries,
-        accepted: a.accepted + b.accepted,
-        rejected: a.rejected + b.rejected,
-        error: a.error + b.error,
-        other: a.other + b.other,
-        best
-    };
-}
-function span(range) {
-    return range.from === null || range.to === null ? range.entries : range.to - range.from + 1;
-}
-// ---------------------------------------------------------------------------------------
-// The section
-function isHistoryHeading(line) {
-    return line.startsWith('## ') && sectionName(line) === HISTORY_NAME;
-}
-/** Splits the file around its history section; null when it has none. */
-function layoutOf(text) {
-    const eol = detectEol(text);
-    const lines = linesOf(text);
-    const fenced = fencedLines(lines);
-    const headingIndex = lines.findIndex((line, i) => !fenced[i] && isHistoryHeading(line.text));
-    if (headingIndex === -1)
-        return null;
-    let endIndex = lines.length;
-    for (let i = headingIndex + 1; i < lines.length; i += 1) {
-        if (!fenced[i] && lines[i].text.startsWith('## ')) {
-            endIndex = i;
-            break;
-        }
-    }
-    // The closing trailer: blank lines and `---` at the end, when another section follows.
-    let contentEnd = endIndex;
-    if (endIndex < lines.length) {
-        while (contentEnd > headingIndex + 1 && isTrailerLine(lines[contentEnd - 1].text))
-            contentEnd -= 1;
-    }
-    const offset = (index) => index >= lines.length ? text.length : lines[index].start;
-    let collapsedIndex = contentEnd;
-    for (let i = headingIndex + 1; i < contentEnd; i += 1) {
-        if (!fenced[i] && lines[i].text.trim() === COLLAPSED_MARKER) {
-            collapsedIndex = i;
-            break;
-        }
-    }
-    const entryStarts = [];
-    for (let i = headingIndex + 1; i < collapsedIndex; i += 1) {
-        if (!fenced[i] && lines[i].text.startsWith('### '))
-            entryStarts.push(i);
-    }
-    const firstEntry = entryStarts[0] ?? collapsedIndex;
-    const entries = entryStarts.map((start, i) => text.slice(offset(start), offset(entryStarts[i + 1] ?? collapsedIndex)));
-    const collapsedRaw = text.slice(offset(collapsedIndex), offset(contentEnd));
-    const collapsed = linesOf(collapsedRaw)
-        .map((line) => parseRangeLine(line.text))
-        .filter((range) => range !== null);
-    return {
-        eol,
-        head: text.slice(0, offset(firstEntry)),
-        entries,
-        collapsedRaw,
-        collapsed,
-        tail: text.slice(offset(contentEnd))
-    };
-}
-function joinLayout(layout) {
-    return layout.head + layout.entries.join('') + layout.collapsedRaw + layout.tail;
-}
-function renderCollapsed(ranges, eol) {
-    if (ranges.length === 0)
-        return '';
-    return [
-        COLLAPSED_MARKER,
-        '**Earlier iterations**, collapsed to keep this file under its size budget (newest first):',
-        '',
-        ...ranges.map(renderRangeLine),
-        ''
-    ].join(eol);
-}
-/** The run keys listed as recorded in the section (newest first). */
-function recordedRuns(text) {
-    const layout = layoutOf(text);
-    if (!layout)
-        return [];
-    for (const line of linesOf(layout.head)) {
-        const match = RECORDED_LINE.exec(line.text);
-        if (match)
-            return (match[1] ?? '').trim().split(' ').filter(Boolean);
-    }
-    return [];
-}
-/** Whether the workflow run `runKey` has already recorded an iteration of this file. */
-function isRecorded(text, runKey) {
-    return recordedRuns(text).some((written) => sameRun(written, runKey));
-}
-/** The text of the entry recorded by `runKey` (LF line endings, trimmed), when still there. */
-function findHistoryEntry(text, runKey) {
-    const entry = layoutOf(text)?.entries.find((raw) => linesOf(raw).some((line) => {
-        const written = ENTRY_MARKER.exec(line.text.trim())?.[1];
-        return written !== undefined && sameRun(written, runKey);
-    }));
-    return entry === undefined ? null : entry.replace(/\r\n/g, '\n').trim();
-}
-/** The file with an empty history section appended when it has none. */
-function withHistorySection(text) {
-    if (layoutOf(text))
-        return text;
-    const eol = detectEol(text);
-    return text + separatorBeforeAppended(text) + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol);
-}
-function withRecordedRun(head, runKey, eol) {
-    const lines = linesOf(head);
-    const existing = lines.find((line) => RECORDED_LINE.test(line.text));
-    const previous = existing
-        ? (RECORDED_LINE.exec(existing.text)?.[1] ?? '').trim().split(' ').filter(Boolean)
-        : [];
-    const keys = [runKey, ...previous.filter((key) => !sameRun(key, runKey))].slice(0, RECORDED_RUNS_KEPT);
-    const line = `<!-- autoloop-ci-gate:recorded ${keys.join(' ')} -->`;
-    if (existing) {
-        const lineEnd = existing.start + existing.text.length;
-        return head.slice(0, existing.start) + line + head.slice(lineEnd);
-    }
-    const heading = lines.find((line) => isHistoryHeading(line.text));
-    const atEnd = heading.next === head.length && !head.endsWith('\n');
-    return head.slice(0, heading.next) + (atEnd ? eol : '') + line + eol + head.slice(heading.next);
-}
-function withoutPlaceholder(head) {
-    const placeholder = linesOf(head).find((line) => PLACEHOLDER_LINE.test(line.text));
-    return placeholder ? head.slice(0, placeholder.start) + head.slice(placeholder.next) : head;
-}
-/** The head ready to be followed by an entry: ends with a blank line. */
-function headBeforeEntry(head, eol) {
-    if (head.endsWith(`${eol}${eol}`) || head.endsWith('\n\n'))
-        return head;
-    return head.endsWith('\n') ? head + eol : head + eol + eol;
-}
-/**
- * Prepends an entry to the history section (created at the end of the file when missing),
- * removes the template's "no iterations yet" line, and lists the run as recorded.
- */
-function prependHistoryEntry(text, options) {
-    const layout = layoutOf(withHistorySection(text));
-    const { eol } = layout;
-    let head = withoutPlaceholder(layout.head);
-    if (options.runKey)
-        head = withRecordedRun(head, options.runKey, eol);
-    head = headBeforeEntry(head, eol);
-    const entry = options.lines.join(eol) + eol + eol;
-    return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] });
-}
-function byteLength(text) {
-    return Buffer.byteLength(text, 'utf8');
-}
-/**
- * Collapses the oldest history entries into range lines until the file is at most `maxBytes`
- * (UTF-8). The newest entry always stays; once it is the only one, the oldest range lines are
- * merged. Nothing outside the history section changes; a file that fits is returned as is.
- */
-function compactHistory(text, maxBytes, direction) {
-    const total = byteLength(text);
-    const layout = layoutOf(text);
-    if (total <= maxBytes || !layout)
-        return { text, collapsed: 0, bytes: total, fits: total <= maxBytes };
-    const { eol } = layout;
-    const entries = [...layout.entries];
-    const ranges = [...layout.collapsed];
-    const fixed = byteLength(layout.head) + byteLength(layout.tail);
-    let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
-    // The collapsed block starts after a blank line: the last entry gets one when it has none.
-    const blankBefore = () => {
-        const last = entries[entries.length - 1];
-        return last !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(last)
-            ? byteLength(eol)
-            : 0;
-    };
-    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol)) + blankBefore();
-    let collapsed = 0;
-    while (entries.length > 1 && size() > maxBytes) {
-        const oldest = entries.pop();
-        entryBytes -= byteLength(oldest);
-        collapsed += 1;
-        const summary = summariseEntry(oldest.replace(/\r\n/g, '\n'));
-        const newest = ranges[0];
-        if (newest && span(mergeRanges(newest, summary, direction)) <= RANGE_SPAN)
-            ranges[0] = mergeRanges(newest, summary, direction);
-        else
-            ranges.unshift(summary);
-    }
-    while (ranges.length > 1 && size() > maxBytes) {
-        const oldest = ranges.pop();
-        ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
-    }
-    if (blankBefore() > 0)
-        entries[entries.length - 1] += eol;
-    const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
-    const bytes = byteLength(result);
-    return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
-}
-
-;// CONCATENATED MODULE: ./src/statefile/record-outcome.ts
-/**
- * Recording an iteration's outcome (docs/commands.md: "record"), pure: what `record` writes, and what
- * the gate writes on green when the agent handed over its metric. `accepted` sets Best
- * Metric, Iteration Count + 1, Consecutive Errors 0 and Paused false; `rejected` sets
- * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
- * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
- * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
- * push that reverts `<program>.md` cannot lose it).
- *
- * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
- * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
- * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
- * (docs/decisions.md: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
- * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
- * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
- * accepted (`already-gated`).
- *
- * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
- * higher GITHUB_RUN_ATTEMPT) records nothing more.
- */
-
-
-
-
-
-/** Consecutive errors at which `record` pauses the program. */
-const MAX_CONSECUTIVE_ERRORS = 3;
-/** Whether `metric` reaches `target` in the metric's direction. */
-function reachesTarget(metric, target, direction) {
-    return direction === 'lower' ? metric <= target : metric >= target;
-}
-/** The Machine State rows an outcome writes. */
-function recordTransition(machine, input) {
-    const direction = machine.metricDirection ?? 'higher';
-    const count = (machine.iterationCount ?? 0) + 1;
-    const base = {
-        iterationCount: count,
-        recentStatuses: (0,schema/* appendRecentStatus */.WI)(machine.recentStatuses, input.outcome),
-        lastRun: new Date(input.now).toISOString()
-    };
-    if (input.outcome === 'accepted') {
-        if (input.metric === undefined || !Number.isFinite(input.metric))
-            throw new RangeError('an accepted iteration needs a finite metric');
-        const metric = input.metric;
-        const target = machine.targetMetric;
-        const completed = target !== null && reachesTarget(metric, target, direction);
-        const completedReason = completed
-            ? `target metric reached: ${metric} ${direction === 'lower' ? '≤' : '≥'} ${target} at iteration ${count}`
-            : null;
-        return {
-            patch: {
-                ...base,
-                bestMetric: metric,
-                consecutiveErrors: 0,
-                paused: false,
-                pauseReason: null,
-                ...(completed ? { completed: true, completedReason } : {})
-            },
-            status: completed ? 'completed' : 'recorded',
-            pauseReason: null,
-            completedReason,
-            improved: isBetter(metric, machine.bestMetric, direction),
-            direction
-        };
-    }
-    if (input.outcome === 'rejected') {
-        return {
-            patch: { ...base, consecutiveErrors: 0 },
-            status: 'recorded',
-            pauseReason: null,
-            completedReason: null,
-            improved: null,
-            direction
-        };
-    }
-    const errors = (machine.consecutiveErrors ?? 0) + 1;
-    const pause = errors >= MAX_CONSECUTIVE_ERRORS;
-    const reason = pause ? pauseReason('consecutive-errors') : null;
-    return {
-        patch: {
-            ...base,
-            consecutiveErrors: errors,
-            ...(pause ? { paused: true, pauseReason: reason } : {})
-        },
-        status: pause ? 'paused' : 'recorded',
-        pauseReason: reason,
-        completedReason: null,
-        improved: null,
-        direction
-    };
-}
-/**
- * The outcome the gate records from the agent's report: `error` when the evaluation failed,
- * and when the agent reported an improvement that no new commit carries; else `accepted` for
- * an improvement on a green commit, `rejected` for none.
- */
-function reportedOutcome(report, branch) {
-    if (report.error !== undefined)
-        return { outcome: 'error', reason: report.error };
-    if (!report.improved)
-        return { outcome: 'rejected', reason: undefined };
-    if (branch.newCommit)
-        return { outcome: 'accepted', reason: undefined };
-    return {
-        outcome: 'error',
-        reason: `the agent reported an improved metric, but no new commit reached ${branch.name}`
-    };
-}
-function statusOf(machine) {
-    if (machine.completed)
-        return 'completed';
-    if (machine.paused && machine.pauseReason === pauseReason('consecutive-errors'))
-        return 'paused';
-    return 'recorded';
-}
-/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
-const AWAITING_FIX = new Set(['red', 'no-checks']);
-/**
- * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
- * one that ended and that no record described yet (no history entry written at or after its
- * end, e.g. the gate's green path, which ends it and then records in the same write).
- */
-function describedIteration(ledger) {
-    const iteration = ledger.iteration;
-    if (!iteration)
-        return null;
-    if (iteration.finishedAt === null)
-        return ledger;
-    const ended = Date.parse(iteration.finishedAt);
-    const recorded = ledger.writes.some((write) => write.historyEntry !== undefined && Date.parse(write.at) >= ended);
-    return recorded ? null : ledger;
-}
-/** Whether `record` ends the ledger's iteration (see the module comment). */
-function recordEndsIteration(ledger) {
-    if (!isIterationOpen(ledger))
-        return false;
-    const latest = latestAttempt(ledger);
-    return latest === undefined || !AWAITING_FIX.has(latest.state);
-}
-/** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
-function recordKeyOf(runId, ledger) {
-    return runId === null ? `local-${ledger.revision + 1}` : String(runId);
-}
-/**
- * The ledger after recording (see the module comment). `text` and `machine` are the state file
- * as the scheduler should read it (the ledger projected onto it).
- */
-function recordIteration(current, request) {
-    const { text, machine, ledger } = current;
-    const runKey = recordKeyOf(request.runId, ledger);
-    if (request.runId !== null && isRecorded(text, runKey)) {
-        return {
-            ledger,
-            outcome: {
-                recorded: false,
-                status: statusOf(machine),
-                iteration: machine.iterationCount ?? 0,
-                metric: null,
-                previousBest: null,
-                delta: null,
-                improved: null,
-                pauseReason: machine.paused ? machine.pauseReason : null,
-                completedReason: machine.completed ? machine.completedReason : null,
-                fixAttempts: 0,
-                commit: null,
-                runKey,
-                entry: findHistoryEntry(text, runKey)
-            }
-        };
-    }
-    const transition = recordTransition(machine, request);
-    const described = describedIteration(ledger);
-    const latest = described ? latestAttempt(described) : undefined;
-    const fixAttempts = latest?.index ?? 0;
-    const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null;
-    const metric = request.metric ?? null;
-    const previousBest = machine.bestMetric;
-    const iteration = transition.patch.iterationCount;
-    const safe = (value, max) => value === undefined
-        ? null
-        : (0,untrusted/* oneLine */.TN)(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
-    const lines = renderHistoryEntry({
-        iteration,
-        outcome: request.outcome,
-        at: request.now,
-        metric,
-        previousBest,
-        change: safe(request.change, 300),
-        reason: safe(request.reason, 300),
-        commit,
-        runUrl: request.runUrl,
-        runKey,
-        fixAttempts
-    });
-    let next = recordEndsIteration(ledger) ? finishIteration(ledger, 'recorded', request.now) : ledger;
-    next = withStateWrite(next, { machineState: transition.patch, historyEntry: { runKey, lines } }, request.now);
-    return {
-        ledger: next,
-        outcome: {
-            recorded: true,
-            status: transition.status,
-            iteration,
-            metric,
-            previousBest,
-            delta: metric !== null && previousBest !== null ? formatDelta(metric, previousBest) : null,
-            improved: transition.improved,
-            pauseReason: transition.pauseReason,
-            completedReason: transition.completedReason,
-            fixAttempts,
-            commit,
-            runKey,
-            entry: lines.join('\n')
-        }
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/statefile/machine-state.ts
 /**
  * The `## ⚙️ Machine State` table of a program's state file, pure: read by the autoloop
@@ -44230,6 +43452,145 @@ function readLegacyLedgerBlock(text) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/core/rules/guard.ts
+/**
+ * The fix loop's guards, pure (docs/decisions.md: "The fix loop"). After each red verdict, in order:
+ * 1. no progress: the signature equals that of an earlier attempt of this iteration (A→B→A is
+ *    stuck too), or one the loop paused on before (a reset does not forget it) → pause
+ *    `stuck in CI fix loop: <short signature>`;
+ * 2. budget: fix attempt `maxFixAttempts` is red → pause `ci-fix-exhausted: <short signature>`;
+ * 3. wall clock: more than `timeoutMinutes` since the iteration's first gate (waiting or
+ *    between attempts, across workflow runs) → pause `ci-timeout`;
+ * 4. otherwise: fix, with `maxFixAttempts - index` attempts left.
+ * The budget and wall clock are the iteration's, as the ledger records them.
+ */
+
+
+
+
+/** The moment (epoch ms) the iteration's wall-clock budget runs out. */
+function deadlineOf(iteration) {
+    return Date.parse(iteration.startedAt) + iteration.timeoutMinutes * 60_000;
+}
+/** Whether an attempt of this iteration before `index` (or a dropped one) had the same signature. */
+function repeatsEarlierSignature(ledger, index, hash) {
+    const key = hashKey(hash);
+    return (ledger.earlierSignatureHashes.includes(key) ||
+        ledger.attempts.some((attempt) => attempt.index < index && attempt.signature && hashKey(attempt.signature.hash) === key));
+}
+/**
+ * What a pause reason says of a signature: its one-line form, after the words SPEC §3 gives a
+ * required check that never reported (`required check never reported: e2e`).
+ */
+function reasonDetail(signature) {
+    const missing = missingRequiredChecks(signature.keys ?? []);
+    if (missing.length === 0)
+        return signature.short;
+    const words = missing.map((name) => `required check never reported: ${name}`).join(', ');
+    return `${words} (signature ${signature.short})`;
+}
+function decideAfterRed(ledger, input) {
+    const iteration = ledger.iteration;
+    if (!iteration)
+        throw new RangeError('a red verdict needs an iteration in the ledger');
+    const short = reasonDetail(input.signature);
+    if (repeatsEarlierSignature(ledger, input.index, input.signature.hash))
+        return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short) };
+    const remembered = pausedSignatureOf(ledger, input.signature.hash);
+    if (remembered)
+        return { kind: 'pause', pauseKind: 'stuck', reason: pauseReason('stuck', short), remembered };
+    if (input.index >= iteration.maxFixAttempts)
+        return { kind: 'pause', pauseKind: 'exhausted', reason: pauseReason('exhausted', short) };
+    if (input.now > deadlineOf(iteration))
+        return { kind: 'pause', pauseKind: 'timeout', reason: pauseReason('timeout') };
+    return { kind: 'fix', attemptsRemaining: iteration.maxFixAttempts - input.index };
+}
+/**
+ * The Machine State rows a pause writes: Paused, Pause Reason, Last Run, and for a pause of
+ * the fix loop `ci-fix-exhausted` appended to Recent Statuses (last 10 kept, newest last).
+ */
+function pausePatch(state, pause) {
+    return {
+        paused: true,
+        pauseReason: pause.reason,
+        ...(endsFixLoop(pause.kind)
+            ? { recentStatuses: (0,schema/* appendRecentStatus */.WI)(state.recentStatuses, CI_PAUSE_STATUS) }
+            : {}),
+        lastRun: new Date(pause.now).toISOString()
+    };
+}
+/** An attempt's findings carried over under a new verdict: the same failures, seen again. */
+function repeatedVerdict(attempt, state, now, note) {
+    const signature = attempt.signature;
+    return {
+        state,
+        now,
+        signature: signature
+            ? {
+                hash: signature.hash,
+                short: signature.short,
+                ...(signature.keys ? { keys: signature.keys } : {}),
+                ...(signature.full ? { full: signature.full } : {})
+            }
+            : null,
+        failingChecks: attempt.failingChecks ?? [],
+        errorLines: attempt.errorLines ?? [],
+        ...(attempt.classification ? { classification: attempt.classification } : {}),
+        note
+    };
+}
+/**
+ * The fixer pushed nothing (the branch head did not move since the previous attempt, or its
+ * run ended without gating): attempt `index` repeats the previous attempt's failures, so the
+ * no-progress guard stops the loop: a fix attempt with an unchanged signature is stuck.
+ */
+function noProgressPause(ledger, index, now, note) {
+    const previous = [...ledger.attempts].reverse().find((attempt) => attempt.index < index);
+    const signature = previous?.signature ?? null;
+    const decision = signature ? decideAfterRed(ledger, { index, signature, now }) : null;
+    const kind = decision?.kind === 'pause' ? decision.pauseKind : 'stuck';
+    return {
+        kind,
+        reason: decision?.kind === 'pause'
+            ? decision.reason
+            : pauseReason('stuck', signature ? reasonDetail(signature) : 'no new commit'),
+        verdict: previous ? repeatedVerdict(previous, 'red', now, note) : { state: 'red', now, note },
+        remember: kind === 'timeout' || !signature ? null : signature
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/rules/pause.ts
+
+
+
+function pauseInLedger(ledger, machine, pause) {
+    let next = completeAttempt(ledger, pause.index, pause.verdict);
+    next = finishIteration(next, 'paused', pause.now);
+    if (pause.remember)
+        next = rememberPausedSignature(next, {
+            signature: pause.remember,
+            reason: pause.reason,
+            now: pause.now
+        });
+    return withStateWrite(next, {
+        machineState: pausePatch(machine, { kind: pause.kind, reason: pause.reason, now: pause.now }),
+        pauseKind: pause.kind
+    }, pause.now);
+}
+/**
+ * The kind of the pause Machine State shows: as the ledger stored it with the pause, when the
+ * reason shown is the one the ledger wrote; otherwise (a pause a maintainer or autoloop wrote,
+ * or the write was dropped from the ledger) read from the reason's text. Null when not paused.
+ */
+function pauseKindIn(ledger, machine) {
+    if (!machine.paused)
+        return null;
+    const write = [...ledger.writes].reverse().find((w) => w.machineState.pauseReason !== undefined);
+    if (write?.pauseKind && write.machineState.pauseReason === machine.pauseReason)
+        return write.pauseKind;
+    return pauseKindOf(machine.pauseReason);
+}
+
 ;// CONCATENATED MODULE: ./src/render/fix-brief.ts
 /**
  * The fix brief: what the `## 🚦 CI Gate` section of `<program>.md` tells the next run, in
@@ -44513,6 +43874,389 @@ function resetBrief(ledger) {
     return lines;
 }
 
+;// CONCATENATED MODULE: ./src/statefile/history.ts
+/**
+ * The `## 📊 Iteration History` section of a program state file, pure (docs/state.md: "The state file").
+ *
+ * `record` prepends one entry per iteration (newest first), in the format the autoloop agent
+ * writes its own entries in:
+ *
+ *     ### Iteration 18 — 2026-03-04 06:12 UTC — [Run](https://…/actions/runs/9001)
+ *     <!-- autoloop-ci-gate:iteration 9001 -->
+ *
+ *     - **Status**: ✅ Accepted
+ *     - **Change**: tests for parseRange edge cases
+ *     - **Metric**: 0.8731 (previous best: 0.8612, delta: +0.0119)
+ *     - **Commit**: 3f9c2ab
+ *     - **CI fix attempts**: 2
+ *
+ * The hidden line under the heading names the workflow run (`GITHUB_RUN_ID`) that recorded
+ * it. The runs recorded lately are also listed in one hidden line under the section heading
+ * (`<!-- autoloop-ci-gate:recorded 9001 9000 … -->`), which is what makes `record` idempotent
+ * per run even after its entry was collapsed.
+ *
+ * To keep the whole file under its size budget, the oldest entries are collapsed into range
+ * lines at the end of the section (`- Iterations 3–17: 9 accepted, 5 rejected, 1 error; best
+ * 0.84`); the newest entry, the Machine State and every other section are never touched.
+ *
+ * The section runs from its heading to the next `## ` heading outside a code fence (entries
+ * may hold fenced code; see `core/text/lines.ts` on fences), or to the end of the file. Every
+ * byte outside what changes is kept.
+ */
+
+const HISTORY_HEADING = '## 📊 Iteration History';
+const HISTORY_NAME = 'Iteration History';
+/** How many recorded run keys the hidden line keeps (newest first). */
+const RECORDED_RUNS_KEPT = 30;
+/** A range line grows until it spans this many iterations; then a new one starts. */
+const RANGE_SPAN = 20;
+const RECORDED_LINE = /^<!-- autoloop-ci-gate:recorded((?: [A-Za-z0-9.-]+)*) -->[ \t]*$/;
+const ENTRY_MARKER = /^<!-- autoloop-ci-gate:iteration ([A-Za-z0-9.-]+) -->$/;
+const COLLAPSED_MARKER = '<!-- autoloop-ci-gate:collapsed -->';
+const PLACEHOLDER_LINE = /^\*\(No iterations yet\.\)\*[ \t]*$/;
+// ---------------------------------------------------------------------------------------
+// Run keys and numbers
+/**
+ * The hidden line that names the run an entry was recorded by: its `GITHUB_RUN_ID` (a re-run
+ * of the same run, at a higher attempt, is the same run). Files written by an earlier version
+ * name `<run id>.<run attempt>`; those read as their run id.
+ */
+function entryMarker(runKey) {
+    return `<!-- autoloop-ci-gate:iteration ${runKey} -->`;
+}
+/** Whether two run keys name the same run (`9001` and the earlier form `9001.2` do). */
+function sameRun(written, runKey) {
+    return written === runKey || written.split('.')[0] === runKey;
+}
+function decimalsOf(value) {
+    const text = String(Math.abs(value));
+    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+    if (!match)
+        return 0;
+    const fraction = match[2]?.length ?? 0;
+    const exponent = Number(match[3] ?? 0);
+    return Math.max(0, fraction - exponent);
+}
+/**
+ * `next − previous`, signed, with as many decimals as the more precise of the two (at most
+ * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
+ */
+function formatDelta(next, previous) {
+    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
+    const delta = next - previous;
+    const magnitude = Math.abs(delta).toFixed(decimals);
+    if (Number(magnitude) === 0)
+        return '0';
+    return `${delta < 0 ? '-' : '+'}${magnitude}`;
+}
+/** Whether `candidate` is better than `reference` in the metric's direction. */
+function isBetter(candidate, reference, direction) {
+    if (reference === null)
+        return true;
+    return direction === 'lower' ? candidate < reference : candidate > reference;
+}
+const OUTCOME_LABEL = {
+    accepted: '✅ Accepted',
+    rejected: '❌ Rejected',
+    error: '⚠️ Error'
+};
+function historyDate(ms) {
+    return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+/** The entry's lines (heading first, no trailing blank line). */
+function renderHistoryEntry(entry) {
+    const heading = `### Iteration ${entry.iteration} — ${historyDate(entry.at)}` +
+        (entry.runUrl ? ` — [Run](${entry.runUrl})` : '');
+    const lines = [heading];
+    if (entry.runKey)
+        lines.push(entryMarker(entry.runKey));
+    lines.push('', `- **Status**: ${OUTCOME_LABEL[entry.outcome]}`);
+    if (entry.change)
+        lines.push(`- **Change**: ${entry.change}`);
+    if (entry.metric !== null) {
+        const against = entry.previousBest === null
+            ? ' (no previous best)'
+            : ` (previous best: ${entry.previousBest}, delta: ${formatDelta(entry.metric, entry.previousBest)})`;
+        lines.push(`- **Metric**: ${entry.metric}${against}`);
+    }
+    if (entry.commit)
+        lines.push(`- **Commit**: ${entry.commit.slice(0, 12)}`);
+    if (entry.fixAttempts > 0)
+        lines.push(`- **CI fix attempts**: ${entry.fixAttempts}`);
+    if (entry.reason)
+        lines.push(`- **Reason**: ${entry.reason}`);
+    return lines;
+}
+const RANGE_RE = /^- (?:Iterations? (\d+)(?:–(\d+))?|(\d+) earlier entr(?:y|ies)): ([^;]*?)(?:; best (\S+))?[ \t]*$/;
+function parseRangeLine(line) {
+    const match = RANGE_RE.exec(line);
+    if (!match)
+        return null;
+    const from = match[1] === undefined ? null : Number(match[1]);
+    const to = match[1] === undefined ? null : Number(match[2] ?? match[1]);
+    const counts = { accepted: 0, rejected: 0, error: 0, other: 0 };
+    for (const part of (match[4] ?? '').matchAll(/(\d+) (accepted|rejected|errors?|other)/g)) {
+        const word = (part[2] ?? '').startsWith('error') ? 'error' : part[2];
+        counts[word] += Number(part[1]);
+    }
+    const total = counts.accepted + counts.rejected + counts.error + counts.other;
+    const best = match[5] === undefined ? null : Number(match[5]);
+    return {
+        from,
+        to,
+        entries: match[3] === undefined ? Math.max(total, 1) : Number(match[3]),
+        ...counts,
+        best: best === null || !Number.isFinite(best) ? null : best
+    };
+}
+function renderRangeLine(range) {
+    const counts = [
+        range.accepted > 0 ? `${range.accepted} accepted` : '',
+        range.rejected > 0 ? `${range.rejected} rejected` : '',
+        range.error > 0 ? `${range.error} error${range.error === 1 ? '' : 's'}` : '',
+        range.other > 0 ? `${range.other} other` : ''
+    ].filter(Boolean);
+    const span = range.from === null || range.to === null
+        ? `${range.entries} earlier entr${range.entries === 1 ? 'y' : 'ies'}`
+        : range.from === range.to
+            ? `Iteration ${range.from}`
+            : `Iterations ${range.from}–${range.to}`;
+    return `- ${span}: ${counts.length > 0 ? counts.join(', ') : 'no outcome recorded'}${range.best === null ? '' : `; best ${range.best}`}`;
+}
+/** What a collapsed entry contributes to a range line, read from its text. */
+function summariseEntry(raw) {
+    const heading = /^### Iteration (\d+)/.exec(raw);
+    const iteration = heading ? Number(heading[1]) : null;
+    const statusLine = /\*\*Status\*\*:?\**:?([^\n]*)/i.exec(raw)?.[1] ?? raw.split('\n')[0] ?? '';
+    const word = /\b(accepted|rejected|error)\b/i.exec(statusLine)?.[1]?.toLowerCase();
+    const outcome = (word ?? 'other');
+    const metricText = /\*\*Metric\*\*:?\**:?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(raw)?.[1];
+    const metric = metricText === undefined ? null : Number(metricText);
+    return {
+        from: iteration,
+        to: iteration,
+        entries: 1,
+        accepted: outcome === 'accepted' ? 1 : 0,
+        rejected: outcome === 'rejected' ? 1 : 0,
+        error: outcome === 'error' ? 1 : 0,
+        other: outcome === 'other' ? 1 : 0,
+        best: outcome === 'accepted' && metric !== null && Number.isFinite(metric) ? metric : null
+    };
+}
+function minOf(a, b) {
+    return a === null ? b : b === null ? a : Math.min(a, b);
+}
+function maxOf(a, b) {
+    return a === null ? b : b === null ? a : Math.max(a, b);
+}
+function mergeRanges(a, b, direction) {
+    const best = a.best === null
+        ? b.best
+        : b.best === null || !isBetter(b.best, a.best, direction)
+            ? a.best
+            : b.best;
+    return {
+        from: minOf(a.from, b.from),
+        to: maxOf(a.to, b.to),
+        entries: a.entries + b.entries,
+        accepted: a.accepted + b.accepted,
+        rejected: a.rejected + b.rejected,
+        error: a.error + b.error,
+        other: a.other + b.other,
+        best
+    };
+}
+function span(range) {
+    return range.from === null || range.to === null ? range.entries : range.to - range.from + 1;
+}
+// ---------------------------------------------------------------------------------------
+// The section
+function isHistoryHeading(line) {
+    return line.startsWith('## ') && sectionName(line) === HISTORY_NAME;
+}
+/** Splits the file around its history section; null when it has none. */
+function layoutOf(text) {
+    const eol = detectEol(text);
+    const lines = linesOf(text);
+    const fenced = fencedLines(lines);
+    const headingIndex = lines.findIndex((line, i) => !fenced[i] && isHistoryHeading(line.text));
+    if (headingIndex === -1)
+        return null;
+    let endIndex = lines.length;
+    for (let i = headingIndex + 1; i < lines.length; i += 1) {
+        if (!fenced[i] && lines[i].text.startsWith('## ')) {
+            endIndex = i;
+            break;
+        }
+    }
+    // The closing trailer: blank lines and `---` at the end, when another section follows.
+    let contentEnd = endIndex;
+    if (endIndex < lines.length) {
+        while (contentEnd > headingIndex + 1 && isTrailerLine(lines[contentEnd - 1].text))
+            contentEnd -= 1;
+    }
+    const offset = (index) => index >= lines.length ? text.length : lines[index].start;
+    let collapsedIndex = contentEnd;
+    for (let i = headingIndex + 1; i < contentEnd; i += 1) {
+        if (!fenced[i] && lines[i].text.trim() === COLLAPSED_MARKER) {
+            collapsedIndex = i;
+            break;
+        }
+    }
+    const entryStarts = [];
+    for (let i = headingIndex + 1; i < collapsedIndex; i += 1) {
+        if (!fenced[i] && lines[i].text.startsWith('### '))
+            entryStarts.push(i);
+    }
+    const firstEntry = entryStarts[0] ?? collapsedIndex;
+    const entries = entryStarts.map((start, i) => text.slice(offset(start), offset(entryStarts[i + 1] ?? collapsedIndex)));
+    const collapsedRaw = text.slice(offset(collapsedIndex), offset(contentEnd));
+    const collapsed = linesOf(collapsedRaw)
+        .map((line) => parseRangeLine(line.text))
+        .filter((range) => range !== null);
+    return {
+        eol,
+        head: text.slice(0, offset(firstEntry)),
+        entries,
+        collapsedRaw,
+        collapsed,
+        tail: text.slice(offset(contentEnd))
+    };
+}
+function joinLayout(layout) {
+    return layout.head + layout.entries.join('') + layout.collapsedRaw + layout.tail;
+}
+function renderCollapsed(ranges, eol) {
+    if (ranges.length === 0)
+        return '';
+    return [
+        COLLAPSED_MARKER,
+        '**Earlier iterations**, collapsed to keep this file under its size budget (newest first):',
+        '',
+        ...ranges.map(renderRangeLine),
+        ''
+    ].join(eol);
+}
+/** The run keys listed as recorded in the section (newest first). */
+function recordedRuns(text) {
+    const layout = layoutOf(text);
+    if (!layout)
+        return [];
+    for (const line of linesOf(layout.head)) {
+        const match = RECORDED_LINE.exec(line.text);
+        if (match)
+            return (match[1] ?? '').trim().split(' ').filter(Boolean);
+    }
+    return [];
+}
+/** Whether the workflow run `runKey` has already recorded an iteration of this file. */
+function isRecorded(text, runKey) {
+    return recordedRuns(text).some((written) => sameRun(written, runKey));
+}
+/** The text of the entry recorded by `runKey` (LF line endings, trimmed), when still there. */
+function findHistoryEntry(text, runKey) {
+    const entry = layoutOf(text)?.entries.find((raw) => linesOf(raw).some((line) => {
+        const written = ENTRY_MARKER.exec(line.text.trim())?.[1];
+        return written !== undefined && sameRun(written, runKey);
+    }));
+    return entry === undefined ? null : entry.replace(/\r\n/g, '\n').trim();
+}
+/** The file with an empty history section appended when it has none. */
+function withHistorySection(text) {
+    if (layoutOf(text))
+        return text;
+    const eol = detectEol(text);
+    return text + separatorBeforeAppended(text) + [HISTORY_HEADING, '', 'Newest first.', ''].join(eol);
+}
+function withRecordedRun(head, runKey, eol) {
+    const lines = linesOf(head);
+    const existing = lines.find((line) => RECORDED_LINE.test(line.text));
+    const previous = existing
+        ? (RECORDED_LINE.exec(existing.text)?.[1] ?? '').trim().split(' ').filter(Boolean)
+        : [];
+    const keys = [runKey, ...previous.filter((key) => !sameRun(key, runKey))].slice(0, RECORDED_RUNS_KEPT);
+    const line = `<!-- autoloop-ci-gate:recorded ${keys.join(' ')} -->`;
+    if (existing) {
+        const lineEnd = existing.start + existing.text.length;
+        return head.slice(0, existing.start) + line + head.slice(lineEnd);
+    }
+    const heading = lines.find((line) => isHistoryHeading(line.text));
+    const atEnd = heading.next === head.length && !head.endsWith('\n');
+    return head.slice(0, heading.next) + (atEnd ? eol : '') + line + eol + head.slice(heading.next);
+}
+function withoutPlaceholder(head) {
+    const placeholder = linesOf(head).find((line) => PLACEHOLDER_LINE.test(line.text));
+    return placeholder ? head.slice(0, placeholder.start) + head.slice(placeholder.next) : head;
+}
+/** The head ready to be followed by an entry: ends with a blank line. */
+function headBeforeEntry(head, eol) {
+    if (head.endsWith(`${eol}${eol}`) || head.endsWith('\n\n'))
+        return head;
+    return head.endsWith('\n') ? head + eol : head + eol + eol;
+}
+/**
+ * Prepends an entry to the history section (created at the end of the file when missing),
+ * removes the template's "no iterations yet" line, and lists the run as recorded.
+ */
+function prependHistoryEntry(text, options) {
+    const layout = layoutOf(withHistorySection(text));
+    const { eol } = layout;
+    let head = withoutPlaceholder(layout.head);
+    if (options.runKey)
+        head = withRecordedRun(head, options.runKey, eol);
+    head = headBeforeEntry(head, eol);
+    const entry = options.lines.join(eol) + eol + eol;
+    return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] });
+}
+function byteLength(text) {
+    return Buffer.byteLength(text, 'utf8');
+}
+/**
+ * Collapses the oldest history entries into range lines until the file is at most `maxBytes`
+ * (UTF-8). The newest entry always stays; once it is the only one, the oldest range lines are
+ * merged. Nothing outside the history section changes; a file that fits is returned as is.
+ */
+function compactHistory(text, maxBytes, direction) {
+    const total = byteLength(text);
+    const layout = layoutOf(text);
+    if (total <= maxBytes || !layout)
+        return { text, collapsed: 0, bytes: total, fits: total <= maxBytes };
+    const { eol } = layout;
+    const entries = [...layout.entries];
+    const ranges = [...layout.collapsed];
+    const fixed = byteLength(layout.head) + byteLength(layout.tail);
+    let entryBytes = entries.reduce((sum, entry) => sum + byteLength(entry), 0);
+    // The collapsed block starts after a blank line: the last entry gets one when it has none.
+    const blankBefore = () => {
+        const last = entries[entries.length - 1];
+        return last !== undefined && ranges.length > 0 && !/(\r?\n){2}$/.test(last)
+            ? byteLength(eol)
+            : 0;
+    };
+    const size = () => fixed + entryBytes + byteLength(renderCollapsed(ranges, eol)) + blankBefore();
+    let collapsed = 0;
+    while (entries.length > 1 && size() > maxBytes) {
+        const oldest = entries.pop();
+        entryBytes -= byteLength(oldest);
+        collapsed += 1;
+        const summary = summariseEntry(oldest.replace(/\r\n/g, '\n'));
+        const newest = ranges[0];
+        if (newest && span(mergeRanges(newest, summary, direction)) <= RANGE_SPAN)
+            ranges[0] = mergeRanges(newest, summary, direction);
+        else
+            ranges.unshift(summary);
+    }
+    while (ranges.length > 1 && size() > maxBytes) {
+        const oldest = ranges.pop();
+        ranges[ranges.length - 1] = mergeRanges(ranges[ranges.length - 1], oldest, direction);
+    }
+    if (blankBefore() > 0)
+        entries[entries.length - 1] += eol;
+    const result = joinLayout({ ...layout, entries, collapsedRaw: renderCollapsed(ranges, eol) });
+    const bytes = byteLength(result);
+    return { text: result, collapsed, bytes, fits: bytes <= maxBytes };
+}
+
 ;// CONCATENATED MODULE: ./src/statefile/projection.ts
 /**
  * `<program>.md` as a projection of the ledger, pure (README: "The ledger"). The Machine
@@ -44648,7 +44392,7 @@ async function waitBeforeRetry(path, store, attempt, conflict, options) {
         throw new state_errors/* StateConflictError */.K$(`${path} (${store.description}) kept changing while it was written: gave up after ${attempt} attempts. Fix: re-run the job; if it keeps happening, check for another workflow writing the same program's state`, { cause: conflict });
     }
     const wait = backoffMs(attempt, options.random);
-    options.log?.info(`${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms`);
+    options.log?.info(`${path} changed while it was written (attempt ${attempt}); retrying in ${wait} ms: ${conflict.message}`);
     await options.clock.sleep(wait);
 }
 
@@ -44748,7 +44492,7 @@ function ledgerOf(program, stored, storedLedger, description) {
     });
 }
 /** The files as read (pure): the ledger parsed or migrated, the state file projected. */
-function programFilesOf(program, stored, storedLedger, description, options) {
+function programFilesOf(program, stored, storedLedger, description, options, head = null) {
     const found = ledgerOf(program, stored, storedLedger, description);
     const ledger = found ?? emptyLedger(program, options.now);
     const source = `${(0,schema/* stateFilePath */.n0)(program)} (${description})`;
@@ -44765,15 +44509,17 @@ function programFilesOf(program, stored, storedLedger, description, options) {
         // not stale (reconcile leaves it alone).
         stale: stored !== null &&
             found !== null &&
-            (text !== stored.text || !isProjected(stored.text, ledger))
+            (text !== stored.text || !isProjected(stored.text, ledger)),
+        head
     };
 }
 async function readProgram(store, program, options) {
-    const [stored, storedLedger] = await Promise.all([
-        store.read((0,schema/* stateFilePath */.n0)(program)),
-        store.read(ledgerPath(program))
-    ]);
-    return programFilesOf(program, stored, storedLedger, store.description, options);
+    const paths = [(0,schema/* stateFilePath */.n0)(program), ledgerPath(program)];
+    const read = store.readMany
+        ? await store.readMany(paths)
+        : { head: null, files: await Promise.all(paths.map((path) => store.read(path))) };
+    const [stored = null, storedLedger = null] = read.files;
+    return programFilesOf(program, stored, storedLedger, store.description, options, read.head);
 }
 /**
  * Changes a program's ledger by compare-and-swap and projects it onto `<program>.md`.
@@ -44781,6 +44527,12 @@ async function readProgram(store, program, options) {
  * once) and returns the new ledger, or the same object for no change. A ledger that did not
  * change is not written; a stale state file is still repaired. The value `apply` returns
  * beside the ledger is the one of the run that was written.
+ *
+ * A store that writes several files at once (a branch: one commit, compare-and-swap on its
+ * head) gets both files in one write, each only when its bytes changed; starting from the
+ * files as this run last read or wrote them (`known`), nothing is read unless the branch moved
+ * meanwhile. Otherwise the ledger is written first, then the state file, each by
+ * compare-and-swap, the state file always read again (`known` spares the ledger's read).
  */
 async function updateProgram(deps, program, options, apply) {
     const { store, clock } = deps;
@@ -44790,41 +44542,60 @@ async function updateProgram(deps, program, options, apply) {
         maxAttempts: 5,
         log: { info: (line) => deps.log.info(line) }
     };
+    const fileOptions = (now) => ({ maxBytes: options.maxBytes, now });
     for (let attempt = 1;; attempt += 1) {
         const now = clock.now();
-        const current = attempt === 1 && options.ledger !== undefined
-            ? programFilesOf(program, await store.read((0,schema/* stateFilePath */.n0)(program)), options.ledger, store.description, {
-                maxBytes: options.maxBytes,
-                now
-            })
-            : await readProgram(store, program, { maxBytes: options.maxBytes, now });
+        const known = attempt === 1 ? options.known : undefined;
+        const current = !known
+            ? await readProgram(store, program, fileOptions(now))
+            : store.writeMany && known.head !== null
+                ? programFilesOf(program, known.stored, known.storedLedger, store.description, fileOptions(now), known.head)
+                : programFilesOf(program, await store.read((0,schema/* stateFilePath */.n0)(program)), known.storedLedger, store.description, fileOptions(now));
         const { ledger: changed, value } = apply(current);
         // A ledger read from an earlier version's block has no file yet: it is written before the
         // projection takes the block out of the state file.
         const unsaved = current.stale && current.storedLedger === null;
-        if (changed === current.ledger && !unsaved) {
-            const files = current.stale
-                ? await writeProjection(deps, program, current.ledger, current.storedLedger, options, current.stored)
-                : current;
-            return { files, value };
-        }
-        const next = LedgerSchema.parse(compactLedger({
-            ...changed,
-            program,
-            revision: current.ledger.revision + 1,
-            updatedAt: new Date(now).toISOString()
-        }));
-        const ledgerText = serializeLedger(next);
-        let storedLedger;
-        try {
-            const { version } = await store.write(ledgerPath(program), ledgerText, current.storedLedger?.version ?? null);
-            storedLedger = { text: ledgerText, version };
-        }
-        catch (error) {
-            if (!(error instanceof state_errors/* StateConflictError */.K$))
-                throw error;
-            await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry);
+        const unchanged = changed === current.ledger && !unsaved;
+        if (unchanged && !current.stale)
+            return { files: current, value };
+        const next = unchanged
+            ? current.ledger
+            : LedgerSchema.parse(compactLedger({
+                ...changed,
+                program,
+                revision: current.ledger.revision + 1,
+                updatedAt: new Date(now).toISOString()
+            }));
+        const ledgerText = unchanged ? null : serializeLedger(next);
+        /** A write, or undefined after a conflict (and the wait before reading again). */
+        const unlessConflict = async (write) => {
+            try {
+                return await write();
+            }
+            catch (error) {
+                if (!(error instanceof state_errors/* StateConflictError */.K$))
+                    throw error;
+                await waitBeforeRetry(ledgerPath(program), store, attempt, error, retry);
+                return undefined;
+            }
+        };
+        const writeMany = store.writeMany?.bind(store);
+        const head = current.head;
+        if (writeMany && head !== null) {
+            const files = await unlessConflict(() => writeBoth(writeMany, head, current, next, ledgerText, {
+                maxBytes: options.maxBytes,
+                description: store.description
+            }));
+            if (files)
+                return { files, value };
             continue;
+        }
+        let storedLedger = current.storedLedger;
+        if (ledgerText !== null) {
+            const written = await unlessConflict(() => store.write(ledgerPath(program), ledgerText, current.storedLedger?.version ?? null));
+            if (!written)
+                continue;
+            storedLedger = { text: ledgerText, version: written.version };
         }
         return {
             files: await writeProjection(deps, program, next, storedLedger, options, current.stored),
@@ -44832,19 +44603,50 @@ async function updateProgram(deps, program, options, apply) {
         };
     }
 }
+/** The state file with `ledger` projected on it, unless it shows a newer revision already. */
+function projectionOf(program, text, ledger, maxBytes) {
+    // Another run projected a newer revision of the ledger meanwhile: ours is older.
+    return text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
+        ? text
+        : projectStateFile(text ?? createStateFile(program), ledger, { program, maxBytes });
+}
+/**
+ * The ledger (`ledgerText`, null: unchanged) and its projection in one write against the
+ * head `current` was read at; a file whose bytes did not change is not sent.
+ */
+async function writeBoth(writeMany, head, current, ledger, ledgerText, options) {
+    const { program } = current;
+    const mdPath = (0,schema/* stateFilePath */.n0)(program);
+    const text = inFile(`${mdPath} (${options.description})`, () => projectionOf(program, current.stored?.text ?? null, ledger, options.maxBytes));
+    const changes = [
+        ...(ledgerText === null ? [] : [{ path: ledgerPath(program), text: ledgerText }]),
+        ...(text === current.stored?.text ? [] : [{ path: mdPath, text }])
+    ];
+    if (changes.length === 0)
+        return { ...current, stale: false };
+    const written = await writeMany(changes, head);
+    const versionOf = (path) => written.versions[changes.findIndex((change) => change.path === path)];
+    const mdVersion = versionOf(mdPath);
+    const ledgerVersion = versionOf(ledgerPath(program));
+    return {
+        program,
+        stored: mdVersion === undefined ? current.stored : { text, version: mdVersion },
+        storedLedger: ledgerText === null || ledgerVersion === undefined
+            ? current.storedLedger
+            : { text: ledgerText, version: ledgerVersion },
+        ledger,
+        text,
+        machine: machine_state_readMachineState(text),
+        stale: false,
+        head: written.head
+    };
+}
 /** Projects `ledger` onto the stored `<program>.md` (compare-and-swap, re-projected on conflict). */
 async function writeProjection(deps, program, ledger, storedLedger, options, 
 /** `<program>.md` as read a moment ago (null: none). */
 stored) {
     const path = (0,schema/* stateFilePath */.n0)(program);
-    const written = await updateFile(deps.store, path, (text) => 
-    // Another run projected a newer revision of the ledger meanwhile: ours is older.
-    text !== null && (readLedgerPointer(text)?.revision ?? -1) > ledger.revision
-        ? text
-        : projectStateFile(text ?? createStateFile(program), ledger, {
-            program,
-            maxBytes: options.maxBytes
-        }), {
+    const written = await updateFile(deps.store, path, (text) => projectionOf(program, text, ledger, options.maxBytes), {
         clock: deps.clock,
         ...(deps.random ? { random: deps.random } : {}),
         log: { info: (line) => deps.log.info(line) },
@@ -44857,7 +44659,227 @@ stored) {
         ledger,
         text: written.text,
         machine: machine_state_readMachineState(written.text),
-        stale: false
+        stale: false,
+        head: null
+    };
+}
+
+// EXTERNAL MODULE: ./src/core/environment.ts
+var core_environment = __nccwpck_require__(6738);
+;// CONCATENATED MODULE: ./src/statefile/record-outcome.ts
+/**
+ * Recording an iteration's outcome (docs/commands.md: "record"), pure: what `record` writes, and what
+ * the gate writes on green when the agent handed over its metric. `accepted` sets Best
+ * Metric, Iteration Count + 1, Consecutive Errors 0 and Paused false; `rejected` sets
+ * Iteration Count + 1 and Consecutive Errors 0; `error` sets Iteration Count + 1 and
+ * Consecutive Errors + 1, pausing at 3. Each appends its word to Recent Statuses and sets Last
+ * Run, and prepends an Iteration History entry. The write goes into the ledger (so a memory
+ * push that reverts `<program>.md` cannot lose it).
+ *
+ * It ends the ledger's iteration only while that is still open (`isIterationOpen`), and never
+ * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
+ * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
+ * (docs/decisions.md: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
+ * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
+ * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
+ * accepted (`already-gated`).
+ *
+ * Idempotent per workflow run: a run that recorded already (a re-run of the same run, at a
+ * higher GITHUB_RUN_ATTEMPT) records nothing more.
+ */
+
+
+
+
+
+/** Consecutive errors at which `record` pauses the program. */
+const MAX_CONSECUTIVE_ERRORS = 3;
+/** Whether `metric` reaches `target` in the metric's direction. */
+function reachesTarget(metric, target, direction) {
+    return direction === 'lower' ? metric <= target : metric >= target;
+}
+/** The Machine State rows an outcome writes. */
+function recordTransition(machine, input) {
+    const direction = machine.metricDirection ?? 'higher';
+    const count = (machine.iterationCount ?? 0) + 1;
+    const base = {
+        iterationCount: count,
+        recentStatuses: (0,schema/* appendRecentStatus */.WI)(machine.recentStatuses, input.outcome),
+        lastRun: new Date(input.now).toISOString()
+    };
+    if (input.outcome === 'accepted') {
+        if (input.metric === undefined || !Number.isFinite(input.metric))
+            throw new RangeError('an accepted iteration needs a finite metric');
+        const metric = input.metric;
+        const target = machine.targetMetric;
+        const completed = target !== null && reachesTarget(metric, target, direction);
+        const completedReason = completed
+            ? `target metric reached: ${metric} ${direction === 'lower' ? '≤' : '≥'} ${target} at iteration ${count}`
+            : null;
+        return {
+            patch: {
+                ...base,
+                bestMetric: metric,
+                consecutiveErrors: 0,
+                paused: false,
+                pauseReason: null,
+                ...(completed ? { completed: true, completedReason } : {})
+            },
+            status: completed ? 'completed' : 'recorded',
+            pauseReason: null,
+            completedReason,
+            improved: isBetter(metric, machine.bestMetric, direction),
+            direction
+        };
+    }
+    if (input.outcome === 'rejected') {
+        return {
+            patch: { ...base, consecutiveErrors: 0 },
+            status: 'recorded',
+            pauseReason: null,
+            completedReason: null,
+            improved: null,
+            direction
+        };
+    }
+    const errors = (machine.consecutiveErrors ?? 0) + 1;
+    const pause = errors >= MAX_CONSECUTIVE_ERRORS;
+    const reason = pause ? pauseReason('consecutive-errors') : null;
+    return {
+        patch: {
+            ...base,
+            consecutiveErrors: errors,
+            ...(pause ? { paused: true, pauseReason: reason } : {})
+        },
+        status: pause ? 'paused' : 'recorded',
+        pauseReason: reason,
+        completedReason: null,
+        improved: null,
+        direction
+    };
+}
+/**
+ * The outcome the gate records from the agent's report: `error` when the evaluation failed,
+ * and when the agent reported an improvement that no new commit carries; else `accepted` for
+ * an improvement on a green commit, `rejected` for none.
+ */
+function reportedOutcome(report, branch) {
+    if (report.error !== undefined)
+        return { outcome: 'error', reason: report.error };
+    if (!report.improved)
+        return { outcome: 'rejected', reason: undefined };
+    if (branch.newCommit)
+        return { outcome: 'accepted', reason: undefined };
+    return {
+        outcome: 'error',
+        reason: `the agent reported an improved metric, but no new commit reached ${branch.name}`
+    };
+}
+function record_outcome_statusOf(machine) {
+    if (machine.completed)
+        return 'completed';
+    if (machine.paused && machine.pauseReason === pauseReason('consecutive-errors'))
+        return 'paused';
+    return 'recorded';
+}
+/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
+const AWAITING_FIX = new Set(['red', 'no-checks']);
+/**
+ * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
+ * one that ended and that no record described yet (no history entry written at or after its
+ * end, e.g. the gate's green path, which ends it and then records in the same write).
+ */
+function describedIteration(ledger) {
+    const iteration = ledger.iteration;
+    if (!iteration)
+        return null;
+    if (iteration.finishedAt === null)
+        return ledger;
+    const ended = Date.parse(iteration.finishedAt);
+    const recorded = ledger.writes.some((write) => write.historyEntry !== undefined && Date.parse(write.at) >= ended);
+    return recorded ? null : ledger;
+}
+/** Whether `record` ends the ledger's iteration (see the module comment). */
+function recordEndsIteration(ledger) {
+    if (!isIterationOpen(ledger))
+        return false;
+    const latest = latestAttempt(ledger);
+    return latest === undefined || !AWAITING_FIX.has(latest.state);
+}
+/** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
+function recordKeyOf(runId, ledger) {
+    return runId === null ? `local-${ledger.revision + 1}` : String(runId);
+}
+/**
+ * The ledger after recording (see the module comment). `text` and `machine` are the state file
+ * as the scheduler should read it (the ledger projected onto it).
+ */
+function recordIteration(current, request) {
+    const { text, machine, ledger } = current;
+    const runKey = recordKeyOf(request.runId, ledger);
+    if (request.runId !== null && isRecorded(text, runKey)) {
+        return {
+            ledger,
+            outcome: {
+                recorded: false,
+                status: record_outcome_statusOf(machine),
+                iteration: machine.iterationCount ?? 0,
+                metric: null,
+                previousBest: null,
+                delta: null,
+                improved: null,
+                pauseReason: machine.paused ? machine.pauseReason : null,
+                completedReason: machine.completed ? machine.completedReason : null,
+                fixAttempts: 0,
+                commit: null,
+                runKey,
+                entry: findHistoryEntry(text, runKey)
+            }
+        };
+    }
+    const transition = recordTransition(machine, request);
+    const described = describedIteration(ledger);
+    const latest = described ? latestAttempt(described) : undefined;
+    const fixAttempts = latest?.index ?? 0;
+    const commit = request.commit ?? latest?.agentSha ?? latest?.sha ?? null;
+    const metric = request.metric ?? null;
+    const previousBest = machine.bestMetric;
+    const iteration = transition.patch.iterationCount;
+    const safe = (value, max) => value === undefined
+        ? null
+        : (0,untrusted/* oneLine */.TN)(value, max, { maskedValues: request.maskedValues ?? [] }) || null;
+    const lines = renderHistoryEntry({
+        iteration,
+        outcome: request.outcome,
+        at: request.now,
+        metric,
+        previousBest,
+        change: safe(request.change, 300),
+        reason: safe(request.reason, 300),
+        commit,
+        runUrl: request.runUrl,
+        runKey,
+        fixAttempts
+    });
+    let next = recordEndsIteration(ledger) ? finishIteration(ledger, 'recorded', request.now) : ledger;
+    next = withStateWrite(next, { machineState: transition.patch, historyEntry: { runKey, lines } }, request.now);
+    return {
+        ledger: next,
+        outcome: {
+            recorded: true,
+            status: transition.status,
+            iteration,
+            metric,
+            previousBest,
+            delta: metric !== null && previousBest !== null ? formatDelta(metric, previousBest) : null,
+            improved: transition.improved,
+            pauseReason: transition.pauseReason,
+            completedReason: transition.completedReason,
+            fixAttempts,
+            commit,
+            runKey,
+            entry: lines.join('\n')
+        }
     };
 }
 
@@ -45152,6 +45174,313 @@ async function announce(deps, announcement) {
     return issue;
 }
 
+;// CONCATENATED MODULE: ./src/core/rules/fixer-run.ts
+/** gh-aw's job ids, which are the job names the API reports (gh-aw gives them no `name:`). */
+const JOB = {
+    preActivation: 'pre_activation',
+    activation: 'activation',
+    agent: 'agent',
+    safeOutputs: 'safe_outputs'
+};
+const FAILED = new Set([
+    'failure',
+    'cancelled',
+    'timed_out',
+    'startup_failure',
+    'action_required',
+    'stale'
+]);
+const BOTS_FIX = 'add `bots: ["github-actions[bot]"]` under `on:` in `.github/workflows/autoloop.md` and run `gh aw compile autoloop` (in gh-aw releases after v0.72 `pre_activation` no longer trusts `workflow_dispatch`, and the gate dispatches as `github-actions[bot]`, which holds no repository role)';
+function job(jobs, name) {
+    // A re-run lists each job once (the latest attempt), but a matrix or a renamed job could
+    // repeat a name: the last one listed wins.
+    return [...jobs].reverse().find((j) => j.name === name);
+}
+/**
+ * The first failed step's name, as plain text: a workflow names its steps, and the name goes
+ * into the pause reason and the advice, which are markdown.
+ */
+function failedStep(found) {
+    const step = found.steps.find((s) => s.conclusion !== null && FAILED.has(s.conclusion));
+    return step ? step.name.replace(/[^\w .,:()/'+-]/g, '').slice(0, 100) : null;
+}
+function noFix(runId, cause, fix, url) {
+    const where = url ? ` ([run ${runId}](${url}))` : '';
+    return {
+        kind: 'no-fix',
+        blocked: {
+            cause: `fixer run ${runId} did not run the agent: ${cause}`,
+            advice: `The fixer run${where} started for the red attempt never ran its agent: ${cause}. No fix could arrive, so no fix attempt was spent. To fix: ${fix}. \`reconcile\` resumes the program once the head of its branch has a verdict, and the next gate continues.`
+        }
+    };
+}
+function pushNotLanded(runId, conclusion, url) {
+    const where = url ? ` ([run ${runId}](${url}))` : '';
+    return {
+        kind: 'no-fix',
+        blocked: {
+            cause: `the push of fixer run ${runId} did not land: safe_outputs ended ${conclusion}`,
+            advice: pushAdvice(`fixer run${where}`, conclusion)
+        }
+    };
+}
+function pushAdvice(whose, result) {
+    return `The agent of the ${whose} ran, but gh-aw's \`safe_outputs\` job ended \`${result}\`, so its commit never reached the program branch: this is not a fixer that pushed nothing, and no fix attempt was spent. Read the \`safe_outputs\` log: a push refused as non-fast-forward means the branch moved while the agent worked (another run pushed, or someone did); a patch that did not apply, or a push token without Contents: write, fail there too. \`reconcile\` resumes the program once the head of its branch has a verdict.`;
+}
+/**
+ * What a fixer run did, from its state and its jobs (the latest attempt of each). gh-aw's
+ * `pre_activation` that outputs `activated=false` shows as a successful `pre_activation`
+ * with every later job skipped.
+ */
+function judgeFixerRun(runId, run, jobs, url = null) {
+    if (run.kind === 'forbidden')
+        return { kind: 'running' };
+    if (run.kind === 'not-found')
+        return noFix(runId, 'the run does not exist (deleted, or never created)', 'check that `dispatch-workflow` names the compiled workflow and that the token may read Actions runs (`actions: read`)', url);
+    const waiting = run.status === 'waiting' ||
+        run.status === 'action_required' ||
+        run.conclusion === 'action_required' ||
+        jobs.some((j) => j.status === 'waiting' || j.conclusion === 'action_required');
+    if (waiting)
+        return noFix(runId, 'the run waits for approval', 'approve it on its run page, or let runs started by `github-actions[bot]` run without approval (a required-reviewer environment or the repository’s approval policy for bots holds it)', url);
+    const agent = job(jobs, JOB.agent);
+    const ghAw = [JOB.preActivation, JOB.activation, JOB.agent].some((name) => job(jobs, name));
+    // Not a gh-aw run (a plain fixer workflow): whether its fix arrived is the branch head's word.
+    if (!ghAw)
+        return run.status === 'completed' ? { kind: 'agent-ran' } : { kind: 'running' };
+    if (agent?.conclusion === 'success') {
+        const push = job(jobs, JOB.safeOutputs);
+        if (push?.conclusion && FAILED.has(push.conclusion))
+            return pushNotLanded(runId, push.conclusion, url);
+        if (push && push.status !== 'completed' && run.status !== 'completed')
+            return { kind: 'running' };
+        return { kind: 'agent-ran' };
+    }
+    if (agent && agent.status !== 'completed')
+        return { kind: 'running' };
+    if (agent?.conclusion && FAILED.has(agent.conclusion)) {
+        const step = failedStep(agent);
+        return noFix(runId, `the agent job ended ${agent.conclusion}${step ? ` at step "${step}"` : ''}`, agent.conclusion === 'cancelled'
+            ? 'see why the run was cancelled (a concurrency group, a maintainer, or the job timeout), then start it again'
+            : 'read the agent job’s log; when the scheduler step failed, the dispatched `program` input names no configured program', url);
+    }
+    if (run.status !== 'completed')
+        return { kind: 'running' };
+    // The agent job never ran: find the job that stopped it.
+    const pre = job(jobs, JOB.preActivation);
+    const activation = job(jobs, JOB.activation);
+    if (pre?.conclusion && FAILED.has(pre.conclusion))
+        return noFix(runId, `pre_activation ended ${pre.conclusion}${failedStep(pre) ? ` at step "${failedStep(pre)}"` : ''}`, 'read the pre_activation job’s log (it checks the role of the actor that started the run, `github-actions[bot]` for a dispatched fixer)', url);
+    if (pre?.conclusion === 'success' && (!activation || activation.conclusion === 'skipped'))
+        return noFix(runId, 'pre_activation did not activate it (`activated=false`: its actor `github-actions[bot]` holds no required role, and every later job was skipped)', BOTS_FIX, url);
+    if (activation?.conclusion && FAILED.has(activation.conclusion))
+        return noFix(runId, `activation ended ${activation.conclusion}${failedStep(activation) ? ` at step "${failedStep(activation)}"` : ''}`, 'read the activation job’s log: a lock file older than its `.md` source fails there (run `gh aw compile autoloop` and commit both files)', url);
+    if (run.conclusion === 'cancelled')
+        return noFix(runId, 'the run was cancelled before the agent ran', 'see who or what cancelled it (a concurrency group with `cancel-in-progress`, or a maintainer), then start it again', url);
+    return noFix(runId, `the agent job was ${agent ? (agent.conclusion ?? agent.status) : 'not in the run'} (run ${run.conclusion ?? run.status})`, 'open the run and check the `if:` conditions of its jobs; the workflow must be the gh-aw autoloop workflow with the `ci_gate` job', url);
+}
+/** gh-aw's result for `safe_outputs` says the push did not land: the cause, else null. */
+function safeOutputsBlocked(result, runId) {
+    if (result !== 'failure' && result !== 'cancelled')
+        return null;
+    const run = runId === null ? 'this run' : `run ${runId}`;
+    return {
+        cause: `the push of ${run} did not land: safe_outputs ended ${result}`,
+        advice: pushAdvice(run, result)
+    };
+}
+/** The prefix of gh-aw's fallback branches for `branch`: `<branch>-fallback-<timestamp>`. */
+function fallbackPrefix(branch) {
+    return `${branch}-fallback-`;
+}
+/**
+ * gh-aw's `fallback-as-pull-request` diverted a push: a PR from `<branch>-fallback-*` into
+ * the program branch opened at or after `since` (epoch ms), the newest; else such a branch
+ * whose head was committed since then (its PR could not be opened); else null.
+ */
+function fallbackBlocked(branch, pulls, since, branches = []) {
+    const found = pulls
+        .filter((pull) => pull.baseRef === branch &&
+        pull.headRef.startsWith(fallbackPrefix(branch)) &&
+        pull.createdAt >= since)
+        .sort((a, b) => b.createdAt - a.createdAt)[0];
+    if (!found) {
+        const diverted = branches
+            .filter((b) => b.name.startsWith(fallbackPrefix(branch)) &&
+            b.committedAt !== null &&
+            b.committedAt >= since)
+            .sort((a, b) => (b.committedAt ?? 0) - (a.committedAt ?? 0))[0];
+        if (!diverted)
+            return null;
+        return {
+            cause: `the fix was pushed to ${diverted.name}, not to ${branch}`,
+            advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to the new branch \`${diverted.name}\` instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge that branch into \`${branch}\` or delete it, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
+        };
+    }
+    return {
+        cause: `the fix was pushed to ${found.headRef} (PR #${found.number}), not to ${branch}`,
+        advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to \`${found.headRef}\` and opened [PR #${found.number}](${found.url}) into the program branch instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge or close that PR, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/fixer-check.ts
+
+
+/** How often, and how far apart, a dispatched run is looked for when GitHub did not say which. */
+const LOCATE_TRIES = 3;
+const LOCATE_INTERVAL_MS = 5_000;
+/**
+ * The run a sent dispatch started: the one GitHub returned, else the earliest
+ * `workflow_dispatch` run of the workflow on the ref created since the dispatch (GitHub
+ * Enterprise Server versions without `return_run_details` answer 204 without it). Null when
+ * none is found (after `tries` looks, `LOCATE_INTERVAL_MS` apart) or it cannot be read.
+ */
+async function locateFixerRun(deps, dispatch, tries = 1) {
+    if (dispatch.state !== 'sent')
+        return null;
+    if (dispatch.runId !== null)
+        return { runId: dispatch.runId, url: dispatch.url };
+    for (let attempt = 1; attempt <= tries; attempt += 1) {
+        try {
+            const found = await deps.github.findDispatchedRun({
+                workflow: dispatch.workflow,
+                ref: dispatch.ref,
+                since: Date.parse(dispatch.requestedAt)
+            });
+            if (found)
+                return found;
+        }
+        catch (error) {
+            deps.log.warning(`Could not list the runs of ${dispatch.workflow} to find the fixer run: ${(0,errors/* errorMessage */.gJ)(error)}`);
+            return null;
+        }
+        if (attempt < tries)
+            await deps.clock.sleep(LOCATE_INTERVAL_MS);
+    }
+    deps.log.info(`No workflow_dispatch run of ${dispatch.workflow} on ${dispatch.ref} since ${dispatch.requestedAt} yet: the fixer run is not known`);
+    return null;
+}
+/** What the fixer run of `attempt` did (`running` when there is none, or it cannot be read). */
+async function fixerRunVerdict(deps, attempt) {
+    const run = attempt.dispatch ? await locateFixerRun(deps, attempt.dispatch) : null;
+    if (!run)
+        return { verdict: { kind: 'running' }, runId: null, url: null };
+    try {
+        const state = await deps.github.workflowRunStatus(run.runId);
+        const jobs = state.kind === 'found' ? await deps.github.workflowRunJobs(run.runId) : [];
+        return { verdict: judgeFixerRun(run.runId, state, jobs, run.url), ...run };
+    }
+    catch (error) {
+        deps.log.warning(`Could not read the fixer run ${run.runId}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        return { verdict: { kind: 'running' }, ...run };
+    }
+}
+/** The fallback branches read per check, newest names last (gh-aw names them by time). */
+const MAX_FALLBACK_BRANCHES = 3;
+/**
+ * A fallback PR gh-aw opened into `branch` since `since` (epoch ms), or a fallback branch
+ * committed since then, as a blocked cause.
+ */
+async function fallbackOf(deps, branch, since) {
+    const prefix = fallbackPrefix(branch);
+    const failSoft = async (what, read, none) => {
+        try {
+            return await read();
+        }
+        catch (error) {
+            deps.log.warning(`Could not read ${what} of ${branch}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+            return none;
+        }
+    };
+    const pulls = await failSoft('the PRs', () => deps.github.pullsInto(branch, prefix), []);
+    const found = fallbackBlocked(branch, pulls, since);
+    if (found)
+        return found;
+    const branches = await failSoft("gh-aw's fallback branches", async () => {
+        const refs = (await deps.github.branchesStartingWith(prefix)).slice(-MAX_FALLBACK_BRANCHES);
+        return Promise.all(refs.map(async (ref) => ({
+            name: ref.name,
+            committedAt: (await deps.github.commit(ref.sha))?.committedAt ?? null
+        })));
+    }, []);
+    return fallbackBlocked(branch, pulls, since, branches);
+}
+/**
+ * Why no fix arrived after the red attempt `latest` although the branch head did not move,
+ * or null when its fixer had its chance (its agent ran and its push landed): in this order,
+ * this run's `safe_outputs` failed (`safe-outputs-result`), gh-aw diverted a push to a
+ * fallback PR, the fixer run never ran its agent or its push failed.
+ */
+async function whyNoFix(deps, input) {
+    const ownRun = deps.environment.runId ?? null;
+    const own = safeOutputsBlocked(input.safeOutputsResult, ownRun);
+    if (own)
+        return own;
+    const since = Date.parse(input.latest.endedAt ?? input.latest.startedAt);
+    const fallback = await fallbackOf(deps, input.branch, since);
+    if (fallback)
+        return fallback;
+    const dispatch = input.latest.dispatch;
+    // This run is the fixer: its agent ran (the gate runs after it), and its push is above.
+    if (!dispatch || (ownRun !== null && dispatch.runId === ownRun))
+        return null;
+    const { verdict } = await fixerRunVerdict(deps, input.latest);
+    return verdict.kind === 'no-fix' ? verdict.blocked : null;
+}
+
+;// CONCATENATED MODULE: ./src/app/poll.ts
+
+/** Failed reads in a row a poll tolerates. */
+const READ_FAILURES_TOLERATED = 5;
+const MAX_BACKOFF_MS = 5 * 60_000;
+/** Reads kept failing: what was read, how often, and the last error as the cause. */
+class PollReadError extends errors/* ActionError */.lZ {
+    failures;
+    constructor(what, failures, cause) {
+        super(`Reading ${what} failed ${failures} times in a row: ${(0,errors/* errorMessage */.gJ)(cause)}`, {
+            fix: "GitHub's API kept failing; re-run the job. If it says 403 or 404, check the job's `permissions:` (README: Security).",
+            cause
+        });
+        this.name = 'PollReadError';
+        this.failures = failures;
+    }
+}
+/** The wait after the `failures`-th failed read in a row. */
+function readBackoffMs(intervalMs, failures) {
+    return Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.max(0, failures - 1));
+}
+async function poll(options) {
+    const { clock } = options;
+    const maxReadFailures = options.maxReadFailures ?? READ_FAILURES_TOLERATED;
+    let polls = 0;
+    let failures = 0;
+    let last;
+    for (;;) {
+        let wait = options.intervalMs;
+        polls++;
+        try {
+            const value = await options.read();
+            failures = 0;
+            last = value;
+            const now = clock.now();
+            if (options.done(value))
+                return { kind: 'done', value, polls, at: now };
+            options.pending?.(value, now);
+        }
+        catch (error) {
+            failures++;
+            if (failures >= maxReadFailures)
+                throw new PollReadError(options.what, failures, error);
+            wait = readBackoffMs(options.intervalMs, failures);
+            options.log.warning(`Reading ${options.what} failed (${failures}/${maxReadFailures}), retrying in ${Math.round(wait / 1000)} s: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        }
+        const now = clock.now();
+        if (now >= options.deadline)
+            return { kind: 'deadline', value: last, polls, at: now };
+        await clock.sleep(Math.min(wait, options.deadline - now));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/core/checks/reduce.ts
 /**
  * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
@@ -45346,57 +45675,348 @@ function reduceChecks(snapshot, policy, elapsedMs) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/app/poll.ts
+;// CONCATENATED MODULE: ./src/app/wait-for-checks.ts
 
-/** Failed reads in a row a poll tolerates. */
-const READ_FAILURES_TOLERATED = 5;
-const MAX_BACKOFF_MS = 5 * 60_000;
-/** Reads kept failing: what was read, how often, and the last error as the cause. */
-class PollReadError extends errors/* ActionError */.lZ {
-    failures;
-    constructor(what, failures, cause) {
-        super(`Reading ${what} failed ${failures} times in a row: ${(0,errors/* errorMessage */.gJ)(cause)}`, {
-            fix: "GitHub's API kept failing; re-run the job. If it says 403 or 404, check the job's `permissions:` (README: Security).",
-            cause
-        });
-        this.name = 'PollReadError';
-        this.failures = failures;
+
+function formatDuration(ms) {
+    const seconds = Math.round(ms / 1000);
+    const minutes = Math.floor(seconds / 60);
+    return minutes > 0 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
+}
+function describe(checks) {
+    const counted = checks.filter((check) => check.excluded === undefined);
+    const count = (state) => counted.filter((check) => check.state === state).length;
+    return `${counted.length} counted: ${count('passed')} passed, ${count('failed')} failed, ${count('running') + count('unknown')} running`;
+}
+async function waitForVerdict(options) {
+    const { clock, log, policy } = options;
+    const progressEveryMs = options.progressEveryMs ?? 60_000;
+    const started = clock.now();
+    let lastLine = '';
+    let lastLogAt = -Infinity;
+    const warned = new Set();
+    const result = await poll({
+        what: `the checks of ${options.sha.slice(0, 12)}`,
+        read: async () => {
+            const snapshot = await options.readChecks(options.sha);
+            return reduceChecks(snapshot, policy, clock.now() - options.graceFrom);
+        },
+        done: (verdict) => verdict.kind !== 'pending',
+        pending(verdict, now) {
+            if (verdict.kind !== 'pending')
+                return;
+            for (const check of verdict.checks) {
+                const key = `${check.name}:${check.status}:${check.conclusion}`;
+                if (check.state === 'unknown' && !warned.has(key)) {
+                    warned.add(key);
+                    log.warning(`Check "${check.name}" reports an unknown state (status ${check.status}, conclusion ${check.conclusion}); it is treated as still running, never as passed.`);
+                }
+            }
+            const line = `${describe(verdict.checks)}; waiting for ${verdict.waitingFor.slice(0, 8).join(', ')}${verdict.waitingFor.length > 8 ? ` +${verdict.waitingFor.length - 8} more` : ''}`;
+            if (line !== lastLine || now - lastLogAt >= progressEveryMs) {
+                log.info(`[${formatDuration(now - started)}] ${line}`);
+                lastLine = line;
+                lastLogAt = now;
+            }
+        },
+        clock,
+        log,
+        intervalMs: options.pollIntervalMs,
+        deadline: options.deadline,
+        ...(options.maxReadFailures !== undefined ? { maxReadFailures: options.maxReadFailures } : {})
+    });
+    const { polls, at: finishedAt } = result;
+    if (result.kind === 'done' && result.value.kind !== 'pending')
+        return { kind: 'verdict', verdict: result.value, polls, finishedAt };
+    const pending = result.value?.kind === 'pending' ? result.value : { checks: [], waitingFor: [] };
+    return {
+        kind: 'ci-timeout',
+        checks: pending.checks,
+        waitingFor: pending.waitingFor,
+        polls,
+        finishedAt
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/rules/classify.ts
+/**
+ * Keys of failed tests, by test runner (README: "Failure signatures" lists the key forms): a
+ * failure made only of these may be re-run once to tell a flaky test (PyTorch's retry bot
+ * re-runs test steps, never build or lint steps). Build errors of the same tools (`go` build
+ * and vet paths, `dotnet` compiler codes, pytest collection errors) are not tests.
+ */
+const TEST_FAILURE_KEYS = [
+    /^(?:jest|vitest|mocha|node-test|cargo|surefire|junit|gradle|rspec|phpunit):/,
+    /^pytest:(?!error:)/,
+    /^go:(?:[^:]+:)?(?:Test|Example|Fuzz)/,
+    /^dotnet:(?!CS\d{4}:)/
+];
+function isTestFailure(keys) {
+    return keys.length > 0 && keys.every((key) => TEST_FAILURE_KEYS.some((test) => test.test(key)));
+}
+/** Keys the runner adds around any failure (the step's exit code): not the project's own. */
+function projectFailureCount(keys) {
+    return keys.filter((key) => !key.startsWith('gha:')).length;
+}
+/**
+ * Keys that name no failure of their own: the step's exit code (`gha:exit code 1`) and a check
+ * with nothing readable (`check:<name>:<conclusion>`). Two different failures give the same
+ * such key, so one on the base branch head proves nothing about the head's.
+ */
+const UNSPECIFIC_KEYS = [/^gha:exit code -?\d+$/, /^check:/];
+function isSpecificKey(key) {
+    return !UNSPECIFIC_KEYS.some((pattern) => pattern.test(key));
+}
+/**
+ * Whether `key` of the check also fails, in the same-named check, on the base branch head.
+ * Never for a key that names no failure of its own: it stays the iteration's.
+ */
+function failsOnBase(check, key, base) {
+    if (!base || base.state !== 'complete' || !isSpecificKey(key))
+        return false;
+    return base.checks.some((b) => b.name === check.name && b.keys.includes(key));
+}
+/**
+ * The keys of `head` that also fail, in the same-named check, on the base branch head. A
+ * check that did not run on the base head, or base CI that never ran, gives none.
+ */
+function preExistingKeys(head, base) {
+    const found = head.flatMap((check) => check.keys.filter((key) => failsOnBase(check, key, base)));
+    return [...new Set(found)].sort();
+}
+/**
+ * The iteration's own keys: those of `head` that do not fail in the same-named check on the
+ * base branch head. Decided per check: the same key failing in another check (a matrix job
+ * the base branch does not run) is the iteration's own.
+ */
+function ownKeys(head, base) {
+    const own = head.flatMap((check) => check.keys.filter((key) => !failsOnBase(check, key, base)));
+    return [...new Set(own)].sort();
+}
+/** Why no fix can help this commit, and what a maintainer must do; null when something can. */
+function blockedCause(input) {
+    const sha = input.sha.slice(0, 12);
+    if (input.awaitingApproval.length > 0) {
+        const names = input.awaitingApproval.slice(0, 5).join(', ');
+        return {
+            cause: `workflow runs on ${sha} wait for approval (${names})`,
+            advice: [
+                `CI on \`${sha}\` waits for a maintainer's approval (\`action_required\`): ${names}.`,
+                'Approve the runs (the run page, "Approve and run"), or change the repository\'s approval policy for pushes by bots (Settings → Actions → General), or push with a GitHub App or personal token that needs no approval.',
+                '`reconcile` resumes the program once the head has a verdict.'
+            ].join(' ')
+        };
+    }
+    if (!input.noChecks)
+        return null;
+    const causes = [];
+    if (input.pushed && !input.pushToken)
+        causes.push('The push was made with the default GITHUB_TOKEN, and pushes made with GITHUB_TOKEN start no workflow runs: pass `push-token` (a GitHub App installation token or a fine-grained personal access token with Contents: read and write) so the push starts CI.');
+    if (!input.pushed && input.ciTriggerCommit)
+        causes.push("The head is gh-aw's empty CI-trigger commit, so a trigger token was set: check that a workflow runs on pushes to this branch (its `on: push: branches:` filter) and that the token may start workflow runs.");
+    if (!input.pushed && !input.ciTriggerCommit)
+        causes.push('In gh-aw, `safe_outputs` pushes with GITHUB_TOKEN, which starts no workflow runs: set the `GH_AW_CI_TRIGGER_TOKEN` secret (or `github-token-for-extra-empty-commit`) so gh-aw pushes an empty "ci: trigger checks" commit that starts CI. gh-aw pushes it only for a push of exactly one new commit, counted per handler: `push-to-pull-request-branch` counts the commits its patch added (current gh-aw first squashes a range holding merge commits into one, so "merge the default branch, then change" counts one; v0.65.6 counts each, so that push starts no CI), and `create-pull-request` counts every commit of the branch since its base (`origin/<base>..HEAD`), so a PR opened again for a branch that already carries earlier iterations starts no CI: start that branch from the base branch. gh-aw also skips the commit when 30 of the last 60 commits on the branch change no file (merge commits not counted in current gh-aw). Its `safe_outputs` log says `Skipping extra empty commit` and why. Outside gh-aw, the token that pushed must be one that starts workflow runs (`push-token` when this action pushes).');
+    causes.push('Runs waiting for approval (`action_required`) report nothing until a maintainer approves them.', 'If this branch really has no CI, set `allow-no-checks: true`.');
+    return {
+        cause: `no CI ran on ${sha} within ${input.checksGraceSeconds} s`,
+        advice: [
+            `No check reported a result for \`${sha}\` within ${input.checksGraceSeconds} s, and silence is never read as green.`,
+            ...causes
+        ].join(' ')
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/rules/decide.ts
+
+
+
+
+
+/** Whether the gate must gather and classify the failures before it can decide. */
+function needsFindings(verdict, blocked) {
+    return verdict !== 'green' && verdict !== 'ci-timeout' && blocked === null;
+}
+function decide(input) {
+    const { observed } = input;
+    switch (observed.kind) {
+        case 'stopped':
+            return { kind: 'skipped', reason: observed.reason };
+        case 'no-fix-arrived':
+            return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) };
+        case 'no-new-commit':
+            return { kind: 'paused', pause: noNewCommitPause(input, observed.index) };
+        case 'checks':
+            return decideChecks(input, observed);
     }
 }
-/** The wait after the `failures`-th failed read in a row. */
-function readBackoffMs(intervalMs, failures) {
-    return Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.max(0, failures - 1));
+function budgetLeft(ledger, index) {
+    return Math.max(0, (ledger.iteration?.maxFixAttempts ?? 0) - index);
 }
-async function poll(options) {
-    const { clock } = options;
-    const maxReadFailures = options.maxReadFailures ?? READ_FAILURES_TOLERATED;
-    let polls = 0;
-    let failures = 0;
-    let last;
-    for (;;) {
-        let wait = options.intervalMs;
-        polls++;
-        try {
-            const value = await options.read();
-            failures = 0;
-            last = value;
-            const now = clock.now();
-            if (options.done(value))
-                return { kind: 'done', value, polls, at: now };
-            options.pending?.(value, now);
-        }
-        catch (error) {
-            failures++;
-            if (failures >= maxReadFailures)
-                throw new PollReadError(options.what, failures, error);
-            wait = readBackoffMs(options.intervalMs, failures);
-            options.log.warning(`Reading ${options.what} failed (${failures}/${maxReadFailures}), retrying in ${Math.round(wait / 1000)} s: ${(0,errors/* errorMessage */.gJ)(error)}`);
-        }
-        const now = clock.now();
-        if (now >= options.deadline)
-            return { kind: 'deadline', value: last, polls, at: now };
-        await clock.sleep(Math.min(wait, options.deadline - now));
+function noFixPause(input, latest, blocked) {
+    return {
+        kind: 'blocked',
+        index: latest.index,
+        reason: pauseReason('blocked', blocked.cause),
+        verdict: 'blocked',
+        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', input.now, blocked.cause),
+        signature: signatureFromRecord(latest.signature),
+        remember: false,
+        blocked,
+        attemptsRemaining: budgetLeft(input.ledger, latest.index)
+    };
+}
+function noNewCommitPause(input, index) {
+    const previous = [...input.ledger.attempts].reverse().find((a) => a.index < index);
+    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
+    const judged = noProgressPause(input.ledger, index, input.now, note);
+    return {
+        kind: judged.kind,
+        index,
+        reason: judged.reason,
+        verdict: 'red',
+        record: judged.verdict,
+        signature: signatureFromRecord(judged.verdict.signature),
+        remember: judged.remember !== null,
+        blocked: null,
+        attemptsRemaining: 0
+    };
+}
+function decideChecks(input, observed) {
+    const { ledger, now, config } = input;
+    const { index, verdict, blocked, findings } = observed;
+    if (verdict === 'green')
+        return { kind: 'green', index, attemptsRemaining: budgetLeft(ledger, index) };
+    if (verdict === 'ci-timeout') {
+        const signature = signatureOf([buildKey('ci-timeout')]);
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'timeout',
+                index,
+                reason: pauseReason('timeout'),
+                verdict: 'ci-timeout',
+                record: { state: 'ci-timeout', now, signature },
+                signature,
+                remember: false,
+                blocked: null,
+                attemptsRemaining: 0
+            }
+        };
     }
+    if (blocked)
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'blocked',
+                index,
+                reason: pauseReason('blocked', blocked.cause),
+                verdict: verdict === 'no-checks' ? 'no-checks' : 'blocked',
+                record: { state: 'blocked', now, note: blocked.advice },
+                signature: null,
+                remember: false,
+                blocked,
+                attemptsRemaining: budgetLeft(ledger, index)
+            }
+        };
+    if (!findings)
+        throw new RangeError(`a ${verdict} verdict is decided on its failures`);
+    const preExisting = findings.classification.preExisting;
+    if (findings.newKeys.length === 0 && preExisting.length > 0) {
+        if (config.preExistingFailures === 'allow')
+            return {
+                kind: 'green-except-pre-existing',
+                index,
+                attemptsRemaining: budgetLeft(ledger, index),
+                preExisting: [...preExisting]
+            };
+        const signature = signatureOf(preExisting);
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'base-red',
+                index,
+                reason: pauseReason('base-red', signature.short),
+                verdict: 'red',
+                record: redRecord(findings, signature, now, input.maskedValues),
+                signature,
+                remember: false,
+                blocked: null,
+                attemptsRemaining: budgetLeft(ledger, index)
+            }
+        };
+    }
+    const signature = signatureOf(findings.newKeys);
+    const record = redRecord(findings, signature, now, input.maskedValues);
+    const decision = decideAfterRed(ledger, { index, signature, now });
+    if (decision.kind === 'pause')
+        return {
+            kind: 'paused',
+            pause: {
+                kind: decision.pauseKind,
+                index,
+                reason: decision.reason,
+                verdict: 'red',
+                record,
+                signature,
+                remember: decision.pauseKind !== 'timeout',
+                blocked: null,
+                attemptsRemaining: 0
+            }
+        };
+    const next = [];
+    if (config.dispatchWorkflow)
+        next.push('dispatch');
+    if (config.fixCommand)
+        next.push('fix-command');
+    return {
+        kind: 'red',
+        index,
+        signature,
+        record,
+        attemptsRemaining: decision.attemptsRemaining,
+        next
+    };
+}
+/** A signature as the ledger stored it, in the form the pause comment shows. */
+function signatureFromRecord(stored) {
+    return stored
+        ? {
+            keys: [...(stored.keys ?? [])],
+            full: stored.full ?? stored.short,
+            short: stored.short,
+            hash: stored.hash
+        }
+        : null;
+}
+/** A red attempt's verdict as the ledger keeps it. */
+function redRecord(findings, signature, now, masked) {
+    return {
+        state: 'red',
+        now,
+        signature,
+        failingChecks: findings.failing.map((f) => ({
+            name: f.name,
+            conclusion: f.conclusion,
+            url: f.url
+        })),
+        errorLines: errorLinesOf(findings, masked),
+        details: decide_detailsOf(findings, signature),
+        classification: findings.classification,
+        reruns: findings.reruns
+    };
+}
+function errorLinesOf(findings, masked) {
+    return findings.failing
+        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
+        .slice(0, 12)
+        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
+}
+/** The failure details of the signature's keys (already redacted by gathering), check by check. */
+function decide_detailsOf(findings, signature) {
+    const own = new Set(signature.keys);
+    return findings.failing.flatMap((failure) => (failure.details ?? [])
+        .filter((detail) => own.has(detail.key))
+        .map((detail) => ({ check: failure.name, key: detail.key, lines: [...detail.lines] })));
 }
 
 ;// CONCATENATED MODULE: ./src/core/signature/lines.ts
@@ -48369,7 +48989,7 @@ function createBiomeParser() {
 
 
 const FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/;
-const FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/;
+const bun_FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/;
 const RESULT = /^\((?:pass|fail|skip|todo)\) |^[✓✗] /;
 /** `bun test v1.4.5 (a7733435c)`: the run's banner (other tools print `✗` lines too). */
 const bun_BANNER = /^bun test v\d/;
@@ -48431,7 +49051,7 @@ function createBunParser() {
                 frameFile = normalisePath(frame[1] ?? '');
                 return keep(line);
             }
-            const failed = FAILED.exec(line);
+            const failed = bun_FAILED.exec(line);
             if (failed !== null && (bunRun || line.startsWith('('))) {
                 const path = file ?? frameFile;
                 const name = stripTrailingDuration(failed[1] ?? '');
@@ -49540,7 +50160,11 @@ function extractFailuresFromString(text, options = {}) {
 
 
 
-const gather_failures_DEFAULT_MAX_LOG_BYTES = 64 * 1024 * 1024;
+/**
+ * What the gate reads of one job's log: less than the extractor's own cap (DEFAULT_MAX_LOG_BYTES,
+ * for a log given to the CLI), since a gate may read several logs in one run.
+ */
+const JOB_LOG_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_LINES = 10;
 /** Annotations GitHub adds to every failed step: they say nothing about the failure. */
 const GENERIC_ANNOTATION = /^(?:Process completed with exit code \d+\.?|The operation was canceled\.?|The job was canceled\b.*|The runner has received a shutdown signal.*|The job running on runner .* has exceeded the maximum execution time.*)$/;
@@ -49661,7 +50285,7 @@ async function gatherFailure(check, sources, options) {
             const stream = await sources.jobLog(check.jobId);
             if (stream) {
                 const result = await extractFailures(stream, {
-                    maxBytes: options.maxLogBytes ?? gather_failures_DEFAULT_MAX_LOG_BYTES
+                    maxBytes: options.maxLogBytes ?? JOB_LOG_MAX_BYTES
                 });
                 const found = fromExtraction(result, maxLines);
                 if (found.keys.length > 0) {
@@ -49755,197 +50379,6 @@ function infrastructureCause(conclusion, lines, projectFailures) {
     if (conclusion === 'cancelled' && projectFailures === 0)
         return 'the job was cancelled before it finished, with no failure of the project in its log';
     return null;
-}
-
-;// CONCATENATED MODULE: ./src/app/wait-for-checks.ts
-
-
-function formatDuration(ms) {
-    const seconds = Math.round(ms / 1000);
-    const minutes = Math.floor(seconds / 60);
-    return minutes > 0 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
-}
-function describe(checks) {
-    const counted = checks.filter((check) => check.excluded === undefined);
-    const count = (state) => counted.filter((check) => check.state === state).length;
-    return `${counted.length} counted: ${count('passed')} passed, ${count('failed')} failed, ${count('running') + count('unknown')} running`;
-}
-async function waitForVerdict(options) {
-    const { clock, log, policy } = options;
-    const progressEveryMs = options.progressEveryMs ?? 60_000;
-    const started = clock.now();
-    let lastLine = '';
-    let lastLogAt = -Infinity;
-    const warned = new Set();
-    const result = await poll({
-        what: `the checks of ${options.sha.slice(0, 12)}`,
-        read: async () => {
-            const snapshot = await options.readChecks(options.sha);
-            return reduceChecks(snapshot, policy, clock.now() - options.graceFrom);
-        },
-        done: (verdict) => verdict.kind !== 'pending',
-        pending(verdict, now) {
-            if (verdict.kind !== 'pending')
-                return;
-            for (const check of verdict.checks) {
-                const key = `${check.name}:${check.status}:${check.conclusion}`;
-                if (check.state === 'unknown' && !warned.has(key)) {
-                    warned.add(key);
-                    log.warning(`Check "${check.name}" reports an unknown state (status ${check.status}, conclusion ${check.conclusion}); it is treated as still running, never as passed.`);
-                }
-            }
-            const line = `${describe(verdict.checks)}; waiting for ${verdict.waitingFor.slice(0, 8).join(', ')}${verdict.waitingFor.length > 8 ? ` +${verdict.waitingFor.length - 8} more` : ''}`;
-            if (line !== lastLine || now - lastLogAt >= progressEveryMs) {
-                log.info(`[${formatDuration(now - started)}] ${line}`);
-                lastLine = line;
-                lastLogAt = now;
-            }
-        },
-        clock,
-        log,
-        intervalMs: options.pollIntervalMs,
-        deadline: options.deadline,
-        ...(options.maxReadFailures !== undefined ? { maxReadFailures: options.maxReadFailures } : {})
-    });
-    const { polls, at: finishedAt } = result;
-    if (result.kind === 'done' && result.value.kind !== 'pending')
-        return { kind: 'verdict', verdict: result.value, polls, finishedAt };
-    const pending = result.value?.kind === 'pending' ? result.value : { checks: [], waitingFor: [] };
-    return {
-        kind: 'ci-timeout',
-        checks: pending.checks,
-        waitingFor: pending.waitingFor,
-        polls,
-        finishedAt
-    };
-}
-
-;// CONCATENATED MODULE: ./src/app/gate/wait.ts
-/**
- * The gate up to its observation: the commit to gate (pushed, given, or the branch head),
- * whether it is gh-aw's empty CI-trigger commit, the program's PR, and every check on that
- * exact SHA waited for and reduced to one verdict (docs/decisions.md: "How checks become a verdict").
- */
-
-
-
-/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
-function ignoreMatcher(config) {
-    return config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
-}
-/** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
-async function resolveHead(config, deps) {
-    if (config.push) {
-        const sha = config.sha ?? (await deps.git.headSha());
-        deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`);
-        await deps.git.push(sha, config.branch);
-        return { sha, pushed: true };
-    }
-    if (config.sha)
-        return { sha: config.sha, pushed: false };
-    const head = await deps.github.branchHead(config.branch);
-    if (!head)
-        throw new errors/* ActionError */.lZ(`Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`, { fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).' });
-    return { sha: head, pushed: false };
-}
-/**
- * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
- * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
- */
-async function ciTriggerParent(sha, deps) {
-    try {
-        const commit = await deps.github.commit(sha);
-        const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined;
-        if (!commit || !parent)
-            return null;
-        const parentCommit = await deps.github.commit(parent);
-        return parentCommit?.tree === commit.tree ? parent : null;
-    }
-    catch (error) {
-        deps.log.warning(`Could not read commit ${sha.slice(0, 12)} (${(0,errors/* errorMessage */.gJ)(error)}); gating it as it is`);
-        return null;
-    }
-}
-async function findOrOpenPull(config, deps, known) {
-    const { github, log } = deps;
-    const number = config.pr ?? known;
-    if (number !== undefined) {
-        const pull = await github.getPull(number);
-        if (pull && pull.state === 'open' && pull.headRef === config.branch)
-            return pull;
-        log.warning(pull
-            ? `PR #${number} is ${pull.state} with head ${pull.headRef}, not an open PR of ${config.branch}; looking for one by branch`
-            : `PR #${number} does not exist; looking for one by branch`);
-    }
-    const open = await github.findOpenPull(config.branch);
-    if (open)
-        return open;
-    if (!config.createPr)
-        return null;
-    const base = config.base ?? (await github.defaultBranch());
-    try {
-        const created = await github.createDraftPull({
-            title: `[Autoloop: ${config.program}]`,
-            head: config.branch,
-            base,
-            body: `Draft pull request of the autoloop program \`${config.program}\`, opened by autoloop-ci-gate so that CI runs on every iteration pushed to \`${config.branch}\`.`
-        });
-        log.info(`Opened draft PR #${created.number} for ${config.branch}`);
-        return created;
-    }
-    catch (error) {
-        log.warning(`Could not open a draft PR for ${config.branch} (the gate goes on without one): ${(0,errors/* errorMessage */.gJ)(error)}`);
-        return null;
-    }
-}
-/** The reduction policy of the gate: this run's own jobs are never waited on. */
-async function checkPolicy(config, deps) {
-    const runId = deps.environment.runId;
-    return {
-        requiredChecks: config.requiredChecks,
-        isIgnored: ignoreMatcher(config),
-        ownWorkflowRunId: runId,
-        ownCheckSuiteId: runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
-        failFast: config.failFast,
-        allowNoChecks: config.allowNoChecks,
-        graceMs: config.checksGraceSeconds * 1000
-    };
-}
-/** Waits for every check on `sha` and reduces them to one observation. */
-async function waitForChecks(config, deps, sha, pull, policy, window) {
-    const { github, clock, log } = deps;
-    const startedAt = clock.now();
-    log.info(`Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`);
-    const result = await waitForVerdict({
-        sha,
-        readChecks: (ref) => github.readChecks(ref),
-        policy,
-        clock,
-        log,
-        pollIntervalMs: config.pollIntervalSeconds * 1000,
-        graceFrom: window.graceFrom,
-        deadline: window.deadline
-    });
-    const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls };
-    if (result.kind === 'ci-timeout') {
-        return {
-            ...base,
-            verdict: 'ci-timeout',
-            checks: result.checks,
-            missingRequired: [],
-            reasons: [
-                `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
-            ]
-        };
-    }
-    const { verdict } = result;
-    return {
-        ...base,
-        verdict: verdict.kind,
-        checks: verdict.checks,
-        missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
-        reasons: verdict.reasons
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/app/gate/failures.ts
@@ -50245,494 +50678,185 @@ async function findRedFindings(context, first) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/core/rules/fixer-run.ts
-/** gh-aw's job ids, which are the job names the API reports (gh-aw gives them no `name:`). */
-const JOB = {
-    preActivation: 'pre_activation',
-    activation: 'activation',
-    agent: 'agent',
-    safeOutputs: 'safe_outputs'
-};
-const fixer_run_FAILED = new Set([
-    'failure',
-    'cancelled',
-    'timed_out',
-    'startup_failure',
-    'action_required',
-    'stale'
-]);
-const BOTS_FIX = 'add `bots: ["github-actions[bot]"]` under `on:` in `.github/workflows/autoloop.md` and run `gh aw compile autoloop` (in gh-aw releases after v0.72 `pre_activation` no longer trusts `workflow_dispatch`, and the gate dispatches as `github-actions[bot]`, which holds no repository role)';
-function job(jobs, name) {
-    // A re-run lists each job once (the latest attempt), but a matrix or a renamed job could
-    // repeat a name: the last one listed wins.
-    return [...jobs].reverse().find((j) => j.name === name);
-}
-/**
- * The first failed step's name, as plain text: a workflow names its steps, and the name goes
- * into the pause reason and the advice, which are markdown.
- */
-function failedStep(found) {
-    const step = found.steps.find((s) => s.conclusion !== null && fixer_run_FAILED.has(s.conclusion));
-    return step ? step.name.replace(/[^\w .,:()/'+-]/g, '').slice(0, 100) : null;
-}
-function noFix(runId, cause, fix, url) {
-    const where = url ? ` ([run ${runId}](${url}))` : '';
-    return {
-        kind: 'no-fix',
-        blocked: {
-            cause: `fixer run ${runId} did not run the agent: ${cause}`,
-            advice: `The fixer run${where} started for the red attempt never ran its agent: ${cause}. No fix could arrive, so no fix attempt was spent. To fix: ${fix}. \`reconcile\` resumes the program once the head of its branch has a verdict, and the next gate continues.`
-        }
-    };
-}
-function pushNotLanded(runId, conclusion, url) {
-    const where = url ? ` ([run ${runId}](${url}))` : '';
-    return {
-        kind: 'no-fix',
-        blocked: {
-            cause: `the push of fixer run ${runId} did not land: safe_outputs ended ${conclusion}`,
-            advice: pushAdvice(`fixer run${where}`, conclusion)
-        }
-    };
-}
-function pushAdvice(whose, result) {
-    return `The agent of the ${whose} ran, but gh-aw's \`safe_outputs\` job ended \`${result}\`, so its commit never reached the program branch: this is not a fixer that pushed nothing, and no fix attempt was spent. Read the \`safe_outputs\` log: a push refused as non-fast-forward means the branch moved while the agent worked (another run pushed, or someone did); a patch that did not apply, or a push token without Contents: write, fail there too. \`reconcile\` resumes the program once the head of its branch has a verdict.`;
-}
-/**
- * What a fixer run did, from its state and its jobs (the latest attempt of each). gh-aw's
- * `pre_activation` that outputs `activated=false` shows as a successful `pre_activation`
- * with every later job skipped.
- */
-function judgeFixerRun(runId, run, jobs, url = null) {
-    if (run.kind === 'forbidden')
-        return { kind: 'running' };
-    if (run.kind === 'not-found')
-        return noFix(runId, 'the run does not exist (deleted, or never created)', 'check that `dispatch-workflow` names the compiled workflow and that the token may read Actions runs (`actions: read`)', url);
-    const waiting = run.status === 'waiting' ||
-        run.status === 'action_required' ||
-        run.conclusion === 'action_required' ||
-        jobs.some((j) => j.status === 'waiting' || j.conclusion === 'action_required');
-    if (waiting)
-        return noFix(runId, 'the run waits for approval', 'approve it on its run page, or let runs started by `github-actions[bot]` run without approval (a required-reviewer environment or the repository’s approval policy for bots holds it)', url);
-    const agent = job(jobs, JOB.agent);
-    const ghAw = [JOB.preActivation, JOB.activation, JOB.agent].some((name) => job(jobs, name));
-    // Not a gh-aw run (a plain fixer workflow): whether its fix arrived is the branch head's word.
-    if (!ghAw)
-        return run.status === 'completed' ? { kind: 'agent-ran' } : { kind: 'running' };
-    if (agent?.conclusion === 'success') {
-        const push = job(jobs, JOB.safeOutputs);
-        if (push?.conclusion && fixer_run_FAILED.has(push.conclusion))
-            return pushNotLanded(runId, push.conclusion, url);
-        if (push && push.status !== 'completed' && run.status !== 'completed')
-            return { kind: 'running' };
-        return { kind: 'agent-ran' };
-    }
-    if (agent && agent.status !== 'completed')
-        return { kind: 'running' };
-    if (agent?.conclusion && fixer_run_FAILED.has(agent.conclusion)) {
-        const step = failedStep(agent);
-        return noFix(runId, `the agent job ended ${agent.conclusion}${step ? ` at step "${step}"` : ''}`, agent.conclusion === 'cancelled'
-            ? 'see why the run was cancelled (a concurrency group, a maintainer, or the job timeout), then start it again'
-            : 'read the agent job’s log; when the scheduler step failed, the dispatched `program` input names no configured program', url);
-    }
-    if (run.status !== 'completed')
-        return { kind: 'running' };
-    // The agent job never ran: find the job that stopped it.
-    const pre = job(jobs, JOB.preActivation);
-    const activation = job(jobs, JOB.activation);
-    if (pre?.conclusion && fixer_run_FAILED.has(pre.conclusion))
-        return noFix(runId, `pre_activation ended ${pre.conclusion}${failedStep(pre) ? ` at step "${failedStep(pre)}"` : ''}`, 'read the pre_activation job’s log (it checks the role of the actor that started the run, `github-actions[bot]` for a dispatched fixer)', url);
-    if (pre?.conclusion === 'success' && (!activation || activation.conclusion === 'skipped'))
-        return noFix(runId, 'pre_activation did not activate it (`activated=false`: its actor `github-actions[bot]` holds no required role, and every later job was skipped)', BOTS_FIX, url);
-    if (activation?.conclusion && fixer_run_FAILED.has(activation.conclusion))
-        return noFix(runId, `activation ended ${activation.conclusion}${failedStep(activation) ? ` at step "${failedStep(activation)}"` : ''}`, 'read the activation job’s log: a lock file older than its `.md` source fails there (run `gh aw compile autoloop` and commit both files)', url);
-    if (run.conclusion === 'cancelled')
-        return noFix(runId, 'the run was cancelled before the agent ran', 'see who or what cancelled it (a concurrency group with `cancel-in-progress`, or a maintainer), then start it again', url);
-    return noFix(runId, `the agent job was ${agent ? (agent.conclusion ?? agent.status) : 'not in the run'} (run ${run.conclusion ?? run.status})`, 'open the run and check the `if:` conditions of its jobs; the workflow must be the gh-aw autoloop workflow with the `ci_gate` job', url);
-}
-/** gh-aw's result for `safe_outputs` says the push did not land: the cause, else null. */
-function safeOutputsBlocked(result, runId) {
-    if (result !== 'failure' && result !== 'cancelled')
-        return null;
-    const run = runId === null ? 'this run' : `run ${runId}`;
-    return {
-        cause: `the push of ${run} did not land: safe_outputs ended ${result}`,
-        advice: pushAdvice(run, result)
-    };
-}
-/** The prefix of gh-aw's fallback branches for `branch`: `<branch>-fallback-<timestamp>`. */
-function fallbackPrefix(branch) {
-    return `${branch}-fallback-`;
-}
-/**
- * gh-aw's `fallback-as-pull-request` diverted a push: a PR from `<branch>-fallback-*` into
- * the program branch opened at or after `since` (epoch ms), the newest; else such a branch
- * whose head was committed since then (its PR could not be opened); else null.
- */
-function fallbackBlocked(branch, pulls, since, branches = []) {
-    const found = pulls
-        .filter((pull) => pull.baseRef === branch &&
-        pull.headRef.startsWith(fallbackPrefix(branch)) &&
-        pull.createdAt >= since)
-        .sort((a, b) => b.createdAt - a.createdAt)[0];
-    if (!found) {
-        const diverted = branches
-            .filter((b) => b.name.startsWith(fallbackPrefix(branch)) &&
-            b.committedAt !== null &&
-            b.committedAt >= since)
-            .sort((a, b) => (b.committedAt ?? 0) - (a.committedAt ?? 0))[0];
-        if (!diverted)
-            return null;
-        return {
-            cause: `the fix was pushed to ${diverted.name}, not to ${branch}`,
-            advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to the new branch \`${diverted.name}\` instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge that branch into \`${branch}\` or delete it, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
-        };
-    }
-    return {
-        cause: `the fix was pushed to ${found.headRef} (PR #${found.number}), not to ${branch}`,
-        advice: `gh-aw could not push the fix onto \`${branch}\` (the branch moved: a non-fast-forward push) and, with \`fallback-as-pull-request\` on (gh-aw's default), pushed it to \`${found.headRef}\` and opened [PR #${found.number}](${found.url}) into the program branch instead. The program branch did not move: this is not a fixer that pushed nothing, and no fix attempt was spent. Merge or close that PR, and set \`fallback-as-pull-request: false\` under \`push-to-pull-request-branch\` so a push that cannot land fails \`safe_outputs\` (which the gate reads). \`reconcile\` resumes the program once the head of its branch has a verdict.`
-    };
-}
-
-;// CONCATENATED MODULE: ./src/app/fixer-check.ts
+;// CONCATENATED MODULE: ./src/app/gate/run.ts
 
 
-/** How often, and how far apart, a dispatched run is looked for when GitHub did not say which. */
-const LOCATE_TRIES = 3;
-const LOCATE_INTERVAL_MS = 5_000;
-/**
- * The run a sent dispatch started: the one GitHub returned, else the earliest
- * `workflow_dispatch` run of the workflow on the ref created since the dispatch (GitHub
- * Enterprise Server versions without `return_run_details` answer 204 without it). Null when
- * none is found (after `tries` looks, `LOCATE_INTERVAL_MS` apart) or it cannot be read.
- */
-async function locateFixerRun(deps, dispatch, tries = 1) {
-    if (dispatch.state !== 'sent')
-        return null;
-    if (dispatch.runId !== null)
-        return { runId: dispatch.runId, url: dispatch.url };
-    for (let attempt = 1; attempt <= tries; attempt += 1) {
-        try {
-            const found = await deps.github.findDispatchedRun({
-                workflow: dispatch.workflow,
-                ref: dispatch.ref,
-                since: Date.parse(dispatch.requestedAt)
-            });
-            if (found)
-                return found;
-        }
-        catch (error) {
-            deps.log.warning(`Could not list the runs of ${dispatch.workflow} to find the fixer run: ${(0,errors/* errorMessage */.gJ)(error)}`);
-            return null;
-        }
-        if (attempt < tries)
-            await deps.clock.sleep(LOCATE_INTERVAL_MS);
-    }
-    deps.log.info(`No workflow_dispatch run of ${dispatch.workflow} on ${dispatch.ref} since ${dispatch.requestedAt} yet: the fixer run is not known`);
-    return null;
-}
-/** What the fixer run of `attempt` did (`running` when there is none, or it cannot be read). */
-async function fixerRunVerdict(deps, attempt) {
-    const run = attempt.dispatch ? await locateFixerRun(deps, attempt.dispatch) : null;
-    if (!run)
-        return { verdict: { kind: 'running' }, runId: null, url: null };
-    try {
-        const state = await deps.github.workflowRunStatus(run.runId);
-        const jobs = state.kind === 'found' ? await deps.github.workflowRunJobs(run.runId) : [];
-        return { verdict: judgeFixerRun(run.runId, state, jobs, run.url), ...run };
-    }
-    catch (error) {
-        deps.log.warning(`Could not read the fixer run ${run.runId}: ${(0,errors/* errorMessage */.gJ)(error)}`);
-        return { verdict: { kind: 'running' }, ...run };
-    }
-}
-/** The fallback branches read per check, newest names last (gh-aw names them by time). */
-const MAX_FALLBACK_BRANCHES = 3;
-/**
- * A fallback PR gh-aw opened into `branch` since `since` (epoch ms), or a fallback branch
- * committed since then, as a blocked cause.
- */
-async function fallbackOf(deps, branch, since) {
-    const prefix = fallbackPrefix(branch);
-    const failSoft = async (what, read, none) => {
-        try {
-            return await read();
-        }
-        catch (error) {
-            deps.log.warning(`Could not read ${what} of ${branch}: ${(0,errors/* errorMessage */.gJ)(error)}`);
-            return none;
-        }
-    };
-    const pulls = await failSoft('the PRs', () => deps.github.pullsInto(branch, prefix), []);
-    const found = fallbackBlocked(branch, pulls, since);
-    if (found)
-        return found;
-    const branches = await failSoft("gh-aw's fallback branches", async () => {
-        const refs = (await deps.github.branchesStartingWith(prefix)).slice(-MAX_FALLBACK_BRANCHES);
-        return Promise.all(refs.map(async (ref) => ({
-            name: ref.name,
-            committedAt: (await deps.github.commit(ref.sha))?.committedAt ?? null
-        })));
-    }, []);
-    return fallbackBlocked(branch, pulls, since, branches);
-}
-/**
- * Why no fix arrived after the red attempt `latest` although the branch head did not move,
- * or null when its fixer had its chance (its agent ran and its push landed): in this order,
- * this run's `safe_outputs` failed (`safe-outputs-result`), gh-aw diverted a push to a
- * fallback PR, the fixer run never ran its agent or its push failed.
- */
-async function whyNoFix(deps, input) {
-    const ownRun = deps.environment.runId ?? null;
-    const own = safeOutputsBlocked(input.safeOutputsResult, ownRun);
-    if (own)
-        return own;
-    const since = Date.parse(input.latest.endedAt ?? input.latest.startedAt);
-    const fallback = await fallbackOf(deps, input.branch, since);
-    if (fallback)
-        return fallback;
-    const dispatch = input.latest.dispatch;
-    // This run is the fixer: its agent ran (the gate runs after it), and its push is above.
-    if (!dispatch || (ownRun !== null && dispatch.runId === ownRun))
-        return null;
-    const { verdict } = await fixerRunVerdict(deps, input.latest);
-    return verdict.kind === 'no-fix' ? verdict.blocked : null;
-}
-
-;// CONCATENATED MODULE: ./src/app/gate/gate.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-// ---------------------------------------------------------------------------------------
-// Which program, and what the agent handed over
-async function readHandedOver(deps, path) {
-    try {
-        return await deps.readFile(path);
-    }
-    catch (error) {
-        throw new errors/* ActionError */.lZ(`Cannot read ${path}: ${(0,errors/* errorMessage */.gJ)(error)}`, {
-            fix: 'check the path, and that the job downloaded the agent artifact before this step'
-        });
-    }
-}
-async function resolveTarget(config, deps) {
-    if (config.program)
-        return { config: forProgram(config, config.program) };
-    const path = config.selectionFile;
-    const text = await readHandedOver(deps, path);
-    if (text === null)
-        return {
-            skip: `No selection file at ${path} and no \`program\` input: the agent job handed over no program (it failed before its post-step, or the scheduler selected none). Nothing to gate; \`reconcile\` resolves a fix loop that waits on this run.`
-        };
-    const selection = parseSelection(text, path);
-    if (selection.program === null)
-        return { skip: `The scheduler selected no program this run (${path}): nothing to gate.` };
-    const program = selection.program;
-    deps.log.info(`Program ${program} (from the scheduler's selection in ${path})`);
-    return {
-        config: {
-            ...forProgram(config, program),
-            issue: config.issue ?? selection.issue,
-            pr: config.pr ?? selection.pr
-        }
-    };
-}
-async function readReport(run) {
-    const path = run.config.iterationFile;
-    if (!path)
-        return undefined;
-    const text = await readHandedOver(run.deps, path);
-    return text === null ? null : parseIterationFile(text, path, run.config.program);
-}
-// ---------------------------------------------------------------------------------------
-// The command
-async function runGateCommand(config, deps) {
-    const target = await resolveTarget(config, deps);
-    if ('skip' in target) {
-        return {
-            outputs: { status: 'skipped' },
-            summary: `## autoloop-ci-gate: gate\n\n${target.skip}\n`,
-            message: target.skip
-        };
-    }
-    const run = { config: target.config, deps, report: undefined };
-    // A malformed iteration file stops the gate here, before anything is written.
-    run.report = await readReport(run);
-    const result = await gateProgram(run);
-    const red = result.status === 'failure' || result.status === 'paused';
-    return {
-        outputs: gateOutputs(result),
-        summary: gateSummaryMarkdown(run.config.program, result),
-        message: result.message,
-        ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
-    };
-}
-function emptyResult(status, message) {
-    return {
-        status,
-        message,
-        verdict: null,
-        observation: null,
-        attempt: null,
-        attemptsRemaining: null,
-        signature: null,
-        pauseReason: null,
-        failureMarkdown: null,
-        failureJsonPath: null,
-        dispatched: false,
-        preExisting: [],
-        classification: null,
-        blocked: null,
-        recorded: null,
-        steps: []
-    };
-}
-async function gateProgram(run) {
-    const { config, deps } = run;
-    const initial = await readProgram(deps.store, config.program, {
-        maxBytes: config.stateMaxBytes,
-        now: deps.clock.now()
-    });
-    run.ledgerFile = initial.storedLedger;
-    const stopped = stoppedReason(initial);
-    if (stopped) {
-        return {
-            ...emptyResult('skipped', `Program ${config.program} is ${stopped}; the gate does nothing (and starts no fixer). Run the reset command, or push a fix and let reconcile resume it.`),
-            pauseReason: initial.machine.paused ? initial.machine.pauseReason : null
-        };
-    }
-    let knownPull = config.pr ?? initial.machine.pr ?? undefined;
-    let head = await resolveHead(config, deps);
-    const steps = [];
-    for (;;) {
-        const agentSha = head.pushed ? null : await ciTriggerParent(head.sha, deps);
-        if (agentSha)
-            deps.log.info(`${head.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`);
-        requireReportForNewCommit(run, initial, head);
-        const noFix = steps.length === 0 ? await noFixArrived(run, initial, head) : null;
-        if (noFix) {
-            const observed = { kind: 'no-fix-arrived', ...noFix };
-            const settled = await deps.log.group(`Decide and apply: no fix arrived`, () => settle(run, initial.ledger, observed, NOTHING_SEEN));
-            return { ...settled.result, steps };
-        }
-        const pull = await findOrOpenPull(config, deps, knownPull);
-        if (pull)
-            knownPull = pull.number;
-        const began = await begin(run, head, agentSha, pull);
-        if ('stopped' in began)
-            return emptyResult('skipped', `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`);
-        if (began.kind === 'already-gated')
-            return recordWithoutCommit(run, began, head);
-        const { observed, seen } = began.kind === 'no-new-commit'
-            ? {
-                observed: { kind: 'no-new-commit', index: began.attempt.index },
-                seen: NOTHING_SEEN
-            }
-            : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () => observe(run, began, head, pull));
-        const { result, fix } = await deps.log.group(`Decide and apply: attempt ${began.attempt.index}`, () => settle(run, began.ledger, observed, seen));
-        steps.push({
-            attempt: result.attempt?.index ?? began.attempt.index,
-            sha: head.sha,
-            verdict: result.verdict ?? 'red',
-            signature: result.signature?.short ?? null
-        });
-        if (!fix)
-            return { ...result, steps };
-        const after = await runFixCommand(run, fix);
-        if (after === head.sha)
-            return { ...(await fixCommittedNothing(run, head, agentSha)), steps };
-        head = await resolveHead({ ...config, sha: after }, deps);
-    }
-}
 /** A compare-and-swap write of the program's ledger (and its projection), from the ledger as last known. */
 async function write(run, apply) {
     const { config, deps } = run;
-    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes, ledger: run.ledgerFile }, apply);
-    run.ledgerFile = written.files.storedLedger;
+    const written = await updateProgram(deps, config.program, { maxBytes: config.stateMaxBytes, ...(run.known ? { known: run.known } : {}) }, apply);
+    run.known = written.files;
     return written;
 }
+function stoppedReason(files) {
+    const { machine } = files;
+    if (machine.completed)
+        return `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`;
+    if (machine.paused)
+        return `paused: ${machine.pauseReason ?? 'no reason given'}`;
+    return null;
+}
+/** The iteration an attempt was settled in (every settled attempt has one). */
+function iterationOf(ledger) {
+    if (!ledger.iteration)
+        throw new RangeError('a settled attempt belongs to an iteration');
+    return ledger.iteration;
+}
+function decideOn(run, ledger, observed) {
+    const { config, deps } = run;
+    return decide({
+        ledger,
+        observed,
+        config: {
+            preExistingFailures: config.preExistingFailures,
+            dispatchWorkflow: Boolean(config.dispatchWorkflow),
+            fixCommand: Boolean(config.fixCommand)
+        },
+        now: deps.clock.now(),
+        maskedValues: deps.maskedValues
+    });
+}
+
+;// CONCATENATED MODULE: ./src/app/gate/observe.ts
 /**
- * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
- * an error, before anything is written, when the agent did not write it.
+ * The gate's observations, effects only (README: "The fix loop"): the commit to gate (pushed,
+ * given, or the branch head), whether it is gh-aw's empty CI-trigger commit, whether a fix
+ * could have arrived, the program's PR, every check on that exact SHA waited for and reduced
+ * to one verdict (docs/decisions.md: "How checks become a verdict"), why no fix can help, and
+ * for a red verdict its findings (`failures.ts`). What they settle into is `decide`'s.
  */
-function requireReportForNewCommit(run, files, head) {
-    if (run.report !== null)
-        return;
-    const kind = beginAttempt(files.ledger, {
-        sha: head.sha,
-        runId: run.deps.environment.runId ?? null,
-        now: run.deps.clock.now(),
-        maxFixAttempts: run.config.maxFixAttempts,
-        timeoutMinutes: run.config.timeoutMinutes
-    }).kind;
-    if (kind === 'first' || kind === 'fix')
-        throw new errors/* ActionError */.lZ(`The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`, {
-            fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (docs/gh-aw.md: "The files the workflow hands to the gate"); nothing was written'
-        });
+
+
+
+
+
+
+
+
+
+
+/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
+function ignoreMatcher(config) {
+    return config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
+}
+/** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
+async function resolveHead(config, deps) {
+    if (config.push) {
+        const sha = config.sha ?? (await deps.git.headSha());
+        deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`);
+        await deps.git.push(sha, config.branch);
+        return { sha, pushed: true };
+    }
+    if (config.sha)
+        return { sha: config.sha, pushed: false };
+    const head = await deps.github.branchHead(config.branch);
+    if (!head)
+        throw new errors/* ActionError */.lZ(`Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`, { fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).' });
+    return { sha: head, pushed: false };
 }
 /**
- * No new commit since the last gate, whose iteration ended: the agent's iteration, if it
- * handed one over, is recorded as it reported it (`rejected`, or `error`; an improvement
- * without a commit is an error too).
+ * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
+ * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
  */
-async function recordWithoutCommit(run, began, head) {
-    const { config, deps } = run;
-    const nothingNew = `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate`;
-    const report = run.report;
-    if (!report)
-        return { ...emptyResult('skipped', `${nothingNew}.`), attempt: began.attempt };
-    const { outcome, reason } = reportedOutcome(report, { newCommit: false, name: config.branch });
-    const written = await write(run, (current) => {
-        const recorded = recordIteration(current, {
-            outcome,
-            metric: report.metric ?? undefined,
-            change: report.change,
-            reason,
-            commit: undefined,
-            runId: deps.environment.runId ?? null,
-            runUrl: (0,core_environment/* runUrl */.Vp)(deps.environment),
-            now: deps.clock.now(),
-            maskedValues: deps.maskedValues
-        });
-        return { ledger: recorded.ledger, value: recorded.outcome };
-    });
-    const recorded = written.value;
-    if (recorded.entry) {
-        const marker = commentMarker('iteration', recorded.runKey);
-        await announce(deps, {
-            program: config.program,
-            machine: written.files.machine,
-            issue: config.issue,
-            comment: {
-                marker,
-                body: renderIterationComment({ program: config.program, marker, entry: recorded.entry })
-            }
-        });
+async function ciTriggerParent(sha, deps) {
+    try {
+        const commit = await deps.github.commit(sha);
+        const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined;
+        if (!commit || !parent)
+            return null;
+        const parentCommit = await deps.github.commit(parent);
+        return parentCommit?.tree === commit.tree ? parent : null;
     }
+    catch (error) {
+        deps.log.warning(`Could not read commit ${sha.slice(0, 12)} (${(0,errors/* errorMessage */.gJ)(error)}); gating it as it is`);
+        return null;
+    }
+}
+async function findOrOpenPull(config, deps, known) {
+    const { github, log } = deps;
+    const number = config.pr ?? known;
+    if (number !== undefined) {
+        const pull = await github.getPull(number);
+        if (pull && pull.state === 'open' && pull.headRef === config.branch)
+            return pull;
+        log.warning(pull
+            ? `PR #${number} is ${pull.state} with head ${pull.headRef}, not an open PR of ${config.branch}; looking for one by branch`
+            : `PR #${number} does not exist; looking for one by branch`);
+    }
+    const open = await github.findOpenPull(config.branch);
+    if (open)
+        return open;
+    if (!config.createPr)
+        return null;
+    const base = config.base ?? (await github.defaultBranch());
+    try {
+        const created = await github.createDraftPull({
+            title: `[Autoloop: ${config.program}]`,
+            head: config.branch,
+            base,
+            body: `Draft pull request of the autoloop program \`${config.program}\`, opened by autoloop-ci-gate so that CI runs on every iteration pushed to \`${config.branch}\`.`
+        });
+        log.info(`Opened draft PR #${created.number} for ${config.branch}`);
+        return created;
+    }
+    catch (error) {
+        log.warning(`Could not open a draft PR for ${config.branch} (the gate goes on without one): ${(0,errors/* errorMessage */.gJ)(error)}`);
+        return null;
+    }
+}
+/** The reduction policy of the gate: this run's own jobs are never waited on. */
+async function checkPolicy(config, deps) {
+    const runId = deps.environment.runId;
     return {
-        ...emptyResult('skipped', `${nothingNew}; ${recorded.recorded ? `recorded iteration ${recorded.iteration} as ${outcome}` : `run ${recorded.runKey} had recorded it already`}.`),
-        attempt: began.attempt,
-        pauseReason: recorded.pauseReason,
-        recorded
+        requiredChecks: config.requiredChecks,
+        isIgnored: ignoreMatcher(config),
+        ownWorkflowRunId: runId,
+        ownCheckSuiteId: runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
+        failFast: config.failFast,
+        allowNoChecks: config.allowNoChecks,
+        graceMs: config.checksGraceSeconds * 1000
     };
+}
+/** Waits for every check on `sha` and reduces them to one observation. */
+async function waitForChecks(config, deps, sha, pull, policy, window) {
+    const { github, clock, log } = deps;
+    const startedAt = clock.now();
+    log.info(`Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`);
+    const result = await waitForVerdict({
+        sha,
+        readChecks: (ref) => github.readChecks(ref),
+        policy,
+        clock,
+        log,
+        pollIntervalMs: config.pollIntervalSeconds * 1000,
+        graceFrom: window.graceFrom,
+        deadline: window.deadline
+    });
+    const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls };
+    if (result.kind === 'ci-timeout') {
+        return {
+            ...base,
+            verdict: 'ci-timeout',
+            checks: result.checks,
+            missingRequired: [],
+            reasons: [
+                `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+            ]
+        };
+    }
+    const { verdict } = result;
+    return {
+        ...base,
+        verdict: verdict.kind,
+        checks: verdict.checks,
+        missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+        reasons: verdict.reasons
+    };
+}
+const NOTHING_SEEN = { observation: null, findings: null };
+async function policyOf(run) {
+    run.policy ??= await checkPolicy(run.config, run.deps);
+    return run.policy;
 }
 /**
  * The branch head did not move since the red attempt, but no fix could have arrived (this
@@ -50741,13 +50865,7 @@ async function recordWithoutCommit(run, began, head) {
  */
 async function noFixArrived(run, files, head) {
     const { config, deps } = run;
-    const kind = beginAttempt(files.ledger, {
-        sha: head.sha,
-        runId: deps.environment.runId ?? null,
-        now: deps.clock.now(),
-        maxFixAttempts: config.maxFixAttempts,
-        timeoutMinutes: config.timeoutMinutes
-    }).kind;
+    const kind = beginKind(files.ledger, { sha: head.sha, runId: deps.environment.runId ?? null });
     const latest = latestAttempt(files.ledger);
     if (kind !== 'no-new-commit' || !latest)
         return null;
@@ -50758,14 +50876,202 @@ async function noFixArrived(run, files, head) {
     });
     return blocked ? { latest, blocked } : null;
 }
-function stoppedReason(files) {
-    const { machine } = files;
-    if (machine.completed)
-        return `completed${machine.completedReason ? ` (${machine.completedReason})` : ''}`;
-    if (machine.paused)
-        return `paused: ${machine.pauseReason ?? 'no reason given'}`;
-    return null;
+/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
+async function observe(run, began, head, pull) {
+    const { config, deps } = run;
+    const iteration = iterationOf(began.ledger);
+    const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) };
+    const policy = await policyOf(run);
+    const index = began.attempt.index;
+    const agentSha = began.attempt.agentSha ?? null;
+    let observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
+    let blocked = await observe_blockedOf(run, observation, head, agentSha);
+    let findings = null;
+    if (needsFindings(observation.verdict, blocked)) {
+        findings = await findRedFindings({
+            config,
+            deps,
+            policy,
+            window,
+            ledger: began.ledger,
+            recordRerun: (rerun) => recordRerun(run, index, rerun)
+        }, observation);
+        // After re-runs the checks may say something else: green, still running at the wall
+        // clock, nothing but skipped checks, a run waiting for approval.
+        if (findings.rechecked) {
+            observation = findings.observation;
+            blocked = await observe_blockedOf(run, observation, head, agentSha);
+        }
+    }
+    return {
+        observed: { kind: 'checks', index, verdict: observation.verdict, blocked, findings },
+        seen: { observation, findings }
+    };
 }
+/** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
+async function observe_blockedOf(run, observation, head, agentSha) {
+    const { config, deps } = run;
+    const counted = observation.checks.filter((check) => check.excluded === undefined);
+    const approval = counted
+        .filter((check) => check.conclusion === 'action_required')
+        .map((check) => check.name);
+    if (observation.verdict === 'no-checks' || approval.length > 0) {
+        try {
+            const runs = await deps.github.workflowRunsOf(head.sha);
+            for (const workflowRun of runs)
+                if (workflowRun.status === 'action_required' ||
+                    workflowRun.conclusion === 'action_required' ||
+                    workflowRun.status === 'waiting')
+                    approval.push(workflowRun.name || `run ${workflowRun.id}`);
+        }
+        catch (error) {
+            deps.log.debug(`Could not list the workflow runs of ${head.sha}: ${(0,errors/* errorMessage */.gJ)(error)}`);
+        }
+    }
+    return blockedCause({
+        sha: head.sha,
+        awaitingApproval: [...new Set(approval)],
+        noChecks: observation.verdict === 'no-checks',
+        pushed: head.pushed,
+        pushToken: Boolean(config.pushToken),
+        ciTriggerCommit: agentSha !== null,
+        checksGraceSeconds: config.checksGraceSeconds
+    });
+}
+async function recordRerun(run, index, rerun) {
+    await write(run, (current) => {
+        const attempt = current.ledger.attempts.find((a) => a.index === index);
+        if (!attempt)
+            return { ledger: current.ledger, value: null };
+        return {
+            ledger: updateAttempt(current.ledger, index, (a) => ({
+                ...a,
+                reruns: [...(a.reruns ?? []), rerun]
+            })),
+            value: null
+        };
+    });
+}
+
+;// CONCATENATED MODULE: ./src/app/gate/summary.ts
+
+function summaryOf(program, attempt, findings, signature, ledger, now) {
+    const previous = [...ledger.attempts]
+        .reverse()
+        .find((a) => a.index < attempt.index && a.signature);
+    return {
+        version: 2,
+        program: program,
+        sha: attempt.sha,
+        attempt: attempt.index,
+        generatedAt: new Date(now).toISOString(),
+        signature: { keys: signature.keys, full: signature.full, short: signature.short },
+        checks: findings.failing.map((failure) => ({
+            name: failure.name,
+            conclusion: failure.conclusion,
+            url: failure.url ?? '',
+            source: failure.source,
+            keys: failure.keys,
+            firstErrorLines: failure.firstErrorLines,
+            ...(failure.details && failure.details.length > 0 ? { details: failure.details } : {}),
+            ...(failure.logTruncated ? { logTruncated: true } : {}),
+            ...(failure.note ? { note: failure.note } : {})
+        })),
+        classification: {
+            preExisting: findings.classification.preExisting,
+            baseBranch: findings.baseFailures?.branch ?? null,
+            baseSha: findings.classification.baseSha,
+            baseNote: findings.classification.baseNote,
+            ...(findings.classification.baseChecks
+                ? {
+                    baseChecks: findings.classification.baseChecks.map((c) => ({
+                        check: c.check,
+                        url: c.url ?? ''
+                    }))
+                }
+                : {}),
+            flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
+            infrastructure: findings.classification.infrastructure.map((f) => ({
+                check: f.check,
+                cause: f.cause,
+                url: f.url ?? ''
+            })),
+            reruns: findings.reruns.map((r) => ({
+                checks: r.checks,
+                why: r.why,
+                outcome: r.outcome,
+                url: r.url ?? ''
+            })),
+            blocked: null
+        },
+        ...(previous?.signature
+            ? {
+                changes: diffKeys(previous.signature.keys ?? [], signature.keys),
+                previous: {
+                    sha: previous.sha,
+                    attempt: previous.index,
+                    signature: previous.signature.full ?? previous.signature.short
+                }
+            }
+            : {})
+    };
+}
+/** The failure summary of a blocked commit: no fix can help, and it says what a maintainer must do. */
+function blockedSummary(program, index, observation, blocked, signature, now) {
+    const waiting = observation.checks.filter((check) => check.excluded === undefined && check.conclusion === 'action_required');
+    return {
+        version: 2,
+        program: program,
+        sha: observation.sha,
+        attempt: index,
+        generatedAt: new Date(now).toISOString(),
+        signature: { keys: signature.keys, full: signature.full, short: signature.short },
+        checks: waiting.map((check) => ({
+            name: check.name,
+            conclusion: check.conclusion ?? check.status,
+            url: check.url ?? '',
+            source: 'none',
+            keys: [],
+            firstErrorLines: []
+        })),
+        classification: {
+            preExisting: [],
+            baseBranch: null,
+            baseSha: null,
+            baseNote: null,
+            flaky: [],
+            infrastructure: [],
+            reruns: [],
+            blocked: { cause: blocked.cause, advice: blocked.advice }
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/gate/apply.ts
+/**
+ * The gate's writes and what follows them (README: "The fix loop"): the attempt written in
+ * flight before waiting; then for each settlement one read-decide-write of the program's files
+ * (`updateProgram`, decided again on the files of the run that wins a conflict), the failure
+ * summary files, the comment on the program issue, and the fixer run (`dispatch-workflow`,
+ * recorded before it is sent) or `fix-command`.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 /** The attempt, written in flight with this run's id before waiting (and Branch, PR, Issue rows). */
 async function begin(run, head, agentSha, pull) {
     const { config, deps } = run;
@@ -50813,100 +51119,56 @@ async function begin(run, head, agentSha, pull) {
     deps.log.info(`Attempt ${attempt.index} of iteration ${iteration.id} (${what[kind]})`);
     return { ...value, ledger: written.files.ledger, files: written.files };
 }
-const NOTHING_SEEN = { observation: null, findings: null };
-async function policyOf(run) {
-    run.policy ??= await checkPolicy(run.config, run.deps);
-    return run.policy;
-}
-/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
-async function observe(run, began, head, pull) {
+/**
+ * No new commit since the last gate, whose iteration ended: the agent's iteration, if it
+ * handed one over, is recorded as it reported it (`rejected`, or `error`; an improvement
+ * without a commit is an error too).
+ */
+async function recordWithoutCommit(run, began, head) {
     const { config, deps } = run;
-    const iteration = iterationOf(began.ledger);
-    const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) };
-    const policy = await policyOf(run);
-    const index = began.attempt.index;
-    const agentSha = began.attempt.agentSha ?? null;
-    let observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
-    let blocked = await blockedOf(run, observation, head, agentSha);
-    let findings = null;
-    if (needsFindings(observation.verdict, blocked)) {
-        findings = await findRedFindings({
-            config,
-            deps,
-            policy,
-            window,
-            ledger: began.ledger,
-            recordRerun: (rerun) => recordRerun(run, index, rerun)
-        }, observation);
-        // After re-runs the checks may say something else: green, still running at the wall
-        // clock, nothing but skipped checks, a run waiting for approval.
-        if (findings.rechecked) {
-            observation = findings.observation;
-            blocked = await blockedOf(run, observation, head, agentSha);
-        }
-    }
-    return {
-        observed: { kind: 'checks', index, verdict: observation.verdict, blocked, findings },
-        seen: { observation, findings }
-    };
-}
-/** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
-async function blockedOf(run, observation, head, agentSha) {
-    const { config, deps } = run;
-    const counted = observation.checks.filter((check) => check.excluded === undefined);
-    const approval = counted
-        .filter((check) => check.conclusion === 'action_required')
-        .map((check) => check.name);
-    if (observation.verdict === 'no-checks' || approval.length > 0) {
-        try {
-            const runs = await deps.github.workflowRunsOf(head.sha);
-            for (const workflowRun of runs)
-                if (workflowRun.status === 'action_required' ||
-                    workflowRun.conclusion === 'action_required' ||
-                    workflowRun.status === 'waiting')
-                    approval.push(workflowRun.name || `run ${workflowRun.id}`);
-        }
-        catch (error) {
-            deps.log.debug(`Could not list the workflow runs of ${head.sha}: ${(0,errors/* errorMessage */.gJ)(error)}`);
-        }
-    }
-    return blockedCause({
-        sha: head.sha,
-        awaitingApproval: [...new Set(approval)],
-        noChecks: observation.verdict === 'no-checks',
-        pushed: head.pushed,
-        pushToken: Boolean(config.pushToken),
-        ciTriggerCommit: agentSha !== null,
-        checksGraceSeconds: config.checksGraceSeconds
+    const nothingNew = `${head.sha.slice(0, 12)} was gated already and its iteration ended ${began.ledger.iteration?.outcome ?? ''}: there is no new commit to gate`;
+    const report = run.report;
+    if (!report)
+        return skippedReport(`${nothingNew}.`, { attempt: began.attempt });
+    const { outcome } = reportedOutcome(report, { newCommit: false, name: config.branch });
+    const written = await write(run, (current) => {
+        const recorded = recordReported(run, report, current, false, deps.clock.now());
+        return { ledger: recorded.ledger, value: recorded.outcome };
     });
+    const recorded = written.value;
+    if (recorded.entry) {
+        const marker = commentMarker('iteration', recorded.runKey);
+        await announce(deps, {
+            program: config.program,
+            machine: written.files.machine,
+            issue: config.issue,
+            comment: {
+                marker,
+                body: renderIterationComment({ program: config.program, marker, entry: recorded.entry })
+            }
+        });
+    }
+    return skippedReport(`${nothingNew}; ${recorded.recorded ? `recorded iteration ${recorded.iteration} as ${outcome}` : `run ${recorded.runKey} had recorded it already`}.`, { attempt: began.attempt, pauseReason: recorded.pauseReason, recorded });
 }
-async function recordRerun(run, index, rerun) {
-    await write(run, (current) => {
-        const attempt = current.ledger.attempts.find((a) => a.index === index);
-        if (!attempt)
-            return { ledger: current.ledger, value: null };
-        return {
-            ledger: updateAttempt(current.ledger, index, (a) => ({
-                ...a,
-                reruns: [...(a.reruns ?? []), rerun]
-            })),
-            value: null
-        };
-    });
-}
-function decideOn(run, ledger, observed) {
+/** The agent's iteration, recorded as it reported it, on `files`. */
+function recordReported(run, report, files, newCommit, now) {
     const { config, deps } = run;
-    return decide({
-        ledger,
-        observed,
-        config: {
-            preExistingFailures: config.preExistingFailures,
-            dispatchWorkflow: Boolean(config.dispatchWorkflow),
-            fixCommand: Boolean(config.fixCommand)
-        },
-        now: deps.clock.now(),
+    const { outcome, reason } = reportedOutcome(report, { newCommit, name: config.branch });
+    return recordIteration(files, {
+        outcome,
+        metric: report.metric ?? undefined,
+        change: report.change,
+        reason,
+        commit: undefined,
+        runId: deps.environment.runId ?? null,
+        runUrl: (0,core_environment/* runUrl */.Vp)(deps.environment),
+        now,
         maskedValues: deps.maskedValues
     });
+}
+/** The report of a settlement the run applied, with what it observed and wrote. */
+function report(settlement, message, seen) {
+    return { ...skippedReport(message, seen), settlement };
 }
 /**
  * Decides on the program's files as they are now and writes what the settlement changes in
@@ -50927,7 +51189,7 @@ async function settle(run, known, observed, seen) {
 }
 /** The ledger a settlement writes (pure: the files as read, the settlement, what was seen). */
 function ledgerAfter(run, current, settlement, seen, requested) {
-    const { config, deps } = run;
+    const { deps } = run;
     const now = deps.clock.now();
     const findings = findingsOf(settlement, seen);
     const withBase = (ledger) => findings?.baseFailures ? { ...ledger, baseFailures: findings.baseFailures } : ledger;
@@ -50945,18 +51207,7 @@ function ledgerAfter(run, current, settlement, seen, requested) {
             const report = run.report;
             if (!report)
                 return { ledger, written: { kind: 'green', recorded: null } };
-            const { outcome, reason } = reportedOutcome(report, { newCommit: true, name: config.branch });
-            const recorded = recordIteration({ ...current, ledger }, {
-                outcome,
-                metric: report.metric ?? undefined,
-                change: report.change,
-                reason,
-                commit: undefined,
-                runId: deps.environment.runId ?? null,
-                runUrl: (0,core_environment/* runUrl */.Vp)(deps.environment),
-                now,
-                maskedValues: deps.maskedValues
-            });
+            const recorded = recordReported(run, report, { ...current, ledger }, true, now);
             return { ledger: recorded.ledger, written: { kind: 'green', recorded: recorded.outcome } };
         }
         case 'paused': {
@@ -50995,7 +51246,7 @@ function ledgerAfter(run, current, settlement, seen, requested) {
 async function applied(run, settlement, written, files, seen, requested) {
     switch (settlement.kind) {
         case 'skipped':
-            return { result: emptyResult('skipped', settlement.reason), fix: null };
+            return { result: skippedReport(settlement.reason), fix: null };
         case 'green':
         case 'green-except-pre-existing':
             return {
@@ -51079,22 +51330,12 @@ async function announceGreen(run, settlement, recorded, files, seen) {
         (recorded?.recorded
             ? `; recorded iteration ${recorded.iteration} (status ${recorded.status})`
             : '');
-    return {
-        ...emptyResult('success', message),
-        verdict: settlement.kind,
+    return report(settlement, message, {
         observation,
         attempt,
-        attemptsRemaining: Math.max(0, config.maxFixAttempts - index),
-        preExisting,
         classification: classification ?? null,
         recorded
-    };
-}
-/** The iteration an attempt was settled in (every settled attempt has one). */
-function iterationOf(ledger) {
-    if (!ledger.iteration)
-        throw new RangeError('a settled attempt belongs to an iteration');
-    return ledger.iteration;
+    });
 }
 /** A pause, written: the failure summary (when it has one), said on the program issue. */
 async function announcePause(run, pause, files, seen) {
@@ -51107,13 +51348,13 @@ async function announcePause(run, pause, files, seen) {
     let summary = null;
     if (pause.blocked && observation) {
         deps.log.warning(`No fix can help ${observation.sha.slice(0, 12)}: ${pause.blocked.cause}`);
-        summary = await writeFailureSummary(run, blockedSummary(run, pause.index, observation, pause.blocked, signatureOf([buildKey('blocked', pause.blocked.cause)]), now));
+        summary = await writeFailureSummary(run, blockedSummary(config.program, pause.index, observation, pause.blocked, signatureOf([buildKey('blocked', pause.blocked.cause)]), now));
     }
     else if (pause.blocked) {
         deps.log.warning(`${config.program}: no fix arrived: ${pause.blocked.cause}`);
     }
     else if (findings && pause.signature) {
-        summary = await writeFailureSummary(run, summaryOf(run, attempt, findings, pause.signature, ledger, now));
+        summary = await writeFailureSummary(run, summaryOf(config.program, attempt, findings, pause.signature, ledger, now));
         deps.log.warning(`Pausing ${config.program}: ${pause.reason}`);
     }
     else if (pause.record.note) {
@@ -51140,20 +51381,13 @@ async function announcePause(run, pause, files, seen) {
             })
         }
     });
-    return {
-        ...emptyResult('paused', `Paused ${config.program}: ${pause.reason}`),
-        verdict: pause.verdict,
+    return report({ kind: 'paused', pause }, `Paused ${config.program}: ${pause.reason}`, {
         observation,
         attempt,
-        attemptsRemaining: pause.attemptsRemaining,
-        signature: pause.signature,
         pauseReason: files.machine.pauseReason ?? pause.reason,
-        preExisting: findings?.classification.preExisting ?? [],
         classification: findings?.classification ?? null,
-        blocked: pause.blocked,
-        failureMarkdown: summary?.markdown ?? null,
-        failureJsonPath: summary?.jsonPath ?? null
-    };
+        failureSummary: summary
+    });
 }
 /** Red with budget left: the failure summary, then the fixer run or `fix-command`. */
 async function startFix(run, settlement, refusal, files, seen, requested) {
@@ -51162,7 +51396,7 @@ async function startFix(run, settlement, refusal, files, seen, requested) {
     const { observation, classification } = findings;
     const { index, signature } = settlement;
     const attempt = attemptAt(files.ledger, index);
-    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summaryOf(run, attempt, findings, signature, files.ledger, deps.clock.now()));
+    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summaryOf(config.program, attempt, findings, signature, files.ledger, deps.clock.now()));
     for (const failure of findings.failing)
         deps.log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
     const preExisting = classification.preExisting;
@@ -51175,19 +51409,13 @@ async function startFix(run, settlement, refusal, files, seen, requested) {
     const fixCommand = settlement.next.includes('fix-command') ? config.fixCommand : undefined;
     const left = settlement.attemptsRemaining;
     return {
-        result: {
-            ...emptyResult('failure', `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`),
-            verdict: 'red',
+        result: report(settlement, `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`, {
             observation,
             attempt,
-            attemptsRemaining: left,
-            signature,
-            failureMarkdown: markdown,
-            failureJsonPath: jsonPath,
+            failureSummary: { markdown, jsonPath },
             dispatched,
-            preExisting,
             classification
-        },
+        }),
         fix: fixCommand
             ? {
                 command: fixCommand,
@@ -51200,67 +51428,6 @@ async function startFix(run, settlement, refusal, files, seen, requested) {
             : null
     };
 }
-function summaryOf(run, attempt, findings, signature, ledger, now) {
-    const previous = [...ledger.attempts]
-        .reverse()
-        .find((a) => a.index < attempt.index && a.signature);
-    return {
-        version: 2,
-        program: run.config.program,
-        sha: attempt.sha,
-        attempt: attempt.index,
-        generatedAt: new Date(now).toISOString(),
-        signature: { keys: signature.keys, full: signature.full, short: signature.short },
-        checks: findings.failing.map((failure) => ({
-            name: failure.name,
-            conclusion: failure.conclusion,
-            url: failure.url ?? '',
-            source: failure.source,
-            keys: failure.keys,
-            firstErrorLines: failure.firstErrorLines,
-            ...(failure.details && failure.details.length > 0 ? { details: failure.details } : {}),
-            ...(failure.logTruncated ? { logTruncated: true } : {}),
-            ...(failure.note ? { note: failure.note } : {})
-        })),
-        classification: {
-            preExisting: findings.classification.preExisting,
-            baseBranch: findings.baseFailures?.branch ?? null,
-            baseSha: findings.classification.baseSha,
-            baseNote: findings.classification.baseNote,
-            ...(findings.classification.baseChecks
-                ? {
-                    baseChecks: findings.classification.baseChecks.map((c) => ({
-                        check: c.check,
-                        url: c.url ?? ''
-                    }))
-                }
-                : {}),
-            flaky: findings.classification.flaky.map((f) => ({ check: f.check, url: f.url ?? '' })),
-            infrastructure: findings.classification.infrastructure.map((f) => ({
-                check: f.check,
-                cause: f.cause,
-                url: f.url ?? ''
-            })),
-            reruns: findings.reruns.map((r) => ({
-                checks: r.checks,
-                why: r.why,
-                outcome: r.outcome,
-                url: r.url ?? ''
-            })),
-            blocked: null
-        },
-        ...(previous?.signature
-            ? {
-                changes: diffKeys(previous.signature.keys ?? [], signature.keys),
-                previous: {
-                    sha: previous.sha,
-                    attempt: previous.index,
-                    signature: previous.signature.full ?? previous.signature.short
-                }
-            }
-            : {})
-    };
-}
 /** The failure summary as the fixer reads it: JSON and markdown files, and the markdown. */
 async function writeFailureSummary(run, summary) {
     const { config, deps } = run;
@@ -51271,36 +51438,6 @@ async function writeFailureSummary(run, summary) {
     await deps.writeFile(jsonPath, failureSummaryJson(summary, { maskedValues: deps.maskedValues }));
     await deps.writeFile(markdownPath, markdown);
     return { markdown, jsonPath, markdownPath };
-}
-/** The failure summary of a blocked commit: no fix can help, and it says what a maintainer must do. */
-function blockedSummary(run, index, observation, blocked, signature, now) {
-    const waiting = observation.checks.filter((check) => check.excluded === undefined && check.conclusion === 'action_required');
-    return {
-        version: 2,
-        program: run.config.program,
-        sha: observation.sha,
-        attempt: index,
-        generatedAt: new Date(now).toISOString(),
-        signature: { keys: signature.keys, full: signature.full, short: signature.short },
-        checks: waiting.map((check) => ({
-            name: check.name,
-            conclusion: check.conclusion ?? check.status,
-            url: check.url ?? '',
-            source: 'none',
-            keys: [],
-            firstErrorLines: []
-        })),
-        classification: {
-            preExisting: [],
-            baseBranch: null,
-            baseSha: null,
-            baseNote: null,
-            flaky: [],
-            infrastructure: [],
-            reruns: [],
-            blocked: { cause: blocked.cause, advice: blocked.advice }
-        }
-    };
 }
 /** The earlier pause on the same signature, when this one repeats a failure that stuck the loop before. */
 function rememberedBefore(ledger, signature) {
@@ -51427,6 +51564,151 @@ async function fixCommittedNothing(run, head, agentSha) {
     const { settlement } = written.value;
     return (await applied(run, settlement, written.value.written, written.files, NOTHING_SEEN, null))
         .result;
+}
+
+;// CONCATENATED MODULE: ./src/app/gate/index.ts
+
+
+
+
+
+
+
+
+
+async function readHandedOver(deps, path) {
+    try {
+        return await deps.readFile(path);
+    }
+    catch (error) {
+        throw new errors/* ActionError */.lZ(`Cannot read ${path}: ${(0,errors/* errorMessage */.gJ)(error)}`, {
+            fix: 'check the path, and that the job downloaded the agent artifact before this step'
+        });
+    }
+}
+async function resolveTarget(config, deps) {
+    if (config.program)
+        return { config: forProgram(config, config.program) };
+    const path = config.selectionFile;
+    const text = await readHandedOver(deps, path);
+    if (text === null)
+        return {
+            skip: `No selection file at ${path} and no \`program\` input: the agent job handed over no program (it failed before its post-step, or the scheduler selected none). Nothing to gate; \`reconcile\` resolves a fix loop that waits on this run.`
+        };
+    const selection = parseSelection(text, path);
+    if (selection.program === null)
+        return { skip: `The scheduler selected no program this run (${path}): nothing to gate.` };
+    const program = selection.program;
+    deps.log.info(`Program ${program} (from the scheduler's selection in ${path})`);
+    return {
+        config: {
+            ...forProgram(config, program),
+            issue: config.issue ?? selection.issue,
+            pr: config.pr ?? selection.pr
+        }
+    };
+}
+async function readReport(run) {
+    const path = run.config.iterationFile;
+    if (!path)
+        return undefined;
+    const text = await readHandedOver(run.deps, path);
+    return text === null ? null : parseIterationFile(text, path, run.config.program);
+}
+async function runGateCommand(config, deps) {
+    const target = await resolveTarget(config, deps);
+    if ('skip' in target) {
+        return {
+            outputs: { status: 'skipped' },
+            summary: `## autoloop-ci-gate: gate\n\n${target.skip}\n`,
+            message: target.skip
+        };
+    }
+    const run = { config: target.config, deps, report: undefined };
+    // A malformed iteration file stops the gate here, before anything is written.
+    run.report = await readReport(run);
+    const result = await gateProgram(run);
+    const status = statusOf(result.settlement);
+    const red = status === 'failure' || status === 'paused';
+    return {
+        outputs: gateOutputs(result),
+        summary: gateSummaryMarkdown(run.config.program, result),
+        message: result.message,
+        ...(red && config.failOnRed ? { failure: `${result.message} (fail-on-red is set)` } : {})
+    };
+}
+async function gateProgram(run) {
+    const { config, deps } = run;
+    const initial = await deps.log.group(`Read the state of ${config.program}`, () => readProgram(deps.store, config.program, {
+        maxBytes: config.stateMaxBytes,
+        now: deps.clock.now()
+    }));
+    run.known = initial;
+    const stopped = stoppedReason(initial);
+    if (stopped) {
+        return skippedReport(`Program ${config.program} is ${stopped}; the gate does nothing (and starts no fixer). Run the reset command, or push a fix and let reconcile resume it.`, { pauseReason: initial.machine.paused ? initial.machine.pauseReason : null });
+    }
+    let knownPull = config.pr ?? initial.machine.pr ?? undefined;
+    let head = await resolveHead(config, deps);
+    const steps = [];
+    for (;;) {
+        const target = head;
+        const commit = await deps.log.group(`The commit ${target.sha.slice(0, 12)} and its PR`, async () => {
+            const agentSha = target.pushed ? null : await ciTriggerParent(target.sha, deps);
+            if (agentSha)
+                deps.log.info(`${target.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`);
+            requireReportForNewCommit(run, initial, target);
+            const noFix = steps.length === 0 ? await noFixArrived(run, initial, target) : null;
+            return noFix
+                ? { agentSha, noFix, pull: null }
+                : { agentSha, noFix, pull: await findOrOpenPull(config, deps, knownPull) };
+        });
+        if (commit.noFix) {
+            const observed = { kind: 'no-fix-arrived', ...commit.noFix };
+            const settled = await deps.log.group(`Decide and apply: no fix arrived`, () => settle(run, initial.ledger, observed, NOTHING_SEEN));
+            return { ...settled.result, steps };
+        }
+        const { agentSha, pull } = commit;
+        if (pull)
+            knownPull = pull.number;
+        const began = await deps.log.group(`Begin an attempt on ${head.sha.slice(0, 12)}`, () => begin(run, target, agentSha, pull));
+        if ('stopped' in began)
+            return skippedReport(`Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`);
+        if (began.kind === 'already-gated')
+            return recordWithoutCommit(run, began, head);
+        const { observed, seen } = began.kind === 'no-new-commit'
+            ? {
+                observed: { kind: 'no-new-commit', index: began.attempt.index },
+                seen: NOTHING_SEEN
+            }
+            : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () => observe(run, began, target, pull));
+        const { result, fix } = await deps.log.group(`Decide and apply: attempt ${began.attempt.index}`, () => settle(run, began.ledger, observed, seen));
+        steps.push({
+            attempt: result.attempt?.index ?? began.attempt.index,
+            sha: head.sha,
+            verdict: verdictOf(result.settlement) ?? 'red',
+            signature: signatureOfSettlement(result.settlement)?.short ?? null
+        });
+        if (!fix)
+            return { ...result, steps };
+        const after = await deps.log.group(`fix-command for attempt ${fix.attempt.index + 1}`, () => runFixCommand(run, fix));
+        if (after === head.sha)
+            return { ...(await fixCommittedNothing(run, head, agentSha)), steps };
+        head = await resolveHead({ ...config, sha: after }, deps);
+    }
+}
+/**
+ * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
+ * an error, before anything is written, when the agent did not write it.
+ */
+function requireReportForNewCommit(run, files, head) {
+    if (run.report !== null)
+        return;
+    const kind = beginKind(files.ledger, { sha: head.sha, runId: run.deps.environment.runId ?? null });
+    if (kind === 'first' || kind === 'fix')
+        throw new errors/* ActionError */.lZ(`The iteration file ${run.config.iterationFile} is missing, but ${head.sha.slice(0, 12)} on ${run.config.branch} is a new commit to gate: the agent must write the file whenever it pushes`, {
+            fix: 'have the agent write {"metric": …, "improved": …, "change": "…"} (docs/gh-aw.md: "The files the workflow hands to the gate"); nothing was written'
+        });
 }
 
 ;// CONCATENATED MODULE: ./src/app/record.ts
