@@ -1,4 +1,4 @@
-/* global require, module, process */
+/* global process */
 // jest's module runtime (jest.config.js: `runtime`) with one V8 coverage session per worker
 // process instead of one per test file (README: "Development").
 //
