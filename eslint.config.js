@@ -21,6 +21,12 @@ export default tseslint.config(
     }
   },
   {
+    // CommonJS, where jest loads a module with require() (the coverage runtime).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' }
+  },
+  {
     // Plain Node scripts (not TypeScript): Node's globals.
     files: ['**/*.mjs'],
     languageOptions: {

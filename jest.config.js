@@ -24,6 +24,8 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform,
+  // One V8 coverage session per worker instead of one per test file (see the file).
+  runtime: '<rootDir>/__tests__/setup/coverage-runtime.cjs',
   setupFilesAfterEnv: ['<rootDir>/__tests__/setup/timeout.ts']
 }
 /** A project's time limit per test (jest takes `testTimeout` from the global config only). */
@@ -41,30 +43,44 @@ const reliability = [
 // minutes, so only `npm run test:conformance` runs it (GH_AW_CONFORMANCE=1).
 const conformance = ['<rootDir>/__tests__/conformance/**/*.test.ts']
 
+const projects = [
+  {
+    ...common,
+    displayName: 'unit',
+    ...timeout(15_000),
+    testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+    testPathIgnorePatterns: [
+      '/node_modules/',
+      ...[...integration, ...reliability, ...conformance].map((glob) =>
+        glob.replace('<rootDir>/', '/').replace('/**/*.test.ts', '/')
+      )
+    ]
+  },
+  // A run of virtual hours takes real seconds: 15 s per test is ten times what one needs.
+  { ...common, displayName: 'integration', ...timeout(15_000), testMatch: integration },
+  { ...common, displayName: 'reliability', ...timeout(60_000), testMatch: reliability },
+  ...(process.env.GH_AW_CONFORMANCE
+    ? [{ ...common, displayName: 'conformance', testMatch: conformance }]
+    : [])
+]
+// The npm scripts name their projects here (`JEST_PROJECTS=unit,integration`) rather than with
+// `--selectProjects`, which would take the test files given after it (`npm run test:unit --
+// <file>`) for more project names and run the whole project.
+const selected = process.env.JEST_PROJECTS?.split(',').filter(Boolean)
+if (selected) {
+  const unknown = selected.filter((name) => !projects.some((p) => p.displayName === name))
+  if (unknown.length > 0) {
+    throw new Error(
+      `JEST_PROJECTS names no project ${unknown.join(', ')}. Fix: use ${projects.map((p) => p.displayName).join(', ')}`
+    )
+  }
+}
+
 /** @type {import('jest').Config} */
 export default {
   // One worker per core: more workers than cores only add switching (and memory).
   maxWorkers: Math.max(1, availableParallelism()),
-  projects: [
-    {
-      ...common,
-      displayName: 'unit',
-      ...timeout(15_000),
-      testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
-      testPathIgnorePatterns: [
-        '/node_modules/',
-        ...[...integration, ...reliability, ...conformance].map((glob) =>
-          glob.replace('<rootDir>/', '/').replace('/**/*.test.ts', '/')
-        )
-      ]
-    },
-    // A run of virtual hours takes real seconds: 15 s per test is ten times what one needs.
-    { ...common, displayName: 'integration', ...timeout(15_000), testMatch: integration },
-    { ...common, displayName: 'reliability', ...timeout(60_000), testMatch: reliability },
-    ...(process.env.GH_AW_CONFORMANCE
-      ? [{ ...common, displayName: 'conformance', testMatch: conformance }]
-      : [])
-  ],
+  projects: selected ? projects.filter((p) => selected.includes(p.displayName)) : projects,
   coverageProvider: 'v8',
   // Everything but the two entry points, which only wire the real runner in.
   collectCoverageFrom: ['src/**/*.ts', '!src/index.ts', '!src/cli.ts'],

@@ -88,10 +88,12 @@ describe('a reset does not forget what stuck the loop', () => {
 
       const unpaused = await reset(fake)
       expect(unpaused.outputs.status).toBe('reset')
-      const resetAt = ledgerOf(fake, PROGRAM)!.pausedSignatures[0]!.resetAt as string
-      expect(ledgerOf(fake, PROGRAM)!.pausedSignatures).toMatchObject([
-        { reason: STUCK, resetBy: MAINTAINER, resetAt }
+      const remembered = ledgerOf(fake, PROGRAM)!.pausedSignatures
+      const resetAt = remembered[0]!.resetAt as string
+      expect(remembered).toMatchObject([
+        { short: JEST_KEY, reason: STUCK, resetBy: MAINTAINER, resetAt }
       ])
+      expect(Date.parse(resetAt)).toBeGreaterThanOrEqual(Date.parse(remembered[0]!.pausedAt))
       expect(schedulerReads(fake, PROGRAM)).toMatchObject({
         skipped: false,
         fields: { paused: 'false', pause_reason: null }

@@ -55,8 +55,10 @@ async function withLiveFake(
 /** Inputs that keep a real-time run short: poll every second, a few seconds of grace. */
 const QUICK = { 'poll-interval-seconds': '1', 'checks-grace-seconds': '2', push: 'false' }
 
+// Each test has its own fake and its own process, and mostly waits in real time (the client
+// keeps writes a second apart): they run side by side.
 describe('node dist/index.js, as the runner runs it', () => {
-  it('green: exit 0, every output set, the job summary written', async () => {
+  it.concurrent('green: exit 0, every output set, the job summary written', async () => {
     await withLiveFake({ checkRuns: [check('test', 1, 'success')] }, async (env) => {
       const run: ActionRun = await runAction({ inputs: { program: 'perf', ...QUICK }, env })
       expect(run.exitCode).toBe(0)
@@ -73,19 +75,22 @@ describe('node dist/index.js, as the runner runs it', () => {
     })
   })
 
-  it('red with fail-on-red: the step fails with an error annotation, the outputs still set', async () => {
-    await withLiveFake({ checkRuns: [check('test', 1, 'failure')] }, async (env) => {
-      const run = await runAction({
-        inputs: { program: 'perf', 'fail-on-red': 'true', ...QUICK },
-        env
+  it.concurrent(
+    'red with fail-on-red: the step fails with an error annotation, the outputs still set',
+    async () => {
+      await withLiveFake({ checkRuns: [check('test', 1, 'failure')] }, async (env) => {
+        const run = await runAction({
+          inputs: { program: 'perf', 'fail-on-red': 'true', ...QUICK },
+          env
+        })
+        expect(run.exitCode).toBe(1)
+        expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
+        expect(run.errors.join('\n')).toContain('fail-on-red is set')
       })
-      expect(run.exitCode).toBe(1)
-      expect(run.outputs).toMatchObject({ status: 'failure', verdict: 'red' })
-      expect(run.errors.join('\n')).toContain('fail-on-red is set')
-    })
-  })
+    }
+  )
 
-  it('a bad input: exit 1, the input named, no request sent', async () => {
+  it.concurrent('a bad input: exit 1, the input named, no request sent', async () => {
     await withLiveFake({}, async (env, fake) => {
       const run = await runAction({
         inputs: { program: 'perf', 'pre-existing-failures': 'maybe' },
@@ -98,16 +103,21 @@ describe('node dist/index.js, as the runner runs it', () => {
     })
   })
 
-  it('reconcile reads the state branch with git, spending no rate limit on an idle program', async () => {
-    await withLiveFake(
-      { contents: { 'memory/autoloop': programFiles('perf') } },
-      async (env, fake) => {
-        const run = await runAction({ inputs: { command: 'reconcile' }, env })
-        expect(run.exitCode).toBe(0)
-        expect(run.outputs).toMatchObject({ status: 'reconciled', resumed: '[]', errors: '[]' })
-        expect(fake.gitRequests.some((request) => request.service === 'git-upload-pack')).toBe(true)
-        expect(fake.rateLimit.pointsSpent).toBe(0)
-      }
-    )
-  })
+  it.concurrent(
+    'reconcile reads the state branch with git, spending no rate limit on an idle program',
+    async () => {
+      await withLiveFake(
+        { contents: { 'memory/autoloop': programFiles('perf') } },
+        async (env, fake) => {
+          const run = await runAction({ inputs: { command: 'reconcile' }, env })
+          expect(run.exitCode).toBe(0)
+          expect(run.outputs).toMatchObject({ status: 'reconciled', resumed: '[]', errors: '[]' })
+          expect(fake.gitRequests.some((request) => request.service === 'git-upload-pack')).toBe(
+            true
+          )
+          expect(fake.rateLimit.pointsSpent).toBe(0)
+        }
+      )
+    }
+  )
 })

@@ -795,7 +795,7 @@ function baseFailuresWithinLimits(base: BaseFailures | null): BaseFailures | nul
 }
 
 export function ledgerBytes(ledger: Ledger): number {
-  return new TextEncoder().encode(serializeLedger(ledger)).length
+  return Buffer.byteLength(serializeLedger(ledger), 'utf8')
 }
 
 /**

@@ -3,15 +3,13 @@
  * through GITHUB_API_URL), throttling for primary and secondary rate limits and 429 answers
  * (honouring `retry-after`), and retries of 5xx answers and dropped connections.
  *
- * Waits on rate limits go through the injected clock, so tests never sleep.
+ * Waits on rate limits and retry backoffs go through the injected clock, so tests never sleep.
  */
 import { Octokit } from '@octokit/rest'
 import { throttling } from '@octokit/plugin-throttling'
-import { retry } from '@octokit/plugin-retry'
-import type { Clock } from '../../ports.js'
-import type { Logger } from '../../ports.js'
+import type { Clock, Logger } from '../../ports.js'
 
-const ClientOctokit = Octokit.plugin(throttling, retry)
+const ClientOctokit = Octokit.plugin(throttling)
 export type GitHubClient = InstanceType<typeof ClientOctokit>
 
 export interface ClientOptions {
@@ -23,7 +21,7 @@ export interface ClientOptions {
   rateLimitRetries?: number
   /** How often a JSON answer with a body that is not JSON is asked for again; default 3. */
   malformedRetries?: number
-  /** Milliseconds per unit of plugin-retry's backoff (1, 4, 9 …); 1000 by default. */
+  /** Milliseconds per unit of the backoff between failed tries (1, 4, 9); 1000 by default. */
   retryBackoffMs?: number
   userAgent?: string
   /**
@@ -85,6 +83,23 @@ function immediateGroup() {
 }
 
 /**
+ * Answers that are never retried: 429 belongs to the rate-limit handling, which honours
+ * `retry-after`; a 409 is a conflict (a file's sha moved), which the same request cannot get
+ * past (the compare-and-swap re-reads); the others say the request itself is wrong.
+ */
+const NOT_RETRIED = new Set([400, 401, 403, 404, 409, 410, 422, 429, 451])
+/** Tries after the first, unless a request says otherwise with `request: { retries }`. */
+const SERVER_ERROR_RETRIES = 3
+
+/** A request that reached (or tried to reach) GitHub and failed with a status worth a retry. */
+function isServerError(error: unknown): boolean {
+  const { status, request } = error as { status?: unknown; request?: unknown }
+  return (
+    request !== undefined && typeof status === 'number' && status >= 400 && !NOT_RETRIED.has(status)
+  )
+}
+
+/**
  * The throttling plugin's retry queue (`retryLimiter`): runs a request and, when a `failed`
  * handler asks for a retry (rate limits, after the wait in `waitOut`), runs it again after the
  * delay it names, on the injected clock. The plugin's default Bottleneck queue adds several
@@ -142,6 +157,31 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
     await clock.sleep(seconds * 1000)
     return true
   }
+  // The plugin's types name Bottleneck groups; it only ever calls key().schedule(), so these
+  // groups are given outside the constructor's literal, whose types would refuse them.
+  const throttle = {
+    // The wait happens in the handlers through the injected clock; the plugin then
+    // retries at once.
+    retryAfterBaseValue: 0,
+    global: immediateGroup() as never,
+    auth: immediateGroup() as never,
+    search: immediateGroup() as never,
+    write: clockSpacedGroup(clock, WRITE_SPACING_MS) as never,
+    notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS) as never,
+    retryLimiter: clockRetryQueue(clock) as never,
+    onRateLimit: (
+      retryAfter: number,
+      request: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number
+    ) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
+    onSecondaryRateLimit: (
+      retryAfter: number,
+      request: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number
+    ) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
+  }
   const octokit = new ClientOctokit({
     auth: options.token,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -155,35 +195,24 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       // means (a 304 is a cache hit, a 404 often an answer), so these stay in the debug log.
       error: (message: string) => log.debug(message)
     },
-    throttle: {
-      // The wait happens in the handlers through the injected clock; the plugin then
-      // retries at once.
-      retryAfterBaseValue: 0,
-      // The plugin's types name Bottleneck groups; it only ever calls key().schedule().
-      global: immediateGroup() as never,
-      auth: immediateGroup() as never,
-      search: immediateGroup() as never,
-      write: clockSpacedGroup(clock, WRITE_SPACING_MS) as never,
-      notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS) as never,
-      retryLimiter: clockRetryQueue(clock) as never,
-      onRateLimit: (
-        retryAfter: number,
-        request: { method: string; url: string },
-        _octokit: unknown,
-        retryCount: number
-      ) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
-      onSecondaryRateLimit: (
-        retryAfter: number,
-        request: { method: string; url: string },
-        _octokit: unknown,
-        retryCount: number
-      ) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
-    },
-    retry: {
-      retryAfterBaseValue: options.retryBackoffMs ?? 1000,
-      // 429 belongs to the throttling plugin, which honours retry-after. A 409 is a conflict
-      // (a file's sha moved): the same request cannot succeed; the compare-and-swap re-reads.
-      doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451]
+    throttle
+  })
+  // 5xx answers and dropped connections (Octokit reports a failed `fetch` as a RequestError
+  // with status 500): up to three more tries, 1, 4 and 9 backoff units after the failures, on
+  // the injected clock. A request sent with `request: { retries: 0 }` (a dispatch, a comment:
+  // a lost answer may hide a done write) is tried once. These are `@octokit/plugin-retry`'s
+  // rules, without its Bottleneck queue per request, whose zero-delay timers cost several
+  // milliseconds of real time on every request.
+  const backoffMs = options.retryBackoffMs ?? 1000
+  octokit.hook.wrap('request', async (request, requestOptions) => {
+    const retries = Number(requestOptions.request.retries ?? SERVER_ERROR_RETRIES)
+    for (let tries = 1; ; tries++) {
+      try {
+        return await request(requestOptions)
+      } catch (error) {
+        if (tries > retries || !isServerError(error)) throw error
+        await clock.sleep(tries * tries * backoffMs)
+      }
     }
   })
   // A 429 asks the client to wait `retry-after`. The throttling plugin acts on one only when

@@ -1,0 +1,82 @@
+/**
+ * The client's retries of 5xx answers and dropped connections (`src/github/client.ts`), against
+ * the fake API in memory: which answers are tried again, how often, and how long it waits
+ * between tries, on the injected clock.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { manualClock } from '../../__fixtures__/clock.js'
+import type { FaultSpec } from '../../__fixtures__/fake-github/index.js'
+import { memoryLogger } from '../../__fixtures__/log.js'
+import { createGitHubClient } from '../../src/adapters/github/client.js'
+import { withFake } from '../helpers/fake-run.js'
+
+const ROUTE = 'GET /repos/{owner}/{repo}'
+
+/** One `GET /repos/{owner}/{repo}` with `faults` on it: the result, the answers, the wait. */
+async function getRepo(faults: Array<Omit<FaultSpec, 'route'>>, request?: { retries: number }) {
+  return withFake({ faults: faults.map((fault) => ({ ...fault, route: ROUTE })) }, async (fake) => {
+    const clock = manualClock(fake.now())
+    const client = createGitHubClient({
+      token: 't',
+      baseUrl: fake.apiUrl,
+      clock,
+      log: memoryLogger(),
+      fetch: fake.fetch
+    })
+    const started = clock.now()
+    const result = await client
+      .request(ROUTE, {
+        owner: fake.state.owner,
+        repo: fake.state.repo,
+        ...(request ? { request } : {})
+      })
+      .then(
+        (response) => response.status,
+        (error: { status?: number }) => `error ${error.status}`
+      )
+    const answered = fake.requests.filter((r) => r.route === ROUTE).map((r) => r.status)
+    return { result, answered, waitedMs: clock.now() - started }
+  })
+}
+
+describe('the client retries 5xx answers and dropped connections', () => {
+  it('three 502s in a row: asked again 1, 4 and 9 seconds later, then answered', async () => {
+    const { result, answered, waitedMs } = await getRepo([
+      { kind: 'status', status: 502, count: 3 }
+    ])
+    expect(result).toBe(200)
+    expect(answered).toEqual([502, 502, 502, 200])
+    expect(waitedMs).toBe((1 + 4 + 9) * 1000)
+  })
+
+  it('5xx answers that never stop: four tries, then the last answer is the error', async () => {
+    const { result, answered } = await getRepo([{ kind: 'status', status: 503, count: 'always' }])
+    expect(result).toBe('error 503')
+    expect(answered).toEqual([503, 503, 503, 503])
+  })
+
+  it('a dropped connection is asked again', async () => {
+    const { result, answered, waitedMs } = await getRepo([{ kind: 'drop-connection' }])
+    expect(result).toBe(200)
+    expect(answered).toEqual([null, 200])
+    expect(waitedMs).toBe(1000)
+  })
+
+  it('a request sent with `request: { retries: 0 }` is tried once', async () => {
+    const { result, answered, waitedMs } = await getRepo([{ kind: 'status', status: 502 }], {
+      retries: 0
+    })
+    expect(result).toBe('error 502')
+    expect(answered).toEqual([502])
+    expect(waitedMs).toBe(0)
+  })
+
+  it.each([400, 401, 404, 409, 410, 422, 451])(
+    'a %i says the request itself is wrong: not asked again',
+    async (status) => {
+      const { result, answered } = await getRepo([{ kind: 'status', status }])
+      expect(result).toBe(`error ${status}`)
+      expect(answered).toEqual([status])
+    }
+  )
+})
