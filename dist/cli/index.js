@@ -32465,7 +32465,7 @@ function gitAuthEnv(serverUrl, token, env = {}) {
 
 /***/ }),
 
-/***/ 6151:
+/***/ 5801:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37603,101 +37603,17 @@ throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
 throttling.triggersNotification = triggersNotification;
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-// pkg/dist-src/version.js
-var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/error-request.js
-function isRequestError(error) {
-  return error.request !== void 0;
-}
-async function errorRequest(state, octokit, error, options) {
-  if (!isRequestError(error) || !error?.request.request) {
-    throw error;
-  }
-  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
-    const retries = options.request.retries != null ? options.request.retries : state.retries;
-    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
-    throw octokit.retry.retryRequest(error, retries, retryAfter);
-  }
-  throw error;
-}
-
-// pkg/dist-src/wrap-request.js
-
-
-async function dist_bundle_wrapRequest(state, octokit, request, options) {
-  const limiter = new light();
-  limiter.on("failed", function(error, info) {
-    const maxRetries = ~~error.request.request?.retries;
-    const after = ~~error.request.request?.retryAfter;
-    options.request.retryCount = info.retryCount + 1;
-    if (maxRetries > info.retryCount) {
-      return after * state.retryAfterBaseValue;
-    }
-  });
-  return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
-    options
-  );
-}
-async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
-  const response = await request(options);
-  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
-    response.data.errors[0].message
-  )) {
-    const error = new RequestError(response.data.errors[0].message, 500, {
-      request: options,
-      response
-    });
-    return errorRequest(state, octokit, error, options);
-  }
-  return response;
-}
-
-// pkg/dist-src/index.js
-function retry(octokit, octokitOptions) {
-  const state = Object.assign(
-    {
-      enabled: true,
-      retryAfterBaseValue: 1e3,
-      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
-      retries: 3
-    },
-    octokitOptions.retry
-  );
-  const retryPlugin = {
-    retry: {
-      retryRequest: (error, retries, retryAfter) => {
-        error.request.request = Object.assign({}, error.request.request, {
-          retries,
-          retryAfter
-        });
-        return error;
-      }
-    }
-  };
-  if (state.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
-    octokit.hook.wrap("request", dist_bundle_wrapRequest.bind(null, state, retryPlugin));
-  }
-  return retryPlugin;
-}
-retry.VERSION = plugin_retry_dist_bundle_VERSION;
-
-
 ;// CONCATENATED MODULE: ./src/adapters/github/client.ts
 /**
  * The one place Octokit is built: token, base URL (GitHub Enterprise Server or the fake API
  * through GITHUB_API_URL), throttling for primary and secondary rate limits and 429 answers
  * (honouring `retry-after`), and retries of 5xx answers and dropped connections.
  *
- * Waits on rate limits go through the injected clock, so tests never sleep.
+ * Waits on rate limits and retry backoffs go through the injected clock, so tests never sleep.
  */
 
 
-
-const ClientOctokit = dist_src_Octokit.plugin(throttling, retry);
+const ClientOctokit = dist_src_Octokit.plugin(throttling);
 /**
  * GitHub asks integrations to leave at least a second between two writes, and more between
  * writes that notify people (comments); these are the throttling plugin's own spacings.
@@ -37738,6 +37654,19 @@ function immediateGroup() {
         }
     };
     return { key: () => limiter };
+}
+/**
+ * Answers that are never retried: 429 belongs to the rate-limit handling, which honours
+ * `retry-after`; a 409 is a conflict (a file's sha moved), which the same request cannot get
+ * past (the compare-and-swap re-reads); the others say the request itself is wrong.
+ */
+const NOT_RETRIED = new Set([400, 401, 403, 404, 409, 410, 422, 429, 451]);
+/** Tries after the first, unless a request says otherwise with `request: { retries }`. */
+const SERVER_ERROR_RETRIES = 3;
+/** A request that reached (or tried to reach) GitHub and failed with a status worth a retry. */
+function isServerError(error) {
+    const { status, request } = error;
+    return (request !== undefined && typeof status === 'number' && status >= 400 && !NOT_RETRIED.has(status));
 }
 function clockRetryQueue(clock) {
     const handlers = [];
@@ -37780,6 +37709,21 @@ function createGitHubClient(options) {
         await clock.sleep(seconds * 1000);
         return true;
     };
+    // The plugin's types name Bottleneck groups; it only ever calls key().schedule(), so these
+    // groups are given outside the constructor's literal, whose types would refuse them.
+    const throttle = {
+        // The wait happens in the handlers through the injected clock; the plugin then
+        // retries at once.
+        retryAfterBaseValue: 0,
+        global: immediateGroup(),
+        auth: immediateGroup(),
+        search: immediateGroup(),
+        write: clockSpacedGroup(clock, WRITE_SPACING_MS),
+        notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS),
+        retryLimiter: clockRetryQueue(clock),
+        onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
+        onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
+    };
     const octokit = new ClientOctokit({
         auth: options.token,
         baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -37793,25 +37737,26 @@ function createGitHubClient(options) {
             // means (a 304 is a cache hit, a 404 often an answer), so these stay in the debug log.
             error: (message) => log.debug(message)
         },
-        throttle: {
-            // The wait happens in the handlers through the injected clock; the plugin then
-            // retries at once.
-            retryAfterBaseValue: 0,
-            // The plugin's types name Bottleneck groups; it only ever calls key().schedule().
-            global: immediateGroup(),
-            auth: immediateGroup(),
-            search: immediateGroup(),
-            write: clockSpacedGroup(clock, WRITE_SPACING_MS),
-            notifications: clockSpacedGroup(clock, NOTIFYING_WRITE_SPACING_MS),
-            retryLimiter: clockRetryQueue(clock),
-            onRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Primary', retryAfter, `${request.method} ${request.url}`, retryCount),
-            onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => waitOut('Secondary', retryAfter, `${request.method} ${request.url}`, retryCount)
-        },
-        retry: {
-            retryAfterBaseValue: options.retryBackoffMs ?? 1000,
-            // 429 belongs to the throttling plugin, which honours retry-after. A 409 is a conflict
-            // (a file's sha moved): the same request cannot succeed; the compare-and-swap re-reads.
-            doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451]
+        throttle
+    });
+    // 5xx answers and dropped connections (Octokit reports a failed `fetch` as a RequestError
+    // with status 500): up to three more tries, 1, 4 and 9 backoff units after the failures, on
+    // the injected clock. A request sent with `request: { retries: 0 }` (a dispatch, a comment:
+    // a lost answer may hide a done write) is tried once. These are `@octokit/plugin-retry`'s
+    // rules, without its Bottleneck queue per request, whose zero-delay timers cost several
+    // milliseconds of real time on every request.
+    const backoffMs = options.retryBackoffMs ?? 1000;
+    octokit.hook.wrap('request', async (request, requestOptions) => {
+        const retries = Number(requestOptions.request.retries ?? SERVER_ERROR_RETRIES);
+        for (let tries = 1;; tries++) {
+            try {
+                return await request(requestOptions);
+            }
+            catch (error) {
+                if (tries > retries || !isServerError(error))
+                    throw error;
+                await clock.sleep(tries * tries * backoffMs);
+            }
         }
     });
     // A 429 asks the client to wait `retry-after`. The throttling plugin acts on one only when
@@ -38539,7 +38484,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _cli_brief_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5986);
 /* harmony import */ var _cli_signature_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(5016);
 /* harmony import */ var _cli_doctor_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(5343);
-/* harmony import */ var _adapters_github_client_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(6151);
+/* harmony import */ var _adapters_github_client_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(5801);
 /* harmony import */ var _adapters_github_rest_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(3078);
 /* harmony import */ var _core_environment_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(6738);
 /**
@@ -48587,8 +48532,8 @@ var promises_ = __nccwpck_require__(1455);
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./src/core/environment.ts
 var core_environment = __nccwpck_require__(6738);
-// EXTERNAL MODULE: ./src/adapters/github/client.ts + 25 modules
-var github_client = __nccwpck_require__(6151);
+// EXTERNAL MODULE: ./src/adapters/github/client.ts + 24 modules
+var github_client = __nccwpck_require__(5801);
 // EXTERNAL MODULE: ./src/adapters/github/rest.ts
 var rest = __nccwpck_require__(3078);
 // EXTERNAL MODULE: ./src/core/errors.ts
@@ -51012,7 +50957,7 @@ function baseFailuresWithinLimits(base) {
     return whole ? base : null;
 }
 function ledgerBytes(ledger) {
-    return new TextEncoder().encode(serializeLedger(ledger)).length;
+    return Buffer.byteLength(serializeLedger(ledger), 'utf8');
 }
 /**
  * Keeps the ledger within `LEDGER_LIMITS`. Always: attempts older than the latest
