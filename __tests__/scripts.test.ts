@@ -1,7 +1,13 @@
-/** The package scripts the README promises: `npm run test:unit -- <file>` runs that file only. */
+/**
+ * The package scripts the README promises (`npm run test:unit -- <file>` runs that file only),
+ * and what coverage leaves out.
+ */
 import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
+import ts from 'typescript'
+import { TYPE_ONLY_MODULES } from '../jest.config.js'
 
 /** The test files a package script would run, with these arguments after `--`. */
 function listed(script: string, args: readonly string[]): string[] {
@@ -28,5 +34,14 @@ describe('test scripts', () => {
     const files = listed('test:unit', [])
     expect(files.length).toBeGreaterThan(50)
     expect(files.filter((file) => file.startsWith('__tests__/integration/'))).toEqual([])
+  })
+})
+
+describe('coverage scope', () => {
+  it.each(TYPE_ONLY_MODULES)('%s, left out of coverage, compiles to no code', (path) => {
+    const { outputText } = ts.transpileModule(readFileSync(path, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }
+    })
+    expect(outputText.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '').trim()).toMatch(/^(export \{\};)?$/)
   })
 })
