@@ -100,11 +100,15 @@ export default {
     ...TYPE_ONLY_MODULES.map((path) => `!${path}`)
   ],
   coverageReporters: ['text-summary', 'json-summary'],
-  // Below today's figures by a margin: the commands (app/) are measured in-process.
+  // Per layer, below today's figures by a margin (the commands in app/ are measured in-process).
+  // `global` is what no layer holds: the entry points (main, deps, cli/), whose wiring of the
+  // real runner (realConnect, the system clock) only the smoke runs of the bundle exercise.
   coverageThreshold: {
-    global: { statements: 93, branches: 85, functions: 93, lines: 93 },
-    './src/app/': { statements: 90, branches: 78, functions: 93, lines: 90 },
-    './src/core/': { statements: 95, branches: 88, functions: 95, lines: 95 },
-    './src/statefile/': { statements: 95, branches: 85, functions: 95, lines: 95 }
+    global: { statements: 93, branches: 80, functions: 65, lines: 93 },
+    './src/core/': { statements: 96, branches: 88, functions: 97, lines: 96 },
+    './src/render/': { statements: 97, branches: 89, functions: 97, lines: 97 },
+    './src/statefile/': { statements: 96, branches: 87, functions: 97, lines: 96 },
+    './src/adapters/': { statements: 90, branches: 79, functions: 88, lines: 90 },
+    './src/app/': { statements: 93, branches: 83, functions: 96, lines: 93 }
   }
 }
