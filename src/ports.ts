@@ -29,8 +29,6 @@ export interface GitHubPort {
   }): Promise<PullInfo>
   /** Every check run (all pages, all re-runs) and the latest status per context of one SHA. */
   readChecks(sha: string): Promise<ChecksSnapshot>
-  /** The check suite id of a workflow run, or undefined when it cannot be read. */
-  workflowRunCheckSuiteId(runId: number): Promise<number | undefined>
   /** Status of a workflow run. */
   workflowRunStatus(runId: number): Promise<WorkflowRunState>
   /** A commit's tree and parents, or null when there is no such commit. */

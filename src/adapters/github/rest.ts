@@ -249,20 +249,6 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
     }
   }
 
-  async workflowRunCheckSuiteId(runId: number): Promise<number | undefined> {
-    try {
-      const run = await this.conditionalGet<{ check_suite_id?: number }>(
-        'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
-        { run_id: runId }
-      )
-      return run.check_suite_id
-    } catch (error) {
-      const status = httpStatus(error)
-      if (status === 404 || status === 403) return undefined
-      throw error
-    }
-  }
-
   async workflowRunStatus(runId: number): Promise<WorkflowRunState> {
     try {
       const run = await this.conditionalGet<{

@@ -126,14 +126,11 @@ export interface WaitWindow {
 }
 
 /** The reduction policy of the gate: this run's own jobs are never waited on. */
-export async function checkPolicy(config: ProgramConfig, deps: WaitDeps): Promise<ReducePolicy> {
-  const runId = deps.environment.runId
+export function checkPolicy(config: ProgramConfig, deps: WaitDeps): ReducePolicy {
   return {
     requiredChecks: config.requiredChecks,
     isIgnored: ignoreMatcher(config),
-    ownWorkflowRunId: runId,
-    ownCheckSuiteId:
-      runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
+    ownWorkflowRunId: deps.environment.runId,
     failFast: config.failFast,
     allowNoChecks: config.allowNoChecks,
     graceMs: config.checksGraceSeconds * 1000
@@ -194,8 +191,8 @@ export interface Seen {
 
 export const NOTHING_SEEN: Seen = { observation: null, findings: null }
 
-async function policyOf(run: GateRun): Promise<ReducePolicy> {
-  run.policy ??= await checkPolicy(run.config, run.deps)
+function policyOf(run: GateRun): ReducePolicy {
+  run.policy ??= checkPolicy(run.config, run.deps)
   return run.policy
 }
 
@@ -231,7 +228,7 @@ export async function observe(
   const { config, deps } = run
   const iteration = iterationOf(began.ledger)
   const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
-  const policy = await policyOf(run)
+  const policy = policyOf(run)
   const index = began.attempt.index
   const agentSha = began.attempt.agentSha ?? null
   let observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
