@@ -5,10 +5,12 @@
  */
 import type { ChecksSnapshot } from './core/checks/reduce.js'
 import type {
+  BranchStanding,
   CommitInfo,
   DispatchRequest,
   PullInfo,
   RepoRef,
+  StandingQuery,
   WorkflowJobInfo,
   WorkflowRunInfo,
   WorkflowRunState
@@ -21,6 +23,12 @@ export interface GitHubPort {
   branchHead(branch: string): Promise<string | null>
   getPull(number: number): Promise<PullInfo | null>
   findOpenPull(branch: string): Promise<PullInfo | null>
+  /**
+   * Where a branch stands, in one read (README: "How checks become a verdict"): what `branchHead`, `commit`,
+   * `findOpenPull`, `defaultBranch` and the base's `branchHead` would say. Null when it cannot
+   * be read at once (GraphQL refused): the caller asks those one by one.
+   */
+  standing?(query: StandingQuery): Promise<BranchStanding | null>
   createDraftPull(input: {
     title: string
     head: string

@@ -216,12 +216,12 @@ describe("the state branch through GraphQL, as the action's RestGitHub reads and
     const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
     await expect(
       octokit.graphql(
-        'query($owner: String!, $name: String!, $a: String!) { repository(owner: $owner, name: $name) { a: object(expression: $a) { ... on Blob { byteSize } } } }',
+        'query($owner: String!, $name: String!, $a: String!) { repository(owner: $owner, name: $name) { a: object(expression: $a) { ... on Blob { size } } } }',
         { owner: repo.owner, name: repo.repo, a: `${BRANCH}:perf.md` }
       )
     ).rejects.toBeDefined()
     expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
-      ['Blob has no field byteSize here']
+      ['query.repository.a.size: Blob has no field size']
     ])
     expect((await github.getFiles(BRANCH, ['perf.md'])).files[0]?.text).toBe('# perf\n')
     fake.requests.splice(0)

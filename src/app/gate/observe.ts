@@ -7,7 +7,7 @@
  */
 import picomatch from 'picomatch'
 import type { ProgramConfig } from '../../core/inputs.js'
-import type { PullInfo } from '../../core/github.js'
+import type { BranchStanding, PullInfo } from '../../core/github.js'
 import type { ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
 import { waitForVerdict } from '../wait-for-checks.js'
@@ -44,8 +44,28 @@ export interface GatedHead {
   pushed: boolean
 }
 
+/**
+ * Where the branch stands, read with the program's files (one request with a GraphQL state
+ * store); null when the port cannot read it at once.
+ */
+export async function readStanding(
+  config: ProgramConfig,
+  deps: WaitDeps
+): Promise<BranchStanding | null> {
+  if (!deps.github.standing) return null
+  return deps.github.standing({
+    branch: config.branch,
+    ...(config.sha && !config.push ? { sha: config.sha } : {}),
+    ...(config.base ? { base: config.base } : {})
+  })
+}
+
 /** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
-export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promise<GatedHead> {
+export async function resolveHead(
+  config: ProgramConfig,
+  deps: WaitDeps,
+  standing?: BranchStanding | null
+): Promise<GatedHead> {
   if (config.push) {
     const sha = config.sha ?? (await deps.git.headSha())
     deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`)
@@ -53,7 +73,7 @@ export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promis
     return { sha, pushed: true }
   }
   if (config.sha) return { sha: config.sha, pushed: false }
-  const head = await deps.github.branchHead(config.branch)
+  const head = standing ? standing.head : await deps.github.branchHead(config.branch)
   if (!head)
     throw new ActionError(
       `Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`,
@@ -66,7 +86,16 @@ export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promis
  * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
  * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
  */
-export async function ciTriggerParent(sha: string, deps: WaitDeps): Promise<string | null> {
+export async function ciTriggerParent(
+  sha: string,
+  deps: WaitDeps,
+  standing?: BranchStanding | null
+): Promise<string | null> {
+  const read = standing?.commit
+  if (read?.sha === sha) {
+    const parent = read.parents.length === 1 ? read.parents[0] : undefined
+    return parent !== undefined && read.parentTree === read.tree ? parent : null
+  }
   try {
     const commit = await deps.github.commit(sha)
     const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined
@@ -84,7 +113,8 @@ export async function ciTriggerParent(sha: string, deps: WaitDeps): Promise<stri
 export async function findOrOpenPull(
   config: ProgramConfig,
   deps: WaitDeps,
-  known: number | undefined
+  known: number | undefined,
+  standing?: BranchStanding | null
 ): Promise<PullInfo | null> {
   const { github, log } = deps
   const number = config.pr ?? known
@@ -97,7 +127,7 @@ export async function findOrOpenPull(
         : `PR #${number} does not exist; looking for one by branch`
     )
   }
-  const open = await github.findOpenPull(config.branch)
+  const open = standing ? standing.openPull : await github.findOpenPull(config.branch)
   if (open) return open
   if (!config.createPr) return null
   const base = config.base ?? (await github.defaultBranch())
@@ -242,6 +272,7 @@ export async function observe(
         policy,
         window,
         ledger: began.ledger,
+        standing: run.standing ?? null,
         recordRerun: (rerun) => recordRerun(run, index, rerun)
       },
       observation
