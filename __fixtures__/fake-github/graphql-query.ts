@@ -183,8 +183,7 @@ const SCHEMA: Record<string, Record<string, FieldSpec>> = {
     nameWithOwner: { type: 'String' },
     defaultBranchRef: { type: 'Ref' },
     ref: { type: 'Ref', args: { qualifiedName: 'String!' } },
-    object: { type: 'GitObject', args: { oid: 'GitObjectID', expression: 'String' } },
-    pullRequest: { type: 'PullRequest', args: { number: 'Int!' } }
+    object: { type: 'GitObject', args: { oid: 'GitObjectID', expression: 'String' } }
   },
   Ref: {
     name: { type: 'String' },
@@ -488,11 +487,7 @@ function repositoryNode(model: Model): Node {
         ? commitNode(model, args.oid)
         : args.expression !== undefined
           ? blobNode(model, args.expression)
-          : null,
-    pullRequest: (args: { number: number }) => {
-      const pull = model.state.pulls.find((p) => p.number === args.number)
-      return pull ? pullNode(model, pull) : null
-    }
+          : null
   }
 }
 

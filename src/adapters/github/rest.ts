@@ -222,7 +222,24 @@ ${built.map((b) => b.fields).join('\n')}
       )
       for (const b of built) b.entry.resolve({ repository: result.repository, p: b.p })
     } catch (error) {
-      for (const b of built) b.entry.reject(error)
+      // GitHub answers what it could beside its errors: a part none of whose fields failed
+      // gets its answer; an error without a field's path fails every part.
+      const { errors, data } = error as {
+        errors?: { path?: (string | number)[] }[]
+        data?: { repository?: Record<string, unknown> | null }
+      }
+      const failed = (p: string) =>
+        !errors ||
+        !data?.repository ||
+        errors.some(
+          (e) =>
+            e.path?.[0] !== 'repository' ||
+            e.path[1] === undefined ||
+            String(e.path[1]).startsWith(p)
+        )
+      for (const b of built)
+        if (failed(b.p)) b.entry.reject(error)
+        else b.entry.resolve({ repository: data?.repository ?? null, p: b.p })
     }
   }
 
