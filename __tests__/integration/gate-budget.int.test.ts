@@ -39,9 +39,10 @@ function scenario(extra: Partial<Scenario> = {}): Scenario {
   }
 }
 
-async function redGate(fake: FakeGitHub) {
+async function redGate(fake: FakeGitHub, inputs: Record<string, string> = {}) {
   return runInProcess(fake, {
     inputs: {
+      ...inputs,
       program: 'bench',
       push: 'false',
       'create-pr': 'false',
@@ -83,6 +84,24 @@ describe('one red gate with dispatch: its rate-limit points', () => {
       expect(charged(fake).filter((route) => BRANCH_READS.includes(route))).toEqual([])
       // The base for pre-existing failures is the default branch head, read in that query.
       expect(baseShaOf(fake)).toBe(fake.state.branches.main)
+    })
+  })
+
+  it("a known PR, the branch's open one, needs no request; its base branch head is the base", async () => {
+    const RELEASE = 'ab12'.padEnd(40, '0')
+    const withPull = scenario({
+      branches: { [BRANCH]: SHA, release: RELEASE },
+      pulls: [{ number: 7, head: BRANCH, base: 'release' }]
+    })
+    await withFake(withPull, async (fake) => {
+      const run = await redGate(fake, { pr: '7' })
+      expect(run.outputs.verdict).toBe('red')
+      expect(run.outputs['pr-number']).toBe('7')
+      expect(fake.rateLimit.pointsSpent).toBe(18)
+      const routes = charged(fake)
+      expect(routes).not.toContain('GET /repos/{owner}/{repo}/pulls/{pull_number}')
+      expect(routes.filter((route) => BRANCH_READS.includes(route))).toEqual([])
+      expect(baseShaOf(fake)).toBe(RELEASE)
     })
   })
 

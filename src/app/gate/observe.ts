@@ -118,6 +118,8 @@ export async function findOrOpenPull(
 ): Promise<PullInfo | null> {
   const { github, log } = deps
   const number = config.pr ?? known
+  // The branch's open PR read at the start: when it is the one known, it needs no request.
+  if (number !== undefined && standing?.openPull?.number === number) return standing.openPull
   if (number !== undefined) {
     const pull = await github.getPull(number)
     if (pull && pull.state === 'open' && pull.headRef === config.branch) return pull
