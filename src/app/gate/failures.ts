@@ -259,7 +259,9 @@ async function readBaseFailures(
   const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch())
   const heads = context.standing?.heads
   const sha =
-    heads && branch in heads ? (heads[branch] ?? null) : await deps.github.branchHead(branch)
+    heads && Object.hasOwn(heads, branch)
+      ? (heads[branch] ?? null)
+      : await deps.github.branchHead(branch)
   if (!sha)
     return {
       base: null,
