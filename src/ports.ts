@@ -5,10 +5,12 @@
  */
 import type { ChecksSnapshot } from './core/checks/reduce.js'
 import type {
+  BranchStanding,
   CommitInfo,
   DispatchRequest,
   PullInfo,
   RepoRef,
+  StandingQuery,
   WorkflowJobInfo,
   WorkflowRunInfo,
   WorkflowRunState
@@ -21,6 +23,12 @@ export interface GitHubPort {
   branchHead(branch: string): Promise<string | null>
   getPull(number: number): Promise<PullInfo | null>
   findOpenPull(branch: string): Promise<PullInfo | null>
+  /**
+   * Where a branch stands, in one read (README: "How checks become a verdict"): what `branchHead`, `commit`,
+   * `findOpenPull`, `defaultBranch` and the base's `branchHead` would say. Null when it cannot
+   * be read at once (GraphQL refused): the caller asks those one by one.
+   */
+  standing?(query: StandingQuery): Promise<BranchStanding | null>
   createDraftPull(input: {
     title: string
     head: string
@@ -29,8 +37,6 @@ export interface GitHubPort {
   }): Promise<PullInfo>
   /** Every check run (all pages, all re-runs) and the latest status per context of one SHA. */
   readChecks(sha: string): Promise<ChecksSnapshot>
-  /** The check suite id of a workflow run, or undefined when it cannot be read. */
-  workflowRunCheckSuiteId(runId: number): Promise<number | undefined>
   /** Status of a workflow run. */
   workflowRunStatus(runId: number): Promise<WorkflowRunState>
   /** A commit's tree and parents, or null when there is no such commit. */

@@ -1,16 +1,16 @@
 /**
  * `POST /graphql`, for the one mutation gh-aw's runtime sends: `createCommitOnBranch` (its
  * signed-commit push, README: "GraphQL"; the action's state writes too), and the one query
- * the action sends: a branch's head and files as blobs (`repository { head: ref(qualifiedName:
- * $ref) { target { oid } } <alias>: object(expression: "<branch>:<path>") { ... on Blob {
- * oid text isBinary isTruncated } } }`, the state branch's files in one request).
- * GitHub's REST description does not cover GraphQL, so the request is checked here against
- * the types it uses instead; any other query is answered with a GraphQL error and counted as
- * unimplemented. Refuse the mutation
+ * the action sends: `repository { … }` (the state branch's head and files as blobs, a branch's
+ * head commit and open pull request, the default branch), parsed and checked against the part
+ * of GitHub's schema in graphql-query.ts. GitHub's REST description does not cover GraphQL, so
+ * the request is checked here against the types it uses instead; any other operation is
+ * answered with a GraphQL error and counted as unimplemented. Refuse the mutation
  * with a fault on route `POST /graphql` to make gh-aw fall back to `git push`.
  */
 import type { Model } from './model.js'
 import type { Reply } from './shapes.js'
+import { answerQuery, checkQuery, parseQuery, type ParsedQuery } from './graphql-query.js'
 
 export const GRAPHQL_ROUTE = 'POST /graphql'
 
@@ -41,7 +41,7 @@ export function graphqlRequest(model: Model, body: unknown): Checked {
       run: () => ({ status: 400, body: { message: 'Problems parsing JSON' } })
     }
   if (/^\s*query\b[\s\S]*\brepository\s*\(/.test(body.query))
-    return blobsQuery(model, body.query, isObject(body.variables) ? body.variables : {})
+    return repositoryQuery(model, body.query, isObject(body.variables) ? body.variables : {})
   if (!/\bmutation\b[\s\S]*\bcreateCommitOnBranch\s*\(/.test(body.query))
     return {
       errors: [],
@@ -118,56 +118,18 @@ export function graphqlRequest(model: Model, body: unknown): Checked {
   }
 }
 
-const BLOB_FIELDS = new Set(['oid', 'text', 'isBinary', 'isTruncated'])
-
-/**
- * `query(...) { repository(owner: $o, name: $n) { a: object(expression: $x) { ... on Blob {
- * ... } } } }`: every alias an `object` whose expression is a `String!` variable naming
- * `<branch>:<path>`, asking only Blob fields GitHub has.
- */
-function blobsQuery(model: Model, query: string, variables: Record<string, unknown>): Checked {
-  const errors: string[] = []
-  const types = new Map(
-    [...query.matchAll(/\$(\w+)\s*:\s*(\w+!?)/g)].map(([, name, type]) => [name, type])
-  )
-  const declared = (name: string): string | undefined => types.get(name)
-  const repository = /\brepository\s*\(\s*owner:\s*\$(\w+)\s*,\s*name:\s*\$(\w+)\s*\)/.exec(query)
-  if (!repository) errors.push('repository(owner: $owner, name: $name) is required')
-  const objects = [
-    ...query.matchAll(
-      /(\w+)\s*:\s*object\s*\(\s*expression:\s*\$(\w+)\s*\)\s*\{\s*\.\.\.\s*on\s+Blob\s*\{([^}]*)\}\s*\}/g
-    )
-  ].map(([, alias, variable, fields]) => ({
-    alias: alias as string,
-    variable: variable as string,
-    fields: (fields ?? '').split(/[\s,]+/).filter(Boolean)
-  }))
-  if (objects.length === 0)
-    errors.push('no `<alias>: object(expression: $var) { ... on Blob { … } }`')
-  const refs = [
-    ...query.matchAll(
-      /(\w+)\s*:\s*ref\s*\(\s*qualifiedName:\s*\$(\w+)\s*\)\s*\{\s*target\s*\{\s*oid\s*\}\s*\}/g
-    )
-  ].map(([, alias, variable]) => ({ alias: alias as string, variable: variable as string }))
-  for (const ref of refs) {
-    if (declared(ref.variable) !== 'String!') errors.push(`$${ref.variable}: declare it String!`)
-    if (typeof variables[ref.variable] !== 'string')
-      errors.push(`$${ref.variable}: a ref name is required`)
+/** A `query` of the repository, parsed and checked against the schema (graphql-query.ts). */
+function repositoryQuery(model: Model, text: string, variables: Record<string, unknown>): Checked {
+  let errors: string[]
+  let parsed: ParsedQuery | null = null
+  try {
+    parsed = parseQuery(text)
+    errors = checkQuery(parsed, variables)
+  } catch (error) {
+    errors = [`query: ${(error as Error).message}`]
   }
-  const owner = repository ? variables[repository[1] as string] : undefined
-  const name = repository ? variables[repository[2] as string] : undefined
-  if (repository && (typeof owner !== 'string' || typeof name !== 'string'))
-    errors.push('variables: owner and name must be strings')
-  for (const object of objects) {
-    if (declared(object.variable) !== 'String!')
-      errors.push(`$${object.variable}: declare it String!`)
-    const expression = variables[object.variable]
-    if (typeof expression !== 'string' || !/^[^:]+:.+$/.test(expression))
-      errors.push(`$${object.variable}: a "<ref>:<path>" expression is required`)
-    for (const field of object.fields)
-      if (!BLOB_FIELDS.has(field)) errors.push(`Blob has no field ${field} here`)
-  }
-  if (errors.length > 0)
+  const query = parsed
+  if (errors.length > 0 || !query)
     return {
       errors,
       implemented: true,
@@ -176,55 +138,6 @@ function blobsQuery(model: Model, query: string, variables: Record<string, unkno
   return {
     errors,
     implemented: true,
-    run: () => {
-      if (
-        (owner as string).toLowerCase() !== model.state.owner.toLowerCase() ||
-        (name as string).toLowerCase() !== model.state.repo.toLowerCase()
-      )
-        return {
-          status: 200,
-          body: {
-            data: { repository: null },
-            errors: [
-              {
-                type: 'NOT_FOUND',
-                path: ['repository'],
-                message: `Could not resolve to a Repository with the name '${owner as string}/${name as string}'.`
-              }
-            ]
-          }
-        }
-      const found: Record<string, unknown> = {}
-      for (const ref of refs) {
-        const name = (variables[ref.variable] as string).replace(/^refs\/heads\//, '')
-        const sha = model.state.branches[name]
-        found[ref.alias] =
-          sha !== undefined && model.gitCommit(sha) ? { target: { oid: sha } } : null
-      }
-      for (const object of objects) {
-        const expression = variables[object.variable] as string
-        const split = expression.indexOf(':')
-        const sha = model.resolveRef(expression.slice(0, split))
-        const entry =
-          sha && model.gitCommit(sha)
-            ? model.repo().path(sha, expression.slice(split + 1))
-            : undefined
-        const blob =
-          entry?.type === 'file'
-            ? {
-                oid: entry.sha,
-                text: entry.content.toString('utf8'),
-                isBinary: false,
-                isTruncated: false
-              }
-            : null
-        found[object.alias] = blob
-          ? Object.fromEntries(
-              object.fields.map((field) => [field, blob[field as keyof typeof blob]])
-            )
-          : null
-      }
-      return { status: 200, body: { data: { repository: found } } }
-    }
+    run: () => ({ status: 200, body: answerQuery(model, query, variables) })
   }
 }

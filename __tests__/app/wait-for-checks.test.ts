@@ -8,7 +8,6 @@ const policy: ReducePolicy = {
   requiredChecks: [],
   isIgnored: () => false,
   ownWorkflowRunId: undefined,
-  ownCheckSuiteId: undefined,
   failFast: false,
   allowNoChecks: false,
   graceMs: 60_000

@@ -4,10 +4,14 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { Octokit } from '@octokit/rest'
-import { startFakeGitHub, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import {
+  startFakeGitHub,
+  type FakeGitHub,
+  type Scenario
+} from '../../__fixtures__/fake-github/index.js'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
-import { createGitHubClient } from '../../src/adapters/github/client.js'
+import { createGitHubClient, type GitHubClient } from '../../src/adapters/github/client.js'
 import { RestGitHub } from '../../src/adapters/github/rest.js'
 import { StateConflictError } from '../../src/core/state-errors.js'
 import { blobVersion, ContentsApiStore } from '../../src/adapters/store.js'
@@ -216,14 +220,141 @@ describe("the state branch through GraphQL, as the action's RestGitHub reads and
     const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
     await expect(
       octokit.graphql(
-        'query($owner: String!, $name: String!, $a: String!) { repository(owner: $owner, name: $name) { a: object(expression: $a) { ... on Blob { byteSize } } } }',
+        'query($owner: String!, $name: String!, $a: String!) { repository(owner: $owner, name: $name) { a: object(expression: $a) { ... on Blob { size } } } }',
         { owner: repo.owner, name: repo.repo, a: `${BRANCH}:perf.md` }
       )
     ).rejects.toBeDefined()
     expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
-      ['Blob has no field byteSize here']
+      ['query.repository.a.size: Blob has no field size']
     ])
     expect((await github.getFiles(BRANCH, ['perf.md'])).files[0]?.text).toBe('# perf\n')
+    fake.requests.splice(0)
+  })
+})
+
+describe('where a branch stands, read with the state files in one GraphQL query', () => {
+  const STATE = 'memory/autoloop'
+  async function connect(scenario: Scenario) {
+    fake = await startFakeGitHub({ scenario })
+    const client = createGitHubClient({
+      token: 't',
+      baseUrl: fake.apiUrl,
+      clock: manualClock(fake.now()),
+      log: memoryLogger(),
+      retryBackoffMs: 1
+    })
+    const github = new RestGitHub(client, repo)
+    return { fake, github, store: new ContentsApiStore(github, { branch: STATE }) }
+  }
+
+  it("the head commit (gh-aw's empty CI-trigger commit on the agent's), the open PR, the bases' heads: one request with the files", async () => {
+    const { fake, github, store } = await connect({
+      contents: { [STATE]: { 'perf.md': '# perf\n' }, [BRANCH]: { 'src.ts': 'x\n' } },
+      branches: { release: 'ab12'.padEnd(40, '0') }
+    })
+    const agent = fake.commit(BRANCH, { 'src.ts': 'y\n' }, 'the agent')
+    const trigger = fake.commit(BRANCH, {}, 'ci: trigger checks')
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const { data: pull } = await octokit.rest.pulls.create({
+      ...repo,
+      head: BRANCH,
+      base: 'release',
+      title: 't'
+    })
+    fake.requests.splice(0)
+    const [files, standing] = await Promise.all([
+      store.readMany(['perf.md']),
+      github.standing({ branch: BRANCH, base: 'main' })
+    ])
+    expect(files.files[0]?.text).toBe('# perf\n')
+    expect(fake.requests.map((r) => r.route)).toEqual(['POST /graphql'])
+    expect(standing).toMatchObject({
+      head: trigger,
+      commit: { sha: trigger, parents: [agent] },
+      openPull: { number: pull.number, headRef: BRANCH, baseRef: 'release', state: 'open' },
+      defaultBranch: 'main',
+      heads: { main: fake.state.branches.main, release: fake.state.branches.release }
+    })
+    expect(standing?.commit?.parentTree).toBe(standing?.commit?.tree)
+    // The default branch is known now: asking for it costs nothing.
+    expect(await github.defaultBranch()).toBe('main')
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it('a given commit, a branch that does not exist, no PR', async () => {
+    const { fake, github } = await connect({ contents: { [BRANCH]: { 'src.ts': 'x\n' } } })
+    const sha = fake.state.branches[BRANCH] as string
+    expect(await github.standing({ branch: 'autoloop/none', sha })).toEqual({
+      head: null,
+      commit: expect.objectContaining({ sha, parents: [], parentTree: null }),
+      openPull: null,
+      defaultBranch: 'main',
+      heads: { main: fake.state.branches.main }
+    })
+  })
+
+  it('refused (no GraphQL): null, and the files are read through the contents API', async () => {
+    const { fake, github, store } = await connect({
+      contents: { [STATE]: { 'perf.md': '# perf\n' } },
+      faults: [{ kind: 'status', status: 403, route: 'POST /graphql', count: 'always' }]
+    })
+    const [files, standing] = await Promise.all([
+      store.readMany(['perf.md']),
+      github.standing({ branch: BRANCH })
+    ])
+    expect(standing).toBeNull()
+    expect(files.files[0]?.text).toBe('# perf\n')
+    fake.requests.splice(0)
+  })
+
+  it("a field's error fails only the read it belongs to: the other part gets GitHub's partial answer", async () => {
+    const graphql = async () => {
+      throw Object.assign(new Error('Resource not accessible by integration'), {
+        errors: [
+          { type: 'FORBIDDEN', path: ['repository', 'p1_branch', 'associatedPullRequests'] }
+        ],
+        data: { repository: { p0_head: { target: { oid: 'c'.repeat(40) } }, p0_f0: null } }
+      })
+    }
+    const github = new RestGitHub({ graphql } as unknown as GitHubClient, repo)
+    const [files, standing] = await Promise.all([
+      github.getFiles(STATE, ['perf.md']),
+      github.standing({ branch: BRANCH })
+    ])
+    expect(files).toEqual({ head: 'c'.repeat(40), files: [null] })
+    expect(standing).toBeNull()
+  })
+
+  it('the fake checks the query against the schema: a field, an argument, a variable of the wrong type', async () => {
+    fake = await startFakeGitHub({ scenario: { contents: { [BRANCH]: { 'a.txt': 'a\n' } } } })
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const ask = (query: string, variables: Record<string, unknown> = {}) =>
+      octokit.graphql(query, { owner: repo.owner, name: repo.repo, ...variables })
+    const sha = fake.state.branches[BRANCH] as string
+    await expect(
+      ask(
+        'query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { defaultBranchRef { name headSha } } }'
+      )
+    ).rejects.toBeDefined()
+    await expect(
+      ask(
+        'query($owner: String!, $name: String!, $b: String!) { repository(owner: $owner, name: $name) { ref(qualifiedName: $b) { associatedPullRequests(state: OPEN, first: 1) { nodes { number } } } } }',
+        { b: `refs/heads/${BRANCH}` }
+      )
+    ).rejects.toBeDefined()
+    await expect(
+      ask(
+        'query($owner: String!, $name: String!, $sha: String!) { repository(owner: $owner, name: $name) { object(oid: $sha) { oid } } }',
+        { sha }
+      )
+    ).rejects.toBeDefined()
+    expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
+      ['query.repository.defaultBranchRef.headSha: Ref has no field headSha'],
+      [
+        'query.repository.ref.associatedPullRequests: Ref.associatedPullRequests has no argument state'
+      ],
+      ['query.repository.object(oid): $sha is String!, the argument is GitObjectID']
+    ])
     fake.requests.splice(0)
   })
 })

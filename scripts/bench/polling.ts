@@ -131,7 +131,7 @@ export async function runPollingBench(): Promise<string> {
         `| ${name} | ${f.requests} | ${f.notModified} | ${f.waitPoints} | ${f.points} | ${f.verdictDelaySeconds} s |`
     ),
     '',
-    '"Points in all" adds what the gate spends once per run besides waiting: reading the state file and its ledger (one GraphQL query) and writing them (contents API on a state branch created on first use; one commit per write once it exists), finding or opening the PR, and reading its own workflow run.'
+    '"Points in all" adds what the gate spends once per run besides waiting: reading the state file and its ledger (one GraphQL query) and writing them (contents API on a state branch created on first use; one commit per write once it exists), and where the branch stands (head commit, open PR, default branch), read in the same GraphQL query as the state.'
   ]
   return lines.join('\n')
 }

@@ -101,7 +101,6 @@ export function resumePolicy(
     requiredChecks: config.requiredChecks,
     isIgnored: ignoreMatcher(config),
     ownWorkflowRunId: undefined,
-    ownCheckSuiteId: undefined,
     failFast: false,
     allowNoChecks: false,
     graceMs: 0

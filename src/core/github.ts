@@ -30,6 +30,28 @@ export interface CommitInfo {
   committedAt?: number
 }
 
+/** What a gate asks of where its branch stands, read at once at its start. */
+export interface StandingQuery {
+  branch: string
+  /** The commit to gate when it is not the branch head (`sha`). */
+  sha?: string
+  /** A base branch other than the PR's or the default one (`base`). */
+  base?: string
+}
+
+/** Where the program's branch stands: its head commit, its open PR, the default branch, the bases' heads. */
+export interface BranchStanding {
+  /** The branch's head SHA; null when there is no such branch. */
+  head: string | null
+  /** The commit to gate (`sha`, else the head) with the tree of its only parent, when it has one. */
+  commit: (CommitInfo & { parentTree: string | null }) | null
+  /** The branch's newest open PR. */
+  openPull: PullInfo | null
+  defaultBranch: string
+  /** Head SHA of each branch read as a base (the default branch, the PR's base, `base`); null: none. */
+  heads: Record<string, string | null>
+}
+
 export interface WorkflowRunInfo {
   id: number
   name: string

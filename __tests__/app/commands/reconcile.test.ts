@@ -38,7 +38,6 @@ describe('resumePolicy: "green on every check" of a paused program’s head', ()
   it('counts every check, this run’s own jobs too (reconcile gates nothing of its own)', () => {
     expect(policy).toMatchObject({
       ownWorkflowRunId: undefined,
-      ownCheckSuiteId: undefined,
       graceMs: 0
     })
     expect(policy.allowNoChecks).toBe(false)

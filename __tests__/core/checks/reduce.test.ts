@@ -40,7 +40,6 @@ function policy(overrides: Partial<ReducePolicy> = {}): ReducePolicy {
     requiredChecks: [],
     isIgnored: () => false,
     ownWorkflowRunId: undefined,
-    ownCheckSuiteId: undefined,
     failFast: false,
     allowNoChecks: false,
     graceMs: GRACE,
@@ -232,16 +231,17 @@ describe('which checks count', () => {
       reduceChecks({ checkRuns: [failed, rerun], statuses: [] }, policy(), AFTER_GRACE).kind
     ).toBe('pending')
   })
-  it("the gate's own workflow run is never waited on (by run id or check suite)", () => {
-    const own = run('gate', 'in_progress', null, { workflowRunId: 42 })
+  it("the gate's own workflow run is never waited on (by run id or its jobs' check suite)", () => {
+    // The suite comes from the listing: the gate's own job names run 42 and suite 7.
+    const own = run('gate', 'in_progress', null, { workflowRunId: 42, checkSuiteId: 7 })
     const ownSuite = run('other-job', 'in_progress', null, { checkSuiteId: 7 })
-    const snapshot = { checkRuns: [done('test', 'success'), own, ownSuite], statuses: [] }
+    const otherSuite = run('lint', 'completed', 'success', { checkSuiteId: 8 })
+    const snapshot = {
+      checkRuns: [done('test', 'success'), own, ownSuite, otherSuite],
+      statuses: []
+    }
     expect(reduceChecks(snapshot, policy(), AFTER_GRACE).kind).toBe('pending')
-    const verdict = reduceChecks(
-      snapshot,
-      policy({ ownWorkflowRunId: 42, ownCheckSuiteId: 7 }),
-      AFTER_GRACE
-    )
+    const verdict = reduceChecks(snapshot, policy({ ownWorkflowRunId: 42 }), AFTER_GRACE)
     expect(verdict.kind).toBe('green')
     expect(
       verdict.checks

@@ -5,10 +5,12 @@
  */
 import type { GitHubClient } from './client.js'
 import type {
+  BranchStanding,
   CommitInfo,
   DispatchRequest,
   PullInfo,
   RepoRef,
+  StandingQuery,
   WorkflowJobInfo,
   WorkflowRunInfo,
   WorkflowRunState
@@ -101,6 +103,69 @@ export function toCheckRun(run: RestCheckRun): CheckRunInfo {
   }
 }
 
+/**
+ * One part of a GraphQL read of the repository: its fields under `repository { … }` and its
+ * variables, every alias and variable name starting with `p` so that parts sent together in
+ * one query do not collide.
+ */
+type RepositoryPart = (p: string) => {
+  fields: string
+  variables: Record<string, { type: string; value: unknown }>
+}
+
+interface PendingPart {
+  part: RepositoryPart
+  resolve: (read: { repository: Record<string, unknown> | null; p: string }) => void
+  reject: (error: unknown) => void
+}
+
+const PULL_FIELDS =
+  'number url state isDraft headRefName headRefOid baseRefName baseRef { name target { oid } }'
+const COMMIT_FIELDS =
+  'oid committedDate tree { oid } parents(first: 2) { nodes { oid tree { oid } } }'
+
+interface GqlPull {
+  number: number
+  url: string
+  state: string
+  isDraft: boolean
+  headRefName: string
+  headRefOid: string
+  baseRefName: string
+  baseRef: { name: string; target: { oid: string } | null } | null
+}
+interface GqlCommit {
+  oid: string
+  committedDate: string | null
+  tree: { oid: string }
+  parents: { nodes: { oid: string; tree: { oid: string } }[] }
+}
+
+function gqlPull(pull: GqlPull): PullInfo {
+  return {
+    number: pull.number,
+    url: pull.url,
+    headSha: pull.headRefOid,
+    headRef: pull.headRefName,
+    baseRef: pull.baseRefName,
+    draft: pull.isDraft,
+    state: pull.state.toLowerCase()
+  }
+}
+
+function gqlCommit(commit: GqlCommit | null | undefined): BranchStanding['commit'] {
+  if (!commit?.oid) return null
+  const committedAt = Date.parse(commit.committedDate ?? '')
+  const parents = commit.parents.nodes
+  return {
+    sha: commit.oid,
+    tree: commit.tree.oid,
+    parents: parents.map((parent) => parent.oid),
+    ...(Number.isFinite(committedAt) ? { committedAt } : {}),
+    parentTree: parents.length === 1 ? (parents[0]?.tree.oid ?? null) : null
+  }
+}
+
 export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, ContentsApi {
   private readonly cache = new Map<string, CachedResponse>()
   /**
@@ -109,10 +174,132 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
    */
   private readonly listedOutputs = new Map<number, CheckRunOutput>()
 
+  /** GraphQL reads of the repository asked for together, sent as one query (`readRepository`). */
+  private pendingParts: PendingPart[] | null = null
+  /** The default branch, once read: it does not change during a run. */
+  private knownDefaultBranch: string | null = null
+
   constructor(
     private readonly client: GitHubClient,
     readonly repo: RepoRef
   ) {}
+
+  /**
+   * A GraphQL read of the repository. Reads asked for in the same turn of the event loop (the
+   * state files and where the branch stands, at a gate's start) go in one query: one request,
+   * one rate-limit point. A failed query fails each of its parts.
+   */
+  private readRepository(
+    part: RepositoryPart
+  ): Promise<{ repository: Record<string, unknown> | null; p: string }> {
+    return new Promise((resolve, reject) => {
+      if (!this.pendingParts) {
+        this.pendingParts = []
+        setImmediate(() => void this.sendParts())
+      }
+      this.pendingParts.push({ part, resolve, reject })
+    })
+  }
+
+  private async sendParts(): Promise<void> {
+    const parts = this.pendingParts ?? []
+    this.pendingParts = null
+    const built = parts.map((entry, i) => ({ entry, p: `p${i}_`, ...entry.part(`p${i}_`) }))
+    const variables = built.flatMap((b) => Object.entries(b.variables))
+    const query = `query($owner: String!, $name: String!${variables.map(([name, v]) => `, $${name}: ${v.type}`).join('')}) {
+  repository(owner: $owner, name: $name) {
+${built.map((b) => b.fields).join('\n')}
+  }
+}`
+    try {
+      const result = await this.client.graphql<{ repository: Record<string, unknown> | null }>(
+        query,
+        {
+          owner: this.repo.owner,
+          name: this.repo.repo,
+          ...Object.fromEntries(variables.map(([name, v]) => [name, v.value]))
+        }
+      )
+      for (const b of built) b.entry.resolve({ repository: result.repository, p: b.p })
+    } catch (error) {
+      // GitHub answers what it could beside its errors: a part none of whose fields failed
+      // gets its answer; an error without a field's path fails every part.
+      const { errors, data } = error as {
+        errors?: { path?: (string | number)[] }[]
+        data?: { repository?: Record<string, unknown> | null }
+      }
+      const failed = (p: string) =>
+        !errors ||
+        !data?.repository ||
+        errors.some(
+          (e) =>
+            e.path?.[0] !== 'repository' ||
+            e.path[1] === undefined ||
+            String(e.path[1]).startsWith(p)
+        )
+      for (const b of built)
+        if (failed(b.p)) b.entry.reject(error)
+        else b.entry.resolve({ repository: data?.repository ?? null, p: b.p })
+    }
+  }
+
+  /** See GitHubPort.standing: one GraphQL read; null when GraphQL refuses it. */
+  async standing(query: StandingQuery): Promise<BranchStanding | null> {
+    let read: { repository: Record<string, unknown> | null; p: string }
+    try {
+      read = await this.readRepository((p) => ({
+        fields: [
+          `    ${p}branch: ref(qualifiedName: $${p}branch) {
+      target { ... on Commit { ${COMMIT_FIELDS} } }
+      associatedPullRequests(states: [OPEN], first: 1, orderBy: { field: CREATED_AT, direction: DESC }) { nodes { ${PULL_FIELDS} } }
+    }`,
+          `    ${p}default: defaultBranchRef { name target { oid } }`,
+          ...(query.sha
+            ? [`    ${p}commit: object(oid: $${p}sha) { ... on Commit { ${COMMIT_FIELDS} } }`]
+            : []),
+          ...(query.base ? [`    ${p}base: ref(qualifiedName: $${p}base) { target { oid } }`] : [])
+        ].join('\n'),
+        variables: {
+          [`${p}branch`]: { type: 'String!', value: `refs/heads/${query.branch}` },
+          ...(query.sha ? { [`${p}sha`]: { type: 'GitObjectID!', value: query.sha } } : {}),
+          ...(query.base
+            ? { [`${p}base`]: { type: 'String!', value: `refs/heads/${query.base}` } }
+            : {})
+        }
+      }))
+    } catch {
+      return null
+    }
+    const { repository, p } = read
+    if (!repository) return null
+    const branch = repository[`${p}branch`] as {
+      target: GqlCommit | null
+      associatedPullRequests: { nodes: GqlPull[] }
+    } | null
+    const defaults = repository[`${p}default`] as {
+      name: string
+      target: { oid: string } | null
+    } | null
+    if (!defaults) return null
+    const open = branch?.associatedPullRequests.nodes[0]
+    const heads: Record<string, string | null> = {
+      [defaults.name]: defaults.target?.oid ?? null
+    }
+    if (open?.baseRef) heads[open.baseRef.name] = open.baseRef.target?.oid ?? null
+    if (query.base)
+      heads[query.base] =
+        (repository[`${p}base`] as { target: { oid: string } | null } | null)?.target?.oid ?? null
+    this.knownDefaultBranch = defaults.name
+    return {
+      head: branch?.target?.oid ?? null,
+      commit: gqlCommit(
+        query.sha ? (repository[`${p}commit`] as GqlCommit | null) : branch?.target
+      ),
+      openPull: open ? gqlPull(open) : null,
+      defaultBranch: defaults.name,
+      heads
+    }
+  }
 
   /** A GET that sends the last ETag of the same URL and re-uses the cached body on 304. */
   async conditionalGet<T>(route: string, params: Record<string, string | number>): Promise<T> {
@@ -134,6 +321,7 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
   }
 
   async defaultBranch(): Promise<string> {
+    if (this.knownDefaultBranch !== null) return this.knownDefaultBranch
     const repo = await this.conditionalGet<{ default_branch: string }>(
       'GET /repos/{owner}/{repo}',
       {}
@@ -246,20 +434,6 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
         description: status.description,
         url: status.target_url
       }))
-    }
-  }
-
-  async workflowRunCheckSuiteId(runId: number): Promise<number | undefined> {
-    try {
-      const run = await this.conditionalGet<{ check_suite_id?: number }>(
-        'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
-        { run_id: runId }
-      )
-      return run.check_suite_id
-    } catch (error) {
-      const status = httpStatus(error)
-      if (status === 404 || status === 403) return undefined
-      throw error
     }
   }
 
@@ -559,34 +733,33 @@ export class RestGitHub implements GitHubPort, FailureSources, IssuesPort, Conte
    * short for its size) is read through the contents API.
    */
   async getFiles(branch: string, paths: readonly string[]): Promise<BranchFiles> {
-    const aliases = paths.map((_, i) => `f${i}`)
-    const query = `query($owner: String!, $name: String!, $ref: String!, ${aliases.map((a) => `$${a}: String!`).join(', ')}) {
-  repository(owner: $owner, name: $name) {
-    head: ref(qualifiedName: $ref) { target { oid } }
-${aliases.map((a) => `    ${a}: object(expression: $${a}) { ... on Blob { oid text isBinary isTruncated } }`).join('\n')}
-  }
-}`
     type Blob = { oid?: string; text: string | null; isBinary: boolean; isTruncated: boolean }
-    const result = await this.client.graphql<{
-      repository:
-        (Record<string, Blob | null> & { head: { target: { oid: string } } | null }) | null
-    }>(query, {
-      owner: this.repo.owner,
-      name: this.repo.repo,
-      ref: `refs/heads/${branch}`,
-      ...Object.fromEntries(paths.map((path, i) => [`f${i}`, `${branch}:${path}`]))
-    })
-    const repository = result.repository
+    const { repository, p } = await this.readRepository((p) => ({
+      fields: [
+        `    ${p}head: ref(qualifiedName: $${p}ref) { target { oid } }`,
+        ...paths.map(
+          (_, i) =>
+            `    ${p}f${i}: object(expression: $${p}f${i}) { ... on Blob { oid text isBinary isTruncated } }`
+        )
+      ].join('\n'),
+      variables: {
+        [`${p}ref`]: { type: 'String!', value: `refs/heads/${branch}` },
+        ...Object.fromEntries(
+          paths.map((path, i) => [`${p}f${i}`, { type: 'String!', value: `${branch}:${path}` }])
+        )
+      }
+    }))
     const files = await Promise.all(
       paths.map(async (path, i) => {
-        const blob = (repository?.[`f${i}`] ?? null) as Blob | null
+        const blob = (repository?.[`${p}f${i}`] ?? null) as Blob | null
         if (blob?.oid === undefined) return null
         if (blob.text === null || blob.isBinary || blob.isTruncated)
           return this.getFile(branch, path)
         return { text: blob.text, sha: blob.oid }
       })
     )
-    return { head: repository?.head?.target.oid ?? null, files }
+    const head = repository?.[`${p}head`] as { target: { oid: string } } | null | undefined
+    return { head: head?.target.oid ?? null, files }
   }
 
   /**

@@ -6,6 +6,7 @@
  * the pre-existing ones. Only the iteration's own keys make the signature.
  */
 import type { ProgramConfig } from '../../core/inputs.js'
+import type { BranchStanding } from '../../core/github.js'
 import type { CheckView, ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
 import { reduceChecks } from '../../core/checks/reduce.js'
@@ -52,6 +53,8 @@ export interface RedContext {
   policy: ReducePolicy
   window: WaitWindow
   ledger: Ledger
+  /** Where the branches stood at the gate's start: the base's head, when it was read then. */
+  standing?: BranchStanding | null
   /** Records a re-run in the ledger before it is requested (so a crashed run never repeats it). */
   recordRerun(rerun: Rerun): Promise<void>
 }
@@ -254,7 +257,11 @@ async function readBaseFailures(
 ): Promise<{ base: BaseFailures | null; note: string | null }> {
   const { deps, config, ledger } = context
   const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch())
-  const sha = await deps.github.branchHead(branch)
+  const heads = context.standing?.heads
+  const sha =
+    heads && Object.hasOwn(heads, branch)
+      ? (heads[branch] ?? null)
+      : await deps.github.branchHead(branch)
   if (!sha)
     return {
       base: null,

@@ -42,6 +42,7 @@ import {
   noFixArrived,
   NOTHING_SEEN,
   observe,
+  readStanding,
   resolveHead,
   type GatedHead
 } from './observe.js'
@@ -114,13 +115,18 @@ export async function runGateCommand(config: Config, deps: CommandDeps): Promise
 
 async function gateProgram(run: GateRun): Promise<GateReport> {
   const { config, deps } = run
-  const initial = await deps.log.group(`Read the state of ${config.program}`, () =>
-    readProgram(deps.store, config.program, {
-      maxBytes: config.stateMaxBytes,
-      now: deps.clock.now()
-    })
+  // Asked for together: with the state on a branch, one GraphQL request reads both.
+  const [initial, standing] = await deps.log.group(`Read the state of ${config.program}`, () =>
+    Promise.all([
+      readProgram(deps.store, config.program, {
+        maxBytes: config.stateMaxBytes,
+        now: deps.clock.now()
+      }),
+      readStanding(config, deps)
+    ])
   )
   run.known = initial
+  run.standing = standing
   const stopped = stoppedReason(initial)
   if (stopped) {
     return skippedReport(
@@ -129,14 +135,16 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
     )
   }
   let knownPull = config.pr ?? initial.machine.pr ?? undefined
-  let head = await resolveHead(config, deps)
+  let head = await resolveHead(config, deps, standing)
   const steps: { attempt: number; sha: string; verdict: string; signature: string | null }[] = []
   for (;;) {
     const target = head
     const commit = await deps.log.group(
       `The commit ${target.sha.slice(0, 12)} and its PR`,
       async () => {
-        const agentSha = target.pushed ? null : await ciTriggerParent(target.sha, deps)
+        const agentSha = target.pushed
+          ? null
+          : await ciTriggerParent(target.sha, deps, run.standing)
         if (agentSha)
           deps.log.info(
             `${target.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`
@@ -145,7 +153,11 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
         const noFix = steps.length === 0 ? await noFixArrived(run, initial, target) : null
         return noFix
           ? { agentSha, noFix, pull: null }
-          : { agentSha, noFix, pull: await findOrOpenPull(config, deps, knownPull) }
+          : {
+              agentSha,
+              noFix,
+              pull: await findOrOpenPull(config, deps, knownPull, run.standing)
+            }
       }
     )
     if (commit.noFix) {
@@ -189,6 +201,8 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
       runFixCommand(run, fix)
     )
     if (after === head.sha) return { ...(await fixCommittedNothing(run, head, agentSha)), steps }
+    // The fix is a new commit: where the branch stands is asked for again.
+    run.standing = null
     head = await resolveHead({ ...config, sha: after }, deps)
   }
 }

@@ -7,7 +7,7 @@
  */
 import picomatch from 'picomatch'
 import type { ProgramConfig } from '../../core/inputs.js'
-import type { PullInfo } from '../../core/github.js'
+import type { BranchStanding, PullInfo } from '../../core/github.js'
 import type { ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
 import { waitForVerdict } from '../wait-for-checks.js'
@@ -44,8 +44,28 @@ export interface GatedHead {
   pushed: boolean
 }
 
+/**
+ * Where the branch stands, read with the program's files (one request with a GraphQL state
+ * store); null when the port cannot read it at once.
+ */
+export async function readStanding(
+  config: ProgramConfig,
+  deps: WaitDeps
+): Promise<BranchStanding | null> {
+  if (!deps.github.standing) return null
+  return deps.github.standing({
+    branch: config.branch,
+    ...(config.sha && !config.push ? { sha: config.sha } : {}),
+    ...(config.base ? { base: config.base } : {})
+  })
+}
+
 /** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
-export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promise<GatedHead> {
+export async function resolveHead(
+  config: ProgramConfig,
+  deps: WaitDeps,
+  standing?: BranchStanding | null
+): Promise<GatedHead> {
   if (config.push) {
     const sha = config.sha ?? (await deps.git.headSha())
     deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`)
@@ -53,7 +73,7 @@ export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promis
     return { sha, pushed: true }
   }
   if (config.sha) return { sha: config.sha, pushed: false }
-  const head = await deps.github.branchHead(config.branch)
+  const head = standing ? standing.head : await deps.github.branchHead(config.branch)
   if (!head)
     throw new ActionError(
       `Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`,
@@ -66,7 +86,16 @@ export async function resolveHead(config: ProgramConfig, deps: WaitDeps): Promis
  * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
  * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
  */
-export async function ciTriggerParent(sha: string, deps: WaitDeps): Promise<string | null> {
+export async function ciTriggerParent(
+  sha: string,
+  deps: WaitDeps,
+  standing?: BranchStanding | null
+): Promise<string | null> {
+  const read = standing?.commit
+  if (read?.sha === sha) {
+    const parent = read.parents.length === 1 ? read.parents[0] : undefined
+    return parent !== undefined && read.parentTree === read.tree ? parent : null
+  }
   try {
     const commit = await deps.github.commit(sha)
     const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined
@@ -84,10 +113,13 @@ export async function ciTriggerParent(sha: string, deps: WaitDeps): Promise<stri
 export async function findOrOpenPull(
   config: ProgramConfig,
   deps: WaitDeps,
-  known: number | undefined
+  known: number | undefined,
+  standing?: BranchStanding | null
 ): Promise<PullInfo | null> {
   const { github, log } = deps
   const number = config.pr ?? known
+  // The branch's open PR read at the start: when it is the one known, it needs no request.
+  if (number !== undefined && standing?.openPull?.number === number) return standing.openPull
   if (number !== undefined) {
     const pull = await github.getPull(number)
     if (pull && pull.state === 'open' && pull.headRef === config.branch) return pull
@@ -97,7 +129,7 @@ export async function findOrOpenPull(
         : `PR #${number} does not exist; looking for one by branch`
     )
   }
-  const open = await github.findOpenPull(config.branch)
+  const open = standing ? standing.openPull : await github.findOpenPull(config.branch)
   if (open) return open
   if (!config.createPr) return null
   const base = config.base ?? (await github.defaultBranch())
@@ -126,14 +158,11 @@ export interface WaitWindow {
 }
 
 /** The reduction policy of the gate: this run's own jobs are never waited on. */
-export async function checkPolicy(config: ProgramConfig, deps: WaitDeps): Promise<ReducePolicy> {
-  const runId = deps.environment.runId
+export function checkPolicy(config: ProgramConfig, deps: WaitDeps): ReducePolicy {
   return {
     requiredChecks: config.requiredChecks,
     isIgnored: ignoreMatcher(config),
-    ownWorkflowRunId: runId,
-    ownCheckSuiteId:
-      runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
+    ownWorkflowRunId: deps.environment.runId,
     failFast: config.failFast,
     allowNoChecks: config.allowNoChecks,
     graceMs: config.checksGraceSeconds * 1000
@@ -194,8 +223,8 @@ export interface Seen {
 
 export const NOTHING_SEEN: Seen = { observation: null, findings: null }
 
-async function policyOf(run: GateRun): Promise<ReducePolicy> {
-  run.policy ??= await checkPolicy(run.config, run.deps)
+function policyOf(run: GateRun): ReducePolicy {
+  run.policy ??= checkPolicy(run.config, run.deps)
   return run.policy
 }
 
@@ -231,7 +260,7 @@ export async function observe(
   const { config, deps } = run
   const iteration = iterationOf(began.ledger)
   const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
-  const policy = await policyOf(run)
+  const policy = policyOf(run)
   const index = began.attempt.index
   const agentSha = began.attempt.agentSha ?? null
   let observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
@@ -245,6 +274,7 @@ export async function observe(
         policy,
         window,
         ledger: began.ledger,
+        standing: run.standing ?? null,
         recordRerun: (rerun) => recordRerun(run, index, rerun)
       },
       observation

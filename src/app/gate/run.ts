@@ -5,6 +5,7 @@
  */
 import type { ReducePolicy } from '../../core/checks/reduce.js'
 import type { ProgramConfig } from '../../core/inputs.js'
+import type { BranchStanding } from '../../core/github.js'
 import type { IterationReport } from '../../statefile/handover.js'
 import type { Ledger } from '../../core/ledger.js'
 import { decide, type Observed, type Settlement } from '../../core/rules/decide.js'
@@ -22,6 +23,12 @@ export interface GateRun {
    * instead of reading them again (a conflict reads them again). Undefined until read.
    */
   known?: ProgramFiles
+  /**
+   * Where the branch stood when the gate started (its head commit, its open PR, the bases'
+   * heads), read with the program's files; null when it was not read at once (each is asked
+   * for on its own). Used for the first commit gated only.
+   */
+  standing?: BranchStanding | null
 }
 
 /** A compare-and-swap write of the program's ledger (and its projection), from the ledger as last known. */

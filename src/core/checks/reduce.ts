@@ -41,9 +41,12 @@ export interface ChecksSnapshot {
 export interface ReducePolicy {
   requiredChecks: readonly string[]
   isIgnored: (name: string) => boolean
-  /** The workflow run this gate runs in: its jobs are never waited on. */
+  /**
+   * The workflow run this gate runs in: its jobs are never waited on, nor any check run of
+   * the check suite its jobs are listed in (a job's details URL names its run; the listing
+   * gives each check run's suite, so no request reads the run itself).
+   */
   ownWorkflowRunId: number | undefined
-  ownCheckSuiteId: number | undefined
   failFast: boolean
   allowNoChecks: boolean
   graceMs: number
@@ -139,9 +142,16 @@ function latestPerContext(statuses: readonly CommitStatusInfo[]): CommitStatusIn
 export function viewChecks(snapshot: ChecksSnapshot, policy: ReducePolicy): CheckView[] {
   const { latest, superseded } = latestPerName(snapshot.checkRuns)
   const views: CheckView[] = []
+  const ownRunId = policy.ownWorkflowRunId
+  const ownSuites = new Set(
+    snapshot.checkRuns
+      .filter((run) => ownRunId !== undefined && run.workflowRunId === ownRunId)
+      .map((run) => run.checkSuiteId)
+      .filter((id) => id !== undefined)
+  )
   const ownRun = (run: CheckRunInfo) =>
-    (policy.ownWorkflowRunId !== undefined && run.workflowRunId === policy.ownWorkflowRunId) ||
-    (policy.ownCheckSuiteId !== undefined && run.checkSuiteId === policy.ownCheckSuiteId)
+    (ownRunId !== undefined && run.workflowRunId === ownRunId) ||
+    (run.checkSuiteId !== undefined && ownSuites.has(run.checkSuiteId))
   for (const run of latest) {
     const view: CheckView = {
       kind: 'check-run',

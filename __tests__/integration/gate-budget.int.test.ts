@@ -1,0 +1,131 @@
+/**
+ * The rate-limit points of one red gate with dispatch in the gh-aw loop (BENCHMARKS.md: "One
+ * gate run"), from the fake's request log: where the branch stands is read with the state in
+ * one GraphQL query, the gate's own check suite comes from the check runs listing; and when
+ * GraphQL is refused, the same gate reads them through REST.
+ */
+import { describe, expect, it } from '@jest/globals'
+import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import { runInProcess } from '../helpers/in-process.js'
+import { withFake } from '../helpers/fake-run.js'
+import { createStateFile } from '../../src/statefile/template.js'
+import { ledgerOf } from '../app/commands/lifecycle-helpers.js'
+import { corpusLog } from '../helpers/gh-aw.js'
+
+const SHA = 'be4c5'.padEnd(40, '0')
+const BRANCH = 'autoloop/bench'
+const STATE_BRANCH = 'memory/autoloop'
+
+function check(name: string, conclusion: 'success' | 'failure'): CheckRunPlan {
+  return {
+    sha: SHA,
+    name,
+    timeline: [
+      { at: 0, status: 'queued' },
+      { at: 10, status: 'in_progress' },
+      { at: 300, status: 'completed', conclusion }
+    ],
+    ...(conclusion === 'failure' ? { log: corpusLog('jest/assertion/job-log.log') } : {})
+  }
+}
+
+function scenario(extra: Partial<Scenario> = {}): Scenario {
+  return {
+    branches: { [BRANCH]: SHA },
+    contents: { [STATE_BRANCH]: { 'bench.md': createStateFile('bench') } },
+    checkRuns: [check('test', 'failure'), check('lint', 'success')],
+    dispatchedRuns: { queuedSeconds: 5, runSeconds: 3600 },
+    ...extra
+  }
+}
+
+async function redGate(fake: FakeGitHub, inputs: Record<string, string> = {}) {
+  return runInProcess(fake, {
+    inputs: {
+      ...inputs,
+      program: 'bench',
+      push: 'false',
+      'create-pr': 'false',
+      'state-branch': STATE_BRANCH,
+      'dispatch-workflow': 'autoloop.lock.yml'
+    },
+    env: { GITHUB_RUN_ID: '1' }
+  })
+}
+
+const charged = (fake: FakeGitHub) =>
+  fake.requests.filter((r) => r.charged).map((r) => r.route ?? r.path)
+
+const isQuery = (fake: FakeGitHub) =>
+  fake.requests.filter(
+    (r) =>
+      r.route === 'POST /graphql' &&
+      /^\s*query\b/.test(String((r.body as { query?: string }).query))
+  )
+
+const BRANCH_READS = [
+  'GET /repos/{owner}/{repo}',
+  'GET /repos/{owner}/{repo}/git/ref/{ref}',
+  'GET /repos/{owner}/{repo}/git/commits/{commit_sha}',
+  'GET /repos/{owner}/{repo}/pulls',
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}'
+]
+
+const baseShaOf = (fake: FakeGitHub) => ledgerOf(fake, 'bench')?.baseFailures?.sha ?? null
+
+describe('one red gate with dispatch: its rate-limit points', () => {
+  it('reads the state and where the branch stands in one query: 18 points, no REST read of branches, PRs or its own run', async () => {
+    await withFake(scenario(), async (fake) => {
+      const run = await redGate(fake)
+      expect(run.outputs.verdict).toBe('red')
+      expect(fake.state.dispatches).toHaveLength(1)
+      expect(fake.rateLimit.pointsSpent).toBe(18)
+      expect(isQuery(fake)).toHaveLength(1)
+      expect(charged(fake).filter((route) => BRANCH_READS.includes(route))).toEqual([])
+      // The base for pre-existing failures is the default branch head, read in that query.
+      expect(baseShaOf(fake)).toBe(fake.state.branches.main)
+    })
+  })
+
+  it("a known PR, the branch's open one, needs no request; its base branch head is the base", async () => {
+    const RELEASE = 'ab12'.padEnd(40, '0')
+    const withPull = scenario({
+      branches: { [BRANCH]: SHA, release: RELEASE },
+      pulls: [{ number: 7, head: BRANCH, base: 'release' }]
+    })
+    await withFake(withPull, async (fake) => {
+      const run = await redGate(fake, { pr: '7' })
+      expect(run.outputs.verdict).toBe('red')
+      expect(run.outputs['pr-number']).toBe('7')
+      expect(fake.rateLimit.pointsSpent).toBe(18)
+      const routes = charged(fake)
+      expect(routes).not.toContain('GET /repos/{owner}/{repo}/pulls/{pull_number}')
+      expect(routes.filter((route) => BRANCH_READS.includes(route))).toEqual([])
+      expect(baseShaOf(fake)).toBe(RELEASE)
+    })
+  })
+
+  it('when GraphQL is refused, the same gate reads them one by one through REST', async () => {
+    const refused = scenario({
+      faults: [
+        {
+          kind: 'status',
+          status: 403,
+          route: 'POST /graphql',
+          message: 'Resource not accessible by integration',
+          count: 'always'
+        }
+      ]
+    })
+    await withFake(refused, async (fake) => {
+      const run = await redGate(fake)
+      expect(run.outputs.verdict).toBe('red')
+      expect(fake.state.dispatches).toHaveLength(1)
+      const routes = charged(fake)
+      for (const route of BRANCH_READS.filter((r) => !r.endsWith('{run_id}')))
+        expect(routes).toContain(route)
+      expect(routes).not.toContain('GET /repos/{owner}/{repo}/actions/runs/{run_id}')
+      expect(baseShaOf(fake)).toBe(fake.state.branches.main)
+    })
+  })
+})
