@@ -37853,6 +37853,32 @@ function toCheckRun(run) {
         appSlug: run.app?.slug
     };
 }
+const PULL_FIELDS = 'number url state isDraft headRefName headRefOid baseRefName baseRef { name target { oid } }';
+const COMMIT_FIELDS = 'oid committedDate tree { oid } parents(first: 2) { nodes { oid tree { oid } } }';
+function gqlPull(pull) {
+    return {
+        number: pull.number,
+        url: pull.url,
+        headSha: pull.headRefOid,
+        headRef: pull.headRefName,
+        baseRef: pull.baseRefName,
+        draft: pull.isDraft,
+        state: pull.state.toLowerCase()
+    };
+}
+function gqlCommit(commit) {
+    if (!commit?.oid)
+        return null;
+    const committedAt = Date.parse(commit.committedDate ?? '');
+    const parents = commit.parents.nodes;
+    return {
+        sha: commit.oid,
+        tree: commit.tree.oid,
+        parents: parents.map((parent) => parent.oid),
+        ...(Number.isFinite(committedAt) ? { committedAt } : {}),
+        parentTree: parents.length === 1 ? (parents[0]?.tree.oid ?? null) : null
+    };
+}
 class RestGitHub {
     client;
     repo;
@@ -37862,9 +37888,115 @@ class RestGitHub {
      * same output as the check run itself, so gathering a failure needs no request of its own.
      */
     listedOutputs = new Map();
+    /** GraphQL reads of the repository asked for together, sent as one query (`readRepository`). */
+    pendingParts = null;
+    /** The default branch, once read: it does not change during a run. */
+    knownDefaultBranch = null;
     constructor(client, repo) {
         this.client = client;
         this.repo = repo;
+    }
+    /**
+     * A GraphQL read of the repository. Reads asked for in the same turn of the event loop (the
+     * state files and where the branch stands, at a gate's start) go in one query: one request,
+     * one rate-limit point. A failed query fails each of its parts.
+     */
+    readRepository(part) {
+        return new Promise((resolve, reject) => {
+            if (!this.pendingParts) {
+                this.pendingParts = [];
+                setImmediate(() => void this.sendParts());
+            }
+            this.pendingParts.push({ part, resolve, reject });
+        });
+    }
+    async sendParts() {
+        const parts = this.pendingParts ?? [];
+        this.pendingParts = null;
+        const built = parts.map((entry, i) => ({ entry, p: `p${i}_`, ...entry.part(`p${i}_`) }));
+        const variables = built.flatMap((b) => Object.entries(b.variables));
+        const query = `query($owner: String!, $name: String!${variables.map(([name, v]) => `, $${name}: ${v.type}`).join('')}) {
+  repository(owner: $owner, name: $name) {
+${built.map((b) => b.fields).join('\n')}
+  }
+}`;
+        try {
+            const result = await this.client.graphql(query, {
+                owner: this.repo.owner,
+                name: this.repo.repo,
+                ...Object.fromEntries(variables.map(([name, v]) => [name, v.value]))
+            });
+            for (const b of built)
+                b.entry.resolve({ repository: result.repository, p: b.p });
+        }
+        catch (error) {
+            // GitHub answers what it could beside its errors: a part none of whose fields failed
+            // gets its answer; an error without a field's path fails every part.
+            const { errors, data } = error;
+            const failed = (p) => !errors ||
+                !data?.repository ||
+                errors.some((e) => e.path?.[0] !== 'repository' ||
+                    e.path[1] === undefined ||
+                    String(e.path[1]).startsWith(p));
+            for (const b of built)
+                if (failed(b.p))
+                    b.entry.reject(error);
+                else
+                    b.entry.resolve({ repository: data?.repository ?? null, p: b.p });
+        }
+    }
+    /** See GitHubPort.standing: one GraphQL read; null when GraphQL refuses it. */
+    async standing(query) {
+        let read;
+        try {
+            read = await this.readRepository((p) => ({
+                fields: [
+                    `    ${p}branch: ref(qualifiedName: $${p}branch) {
+      target { ... on Commit { ${COMMIT_FIELDS} } }
+      associatedPullRequests(states: [OPEN], first: 1, orderBy: { field: CREATED_AT, direction: DESC }) { nodes { ${PULL_FIELDS} } }
+    }`,
+                    `    ${p}default: defaultBranchRef { name target { oid } }`,
+                    ...(query.sha
+                        ? [`    ${p}commit: object(oid: $${p}sha) { ... on Commit { ${COMMIT_FIELDS} } }`]
+                        : []),
+                    ...(query.base ? [`    ${p}base: ref(qualifiedName: $${p}base) { target { oid } }`] : [])
+                ].join('\n'),
+                variables: {
+                    [`${p}branch`]: { type: 'String!', value: `refs/heads/${query.branch}` },
+                    ...(query.sha ? { [`${p}sha`]: { type: 'GitObjectID!', value: query.sha } } : {}),
+                    ...(query.base
+                        ? { [`${p}base`]: { type: 'String!', value: `refs/heads/${query.base}` } }
+                        : {})
+                }
+            }));
+        }
+        catch {
+            return null;
+        }
+        const { repository, p } = read;
+        if (!repository)
+            return null;
+        const branch = repository[`${p}branch`];
+        const defaults = repository[`${p}default`];
+        if (!defaults)
+            return null;
+        const open = branch?.associatedPullRequests.nodes[0];
+        const heads = {
+            [defaults.name]: defaults.target?.oid ?? null
+        };
+        if (open?.baseRef)
+            heads[open.baseRef.name] = open.baseRef.target?.oid ?? null;
+        if (query.base)
+            heads[query.base] =
+                repository[`${p}base`]?.target?.oid ?? null;
+        this.knownDefaultBranch = defaults.name;
+        return {
+            head: branch?.target?.oid ?? null,
+            commit: gqlCommit(query.sha ? repository[`${p}commit`] : branch?.target),
+            openPull: open ? gqlPull(open) : null,
+            defaultBranch: defaults.name,
+            heads
+        };
     }
     /** A GET that sends the last ETag of the same URL and re-uses the cached body on 304. */
     async conditionalGet(route, params) {
@@ -37888,6 +38020,8 @@ class RestGitHub {
         }
     }
     async defaultBranch() {
+        if (this.knownDefaultBranch !== null)
+            return this.knownDefaultBranch;
         const repo = await this.conditionalGet('GET /repos/{owner}/{repo}', {});
         return repo.default_branch;
     }
@@ -37969,18 +38103,6 @@ class RestGitHub {
                 url: status.target_url
             }))
         };
-    }
-    async workflowRunCheckSuiteId(runId) {
-        try {
-            const run = await this.conditionalGet('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { run_id: runId });
-            return run.check_suite_id;
-        }
-        catch (error) {
-            const status = (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
-            if (status === 404 || status === 403)
-                return undefined;
-            throw error;
-        }
     }
     async workflowRunStatus(runId) {
         try {
@@ -38208,29 +38330,26 @@ class RestGitHub {
      * short for its size) is read through the contents API.
      */
     async getFiles(branch, paths) {
-        const aliases = paths.map((_, i) => `f${i}`);
-        const query = `query($owner: String!, $name: String!, $ref: String!, ${aliases.map((a) => `$${a}: String!`).join(', ')}) {
-  repository(owner: $owner, name: $name) {
-    head: ref(qualifiedName: $ref) { target { oid } }
-${aliases.map((a) => `    ${a}: object(expression: $${a}) { ... on Blob { oid text isBinary isTruncated } }`).join('\n')}
-  }
-}`;
-        const result = await this.client.graphql(query, {
-            owner: this.repo.owner,
-            name: this.repo.repo,
-            ref: `refs/heads/${branch}`,
-            ...Object.fromEntries(paths.map((path, i) => [`f${i}`, `${branch}:${path}`]))
-        });
-        const repository = result.repository;
+        const { repository, p } = await this.readRepository((p) => ({
+            fields: [
+                `    ${p}head: ref(qualifiedName: $${p}ref) { target { oid } }`,
+                ...paths.map((_, i) => `    ${p}f${i}: object(expression: $${p}f${i}) { ... on Blob { oid text isBinary isTruncated } }`)
+            ].join('\n'),
+            variables: {
+                [`${p}ref`]: { type: 'String!', value: `refs/heads/${branch}` },
+                ...Object.fromEntries(paths.map((path, i) => [`${p}f${i}`, { type: 'String!', value: `${branch}:${path}` }]))
+            }
+        }));
         const files = await Promise.all(paths.map(async (path, i) => {
-            const blob = (repository?.[`f${i}`] ?? null);
+            const blob = (repository?.[`${p}f${i}`] ?? null);
             if (blob?.oid === undefined)
                 return null;
             if (blob.text === null || blob.isBinary || blob.isTruncated)
                 return this.getFile(branch, path);
             return { text: blob.text, sha: blob.oid };
         }));
-        return { head: repository?.head?.target.oid ?? null, files };
+        const head = repository?.[`${p}head`];
+        return { head: head?.target.oid ?? null, files };
     }
     /**
      * Commits the files on the branch in one commit (GraphQL `createCommitOnBranch`), only if its
@@ -53679,8 +53798,13 @@ function latestPerContext(statuses) {
 function viewChecks(snapshot, policy) {
     const { latest, superseded } = latestPerName(snapshot.checkRuns);
     const views = [];
-    const ownRun = (run) => (policy.ownWorkflowRunId !== undefined && run.workflowRunId === policy.ownWorkflowRunId) ||
-        (policy.ownCheckSuiteId !== undefined && run.checkSuiteId === policy.ownCheckSuiteId);
+    const ownRunId = policy.ownWorkflowRunId;
+    const ownSuites = new Set(snapshot.checkRuns
+        .filter((run) => ownRunId !== undefined && run.workflowRunId === ownRunId)
+        .map((run) => run.checkSuiteId)
+        .filter((id) => id !== undefined));
+    const ownRun = (run) => (ownRunId !== undefined && run.workflowRunId === ownRunId) ||
+        (run.checkSuiteId !== undefined && ownSuites.has(run.checkSuiteId));
     for (const run of latest) {
         const view = {
             kind: 'check-run',
@@ -54550,7 +54674,10 @@ async function baseFailuresOf(context, pullBase) {
 async function readBaseFailures(context, pullBase) {
     const { deps, config, ledger } = context;
     const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch());
-    const sha = await deps.github.branchHead(branch);
+    const heads = context.standing?.heads;
+    const sha = heads && Object.hasOwn(heads, branch)
+        ? (heads[branch] ?? null)
+        : await deps.github.branchHead(branch);
     if (!sha)
         return {
             base: null,
@@ -54736,8 +54863,21 @@ function decideOn(run, ledger, observed) {
 function ignoreMatcher(config) {
     return config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
 }
+/**
+ * Where the branch stands, read with the program's files (one request with a GraphQL state
+ * store); null when the port cannot read it at once.
+ */
+async function readStanding(config, deps) {
+    if (!deps.github.standing)
+        return null;
+    return deps.github.standing({
+        branch: config.branch,
+        ...(config.sha && !config.push ? { sha: config.sha } : {}),
+        ...(config.base ? { base: config.base } : {})
+    });
+}
 /** The commit to gate: pushed from the checkout, given by `sha`, or the branch head. */
-async function resolveHead(config, deps) {
+async function resolveHead(config, deps, standing) {
     if (config.push) {
         const sha = config.sha ?? (await deps.git.headSha());
         deps.log.info(`Pushing ${sha} to ${config.branch} (fast-forward only)`);
@@ -54746,7 +54886,7 @@ async function resolveHead(config, deps) {
     }
     if (config.sha)
         return { sha: config.sha, pushed: false };
-    const head = await deps.github.branchHead(config.branch);
+    const head = standing ? standing.head : await deps.github.branchHead(config.branch);
     if (!head)
         throw new errors/* ActionError */.lZ(`Branch ${config.branch} does not exist, and \`push\` is false, so there is no commit to gate.`, { fix: 'push the iteration first, pass `sha`, or leave `push` at its default (true).' });
     return { sha: head, pushed: false };
@@ -54755,7 +54895,12 @@ async function resolveHead(config, deps) {
  * The agent's commit when `sha` is gh-aw's empty CI-trigger commit: one parent, the same tree
  * (README: "gh-aw autoloop"). Null otherwise, and when the commit cannot be read.
  */
-async function ciTriggerParent(sha, deps) {
+async function ciTriggerParent(sha, deps, standing) {
+    const read = standing?.commit;
+    if (read?.sha === sha) {
+        const parent = read.parents.length === 1 ? read.parents[0] : undefined;
+        return parent !== undefined && read.parentTree === read.tree ? parent : null;
+    }
     try {
         const commit = await deps.github.commit(sha);
         const parent = commit?.parents.length === 1 ? commit.parents[0] : undefined;
@@ -54769,9 +54914,12 @@ async function ciTriggerParent(sha, deps) {
         return null;
     }
 }
-async function findOrOpenPull(config, deps, known) {
+async function findOrOpenPull(config, deps, known, standing) {
     const { github, log } = deps;
     const number = config.pr ?? known;
+    // The branch's open PR read at the start: when it is the one known, it needs no request.
+    if (number !== undefined && standing?.openPull?.number === number)
+        return standing.openPull;
     if (number !== undefined) {
         const pull = await github.getPull(number);
         if (pull && pull.state === 'open' && pull.headRef === config.branch)
@@ -54780,7 +54928,7 @@ async function findOrOpenPull(config, deps, known) {
             ? `PR #${number} is ${pull.state} with head ${pull.headRef}, not an open PR of ${config.branch}; looking for one by branch`
             : `PR #${number} does not exist; looking for one by branch`);
     }
-    const open = await github.findOpenPull(config.branch);
+    const open = standing ? standing.openPull : await github.findOpenPull(config.branch);
     if (open)
         return open;
     if (!config.createPr)
@@ -54802,13 +54950,11 @@ async function findOrOpenPull(config, deps, known) {
     }
 }
 /** The reduction policy of the gate: this run's own jobs are never waited on. */
-async function checkPolicy(config, deps) {
-    const runId = deps.environment.runId;
+function checkPolicy(config, deps) {
     return {
         requiredChecks: config.requiredChecks,
         isIgnored: ignoreMatcher(config),
-        ownWorkflowRunId: runId,
-        ownCheckSuiteId: runId !== undefined ? await deps.github.workflowRunCheckSuiteId(runId) : undefined,
+        ownWorkflowRunId: deps.environment.runId,
         failFast: config.failFast,
         allowNoChecks: config.allowNoChecks,
         graceMs: config.checksGraceSeconds * 1000
@@ -54851,8 +54997,8 @@ async function waitForChecks(config, deps, sha, pull, policy, window) {
     };
 }
 const NOTHING_SEEN = { observation: null, findings: null };
-async function policyOf(run) {
-    run.policy ??= await checkPolicy(run.config, run.deps);
+function policyOf(run) {
+    run.policy ??= checkPolicy(run.config, run.deps);
     return run.policy;
 }
 /**
@@ -54878,7 +55024,7 @@ async function observe(run, began, head, pull) {
     const { config, deps } = run;
     const iteration = iterationOf(began.ledger);
     const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) };
-    const policy = await policyOf(run);
+    const policy = policyOf(run);
     const index = began.attempt.index;
     const agentSha = began.attempt.agentSha ?? null;
     let observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
@@ -54891,6 +55037,7 @@ async function observe(run, began, head, pull) {
             policy,
             window,
             ledger: began.ledger,
+            standing: run.standing ?? null,
             recordRerun: (rerun) => recordRerun(run, index, rerun)
         }, observation);
         // After re-runs the checks may say something else: green, still running at the wall
@@ -55636,29 +55783,40 @@ async function runGateCommand(config, deps) {
 }
 async function gateProgram(run) {
     const { config, deps } = run;
-    const initial = await deps.log.group(`Read the state of ${config.program}`, () => readProgram(deps.store, config.program, {
-        maxBytes: config.stateMaxBytes,
-        now: deps.clock.now()
-    }));
+    // Asked for together: with the state on a branch, one GraphQL request reads both.
+    const [initial, standing] = await deps.log.group(`Read the state of ${config.program}`, () => Promise.all([
+        readProgram(deps.store, config.program, {
+            maxBytes: config.stateMaxBytes,
+            now: deps.clock.now()
+        }),
+        readStanding(config, deps)
+    ]));
     run.known = initial;
+    run.standing = standing;
     const stopped = stoppedReason(initial);
     if (stopped) {
         return skippedReport(`Program ${config.program} is ${stopped}; the gate does nothing (and starts no fixer). Run the reset command, or push a fix and let reconcile resume it.`, { pauseReason: initial.machine.paused ? initial.machine.pauseReason : null });
     }
     let knownPull = config.pr ?? initial.machine.pr ?? undefined;
-    let head = await resolveHead(config, deps);
+    let head = await resolveHead(config, deps, standing);
     const steps = [];
     for (;;) {
         const target = head;
         const commit = await deps.log.group(`The commit ${target.sha.slice(0, 12)} and its PR`, async () => {
-            const agentSha = target.pushed ? null : await ciTriggerParent(target.sha, deps);
+            const agentSha = target.pushed
+                ? null
+                : await ciTriggerParent(target.sha, deps, run.standing);
             if (agentSha)
                 deps.log.info(`${target.sha.slice(0, 12)} is gh-aw's empty CI-trigger commit on the agent's ${agentSha.slice(0, 12)}: gating it, recording both`);
             requireReportForNewCommit(run, initial, target);
             const noFix = steps.length === 0 ? await noFixArrived(run, initial, target) : null;
             return noFix
                 ? { agentSha, noFix, pull: null }
-                : { agentSha, noFix, pull: await findOrOpenPull(config, deps, knownPull) };
+                : {
+                    agentSha,
+                    noFix,
+                    pull: await findOrOpenPull(config, deps, knownPull, run.standing)
+                };
         });
         if (commit.noFix) {
             const observed = { kind: 'no-fix-arrived', ...commit.noFix };
@@ -55691,6 +55849,8 @@ async function gateProgram(run) {
         const after = await deps.log.group(`fix-command for attempt ${fix.attempt.index + 1}`, () => runFixCommand(run, fix));
         if (after === head.sha)
             return { ...(await fixCommittedNothing(run, head, agentSha)), steps };
+        // The fix is a new commit: where the branch stands is asked for again.
+        run.standing = null;
         head = await resolveHead({ ...config, sha: after }, deps);
     }
 }
@@ -56412,7 +56572,6 @@ function resumePolicy(config) {
         requiredChecks: config.requiredChecks,
         isIgnored: ignoreMatcher(config),
         ownWorkflowRunId: undefined,
-        ownCheckSuiteId: undefined,
         failFast: false,
         allowNoChecks: false,
         graceMs: 0
