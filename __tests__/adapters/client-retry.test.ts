@@ -1,5 +1,5 @@
 /**
- * The client's retries of 5xx answers and dropped connections (`src/github/client.ts`), against
+ * The client's retries of 5xx answers and dropped connections (`src/adapters/github/client.ts`), against
  * the fake API in memory: which answers are tried again, how often, and how long it waits
  * between tries, on the injected clock.
  */
