@@ -7,7 +7,10 @@
  * and the chaos suite.
  */
 import { memoryLogger } from './log.js'
-import type { FakeGitHub } from './fake-github/index.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startFakeGitHub, type FakeGitHub, type Scenario } from './fake-github/index.js'
 import { realConnect } from '../src/deps.js'
 import { run, type Adapters } from '../src/main.js'
 import type { Clock } from '../src/ports.js'
@@ -103,5 +106,30 @@ export async function runActionInProcess(
     errors: [...failures, ...prefixed('error: ')],
     warnings: prefixed('warning: '),
     log: log.lines
+  }
+}
+
+/**
+ * For the benchmarks: a fake GitHub started for `scenario`, one run of the action against it
+ * in a fresh temporary folder (`options` may name it, e.g. as `state-dir`), and `read` of what
+ * the run left; the fake and the folder are gone afterwards, whatever `read` does.
+ */
+export async function runOnFreshFake<T>(
+  scenario: Scenario,
+  options: InProcessOptions | ((dir: string) => InProcessOptions),
+  read: (fake: FakeGitHub, run: InProcessRun, dir: string) => T | Promise<T>
+): Promise<T> {
+  const fake = await startFakeGitHub({ scenario })
+  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
+  try {
+    const run = await runActionInProcess(
+      fake,
+      dir,
+      typeof options === 'function' ? options(dir) : options
+    )
+    return await read(fake, run, dir)
+  } finally {
+    await fake.close()
+    rmSync(dir, { recursive: true, force: true })
   }
 }

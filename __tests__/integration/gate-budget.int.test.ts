@@ -5,50 +5,22 @@
  * GraphQL is refused, the same gate reads them through REST.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { CheckRunPlan, FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import type { FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import {
+  BUDGET_BRANCH as BRANCH,
+  BUDGET_INPUTS,
+  BUDGET_SHA as SHA,
+  budgetScenario
+} from '../../__fixtures__/gate-budget.js'
 import { runInProcess } from '../helpers/in-process.js'
 import { withFake } from '../helpers/fake-run.js'
-import { createStateFile } from '../../src/statefile/template.js'
 import { ledgerOf } from '../app/commands/lifecycle-helpers.js'
-import { corpusLog } from '../helpers/gh-aw.js'
 
-const SHA = 'be4c5'.padEnd(40, '0')
-const BRANCH = 'autoloop/bench'
-const STATE_BRANCH = 'memory/autoloop'
-
-function check(name: string, conclusion: 'success' | 'failure'): CheckRunPlan {
-  return {
-    sha: SHA,
-    name,
-    timeline: [
-      { at: 0, status: 'queued' },
-      { at: 10, status: 'in_progress' },
-      { at: 300, status: 'completed', conclusion }
-    ],
-    ...(conclusion === 'failure' ? { log: corpusLog('jest/assertion/job-log.log') } : {})
-  }
-}
-
-function scenario(extra: Partial<Scenario> = {}): Scenario {
-  return {
-    branches: { [BRANCH]: SHA },
-    contents: { [STATE_BRANCH]: { 'bench.md': createStateFile('bench') } },
-    checkRuns: [check('test', 'failure'), check('lint', 'success')],
-    dispatchedRuns: { queuedSeconds: 5, runSeconds: 3600 },
-    ...extra
-  }
-}
+const scenario = (extra: Partial<Scenario> = {}) => budgetScenario(true, extra)
 
 async function redGate(fake: FakeGitHub, inputs: Record<string, string> = {}) {
   return runInProcess(fake, {
-    inputs: {
-      ...inputs,
-      program: 'bench',
-      push: 'false',
-      'create-pr': 'false',
-      'state-branch': STATE_BRANCH,
-      'dispatch-workflow': 'autoloop.lock.yml'
-    },
+    inputs: { ...inputs, ...BUDGET_INPUTS },
     env: { GITHUB_RUN_ID: '1' }
   })
 }

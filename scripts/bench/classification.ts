@@ -13,18 +13,13 @@
  *
  *   npx tsx scripts/bench/classification.ts [--iterations 200] [--seed 20261124]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import pLimit from 'p-limit'
-import {
-  startFakeGitHub,
-  type CheckRunPlan,
-  type Scenario
-} from '../../__fixtures__/fake-github/index.js'
+import type { CheckRunPlan, Scenario } from '../../__fixtures__/fake-github/index.js'
 import { REAL_INFRASTRUCTURE_LINES } from '../../__fixtures__/infrastructure/lines.js'
-import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
+import { runOnFreshFake } from '../../__fixtures__/run-in-process.js'
 import { createRng } from '../chaos/prng.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
@@ -168,18 +163,16 @@ async function gateOnce(
   kind: Kind,
   n: number
 ): Promise<Judgement & { status: string; verdict: string }> {
-  const fake = await startFakeGitHub({ scenario: scenarioOf(kind) })
-  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
-  try {
-    const run = await runActionInProcess(fake, dir, {
-      inputs: {
-        program: 'bench',
-        push: 'false',
-        'create-pr': 'false',
-        'state-branch': 'memory/autoloop'
-      },
-      env: { GITHUB_RUN_ID: String(1000 + n) }
-    })
+  const options = {
+    inputs: {
+      program: 'bench',
+      push: 'false',
+      'create-pr': 'false',
+      'state-branch': 'memory/autoloop'
+    },
+    env: { GITHUB_RUN_ID: String(1000 + n) }
+  }
+  return runOnFreshFake(scenarioOf(kind), options, (_fake, run) => {
     const status = run.outputs.status ?? 'error'
     const verdict = run.outputs.verdict ?? ''
     if (status === 'error') throw new Error(`iteration ${n} (${kind}): ${run.errors.join('; ')}`)
@@ -193,10 +186,7 @@ async function gateOnce(
       acceptedOwnFailure: OWN[kind] && accepted,
       accepted
     }
-  } finally {
-    await fake.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 interface Tally {

@@ -22,12 +22,11 @@
  *
  *   npx tsx scripts/bench/details.ts [--class jest/assertion] [--show]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { startFakeGitHub, type CheckRunPlan } from '../../__fixtures__/fake-github/index.js'
-import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
+import type { CheckRunPlan } from '../../__fixtures__/fake-github/index.js'
+import { runOnFreshFake } from '../../__fixtures__/run-in-process.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
 const BRANCH = 'autoloop/bench'
@@ -61,26 +60,23 @@ function completed(conclusion: 'success' | 'failure'): CheckRunPlan['timeline'] 
 
 /** The fix brief the gate writes for a commit whose one failing check printed `log`. */
 export async function briefFor(log: string): Promise<string> {
-  const fake = await startFakeGitHub({
-    scenario: {
-      branches: { main: BASE, [BRANCH]: HEAD },
-      checkRuns: [
-        { sha: BASE, name: 'test', timeline: completed('success') },
-        { sha: HEAD, name: 'test', timeline: completed('failure'), log }
-      ]
+  const scenario = {
+    branches: { main: BASE, [BRANCH]: HEAD },
+    checkRuns: [
+      { sha: BASE, name: 'test', timeline: completed('success') },
+      { sha: HEAD, name: 'test', timeline: completed('failure'), log }
+    ]
+  }
+  const inputs = (dir: string) => ({
+    inputs: {
+      program: 'bench',
+      push: 'false',
+      'create-pr': 'false',
+      'rerun-failed': '0',
+      'state-dir': dir
     }
   })
-  const dir = mkdtempSync(join(tmpdir(), 'autoloop-details-'))
-  try {
-    const run = await runActionInProcess(fake, dir, {
-      inputs: {
-        program: 'bench',
-        push: 'false',
-        'create-pr': 'false',
-        'rerun-failed': '0',
-        'state-dir': dir
-      }
-    })
+  return runOnFreshFake(scenario, inputs, (_fake, run, dir) => {
     if (run.outputs.status !== 'failure')
       throw new Error(`expected a red gate, got ${run.outputs.status}: ${run.errors.join('; ')}`)
     const state = readFileSync(join(dir, 'bench.md'), 'utf8')
@@ -88,10 +84,7 @@ export async function briefFor(log: string): Promise<string> {
     if (at === -1) return ''
     const end = state.indexOf('\n## ', at + 1)
     return state.slice(at, end === -1 ? undefined : end).replace(/\n-{3,}\n*$/, '\n')
-  } finally {
-    await fake.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 interface Row {

@@ -7,38 +7,9 @@
  *
  *   npx tsx scripts/bench/index.ts --only polling
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
-import {
-  isWriteRequest,
-  startFakeGitHub,
-  type CheckRunPlan,
-  type FakeGitHub
-} from '../../__fixtures__/fake-github/index.js'
-import { createStateFile } from '../../src/statefile/template.js'
-
-const SHA = 'be4c5'.padEnd(40, '0')
-const BRANCH = 'autoloop/bench'
-const STATE_BRANCH = 'memory/autoloop'
-const JEST_LOG = resolve(
-  import.meta.dirname,
-  '../../__fixtures__/corpus/jest/assertion/job-log.log'
-)
-
-function check(name: string, conclusion: 'success' | 'failure'): CheckRunPlan {
-  return {
-    sha: SHA,
-    name,
-    timeline: [
-      { at: 0, status: 'queued' },
-      { at: 10, status: 'in_progress' },
-      { at: 300, status: 'completed', conclusion }
-    ],
-    ...(conclusion === 'failure' ? { log: { file: JEST_LOG } } : {})
-  }
-}
+import { runOnFreshFake } from '../../__fixtures__/run-in-process.js'
+import { isWriteRequest, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
+import { BUDGET_INPUTS, budgetScenario } from '../../__fixtures__/gate-budget.js'
 
 interface Budget {
   points: number
@@ -67,33 +38,11 @@ function budgetOf(fake: FakeGitHub, status: string): Budget {
 }
 
 async function gateOnce(red: boolean): Promise<Budget> {
-  const fake = await startFakeGitHub({
-    scenario: {
-      branches: { [BRANCH]: SHA },
-      // A program in its loop: the state branch and its state file are there already.
-      contents: { [STATE_BRANCH]: { 'bench.md': createStateFile('bench') } },
-      checkRuns: [check('test', red ? 'failure' : 'success'), check('lint', 'success')],
-      dispatchedRuns: { queuedSeconds: 5, runSeconds: 3600 }
-    }
-  })
-  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
-  try {
-    const run = await runActionInProcess(fake, dir, {
-      inputs: {
-        program: 'bench',
-        push: 'false',
-        'create-pr': 'false',
-        'state-branch': STATE_BRANCH,
-        'dispatch-workflow': 'autoloop.lock.yml'
-      },
-      env: { GITHUB_RUN_ID: '1' }
-    })
+  const options = { inputs: BUDGET_INPUTS, env: { GITHUB_RUN_ID: '1' } }
+  return runOnFreshFake(budgetScenario(red), options, (fake, run) => {
     const dispatched = fake.state.dispatches.length
     return budgetOf(fake, `${run.outputs.verdict ?? run.outputs.status}, ${dispatched} dispatch`)
-  } finally {
-    await fake.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 export async function runGateBudgetBench(): Promise<string> {

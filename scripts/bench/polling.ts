@@ -6,11 +6,8 @@
  *
  *   npx tsx scripts/bench/polling.ts
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Octokit } from '@octokit/rest'
-import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
+import { runOnFreshFake } from '../../__fixtures__/run-in-process.js'
 import {
   startFakeGitHub,
   type FakeGitHub,
@@ -70,26 +67,21 @@ function figures(fake: FakeGitHub, verdictAt: number): Figures {
 }
 
 async function runGate(pollSeconds: number): Promise<Figures> {
-  const fake = await startFakeGitHub({ scenario: scenario() })
-  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
-  try {
-    const run = await runActionInProcess(fake, dir, {
-      inputs: {
-        program: 'bench',
-        push: 'false',
-        'create-pr': 'false',
-        'timeout-minutes': '120',
-        'poll-interval-seconds': String(pollSeconds)
-      },
-      env: { GITHUB_RUN_ID: '1' }
-    })
+  const options = {
+    inputs: {
+      program: 'bench',
+      push: 'false',
+      'create-pr': 'false',
+      'timeout-minutes': '120',
+      'poll-interval-seconds': String(pollSeconds)
+    },
+    env: { GITHUB_RUN_ID: '1' }
+  }
+  return runOnFreshFake(scenario(), options, (fake, run) => {
     if (run.outputs.status !== 'success') throw new Error(`the gate ended ${run.outputs.status}`)
     const lastPoll = [...fake.requests].reverse().find((r) => r.route?.endsWith('/check-runs'))
     return figures(fake, lastPoll?.at ?? fake.now())
-  } finally {
-    await fake.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 /** `gh pr checks --watch`-style: a plain GET of every check every `intervalSeconds`. */

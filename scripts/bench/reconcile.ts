@@ -7,12 +7,8 @@
  *
  *   npx tsx scripts/bench/reconcile.ts [--programs 300]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { startFakeGitHub } from '../../__fixtures__/fake-github/index.js'
-import { runActionInProcess } from '../../__fixtures__/run-in-process.js'
+import { runOnFreshFake, type InProcessOptions } from '../../__fixtures__/run-in-process.js'
 import {
   beginAttempt,
   completeAttempt,
@@ -92,15 +88,12 @@ async function reconcileOnce(
       }
     }
   }
-  const fake = await startFakeGitHub({
-    scenario: { startTime: START + 3 * 3600_000, contents: { 'memory/autoloop': contents } }
-  })
-  const dir = mkdtempSync(join(tmpdir(), 'autoloop-bench-'))
-  try {
-    const run = await runActionInProcess(fake, dir, {
-      inputs: { command: 'reconcile' },
-      ...(withGit ? {} : { adapt: ({ memoryBranch: _ignored, ...adapters }) => adapters })
-    })
+  const scenario = { startTime: START + 3 * 3600_000, contents: { 'memory/autoloop': contents } }
+  const options: InProcessOptions = {
+    inputs: { command: 'reconcile' },
+    ...(withGit ? {} : { adapt: ({ memoryBranch: _ignored, ...adapters }) => adapters })
+  }
+  return runOnFreshFake(scenario, options, (fake, run) => {
     if (run.outputs.status !== 'reconciled')
       throw new Error(`reconcile ended ${run.outputs.status}: ${run.errors.join('; ')}`)
     const abandoned = JSON.parse(run.outputs.abandoned ?? '[]') as string[]
@@ -110,10 +103,7 @@ async function reconcileOnce(
       gitRequests: fake.gitRequests.length,
       acted: `${abandoned.length} abandoned, ${reverted.length} projected again`
     }
-  } finally {
-    await fake.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 export async function runReconcileBench(programs = 300): Promise<string> {

@@ -139,6 +139,20 @@ function latestPerContext(statuses: readonly CommitStatusInfo[]): CommitStatusIn
   return [...byContext.values()]
 }
 
+function checkRunView(run: CheckRunInfo): CheckView {
+  return {
+    kind: 'check-run',
+    id: run.id,
+    name: run.name,
+    status: run.status,
+    conclusion: run.status === 'completed' ? run.conclusion : null,
+    url: run.url,
+    state: checkRunState(run),
+    workflowRunId: run.workflowRunId,
+    jobId: run.jobId
+  }
+}
+
 export function viewChecks(snapshot: ChecksSnapshot, policy: ReducePolicy): CheckView[] {
   const { latest, superseded } = latestPerName(snapshot.checkRuns)
   const views: CheckView[] = []
@@ -153,35 +167,12 @@ export function viewChecks(snapshot: ChecksSnapshot, policy: ReducePolicy): Chec
     (ownRunId !== undefined && run.workflowRunId === ownRunId) ||
     (run.checkSuiteId !== undefined && ownSuites.has(run.checkSuiteId))
   for (const run of latest) {
-    const view: CheckView = {
-      kind: 'check-run',
-      id: run.id,
-      name: run.name,
-      status: run.status,
-      conclusion: run.status === 'completed' ? run.conclusion : null,
-      url: run.url,
-      state: checkRunState(run),
-      workflowRunId: run.workflowRunId,
-      jobId: run.jobId
-    }
+    const view = checkRunView(run)
     if (ownRun(run)) view.excluded = 'own-run'
     else if (policy.isIgnored(run.name)) view.excluded = 'ignored'
     views.push(view)
   }
-  for (const run of superseded) {
-    views.push({
-      kind: 'check-run',
-      id: run.id,
-      name: run.name,
-      status: run.status,
-      conclusion: run.status === 'completed' ? run.conclusion : null,
-      url: run.url,
-      state: checkRunState(run),
-      excluded: 'superseded',
-      workflowRunId: run.workflowRunId,
-      jobId: run.jobId
-    })
-  }
+  for (const run of superseded) views.push({ ...checkRunView(run), excluded: 'superseded' })
   for (const status of latestPerContext(snapshot.statuses)) {
     const view: CheckView = {
       kind: 'status',
