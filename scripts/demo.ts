@@ -263,6 +263,19 @@ async function plainScene(): Promise<boolean> {
 // ---------------------------------------------------------------------------------------
 // Scene 2: gh-aw autoloop, two workflow runs
 
+/** The ci_gate job's inputs in the gh-aw workflow: the agent's artifact handed over in `artifact`. */
+function ghAwGateInputs(artifact: string): Record<string, string> {
+  return {
+    command: 'gate',
+    push: 'false',
+    'selection-file': join(artifact, 'autoloop.json'),
+    'iteration-file': join(artifact, 'autoloop-iteration.json'),
+    'state-branch': 'memory/autoloop',
+    'create-pr': 'false',
+    'dispatch-workflow': 'autoloop.lock.yml'
+  }
+}
+
 async function ghawScene(): Promise<boolean> {
   if (!existsSync(LOCK_PATH)) {
     console.log(
@@ -305,15 +318,7 @@ async function ghawScene(): Promise<boolean> {
     }
   })
   world.apiUrl = fake.apiUrl
-  const gateInputs = {
-    command: 'gate',
-    push: 'false',
-    'selection-file': join(artifact, 'autoloop.json'),
-    'iteration-file': join(artifact, 'autoloop-iteration.json'),
-    'state-branch': 'memory/autoloop',
-    'create-pr': 'false',
-    'dispatch-workflow': 'autoloop.lock.yml'
-  }
+  const gateInputs = ghAwGateInputs(artifact)
   /**
    * The agent job and the jobs after it, with gh-aw's own scripts (vendored, the tag
    * autoloop's lock pins): the repo-memory clone, the agent's commit and a lesson in its
@@ -534,15 +539,7 @@ async function skippedFixerRun(): Promise<boolean> {
       cwd: tmp,
       runId: '6001',
       title: 'the ci_gate job of run 1',
-      inputs: {
-        command: 'gate',
-        push: 'false',
-        'selection-file': join(artifact, 'autoloop.json'),
-        'iteration-file': join(artifact, 'autoloop-iteration.json'),
-        'state-branch': 'memory/autoloop',
-        'create-pr': 'false',
-        'dispatch-workflow': 'autoloop.lock.yml'
-      }
+      inputs: ghAwGateInputs(artifact)
     })
     const dispatch = fake.state.dispatches[0]
     console.log(
