@@ -45611,6 +45611,19 @@ function latestPerContext(statuses) {
     }
     return [...byContext.values()];
 }
+function checkRunView(run) {
+    return {
+        kind: 'check-run',
+        id: run.id,
+        name: run.name,
+        status: run.status,
+        conclusion: run.status === 'completed' ? run.conclusion : null,
+        url: run.url,
+        state: checkRunState(run),
+        workflowRunId: run.workflowRunId,
+        jobId: run.jobId
+    };
+}
 function viewChecks(snapshot, policy) {
     const { latest, superseded } = latestPerName(snapshot.checkRuns);
     const views = [];
@@ -45622,37 +45635,15 @@ function viewChecks(snapshot, policy) {
     const ownRun = (run) => (ownRunId !== undefined && run.workflowRunId === ownRunId) ||
         (run.checkSuiteId !== undefined && ownSuites.has(run.checkSuiteId));
     for (const run of latest) {
-        const view = {
-            kind: 'check-run',
-            id: run.id,
-            name: run.name,
-            status: run.status,
-            conclusion: run.status === 'completed' ? run.conclusion : null,
-            url: run.url,
-            state: checkRunState(run),
-            workflowRunId: run.workflowRunId,
-            jobId: run.jobId
-        };
+        const view = checkRunView(run);
         if (ownRun(run))
             view.excluded = 'own-run';
         else if (policy.isIgnored(run.name))
             view.excluded = 'ignored';
         views.push(view);
     }
-    for (const run of superseded) {
-        views.push({
-            kind: 'check-run',
-            id: run.id,
-            name: run.name,
-            status: run.status,
-            conclusion: run.status === 'completed' ? run.conclusion : null,
-            url: run.url,
-            state: checkRunState(run),
-            excluded: 'superseded',
-            workflowRunId: run.workflowRunId,
-            jobId: run.jobId
-        });
-    }
+    for (const run of superseded)
+        views.push({ ...checkRunView(run), excluded: 'superseded' });
     for (const status of latestPerContext(snapshot.statuses)) {
         const view = {
             kind: 'status',
