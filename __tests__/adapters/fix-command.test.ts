@@ -24,6 +24,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `pid` is gone within `withinMs`. A process closes its pipes a moment before the
+ * kernel marks it ended, so the runner may resolve inside that moment: the check waits it out.
+ * A process the runner failed to stop (a `sleep 60`) is still there when the wait ends.
+ */
+async function goneWithin(pid: number, withinMs = 5_000): Promise<boolean> {
+  const deadline = performance.now() + withinMs
+  while (alive(pid)) {
+    if (performance.now() > deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return true
+}
+
 function runner(graceMs = 5_000) {
   return fixCommandRunner({
     cwd: tempDir('autoloop-fix-cwd-'),
@@ -56,7 +70,7 @@ describe('fixCommandRunner', () => {
     expect(result.timedOut).toBe(true)
     expect(result.exitCode).not.toBe(0)
     expect(elapsed).toBeLessThan(10_000)
-    expect(alive(readPid(pidFile))).toBe(false)
+    expect(await goneWithin(readPid(pidFile))).toBe(true)
   }, 40_000)
 
   it('kills (SIGKILL) a process that ignores SIGTERM once the grace period ends', async () => {
@@ -66,7 +80,7 @@ describe('fixCommandRunner', () => {
     const result = await runner(300)(command, {}, 500)
     expect(performance.now() - started).toBeLessThan(10_000)
     expect(result.timedOut).toBe(true)
-    expect(alive(readPid(pidFile))).toBe(false)
+    expect(await goneWithin(readPid(pidFile))).toBe(true)
   }, 40_000)
 
   it('a command that ends leaves nothing running, and its exit code is kept', async () => {
@@ -75,7 +89,7 @@ describe('fixCommandRunner', () => {
     const result = await runner()(`sleep 60 & echo $! > "${pidFile}"; exit 3`, {}, 60_000)
     expect(performance.now() - started).toBeLessThan(10_000)
     expect(result).toEqual({ exitCode: 3, timedOut: false })
-    expect(alive(readPid(pidFile))).toBe(false)
+    expect(await goneWithin(readPid(pidFile))).toBe(true)
   }, 40_000)
 
   it('passes the extra variables and forwards the output to the log', async () => {
