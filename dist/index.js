@@ -41056,8 +41056,12 @@ function failureKind(firstErrorLine) {
  * scheme then never equals a new one, so an upgrade can never make two different failures
  * look like "no progress" (LUCI Analysis and Sentry version their grouping the same way).
  * Version 2: failure kinds in test keys, tool-parsed annotations.
+ * Version 3: a Surefire test in error keyed by the exception's simple class name; a home path
+ * cut before its first project folder; copies' line prefixes removed before any parser.
+ * `__fixtures__/corpus/keys.lock.json` holds the keys of the current version, and a test fails
+ * when they change under it (`npx tsx scripts/corpus/keys-lock.ts` rewrites it).
  */
-const SIGNATURE_SCHEME_VERSION = 2;
+const SIGNATURE_SCHEME_VERSION = 3;
 /** The one-line form never exceeds this many characters. */
 const SHORT_SIGNATURE_MAX_LENGTH = 160;
 const SEPARATOR = '; ';

@@ -78,7 +78,6 @@ describe('signatureOf', () => {
   })
 
   test('the scheme is versioned, and a new version never matches an old hash', () => {
-    expect(SIGNATURE_SCHEME_VERSION).toBe(2)
     const keys = ['jest:tests/a.test.ts>sum adds']
     const unversioned = createHash('sha256').update(keys.join('\n')).digest('hex')
     expect(signatureOf(keys).hash).not.toBe(unversioned)
