@@ -16,6 +16,7 @@ import { createGit } from './adapters/git.js'
 import { type StateStore } from './ports.js'
 import { ContentsApiStore, LocalDirStore } from './adapters/store.js'
 import { gitMemoryBranchReader } from './adapters/memory-branch.js'
+import { checkoutWorkflowFolder } from './adapters/workflow-folder.js'
 import type { Config } from './core/inputs.js'
 import type { Logger } from './ports.js'
 import { forLog } from './core/text/untrusted.js'
@@ -82,6 +83,7 @@ export function realConnect(options: ConnectOptions): MainDeps['connect'] {
       issues: github,
       store,
       repoContents: github,
+      checkoutWorkflows: checkoutWorkflowFolder(environment.workspace),
       ...(store instanceof ContentsApiStore
         ? {
             memoryBranch: gitMemoryBranchReader({

@@ -226,6 +226,19 @@ export interface IssuesPort {
 
 export type CommentWrite = 'created' | 'updated' | 'unchanged'
 
+/**
+ * A `.github/workflows/` folder the doctor reads (docs/commands.md: "doctor"): a checkout's, or a
+ * branch's through the contents API.
+ */
+export interface WorkflowFolder {
+  /** Where it is read, as the report names it (`local: <dir>`, `contents API at <branch>`). */
+  readonly source: string
+  /** The names of the files directly in it; null when there is no such folder. */
+  names(): Promise<string[] | null>
+  /** The text of the file `name` in it; null when it is not there. */
+  read(name: string): Promise<string | null>
+}
+
 /** What the doctor asks the API; RestGitHub implements it. */
 export interface DoctorApi {
   defaultBranch(): Promise<string>

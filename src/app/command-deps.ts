@@ -11,7 +11,7 @@ import type { IssuesPort } from '../ports.js'
 import type { Logger } from '../ports.js'
 import type { Outputs } from './outputs.js'
 import type { MemoryBranchReader } from '../ports.js'
-import type { ContentsApi, StateStore } from '../ports.js'
+import type { ContentsApi, StateStore, WorkflowFolder } from '../ports.js'
 
 export interface CommandDeps {
   clock: Clock
@@ -31,6 +31,8 @@ export interface CommandDeps {
   writeFile(path: string, text: string): Promise<void>
   /** A file a workflow handed over (the scheduler's selection, the agent's iteration file). */
   readFile(path: string): Promise<string | null>
+  /** The workspace checkout's `.github/workflows/` (the doctor reads it). */
+  checkoutWorkflows: WorkflowFolder
   /** Files of the repository through the contents API (the doctor, when there is no checkout). */
   repoContents?: Pick<ContentsApi, 'getFile' | 'listDir'>
   /** Reads the state branch with git (no REST rate limit); absent for a folder store. */

@@ -1,12 +1,10 @@
 /**
- * The doctor's adapter (docs/commands.md: "doctor"): reads the workflow files from a checkout, or through
- * the contents API when the checkout has none, asks the API what only it knows (the default
- * branch, whether the state branch exists), and hands everything to the pure checks.
+ * The doctor's reading (docs/commands.md: "doctor"): the workflow files of the checkout, or of
+ * the default branch through the contents API when the checkout has none; what only the API
+ * knows (the default branch, whether the state branch exists); then the pure checks.
  */
-import type { DoctorApi } from '../ports.js'
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { ActionError, errorMessage } from '../core/errors.js'
+import type { DoctorApi, WorkflowFolder } from '../ports.js'
+import { errorMessage } from '../core/errors.js'
 import { stateBranchOf, type DoctorOptions } from '../core/doctor/checks.js'
 import {
   LOCK_FILE,
@@ -24,8 +22,8 @@ import { parseSetup } from '../core/doctor/setup.js'
 const MAX_OTHER_WORKFLOWS = 40
 
 export interface DoctorSources {
-  /** The repository checkout; its files win when it has `.github/workflows/`. */
-  dir: string | null
+  /** The checkout's workflow folder; its files win when it exists. */
+  checkout: WorkflowFolder | null
   /** The API (the default branch, the state branch, the files without a checkout); null offline. */
   api: DoctorApi | null
   /** A state branch whose existence the caller knows already (reconcile read it with git). */
@@ -44,48 +42,32 @@ function pick(names: readonly string[]): { others: string[]; skipped: number } {
   }
 }
 
-async function readLocal(dir: string): Promise<SetupFiles | null> {
-  let names: string[]
-  try {
-    names = await readdir(join(dir, WORKFLOWS_DIR))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
-  }
-  const read = async (name: string): Promise<RepoFile | null> => {
-    if (!names.includes(name)) return null
-    const path = `${WORKFLOWS_DIR}/${name}`
-    try {
-      return { path, text: await readFile(join(dir, path), 'utf8') }
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error)
-      throw new ActionError(`cannot read ${path} in ${dir} (${code})`, {
-        fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
-      })
-    }
-  }
-  const { others, skipped } = pick(names)
+/** A branch's workflow folder, read through the contents API. */
+function branchFolder(api: DoctorApi, branch: string): WorkflowFolder {
   return {
-    source: `local: ${dir}`,
-    workflow: await read(WORKFLOW_NAME),
-    lock: await read(LOCK_NAME),
-    others: (await Promise.all(others.map(read))).filter((f): f is RepoFile => f !== null),
-    skipped
+    source: `contents API at ${branch}`,
+    names: () => api.listDir(branch, WORKFLOWS_DIR),
+    read: async (name) => (await api.getFile(branch, `${WORKFLOWS_DIR}/${name}`))?.text ?? null
   }
 }
 
-async function readApi(api: DoctorApi, branch: string): Promise<SetupFiles> {
-  const names = await api.listDir(branch, WORKFLOWS_DIR)
+/**
+ * The setup files in `folder`, whose files are `names`. Without the autoloop workflow there is
+ * nothing to check, so nothing more is read (through the API, each file is a request).
+ */
+async function readSetupFiles(
+  folder: WorkflowFolder,
+  names: readonly string[]
+): Promise<SetupFiles> {
   const read = async (name: string): Promise<RepoFile | null> => {
     if (!names.includes(name)) return null
-    const file = await api.getFile(branch, `${WORKFLOWS_DIR}/${name}`)
-    return file ? { path: `${WORKFLOWS_DIR}/${name}`, text: file.text } : null
+    const text = await folder.read(name)
+    return text === null ? null : { path: `${WORKFLOWS_DIR}/${name}`, text }
   }
   const workflow = await read(WORKFLOW_NAME)
-  // Without the autoloop workflow there is nothing to check: read nothing more.
   const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 }
   return {
-    source: `contents API at ${branch}`,
+    source: folder.source,
     workflow,
     lock: workflow ? await read(LOCK_NAME) : null,
     others: (await Promise.all(others.map(read))).filter((f): f is RepoFile => f !== null),
@@ -93,11 +75,17 @@ async function readApi(api: DoctorApi, branch: string): Promise<SetupFiles> {
   }
 }
 
+/** The setup files in `folder`; null when it does not exist. */
+async function readFolder(folder: WorkflowFolder): Promise<SetupFiles | null> {
+  const names = await folder.names()
+  return names ? readSetupFiles(folder, names) : null
+}
+
 /** Nothing to read: no checkout with workflows, and no API. */
 function nothingFound(sources: DoctorSources): SetupFiles {
   return {
-    source: sources.dir
-      ? `local: ${sources.dir} (no ${WORKFLOWS_DIR}/)`
+    source: sources.checkout
+      ? `${sources.checkout.source} (no ${WORKFLOWS_DIR}/)`
       : 'nothing (no checkout, no API)',
     workflow: null,
     lock: null,
@@ -134,12 +122,14 @@ export async function runDoctor(
   sources: DoctorSources,
   options: DoctorOptions
 ): Promise<DoctorReport> {
-  const { api } = sources
-  const local = sources.dir ? await readLocal(sources.dir) : null
+  const { api, checkout } = sources
+  const local = checkout ? await readFolder(checkout) : null
   const defaultBranch = api ? await api.defaultBranch() : null
+  const remote = !local && api && defaultBranch !== null ? branchFolder(api, defaultBranch) : null
+  // Through the API a missing folder lists as empty: the report names the branch read.
   const files =
     local ??
-    (api && defaultBranch !== null ? await readApi(api, defaultBranch) : nothingFound(sources))
+    (remote ? await readSetupFiles(remote, (await remote.names()) ?? []) : nothingFound(sources))
   const setup = parseSetup(files)
   const facts: RepoFacts = { defaultBranch, stateBranchExists: null }
   if (setup.workflow)

@@ -30,7 +30,7 @@ function diagnoseRepository(
   sources: Partial<DoctorSources> = {}
 ): Promise<DoctorReport> {
   return runDoctor(
-    { dir: deps.environment.workspace, api: apiOf(deps), ...sources },
+    { checkout: deps.checkoutWorkflows, api: apiOf(deps), ...sources },
     { stateBranch: config.stateBranch }
   )
 }

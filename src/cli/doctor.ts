@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
 import { errorMessage } from '../core/errors.js'
 import type { DoctorApi } from '../ports.js'
 import { runDoctor } from '../app/doctor-run.js'
+import { checkoutWorkflowFolder } from '../adapters/workflow-folder.js'
 import { reportJson, reportLines } from '../render/doctor-report.js'
 import { branchNameProblem } from '../core/inputs.js'
 
@@ -63,7 +64,7 @@ export async function runDoctorCli(args: string[], io: DoctorCliIo): Promise<num
   let report
   try {
     report = await runDoctor(
-      { dir: resolve(io.cwd, values.dir ?? '.'), api: io.connect() },
+      { checkout: checkoutWorkflowFolder(resolve(io.cwd, values.dir ?? '.')), api: io.connect() },
       { stateBranch }
     )
   } catch (error) {
