@@ -32464,6 +32464,59 @@ function gitAuthEnv(serverUrl, token, env = {}) {
 
 /***/ }),
 
+/***/ 7006:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   EI: () => (/* binding */ NEWEST_TESTED_GH_AW),
+/* harmony export */   FI: () => (/* binding */ LOCK_FILE),
+/* harmony export */   XC: () => (/* binding */ WORKFLOW_FILE),
+/* harmony export */   Xp: () => (/* binding */ FIRST_GH_AW_SKIPPING_BOT_DISPATCH),
+/* harmony export */   c2: () => (/* binding */ statusOf),
+/* harmony export */   i2: () => (/* binding */ OLDEST_SUPPORTED_GH_AW),
+/* harmony export */   xs: () => (/* binding */ WORKFLOWS_DIR),
+/* harmony export */   yq: () => (/* binding */ GH_AW_WITHOUT_PUSH_FALLBACK)
+/* harmony export */ });
+/**
+ * What the doctor (docs/commands.md: "doctor") reads and what it says, as plain data. Pure.
+ */
+/** gh-aw's autoloop workflow, as the README installs it. */
+const WORKFLOW_FILE = '.github/workflows/autoloop.md';
+const LOCK_FILE = '.github/workflows/autoloop.lock.yml';
+const WORKFLOWS_DIR = '.github/workflows';
+/**
+ * The oldest gh-aw release the integration works with: it compiled autoloop's own lock.
+ * docs/commands.md ("doctor") names both constants.
+ */
+const OLDEST_SUPPORTED_GH_AW = 'v0.65.6';
+/**
+ * The newest release known to have no `fallback-as-pull-request` (its push handler, vendored in
+ * vendor/gh-aw-actions, has none: a push that does not fast-forward fails). The README's
+ * version table tells its users to leave the key out.
+ */
+const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6';
+/**
+ * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
+ * docs/gh-aw.md, "gh-aw conformance").
+ */
+const NEWEST_TESTED_GH_AW = 'v0.72.1';
+/**
+ * The first release after gh-aw PR #31605, which stopped trusting `workflow_dispatch` in
+ * pre-activation: from it on, a fixer run dispatched with GITHUB_TOKEN (actor
+ * `github-actions[bot]`) is skipped unless `on.bots` lists the bot.
+ */
+const FIRST_GH_AW_SKIPPING_BOT_DISPATCH = 'v0.73.0';
+function statusOf(findings) {
+    if (findings.some((f) => f.level === 'fail'))
+        return 'fail';
+    if (findings.some((f) => f.level === 'warn'))
+        return 'warn';
+    return 'ok';
+}
+
+
+/***/ }),
+
 /***/ 6738:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -33287,7 +33340,7 @@ function positiveInteger(value, name) {
 
 /***/ }),
 
-/***/ 8620:
+/***/ 4760:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33303,10 +33356,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 var core = __nccwpck_require__(3218);
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: ./src/core/environment.ts
 var core_environment = __nccwpck_require__(6738);
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
@@ -39390,7 +39443,7 @@ function contentVersion(bytes) {
 }
 async function readIfExists(path) {
     try {
-        return await (0,promises_.readFile)(path);
+        return await (0,promises_namespaceObject.readFile)(path);
     }
     catch (error) {
         if (error.code === 'ENOENT')
@@ -39428,11 +39481,11 @@ const LOCK_WAIT_MS = { step: 5, total: 20_000 };
  * the lock is held by other processes, whose time is real.
  */
 async function withLockFile(path, critical) {
-    const lock = (0,external_node_path_.join)((0,external_node_path_.dirname)(path), `.${(0,external_node_path_.basename)(path)}.lock`);
+    const lock = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(path), `.${(0,external_node_path_namespaceObject.basename)(path)}.lock`);
     const started = Date.now();
     for (;;) {
         try {
-            const handle = await (0,promises_.open)(lock, 'wx');
+            const handle = await (0,promises_namespaceObject.open)(lock, 'wx');
             await handle.writeFile(`${process.pid}\n`);
             await handle.close();
             break;
@@ -39440,9 +39493,9 @@ async function withLockFile(path, critical) {
         catch (error) {
             if (error.code !== 'EEXIST')
                 throw error;
-            const age = await (0,promises_.stat)(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+            const age = await (0,promises_namespaceObject.stat)(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
             if (age > STALE_LOCK_MS)
-                await (0,promises_.rm)(lock, { force: true });
+                await (0,promises_namespaceObject.rm)(lock, { force: true });
             else if (Date.now() - started > LOCK_WAIT_MS.total)
                 throw new state_errors/* StateConflictError */.K$(`${lock} has been held for ${Math.round(age / 1000)} s by another writer. Fix: re-run the job; remove the lock file if no other job is running`);
             else
@@ -39453,7 +39506,7 @@ async function withLockFile(path, critical) {
         return await critical();
     }
     finally {
-        await (0,promises_.rm)(lock, { force: true });
+        await (0,promises_namespaceObject.rm)(lock, { force: true });
     }
 }
 /**
@@ -39471,7 +39524,7 @@ class LocalDirStore {
         this.description = `folder ${dir}`;
     }
     pathOf(path) {
-        return (0,external_node_path_.join)(this.dir, checkPath(path));
+        return (0,external_node_path_namespaceObject.join)(this.dir, checkPath(path));
     }
     async read(path) {
         const bytes = await readIfExists(this.pathOf(path));
@@ -39479,11 +39532,11 @@ class LocalDirStore {
     }
     async write(relativePath, text, expectedVersion) {
         const path = this.pathOf(relativePath);
-        const folder = (0,external_node_path_.dirname)(path);
-        await (0,promises_.mkdir)(folder, { recursive: true });
-        const temp = (0,external_node_path_.join)(folder, `.${(0,external_node_path_.basename)(path)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
+        const folder = (0,external_node_path_namespaceObject.dirname)(path);
+        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
+        const temp = (0,external_node_path_namespaceObject.join)(folder, `.${(0,external_node_path_namespaceObject.basename)(path)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
         const bytes = Buffer.from(text, 'utf8');
-        await (0,promises_.writeFile)(temp, bytes);
+        await (0,promises_namespaceObject.writeFile)(temp, bytes);
         try {
             await withPathLock(path, () => withLockFile(path, async () => {
                 const current = await readIfExists(path);
@@ -39491,17 +39544,17 @@ class LocalDirStore {
                 if (currentVersion !== expectedVersion) {
                     throw new state_errors/* StateConflictError */.K$(`${path} changed since it was read (expected ${expectedVersion ?? 'no file'}, found ${currentVersion ?? 'no file'})`);
                 }
-                await (0,promises_.rename)(temp, path);
+                await (0,promises_namespaceObject.rename)(temp, path);
             }));
         }
         finally {
-            await (0,promises_.rm)(temp, { force: true });
+            await (0,promises_namespaceObject.rm)(temp, { force: true });
         }
         return { version: contentVersion(bytes) };
     }
     async list() {
         try {
-            return programsOf(await (0,promises_.readdir)(this.dir));
+            return programsOf(await (0,promises_namespaceObject.readdir)(this.dir));
         }
         catch (error) {
             if (error.code === 'ENOENT')
@@ -39659,7 +39712,7 @@ function parseBatch(output, shas) {
 function gitMemoryBranchReader(options) {
     return {
         async read(branch) {
-            const dir = await (0,promises_.mkdtemp)((0,external_node_path_.join)(options.tempDir, 'autoloop-memory-'));
+            const dir = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)(options.tempDir, 'autoloop-memory-'));
             try {
                 await git(['init', '--bare', '-q'], dir);
                 try {
@@ -39701,7 +39754,46 @@ function gitMemoryBranchReader(options) {
                 return { commit, files };
             }
             finally {
-                await (0,promises_.rm)(dir, { recursive: true, force: true });
+                await (0,promises_namespaceObject.rm)(dir, { recursive: true, force: true });
+            }
+        }
+    };
+}
+
+// EXTERNAL MODULE: ./src/core/doctor/model.ts
+var model = __nccwpck_require__(7006);
+;// CONCATENATED MODULE: ./src/adapters/workflow-folder.ts
+/**
+ * A checkout's `.github/workflows/` folder, as the doctor reads it (docs/commands.md: "doctor").
+ */
+
+
+
+
+/** The workflow folder of the checkout in `dir`; a file it cannot read is an error that names it. */
+function checkoutWorkflowFolder(dir) {
+    const folder = (0,external_node_path_namespaceObject.join)(dir, model/* WORKFLOWS_DIR */.xs);
+    return {
+        source: `local: ${dir}`,
+        async names() {
+            try {
+                return await (0,promises_namespaceObject.readdir)(folder);
+            }
+            catch (error) {
+                if (error.code === 'ENOENT')
+                    return null;
+                throw error;
+            }
+        },
+        async read(name) {
+            try {
+                return await (0,promises_namespaceObject.readFile)((0,external_node_path_namespaceObject.join)(folder, name), 'utf8');
+            }
+            catch (error) {
+                const code = error.code ?? (0,errors/* errorMessage */.gJ)(error);
+                throw new errors/* ActionError */.lZ(`cannot read ${model/* WORKFLOWS_DIR */.xs}/${name} in ${dir} (${code})`, {
+                    fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
+                });
             }
         }
     };
@@ -39843,6 +39935,7 @@ function fixCommandRunner(options) {
 
 
 
+
 /** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
 const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
 /**
@@ -39883,6 +39976,7 @@ function realConnect(options) {
             issues: github,
             store,
             repoContents: github,
+            checkoutWorkflows: checkoutWorkflowFolder(environment.workspace),
             ...(store instanceof ContentsApiStore
                 ? {
                     memoryBranch: gitMemoryBranchReader({
@@ -39907,12 +40001,12 @@ function realConnect(options) {
                 log
             }),
             async writeFile(path, text) {
-                await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
-                await (0,promises_.writeFile)(path, text);
+                await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
+                await (0,promises_namespaceObject.writeFile)(path, text);
             },
             async readFile(path) {
                 try {
-                    return await (0,promises_.readFile)(path, 'utf8');
+                    return await (0,promises_namespaceObject.readFile)(path, 'utf8');
                 }
                 catch (error) {
                     if (error.code === 'ENOENT')
@@ -39932,9 +40026,9 @@ function realConnect(options) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5307);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2948);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
-/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8620);
+/* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4760);
 /**
  * The action's entry point (action.yml `main: dist/index.js`).
  */
@@ -39969,7 +40063,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5307:
+/***/ 2948:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41058,7 +41152,7 @@ function failureKind(firstErrorLine) {
  * Version 2: failure kinds in test keys, tool-parsed annotations.
  * Version 3: a Surefire test in error keyed by the exception's simple class name; a home path
  * cut before its first project folder; copies' line prefixes removed before any parser.
- * `__fixtures__/corpus/keys.lock.json` holds the keys of the current version, and a test fails
+ * `__fixtures__/signature-keys.lock.json` holds the keys of the current version, and a test fails
  * when they change under it (`npx tsx scripts/corpus/keys-lock.ts` rewrites it).
  */
 const SIGNATURE_SCHEME_VERSION = 3;
@@ -52369,10 +52463,6 @@ function staleAttempts(ledger, liveness, now) {
     });
 }
 
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/core/doctor/setup.ts
@@ -52632,44 +52722,8 @@ function ciWorkflowVerdicts(workflows, defaultBranch) {
     return verdicts;
 }
 
-;// CONCATENATED MODULE: ./src/core/doctor/model.ts
-/**
- * What the doctor (docs/commands.md: "doctor") reads and what it says, as plain data. Pure.
- */
-/** gh-aw's autoloop workflow, as the README installs it. */
-const WORKFLOW_FILE = '.github/workflows/autoloop.md';
-const LOCK_FILE = '.github/workflows/autoloop.lock.yml';
-const WORKFLOWS_DIR = '.github/workflows';
-/**
- * The oldest gh-aw release the integration works with: it compiled autoloop's own lock.
- * docs/commands.md ("doctor") names both constants.
- */
-const OLDEST_SUPPORTED_GH_AW = 'v0.65.6';
-/**
- * The newest release known to have no `fallback-as-pull-request` (its push handler, vendored in
- * vendor/gh-aw-actions, has none: a push that does not fast-forward fails). The README's
- * version table tells its users to leave the key out.
- */
-const GH_AW_WITHOUT_PUSH_FALLBACK = 'v0.65.6';
-/**
- * The newest gh-aw release whose compiled lock this version was tested with (its runtime scripts:
- * docs/gh-aw.md, "gh-aw conformance").
- */
-const NEWEST_TESTED_GH_AW = 'v0.72.1';
-/**
- * The first release after gh-aw PR #31605, which stopped trusting `workflow_dispatch` in
- * pre-activation: from it on, a fixer run dispatched with GITHUB_TOKEN (actor
- * `github-actions[bot]`) is skipped unless `on.bots` lists the bot.
- */
-const FIRST_GH_AW_SKIPPING_BOT_DISPATCH = 'v0.73.0';
-function model_statusOf(findings) {
-    if (findings.some((f) => f.level === 'fail'))
-        return 'fail';
-    if (findings.some((f) => f.level === 'warn'))
-        return 'warn';
-    return 'ok';
-}
-
+// EXTERNAL MODULE: ./src/core/doctor/model.ts
+var model = __nccwpck_require__(7006);
 ;// CONCATENATED MODULE: ./src/core/doctor/permissions.ts
 const COMMAND_PERMISSIONS = {
     gate: {
@@ -52823,23 +52877,23 @@ function ruleFinding(id, { problems, stale, view }, ok, fix) {
 // --- the checks ---------------------------------------------------------------------------
 function workflowCheck(setup) {
     if (!setup.workflow)
-        return finding('workflow', 'fail', `no ${WORKFLOW_FILE} (read ${setup.source})`, 'install autoloop (its README), then merge in the CI gate from ' + EXAMPLE);
+        return finding('workflow', 'fail', `no ${model/* WORKFLOW_FILE */.XC} (read ${setup.source})`, 'install autoloop (its README), then merge in the CI gate from ' + EXAMPLE);
     const broken = [setup.workflow, setup.lock].filter((file) => file?.error);
     if (broken.length > 0)
         return finding('workflow', 'fail', broken.map((file) => `${file?.path} ${file?.error}`).join('; '), 'correct the file (its YAML), then run `gh aw compile autoloop`');
     return finding('workflow', 'ok', `read ${[setup.workflow.path, setup.lock?.path].filter(Boolean).join(' and ')} (${setup.source})`);
 }
 function versionCheck(setup) {
-    const range = `supported from ${OLDEST_SUPPORTED_GH_AW}, tested up to ${NEWEST_TESTED_GH_AW}`;
+    const range = `supported from ${model/* OLDEST_SUPPORTED_GH_AW */.i2}, tested up to ${model/* NEWEST_TESTED_GH_AW */.EI}`;
     if (!setup.lock)
-        return finding('gh-aw-version', 'fail', `no ${LOCK_FILE}: the workflow was never compiled`, RECOMPILE);
+        return finding('gh-aw-version', 'fail', `no ${model/* LOCK_FILE */.FI}: the workflow was never compiled`, RECOMPILE);
     const version = setup.ghAwVersion;
     if (version === null)
         return finding('gh-aw-version', 'warn', `the lock names no gh-aw release (a development build of gh-aw compiled it); ${range}`, `compile it with a gh-aw release: \`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
-    if (compareVersions(version, OLDEST_SUPPORTED_GH_AW) < 0)
-        return finding('gh-aw-version', 'fail', `compiled by gh-aw ${version}, older than ${OLDEST_SUPPORTED_GH_AW}`, `\`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
-    if (compareVersions(version, NEWEST_TESTED_GH_AW) > 0)
-        return finding('gh-aw-version', 'warn', `compiled by gh-aw ${version}, newer than ${NEWEST_TESTED_GH_AW}, the newest this release of autoloop-ci-gate was tested with; the other checks still apply`, 'nothing to change when every other check is ok; report anything the gate gets wrong');
+    if (compareVersions(version, model/* OLDEST_SUPPORTED_GH_AW */.i2) < 0)
+        return finding('gh-aw-version', 'fail', `compiled by gh-aw ${version}, older than ${model/* OLDEST_SUPPORTED_GH_AW */.i2}`, `\`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
+    if (compareVersions(version, model/* NEWEST_TESTED_GH_AW */.EI) > 0)
+        return finding('gh-aw-version', 'warn', `compiled by gh-aw ${version}, newer than ${model/* NEWEST_TESTED_GH_AW */.EI}, the newest this release of autoloop-ci-gate was tested with; the other checks still apply`, 'nothing to change when every other check is ok; report anything the gate gets wrong');
     return finding('gh-aw-version', 'ok', `compiled by gh-aw ${version} (${range})`);
 }
 function ciGateCheck(setup) {
@@ -53000,14 +53054,14 @@ function fixerRunCheck(setup) {
         const fix = stale
             ? RECOMPILE
             : `add \`bots: ["${DISPATCH_BOT}"]\` under \`on:\` in autoloop.md, then ${RECOMPILE}`;
-        const since = `gh-aw PR #31605 (${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on)`;
+        const since = `gh-aw PR #31605 (${model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp} on)`;
         if (version === null)
             issues.push({
                 level: 'fail',
                 text: `${what}: the lock names no gh-aw release, so a release after ${since} is assumed, which skips every fixer run the gate dispatches`,
                 fix
             });
-        else if (compareVersions(version, FIRST_GH_AW_SKIPPING_BOT_DISPATCH) >= 0)
+        else if (compareVersions(version, model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp) >= 0)
             issues.push({
                 level: 'fail',
                 text: `${what}: gh-aw ${version}, like every release since ${since}, skips every fixer run the gate dispatches`,
@@ -53016,7 +53070,7 @@ function fixerRunCheck(setup) {
         else
             issues.push({
                 level: 'warn',
-                text: `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${FIRST_GH_AW_SKIPPING_BOT_DISPATCH} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`,
+                text: `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`,
                 fix
             });
     }
@@ -53165,7 +53219,7 @@ function pushFallbackCheck(setup) {
     if (!main)
         return finding('push-fallback', 'fail', 'no workflow to read', fix);
     const version = setup.ghAwVersion;
-    if (version !== null && compareVersions(version, GH_AW_WITHOUT_PUSH_FALLBACK) <= 0)
+    if (version !== null && compareVersions(version, model/* GH_AW_WITHOUT_PUSH_FALLBACK */.yq) <= 0)
         return finding('push-fallback', 'ok', `gh-aw ${version} has no fallback-as-pull-request: a push that does not fast-forward fails safe_outputs, which the gate reads as blocked`);
     const problems = [];
     if (frontmatter) {
@@ -53303,7 +53357,7 @@ function runChecks(setup, facts, options) {
 
 function diagnose(setup, facts, options) {
     const checks = runChecks(setup, facts, options);
-    return { status: model_statusOf(checks), source: setup.source, found: setup.workflow !== null, checks };
+    return { status: (0,model/* statusOf */.c2)(checks), source: setup.source, found: setup.workflow !== null, checks };
 }
 const ICON = { ok: '✅', warn: '⚠️', fail: '❌' };
 /** `ok   ci-gate  …` / `fail memory-glob  … Fix: …`, one line per check. */
@@ -53361,12 +53415,10 @@ function reportJson(report) {
 
 
 
-
-
 /** Other workflow files read at most (one contents request each). */
 const MAX_OTHER_WORKFLOWS = 40;
-const WORKFLOW_NAME = WORKFLOW_FILE.split('/').pop();
-const LOCK_NAME = LOCK_FILE.split('/').pop();
+const WORKFLOW_NAME = model/* WORKFLOW_FILE */.XC.split('/').pop();
+const LOCK_NAME = model/* LOCK_FILE */.FI.split('/').pop();
 /** Which files of `.github/workflows/` the doctor reads. */
 function pick(names) {
     const others = names.filter((name) => /\.ya?ml$/.test(name) && !name.endsWith('.lock.yml')).sort();
@@ -53375,63 +53427,45 @@ function pick(names) {
         skipped: Math.max(0, others.length - MAX_OTHER_WORKFLOWS)
     };
 }
-async function readLocal(dir) {
-    let names;
-    try {
-        names = await (0,promises_.readdir)((0,external_node_path_.join)(dir, WORKFLOWS_DIR));
-    }
-    catch (error) {
-        if (error.code === 'ENOENT')
-            return null;
-        throw error;
-    }
-    const read = async (name) => {
-        if (!names.includes(name))
-            return null;
-        const path = `${WORKFLOWS_DIR}/${name}`;
-        try {
-            return { path, text: await (0,promises_.readFile)((0,external_node_path_.join)(dir, path), 'utf8') };
-        }
-        catch (error) {
-            const code = error.code ?? (0,errors/* errorMessage */.gJ)(error);
-            throw new errors/* ActionError */.lZ(`cannot read ${path} in ${dir} (${code})`, {
-                fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
-            });
-        }
-    };
-    const { others, skipped } = pick(names);
-    return {
-        source: `local: ${dir}`,
-        workflow: await read(WORKFLOW_NAME),
-        lock: await read(LOCK_NAME),
-        others: (await Promise.all(others.map(read))).filter((f) => f !== null),
-        skipped
-    };
-}
-async function readApi(api, branch) {
-    const names = await api.listDir(branch, WORKFLOWS_DIR);
-    const read = async (name) => {
-        if (!names.includes(name))
-            return null;
-        const file = await api.getFile(branch, `${WORKFLOWS_DIR}/${name}`);
-        return file ? { path: `${WORKFLOWS_DIR}/${name}`, text: file.text } : null;
-    };
-    const workflow = await read(WORKFLOW_NAME);
-    // Without the autoloop workflow there is nothing to check: read nothing more.
-    const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 };
+/** A branch's workflow folder, read through the contents API. */
+function branchFolder(api, branch) {
     return {
         source: `contents API at ${branch}`,
+        names: () => api.listDir(branch, model/* WORKFLOWS_DIR */.xs),
+        read: async (name) => (await api.getFile(branch, `${model/* WORKFLOWS_DIR */.xs}/${name}`))?.text ?? null
+    };
+}
+/**
+ * The setup files in `folder`, whose files are `names`. Without the autoloop workflow there is
+ * nothing to check, so nothing more is read (through the API, each file is a request).
+ */
+async function readSetupFiles(folder, names) {
+    const read = async (name) => {
+        if (!names.includes(name))
+            return null;
+        const text = await folder.read(name);
+        return text === null ? null : { path: `${model/* WORKFLOWS_DIR */.xs}/${name}`, text };
+    };
+    const workflow = await read(WORKFLOW_NAME);
+    const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 };
+    return {
+        source: folder.source,
         workflow,
         lock: workflow ? await read(LOCK_NAME) : null,
         others: (await Promise.all(others.map(read))).filter((f) => f !== null),
         skipped
     };
 }
+/** The setup files in `folder`; null when it does not exist. */
+async function readFolder(folder) {
+    const names = await folder.names();
+    return names ? readSetupFiles(folder, names) : null;
+}
 /** Nothing to read: no checkout with workflows, and no API. */
 function nothingFound(sources) {
     return {
-        source: sources.dir
-            ? `local: ${sources.dir} (no ${WORKFLOWS_DIR}/)`
+        source: sources.checkout
+            ? `${sources.checkout.source} (no ${model/* WORKFLOWS_DIR */.xs}/)`
             : 'nothing (no checkout, no API)',
         workflow: null,
         lock: null,
@@ -53462,11 +53496,13 @@ async function stateBranchFacts(sources, branch) {
  * default branch's through the API. Throws only when the API fails to list or read them.
  */
 async function runDoctor(sources, options) {
-    const { api } = sources;
-    const local = sources.dir ? await readLocal(sources.dir) : null;
+    const { api, checkout } = sources;
+    const local = checkout ? await readFolder(checkout) : null;
     const defaultBranch = api ? await api.defaultBranch() : null;
+    const remote = !local && api && defaultBranch !== null ? branchFolder(api, defaultBranch) : null;
+    // Through the API a missing folder lists as empty: the report names the branch read.
     const files = local ??
-        (api && defaultBranch !== null ? await readApi(api, defaultBranch) : nothingFound(sources));
+        (remote ? await readSetupFiles(remote, (await remote.names()) ?? []) : nothingFound(sources));
     const setup = parseSetup(files);
     const facts = { defaultBranch, stateBranchExists: null };
     if (setup.workflow)
@@ -53492,7 +53528,7 @@ function apiOf(deps) {
     };
 }
 function diagnoseRepository(config, deps, sources = {}) {
-    return runDoctor({ dir: deps.environment.workspace, api: apiOf(deps), ...sources }, { stateBranch: config.stateBranch });
+    return runDoctor({ checkout: deps.checkoutWorkflows, api: apiOf(deps), ...sources }, { stateBranch: config.stateBranch });
 }
 async function runDoctorCommand(config, deps) {
     const report = await diagnoseRepository(config, deps);
@@ -54226,13 +54262,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
-/***/ 1455:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-
-/***/ }),
-
 /***/ 7067:
 /***/ ((module) => {
 
@@ -54251,13 +54280,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 6760:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 

@@ -38454,23 +38454,68 @@ ${built.map((b) => b.fields).join('\n')}
 
 /***/ }),
 
-/***/ 9212:
+/***/ 5503:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   j: () => (/* binding */ runDoctor)
+/* harmony export */   o: () => (/* binding */ checkoutWorkflowFolder)
 /* harmony export */ });
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1455);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4296);
-/* harmony import */ var _core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3006);
-/* harmony import */ var _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(7006);
-/* harmony import */ var _render_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8008);
-/* harmony import */ var _core_doctor_setup_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(6718);
+/* harmony import */ var _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7006);
+/**
+ * A checkout's `.github/workflows/` folder, as the doctor reads it (docs/commands.md: "doctor").
+ */
 
 
+
+
+/** The workflow folder of the checkout in `dir`; a file it cannot read is an error that names it. */
+function checkoutWorkflowFolder(dir) {
+    const folder = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_3__/* .WORKFLOWS_DIR */ .xs);
+    return {
+        source: `local: ${dir}`,
+        async names() {
+            try {
+                return await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readdir)(folder);
+            }
+            catch (error) {
+                if (error.code === 'ENOENT')
+                    return null;
+                throw error;
+            }
+        },
+        async read(name) {
+            try {
+                return await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readFile)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(folder, name), 'utf8');
+            }
+            catch (error) {
+                const code = error.code ?? (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error);
+                throw new _core_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`cannot read ${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_3__/* .WORKFLOWS_DIR */ .xs}/${name} in ${dir} (${code})`, {
+                    fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
+                });
+            }
+        }
+    };
+}
+
+
+/***/ }),
+
+/***/ 9212:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   j: () => (/* binding */ runDoctor)
+/* harmony export */ });
+/* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4296);
+/* harmony import */ var _core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3006);
+/* harmony import */ var _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7006);
+/* harmony import */ var _render_doctor_report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8008);
+/* harmony import */ var _core_doctor_setup_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6718);
 
 
 
@@ -38478,8 +38523,8 @@ ${built.map((b) => b.fields).join('\n')}
 
 /** Other workflow files read at most (one contents request each). */
 const MAX_OTHER_WORKFLOWS = 40;
-const WORKFLOW_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOW_FILE */ .XC.split('/').pop();
-const LOCK_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .LOCK_FILE */ .FI.split('/').pop();
+const WORKFLOW_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOW_FILE */ .XC.split('/').pop();
+const LOCK_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .LOCK_FILE */ .FI.split('/').pop();
 /** Which files of `.github/workflows/` the doctor reads. */
 function pick(names) {
     const others = names.filter((name) => /\.ya?ml$/.test(name) && !name.endsWith('.lock.yml')).sort();
@@ -38488,63 +38533,45 @@ function pick(names) {
         skipped: Math.max(0, others.length - MAX_OTHER_WORKFLOWS)
     };
 }
-async function readLocal(dir) {
-    let names;
-    try {
-        names = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readdir)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs));
-    }
-    catch (error) {
-        if (error.code === 'ENOENT')
-            return null;
-        throw error;
-    }
-    const read = async (name) => {
-        if (!names.includes(name))
-            return null;
-        const path = `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/${name}`;
-        try {
-            return { path, text: await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readFile)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, path), 'utf8') };
-        }
-        catch (error) {
-            const code = error.code ?? (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error);
-            throw new _core_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`cannot read ${path} in ${dir} (${code})`, {
-                fix: 'make it a readable file, or run the doctor on another checkout (--dir)'
-            });
-        }
-    };
-    const { others, skipped } = pick(names);
-    return {
-        source: `local: ${dir}`,
-        workflow: await read(WORKFLOW_NAME),
-        lock: await read(LOCK_NAME),
-        others: (await Promise.all(others.map(read))).filter((f) => f !== null),
-        skipped
-    };
-}
-async function readApi(api, branch) {
-    const names = await api.listDir(branch, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs);
-    const read = async (name) => {
-        if (!names.includes(name))
-            return null;
-        const file = await api.getFile(branch, `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/${name}`);
-        return file ? { path: `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/${name}`, text: file.text } : null;
-    };
-    const workflow = await read(WORKFLOW_NAME);
-    // Without the autoloop workflow there is nothing to check: read nothing more.
-    const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 };
+/** A branch's workflow folder, read through the contents API. */
+function branchFolder(api, branch) {
     return {
         source: `contents API at ${branch}`,
+        names: () => api.listDir(branch, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs),
+        read: async (name) => (await api.getFile(branch, `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs}/${name}`))?.text ?? null
+    };
+}
+/**
+ * The setup files in `folder`, whose files are `names`. Without the autoloop workflow there is
+ * nothing to check, so nothing more is read (through the API, each file is a request).
+ */
+async function readSetupFiles(folder, names) {
+    const read = async (name) => {
+        if (!names.includes(name))
+            return null;
+        const text = await folder.read(name);
+        return text === null ? null : { path: `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs}/${name}`, text };
+    };
+    const workflow = await read(WORKFLOW_NAME);
+    const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 };
+    return {
+        source: folder.source,
         workflow,
         lock: workflow ? await read(LOCK_NAME) : null,
         others: (await Promise.all(others.map(read))).filter((f) => f !== null),
         skipped
     };
 }
+/** The setup files in `folder`; null when it does not exist. */
+async function readFolder(folder) {
+    const names = await folder.names();
+    return names ? readSetupFiles(folder, names) : null;
+}
 /** Nothing to read: no checkout with workflows, and no API. */
 function nothingFound(sources) {
     return {
-        source: sources.dir
-            ? `local: ${sources.dir} (no ${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOWS_DIR */ .xs}/)`
+        source: sources.checkout
+            ? `${sources.checkout.source} (no ${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs}/)`
             : 'nothing (no checkout, no API)',
         workflow: null,
         lock: null,
@@ -38566,7 +38593,7 @@ async function stateBranchFacts(sources, branch) {
     catch (error) {
         return {
             stateBranchExists: null,
-            stateBranchNote: `the API answered: ${(0,_core_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error).split('\n')[0]}`
+            stateBranchNote: `the API answered: ${(0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .errorMessage */ .gJ)(error).split('\n')[0]}`
         };
     }
 }
@@ -38575,16 +38602,18 @@ async function stateBranchFacts(sources, branch) {
  * default branch's through the API. Throws only when the API fails to list or read them.
  */
 async function runDoctor(sources, options) {
-    const { api } = sources;
-    const local = sources.dir ? await readLocal(sources.dir) : null;
+    const { api, checkout } = sources;
+    const local = checkout ? await readFolder(checkout) : null;
     const defaultBranch = api ? await api.defaultBranch() : null;
+    const remote = !local && api && defaultBranch !== null ? branchFolder(api, defaultBranch) : null;
+    // Through the API a missing folder lists as empty: the report names the branch read.
     const files = local ??
-        (api && defaultBranch !== null ? await readApi(api, defaultBranch) : nothingFound(sources));
-    const setup = (0,_core_doctor_setup_js__WEBPACK_IMPORTED_MODULE_5__/* .parseSetup */ .Ju)(files);
+        (remote ? await readSetupFiles(remote, (await remote.names()) ?? []) : nothingFound(sources));
+    const setup = (0,_core_doctor_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .parseSetup */ .Ju)(files);
     const facts = { defaultBranch, stateBranchExists: null };
     if (setup.workflow)
-        Object.assign(facts, await stateBranchFacts(sources, (0,_core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_3__/* .stateBranchOf */ .x1)(setup, options)));
-    return (0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__/* .diagnose */ .h4)(setup, facts, options);
+        Object.assign(facts, await stateBranchFacts(sources, (0,_core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__/* .stateBranchOf */ .x1)(setup, options)));
+    return (0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_2__/* .diagnose */ .h4)(setup, facts, options);
 }
 
 
@@ -38854,8 +38883,9 @@ async function runBriefCommand(args, io) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4296);
 /* harmony import */ var _app_doctor_run_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9212);
-/* harmony import */ var _render_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8008);
-/* harmony import */ var _core_inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(9114);
+/* harmony import */ var _adapters_workflow_folder_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5503);
+/* harmony import */ var _render_doctor_report_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8008);
+/* harmony import */ var _core_inputs_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9114);
 /**
  * `autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]` (docs/commands.md: "doctor"):
  * checks a checkout's gh-aw setup. Read-only. With GITHUB_TOKEN (or GH_TOKEN) and
@@ -38863,6 +38893,7 @@ async function runBriefCommand(args, io) {
  * files when the folder has no `.github/workflows/`); without them it checks the files alone.
  * Exit code 1 when a check fails, 2 for bad arguments.
  */
+
 
 
 
@@ -38899,21 +38930,21 @@ async function runDoctorCli(args, io) {
         return 0;
     }
     const stateBranch = values['state-branch'] ?? 'memory/autoloop';
-    const problem = (0,_core_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .branchNameProblem */ .hq)(stateBranch);
+    const problem = (0,_core_inputs_js__WEBPACK_IMPORTED_MODULE_6__/* .branchNameProblem */ .hq)(stateBranch);
     if (problem) {
         io.stderr.write(`error: --state-branch "${stateBranch}" is not a branch name: it ${problem}\n`);
         return 2;
     }
     let report;
     try {
-        report = await (0,_app_doctor_run_js__WEBPACK_IMPORTED_MODULE_3__/* .runDoctor */ .j)({ dir: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(io.cwd, values.dir ?? '.'), api: io.connect() }, { stateBranch });
+        report = await (0,_app_doctor_run_js__WEBPACK_IMPORTED_MODULE_3__/* .runDoctor */ .j)({ checkout: (0,_adapters_workflow_folder_js__WEBPACK_IMPORTED_MODULE_4__/* .checkoutWorkflowFolder */ .o)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(io.cwd, values.dir ?? '.')), api: io.connect() }, { stateBranch });
     }
     catch (error) {
         io.stderr.write(`error: the doctor could not read the repository: ${(0,_core_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error)}\n` +
             'Fix: check --dir, and that the token may read the repository (contents: read).\n');
         return 2;
     }
-    io.stdout.write(values.json ? `${(0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__/* .reportJson */ .l4)(report)}\n` : `${(0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_4__/* .reportLines */ .QS)(report).join('\n')}\n`);
+    io.stdout.write(values.json ? `${(0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_5__/* .reportJson */ .l4)(report)}\n` : `${(0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_5__/* .reportLines */ .QS)(report).join('\n')}\n`);
     return report.status === 'fail' ? 1 : 0;
 }
 
@@ -45161,7 +45192,7 @@ function failureKind(firstErrorLine) {
  * Version 2: failure kinds in test keys, tool-parsed annotations.
  * Version 3: a Surefire test in error keyed by the exception's simple class name; a home path
  * cut before its first project folder; copies' line prefixes removed before any parser.
- * `__fixtures__/corpus/keys.lock.json` holds the keys of the current version, and a test fails
+ * `__fixtures__/signature-keys.lock.json` holds the keys of the current version, and a test fails
  * when they change under it (`npx tsx scripts/corpus/keys-lock.ts` rewrites it).
  */
 const SIGNATURE_SCHEME_VERSION = 3;
@@ -49093,6 +49124,8 @@ function gitMemoryBranchReader(options) {
     };
 }
 
+// EXTERNAL MODULE: ./src/adapters/workflow-folder.ts
+var workflow_folder = __nccwpck_require__(5503);
 // EXTERNAL MODULE: ./src/core/text/untrusted.ts
 var untrusted = __nccwpck_require__(9069);
 ;// CONCATENATED MODULE: external "node:os"
@@ -49229,6 +49262,7 @@ function fixCommandRunner(options) {
 
 
 
+
 /** Where gh-aw's repo-memory job checks out the `memory/autoloop` branch. */
 const DEFAULT_STATE_DIR = '/tmp/gh-aw/repo-memory/autoloop';
 /**
@@ -49269,6 +49303,7 @@ function realConnect(options) {
             issues: github,
             store,
             repoContents: github,
+            checkoutWorkflows: (0,workflow_folder/* checkoutWorkflowFolder */.o)(environment.workspace),
             ...(store instanceof ContentsApiStore
                 ? {
                     memoryBranch: gitMemoryBranchReader({
@@ -56443,7 +56478,7 @@ function apiOf(deps) {
     };
 }
 function diagnoseRepository(config, deps, sources = {}) {
-    return (0,doctor_run/* runDoctor */.j)({ dir: deps.environment.workspace, api: apiOf(deps), ...sources }, { stateBranch: config.stateBranch });
+    return (0,doctor_run/* runDoctor */.j)({ checkout: deps.checkoutWorkflows, api: apiOf(deps), ...sources }, { stateBranch: config.stateBranch });
 }
 async function runDoctorCommand(config, deps) {
     const report = await diagnoseRepository(config, deps);

@@ -1,7 +1,7 @@
 /**
  * The key lock (README: "Failure signatures"): the signature every corpus class and every
  * quoted tuning fixture gives, recorded with the signature scheme version that produced it, in
- * `__fixtures__/corpus/keys.lock.json`. A test compares the keys of today's parsers with it, so
+ * `__fixtures__/signature-keys.lock.json`. A test compares the keys of today's parsers with it, so
  * a change to the keys cannot land without raising `SIGNATURE_SCHEME_VERSION`: a hash stored in
  * a ledger under the old scheme then never equals a new one.
  *
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { SIGNATURE_SCHEME_VERSION } from '../../src/core/signature/signature.js'
 import { CORPUS_DIR, signatureOfText } from './measure.js'
 
-export const KEYS_LOCK_PATH = join(CORPUS_DIR, 'keys.lock.json')
+export const KEYS_LOCK_PATH = join(CORPUS_DIR, '..', 'signature-keys.lock.json')
 
 export interface KeysLock {
   /** The `SIGNATURE_SCHEME_VERSION` the signatures were produced under. */
