@@ -11,6 +11,7 @@
  * at `DETAIL_LIMITS.lines` lines or `DETAIL_LIMITS.bytes` bytes, and a parser keeps windows for
  * its first `DETAIL_LIMITS.failures` failures only, so memory stays flat whatever the log holds.
  */
+import { runnerCheckoutRoots } from './normalise.js'
 
 export const DETAIL_LIMITS = {
   /** Lines kept per failure. */
@@ -26,8 +27,10 @@ export const DETAIL_LIMITS = {
  * jobs, a self-hosted runner's `<runner>/_work/<repo>/<repo>/`) and `file://` URLs of them.
  * Removed from detail lines, so `/home/runner/work/app/app/src/a.ts:3` reads `src/a.ts:3`.
  */
-const CHECKOUT_ROOT_IN_LINE =
-  /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\/|(?:file:\/\/\/?)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s]+){0,4}[\\/]_work[\\/](?!(?:_temp|_actions|_tool)[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]/g
+const CHECKOUT_ROOT_IN_LINE = new RegExp(
+  `(?:file:///?)?(?:${runnerCheckoutRoots('[\\\\/]', '[^\\\\/\\s]')})`,
+  'g'
+)
 
 /**
  * Stack frames and frame-like lines inside dependencies or the language runtime: JavaScript

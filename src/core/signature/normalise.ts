@@ -11,16 +11,28 @@ export const MAX_KEY_LENGTH = 120
 /** Longest masked message kept inside a key. */
 export const MAX_MESSAGE_LENGTH = 100
 
+/**
+ * The checkout roots of GitHub's runners, written once for the two places they are removed: at
+ * the start of a path in a key (once `\` became `/`), and anywhere inside a detail line (either
+ * separator; a folder name never holds whitespace there). `sep` matches a separator, `char` one
+ * character of a folder name.
+ */
+export function runnerCheckoutRoots(sep: string, char: string): string {
+  const name = `${char}+`
+  const except = (...folders: string[]) => `(?!(?:${folders.join('|')})${sep})`
+  return [
+    // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
+    `(?:${sep}home${sep}runner${sep}work|${sep}Users${sep}runner${sep}work|${sep}__w)${sep}${except('_temp')}${name}${sep}${name}${sep}`,
+    `[A-Za-z]:${sep}a${sep}${except('_temp')}${name}${sep}${name}${sep}`,
+    `${sep}github${sep}workspace${sep}`,
+    // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work
+    // folder, e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
+    `(?:[A-Za-z]:)?(?:${sep}${name}){0,4}${sep}_work${sep}${except('_temp', '_actions', '_tool')}${name}${sep}${name}${sep}`
+  ].join('|')
+}
+
 const CHECKOUT_ROOTS: readonly RegExp[] = [
-  // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
-  /^\/home\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
-  /^\/Users\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
-  /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
-  /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
-  /^\/github\/workspace\//,
-  // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work folder,
-  // e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
-  /^(?:[A-Za-z]:)?\/(?:[^/]+\/){0,4}_work\/(?!_temp\/|_actions\/|_tool\/)[^/]+\/[^/]+\//,
+  new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
   // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
   // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
   /^\/builds\/[^/]+\/[^/]+\//,
