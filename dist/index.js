@@ -40026,7 +40026,7 @@ function realConnect(options) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2948);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9602);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4760);
 /**
@@ -40063,7 +40063,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2948:
+/***/ 9602:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40925,16 +40925,27 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 const MAX_KEY_LENGTH = 120;
 /** Longest masked message kept inside a key. */
 const MAX_MESSAGE_LENGTH = 100;
+/**
+ * The checkout roots of GitHub's runners, written once for the two places they are removed: at
+ * the start of a path in a key (once `\` became `/`), and anywhere inside a detail line (either
+ * separator; a folder name never holds whitespace there). `sep` matches a separator, `char` one
+ * character of a folder name.
+ */
+function runnerCheckoutRoots(sep, char) {
+    const name = `${char}+`;
+    const except = (...folders) => `(?!(?:${folders.join('|')})${sep})`;
+    return [
+        // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
+        `(?:${sep}home${sep}runner${sep}work|${sep}Users${sep}runner${sep}work|${sep}__w)${sep}${except('_temp')}${name}${sep}${name}${sep}`,
+        `[A-Za-z]:${sep}a${sep}${except('_temp')}${name}${sep}${name}${sep}`,
+        `${sep}github${sep}workspace${sep}`,
+        // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work
+        // folder, e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
+        `(?:[A-Za-z]:)?(?:${sep}${name}){0,4}${sep}_work${sep}${except('_temp', '_actions', '_tool')}${name}${sep}${name}${sep}`
+    ].join('|');
+}
 const CHECKOUT_ROOTS = [
-    // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
-    /^\/home\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/Users\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/github\/workspace\//,
-    // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work folder,
-    // e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
-    /^(?:[A-Za-z]:)?\/(?:[^/]+\/){0,4}_work\/(?!_temp\/|_actions\/|_tool\/)[^/]+\/[^/]+\//,
+    new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
     // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
     // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
     /^\/builds\/[^/]+\/[^/]+\//,
@@ -41203,6 +41214,10 @@ function compareCodeUnits(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
+;// CONCATENATED MODULE: ./src/core/checks/findings.ts
+/** Where a failing check's keys came from, cheapest first (README: "Failure signatures"). */
+const FAILURE_SOURCES = ['annotations', 'output', 'log', 'status', 'none'];
+
 ;// CONCATENATED MODULE: ./src/render/failure-details.ts
 /**
  * Failure details as markdown (docs/failure-details.md: "Failure details"), under one byte budget, for the fix
@@ -41290,6 +41305,7 @@ function reserve(later) {
 
 
 
+
 /** Version 2 added `classification`: whose failure it is. */
 const FAILURE_SUMMARY_VERSION = 2;
 const shaSchema = schemas/* string */.YjP()
@@ -41303,7 +41319,7 @@ const SummarySignatureSchema = schemas/* object */.Ikc({
     /** The one-line form (at most 160 characters), as in `pause-reason`. */
     short: schemas/* string */.YjP()
 });
-const FailureSourceSchema = schemas/* enum */.k5n(['annotations', 'output', 'log', 'status', 'none']);
+const FailureSourceSchema = schemas/* enum */.k5n(FAILURE_SOURCES);
 const FailingCheckSchema = schemas/* object */.Ikc({
     name: schemas/* string */.YjP(),
     /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
@@ -46422,6 +46438,7 @@ function runnerMarker(line) {
  * at `DETAIL_LIMITS.lines` lines or `DETAIL_LIMITS.bytes` bytes, and a parser keeps windows for
  * its first `DETAIL_LIMITS.failures` failures only, so memory stays flat whatever the log holds.
  */
+
 const DETAIL_LIMITS = {
     /** Lines kept per failure. */
     lines: 40,
@@ -46435,7 +46452,7 @@ const DETAIL_LIMITS = {
  * jobs, a self-hosted runner's `<runner>/_work/<repo>/<repo>/`) and `file://` URLs of them.
  * Removed from detail lines, so `/home/runner/work/app/app/src/a.ts:3` reads `src/a.ts:3`.
  */
-const CHECKOUT_ROOT_IN_LINE = /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\/|(?:file:\/\/\/?)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s]+){0,4}[\\/]_work[\\/](?!(?:_temp|_actions|_tool)[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]/g;
+const CHECKOUT_ROOT_IN_LINE = new RegExp(`(?:file:///?)?(?:${runnerCheckoutRoots('[\\\\/]', '[^\\\\/\\s]')})`, 'g');
 /**
  * Stack frames and frame-like lines inside dependencies or the language runtime: JavaScript
  * (`node_modules/`, `node:internal`), Python (`site-packages/`, the interpreter's lib), Go (the
@@ -51134,7 +51151,7 @@ async function recordRerun(run, index, rerun) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/app/gate/summary.ts
+;// CONCATENATED MODULE: ./src/render/summary-of.ts
 
 function summaryOf(program, attempt, findings, signature, ledger, now) {
     const previous = [...ledger.attempts]

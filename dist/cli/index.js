@@ -38625,7 +38625,7 @@ async function runDoctor(sources, options) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5953);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4270);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3770);
 /* harmony import */ var _core_inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(9114);
@@ -40768,6 +40768,7 @@ function stateFilePath(program) {
 /* harmony export */   jt: () => (/* binding */ DETAIL_LIMITS),
 /* harmony export */   mr: () => (/* binding */ detailLine)
 /* harmony export */ });
+/* harmony import */ var _normalise_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(12);
 /**
  * Failure details (docs/failure-details.md: "Failure details"): what a fixer needs of each failure, kept as the
  * tool printed it — the error or assertion message, expected and received values, the failing
@@ -40781,6 +40782,7 @@ function stateFilePath(program) {
  * at `DETAIL_LIMITS.lines` lines or `DETAIL_LIMITS.bytes` bytes, and a parser keeps windows for
  * its first `DETAIL_LIMITS.failures` failures only, so memory stays flat whatever the log holds.
  */
+
 const DETAIL_LIMITS = {
     /** Lines kept per failure. */
     lines: 40,
@@ -40794,7 +40796,7 @@ const DETAIL_LIMITS = {
  * jobs, a self-hosted runner's `<runner>/_work/<repo>/<repo>/`) and `file://` URLs of them.
  * Removed from detail lines, so `/home/runner/work/app/app/src/a.ts:3` reads `src/a.ts:3`.
  */
-const CHECKOUT_ROOT_IN_LINE = /(?:file:\/\/)?(?:\/home\/runner\/work|\/Users\/runner\/work|\/__w)\/(?!_temp\/)[^/\s]+\/[^/\s]+\/|(?:file:\/\/\/)?[A-Za-z]:[\\/]a[\\/](?!_temp[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]|\/github\/workspace\/|(?:file:\/\/\/?)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s]+){0,4}[\\/]_work[\\/](?!(?:_temp|_actions|_tool)[\\/])[^\\/\s]+[\\/][^\\/\s]+[\\/]/g;
+const CHECKOUT_ROOT_IN_LINE = new RegExp(`(?:file:///?)?(?:${(0,_normalise_js__WEBPACK_IMPORTED_MODULE_0__/* .runnerCheckoutRoots */ .kT)('[\\\\/]', '[^\\\\/\\s]')})`, 'g');
 /**
  * Stack frames and frame-like lines inside dependencies or the language runtime: JavaScript
  * (`node_modules/`, `node:internal`), Python (`site-packages/`, the interpreter's lib), Go (the
@@ -44932,6 +44934,7 @@ function extractFailuresFromString(text, options = {}) {
 /* harmony export */   I1: () => (/* binding */ maskMessage),
 /* harmony export */   Ju: () => (/* binding */ firstQuotedSymbol),
 /* harmony export */   Sg: () => (/* binding */ normalisePathsIn),
+/* harmony export */   kT: () => (/* binding */ runnerCheckoutRoots),
 /* harmony export */   qb: () => (/* binding */ normalisePath),
 /* harmony export */   sI: () => (/* binding */ buildKey),
 /* harmony export */   zU: () => (/* binding */ failureKind)
@@ -44951,16 +44954,27 @@ function extractFailuresFromString(text, options = {}) {
 const MAX_KEY_LENGTH = 120;
 /** Longest masked message kept inside a key. */
 const MAX_MESSAGE_LENGTH = 100;
+/**
+ * The checkout roots of GitHub's runners, written once for the two places they are removed: at
+ * the start of a path in a key (once `\` became `/`), and anywhere inside a detail line (either
+ * separator; a folder name never holds whitespace there). `sep` matches a separator, `char` one
+ * character of a folder name.
+ */
+function runnerCheckoutRoots(sep, char) {
+    const name = `${char}+`;
+    const except = (...folders) => `(?!(?:${folders.join('|')})${sep})`;
+    return [
+        // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
+        `(?:${sep}home${sep}runner${sep}work|${sep}Users${sep}runner${sep}work|${sep}__w)${sep}${except('_temp')}${name}${sep}${name}${sep}`,
+        `[A-Za-z]:${sep}a${sep}${except('_temp')}${name}${sep}${name}${sep}`,
+        `${sep}github${sep}workspace${sep}`,
+        // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work
+        // folder, e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
+        `(?:[A-Za-z]:)?(?:${sep}${name}){0,4}${sep}_work${sep}${except('_temp', '_actions', '_tool')}${name}${sep}${name}${sep}`
+    ].join('|');
+}
 const CHECKOUT_ROOTS = [
-    // GitHub-hosted runners (Linux, macOS, Windows) and container jobs: <root>/<repo>/<repo>/
-    /^\/home\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/Users\/runner\/work\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^[A-Za-z]:\/a\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/__w\/(?!_temp\/)[^/]+\/[^/]+\//,
-    /^\/github\/workspace\//,
-    // Self-hosted runners: <runner folder>/_work/<repo>/<repo>/ (the runner's default work folder,
-    // e.g. /home/ci/actions-runner/_work/…, C:\actions-runner\_work\…).
-    /^(?:[A-Za-z]:)?\/(?:[^/]+\/){0,4}_work\/(?!_temp\/|_actions\/|_tool\/)[^/]+\/[^/]+\//,
+    new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
     // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
     // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
     /^\/builds\/[^/]+\/[^/]+\//,
@@ -49348,7 +49362,7 @@ function realConnect(options) {
 
 /***/ }),
 
-/***/ 5953:
+/***/ 4270:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -49393,6 +49407,10 @@ var iso = __nccwpck_require__(4377);
 var core_errors = __nccwpck_require__(7428);
 // EXTERNAL MODULE: ./src/core/signature/signature.ts
 var signature_signature = __nccwpck_require__(6864);
+;// CONCATENATED MODULE: ./src/core/checks/findings.ts
+/** Where a failing check's keys came from, cheapest first (README: "Failure signatures"). */
+const FAILURE_SOURCES = ['annotations', 'output', 'log', 'status', 'none'];
+
 // EXTERNAL MODULE: ./src/render/failure-details.ts
 var failure_details = __nccwpck_require__(9969);
 ;// CONCATENATED MODULE: ./src/render/failure-summary.ts
@@ -49404,6 +49422,7 @@ var failure_details = __nccwpck_require__(9969);
  * Pure. Everything that came from CI (check names, URLs, keys, error lines, notes) is untrusted:
  * the markdown shows it only through `core/text/untrusted.ts`, and `failureSummaryJson` redacts it.
  */
+
 
 
 
@@ -49421,7 +49440,7 @@ const SummarySignatureSchema = schemas/* object */.Ikc({
     /** The one-line form (at most 160 characters), as in `pause-reason`. */
     short: schemas/* string */.YjP()
 });
-const FailureSourceSchema = schemas/* enum */.k5n(['annotations', 'output', 'log', 'status', 'none']);
+const FailureSourceSchema = schemas/* enum */.k5n(FAILURE_SOURCES);
 const FailingCheckSchema = schemas/* object */.Ikc({
     name: schemas/* string */.YjP(),
     /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
@@ -55127,7 +55146,7 @@ async function recordRerun(run, index, rerun) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/app/gate/summary.ts
+;// CONCATENATED MODULE: ./src/render/summary-of.ts
 
 function summaryOf(program, attempt, findings, signature, ledger, now) {
     const previous = [...ledger.attempts]

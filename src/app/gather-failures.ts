@@ -5,7 +5,7 @@
  * job log, streamed with a byte cap; for commit statuses their context and description.
  * A missing or expired log is reported in the result, never fatal.
  */
-import type { FailureSource } from '../render/failure-summary.js'
+import type { GatheredFailure } from '../core/checks/findings.js'
 import type { AnnotationInfo, FailureSources } from '../ports.js'
 import type { CheckView } from '../core/checks/reduce.js'
 import type { Logger } from '../ports.js'
@@ -17,21 +17,6 @@ import {
 } from '../core/signature/extract.js'
 import { DETAIL_LIMITS } from '../core/signature/details.js'
 import { buildKey, maskMessage, normalisePath } from '../core/signature/normalise.js'
-
-export interface GatheredFailure {
-  name: string
-  kind: CheckView['kind']
-  conclusion: string
-  url: string | null
-  source: FailureSource
-  keys: string[]
-  /** The lines that showed the failure, as printed (untrusted, not yet sanitised). */
-  firstErrorLines: string[]
-  /** Per failure, what its tool printed about it (untrusted, not yet sanitised), in key order found. */
-  details?: { key: string; lines: string[] }[]
-  logTruncated?: boolean
-  note?: string
-}
 
 export interface GatherOptions {
   log: Logger

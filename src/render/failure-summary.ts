@@ -8,6 +8,7 @@
  */
 import { z } from 'zod'
 import { missingRequiredChecks } from '../core/signature/signature.js'
+import { FAILURE_SOURCES, type FailureSource } from '../core/checks/findings.js'
 import { renderFailureDetails, type FailureDetail } from './failure-details.js'
 import {
   fence,
@@ -39,7 +40,7 @@ export const SummarySignatureSchema = z.object({
   short: z.string()
 })
 
-export const FailureSourceSchema = z.enum(['annotations', 'output', 'log', 'status', 'none'])
+export const FailureSourceSchema = z.enum(FAILURE_SOURCES)
 
 export const FailingCheckSchema = z.object({
   name: z.string(),
@@ -116,7 +117,6 @@ export const FailureSummarySchema = z.object({
 
 export type FailureSummary = z.infer<typeof FailureSummarySchema>
 export type FailingCheck = z.infer<typeof FailingCheckSchema>
-export type FailureSource = z.infer<typeof FailureSourceSchema>
 export type KeyChanges = z.infer<typeof KeyChangesSchema>
 export type SummarySignature = z.infer<typeof SummarySignatureSchema>
 export type PreviousAttempt = z.infer<typeof PreviousAttemptSchema>

@@ -51,10 +51,10 @@ import { skippedReport, type GateReport } from '../outputs.js'
 import { errorMessage, httpStatus } from '../../core/errors.js'
 import { announce } from '../announce.js'
 import { LOCATE_TRIES, locateFixerRun } from '../fixer-check.js'
-import type { RedFindings } from './failures.js'
+import type { RedFindings } from '../../core/checks/findings.js'
 import { NOTHING_SEEN, type GatedHead, type Seen } from './observe.js'
 import { decideOn, iterationOf, stoppedReason, write, type GateRun } from './run.js'
-import { blockedSummary, summaryOf } from './summary.js'
+import { blockedSummary, summaryOf } from '../../render/summary-of.js'
 export type Began = (BeganAttempt & { files: ProgramFiles }) | { stopped: string }
 
 /** The attempt, written in flight with this run's id before waiting (and Branch, PR, Issue rows). */

@@ -11,7 +11,8 @@ import type { CheckView, ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
 import { reduceChecks } from '../../core/checks/reduce.js'
 import { poll, PollReadError } from '../poll.js'
-import { gatherFailures, type GatheredFailure } from '../gather-failures.js'
+import { gatherFailures } from '../gather-failures.js'
+import type { FailingCheck, RedFindings } from '../../core/checks/findings.js'
 import { infrastructureCause } from '../../core/rules/infrastructure.js'
 import {
   isTestFailure,
@@ -26,26 +27,6 @@ import { redactSecrets, removeMarkers } from '../../core/text/untrusted.js'
 import { errorMessage, httpStatus } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
 import { waitForChecks, type WaitWindow } from './observe.js'
-
-export interface FailingCheck extends GatheredFailure {
-  /** Why it looks like a failure outside the project, when it does. */
-  infrastructure: string | null
-  workflowRunId: number | undefined
-}
-
-export interface RedFindings {
-  /** The observation after any re-runs (its checks are the latest attempts). */
-  observation: GateObservation
-  /** Whether the checks were read again after re-runs (the observation may say something else). */
-  rechecked: boolean
-  /** Checks still failing, with their keys (untrusted text cleaned). */
-  failing: FailingCheck[]
-  /** Keys of the iteration's own failures (missing required checks included), sorted. */
-  newKeys: string[]
-  classification: Classification
-  reruns: Rerun[]
-  baseFailures: BaseFailures | null
-}
 
 export interface RedContext {
   config: ProgramConfig

@@ -26,7 +26,8 @@ import {
 import { needsFindings, type Observed } from '../../core/rules/decide.js'
 import type { ProgramFiles } from '../program-files.js'
 import { whyNoFix } from '../fixer-check.js'
-import { findRedFindings, type RedFindings } from './failures.js'
+import { findRedFindings } from './failures.js'
+import type { RedFindings } from '../../core/checks/findings.js'
 import { iterationOf, write, type GateRun } from './run.js'
 
 type WaitDeps = Pick<CommandDeps, 'github' | 'git' | 'clock' | 'log' | 'environment'>

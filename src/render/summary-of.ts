@@ -3,12 +3,12 @@
  * failure summary"): a red attempt's failing checks and whose they are, or a blocked commit and
  * what a maintainer must do.
  */
-import type { GateObservation } from '../../core/checks/observation.js'
-import type { Blocked } from '../../core/rules/classify.js'
-import type { Attempt, Ledger } from '../../core/ledger.js'
-import type { Signature } from '../../core/signature/signature.js'
-import { diffKeys, type FailureSummary } from '../../render/failure-summary.js'
-import type { RedFindings } from './failures.js'
+import type { GateObservation } from '../core/checks/observation.js'
+import type { Blocked } from '../core/rules/classify.js'
+import type { Attempt, Ledger } from '../core/ledger.js'
+import type { Signature } from '../core/signature/signature.js'
+import { diffKeys, type FailureSummary } from './failure-summary.js'
+import type { RedFindings } from '../core/checks/findings.js'
 
 export function summaryOf(
   program: string,
