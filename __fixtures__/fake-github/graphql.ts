@@ -188,6 +188,36 @@ function reply(result: ExecutionResult): Reply {
   }
 }
 
+interface ReadDocument {
+  document: DocumentNode
+  problems: readonly GraphQLError[]
+  /** The fields it selects that the fake does not serve. */
+  missing: string[]
+}
+
+/** Each query text parsed and validated once: the action sends a few texts many times. */
+const documents = new Map<string, ReadDocument>()
+
+function readDocument(schema: GraphQLSchema, text: string): ReadDocument | GraphQLError {
+  const known = documents.get(text)
+  if (known) return known
+  let document: DocumentNode
+  try {
+    document = parse(text)
+  } catch (error) {
+    if (error instanceof GraphQLError) return error
+    throw error
+  }
+  const problems = validate(schema, document)
+  const read = {
+    document,
+    problems,
+    missing: problems.length > 0 ? [] : unserved(schema, document)
+  }
+  documents.set(text, read)
+  return read
+}
+
 /** Checks a GraphQL request against GitHub's schema and prepares its answer. */
 export function graphqlRequest(model: Model, body: unknown): Checked {
   if (!isObject(body) || typeof body.query !== 'string')
@@ -197,14 +227,9 @@ export function graphqlRequest(model: Model, body: unknown): Checked {
       run: () => ({ status: 400, body: { message: 'Problems parsing JSON' } })
     }
   const { schema } = githubSchema()
-  let document: DocumentNode
-  try {
-    document = parse(body.query)
-  } catch (error) {
-    if (error instanceof GraphQLError) return invalid([error])
-    throw error
-  }
-  const problems = validate(schema, document)
+  const read = readDocument(schema, body.query)
+  if (read instanceof GraphQLError) return invalid([read])
+  const { document, problems, missing } = read
   if (problems.length > 0) return invalid(problems, document)
   const operationName = typeof body.operationName === 'string' ? body.operationName : undefined
   const operation = getOperationAST(document, operationName)
@@ -215,7 +240,6 @@ export function graphqlRequest(model: Model, body: unknown): Checked {
   const variables = isObject(body.variables) ? body.variables : {}
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables)
   if (coerced.errors) return invalid(coerced.errors)
-  const missing = unserved(schema, document)
   if (missing.length > 0)
     return {
       errors: [],
