@@ -3,12 +3,15 @@
  * signed-commit push sends it, with Octokit's own `graphql` client.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
+import { readFileSync } from 'node:fs'
 import { Octokit } from '@octokit/rest'
+import { validateSchema } from 'graphql'
 import {
   startFakeGitHub,
   type FakeGitHub,
   type Scenario
 } from '../../__fixtures__/fake-github/index.js'
+import { githubSchema } from '../../__fixtures__/fake-github/graphql.js'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 import { createGitHubClient, type GitHubClient } from '../../src/adapters/github/client.js'
@@ -48,6 +51,18 @@ const input = (expectedHeadOid: string) => ({
     deletions: [{ path: 'gone.txt' }]
   },
   expectedHeadOid
+})
+
+describe("GitHub's GraphQL schema", () => {
+  it('is the installed @octokit/graphql-schema, valid for graphql-js (the fake builds it assuming so)', () => {
+    const { schema, version } = githubSchema()
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+      packages: Record<string, { version: string }>
+    }
+    expect(version).toBe(lock.packages['node_modules/@octokit/graphql-schema']?.version)
+    expect(validateSchema(schema)).toEqual([])
+    expect(schema.getMutationType()?.getFields().createCommitOnBranch).toBeDefined()
+  })
 })
 
 describe('POST /graphql createCommitOnBranch', () => {
