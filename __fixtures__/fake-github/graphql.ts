@@ -74,8 +74,8 @@ function withFormat(scalar: GraphQLScalarType, format: { pattern: RegExp; expect
 let cached: { schema: GraphQLSchema; version: string } | undefined
 
 /**
- * GitHub's schema, built once per process (module registry, under jest) on the first GraphQL
- * request: the package's SDL, found the way Node finds the package (it exports only its
+ * GitHub's schema, built on the first GraphQL request, once per process (under jest, once per
+ * test file: each has its own modules): the package's SDL, found the way Node finds the package (it exports only its
  * index, which parses the schema's introspection JSON too).
  */
 export function githubSchema(): { schema: GraphQLSchema; version: string } {
@@ -157,7 +157,8 @@ function unserved(schema: GraphQLSchema, document: DocumentNode): string[] {
       Field(node) {
         const parent = info.getParentType()
         const field = node.name.value
-        if (!parent || field.startsWith('__')) return
+        // `__typename`, and introspection (`__type`, `__schema`), which graphql-js answers
+        if (!parent || field.startsWith('__') || parent.name.startsWith('__')) return
         const served = isAbstractType(parent)
           ? schema.getPossibleTypes(parent).filter((type) => RESOLVERS[type.name])
           : [parent]

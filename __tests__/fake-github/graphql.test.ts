@@ -63,6 +63,17 @@ describe("GitHub's GraphQL schema", () => {
     expect(validateSchema(schema)).toEqual([])
     expect(schema.getMutationType()?.getFields().createCommitOnBranch).toBeDefined()
   })
+
+  it('introspection is answered from it: the fields of a Blob', async () => {
+    fake = await startFakeGitHub({})
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const answer = await octokit.graphql<{ __type: { fields: { name: string }[] } }>(
+      'query { __type(name: "Blob") { fields { name } } }'
+    )
+    const fields = answer.__type.fields.map((field) => field.name)
+    expect(fields).toEqual(expect.arrayContaining(['oid', 'text', 'byteSize', 'isTruncated']))
+    expect(fields).not.toContain('size')
+  })
 })
 
 describe('POST /graphql createCommitOnBranch', () => {
