@@ -222,6 +222,16 @@ function readDocument(schema: GraphQLSchema, text: string): ReadDocument | Graph
   return read
 }
 
+/** Whether a request's operation is a `query` or a `mutation` (null when it does not parse). */
+export function graphqlOperation(text: string, operationName?: unknown): string | null {
+  try {
+    const name = typeof operationName === 'string' ? operationName : undefined
+    return getOperationAST(documents.get(text)?.document ?? parse(text), name)?.operation ?? null
+  } catch {
+    return null
+  }
+}
+
 /** Checks a GraphQL request against GitHub's schema and prepares its answer. */
 export function graphqlRequest(model: Model, body: unknown): Checked {
   if (!isObject(body) || typeof body.query !== 'string')

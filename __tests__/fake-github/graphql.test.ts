@@ -464,6 +464,20 @@ describe('where a branch stands, read with the state files in one GraphQL query'
     })
   })
 
+  it('a query is no write request however it is written (shorthand, a comment first); a mutation is', async () => {
+    const { fake, octokit, head } = await start()
+    const where = `owner: "${repo.owner}", name: "${repo.repo}"`
+    await octokit.graphql(`{ repository(${where}) { nameWithOwner } }`)
+    await octokit.graphql(`# the name\nquery Named { repository(${where}) { nameWithOwner } }`)
+    await octokit.graphql(MUTATION, { input: input(head) })
+    expect(fake.requests.map((r) => r.route)).toEqual([
+      'POST /graphql',
+      'POST /graphql',
+      'POST /graphql'
+    ])
+    expect(fake.writeRequests()).toEqual([fake.requests[2]])
+  })
+
   it('an argument of the wrong type is invalid, naming the field', async () => {
     fake = await startFakeGitHub({ scenario: { contents: { [BRANCH]: { 'a.txt': 'a\n' } } } })
     const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
