@@ -1,9 +1,11 @@
 /**
  * How fast the fake is: start-up with and without its git repository, a contents write (one
  * commit through git plumbing), an uncached contents read, an API read with and without a
- * repository to keep in step, and a shallow clone over HTTP. Medians of repeated runs.
+ * repository to keep in step, a shallow clone over HTTP, the build of GitHub's GraphQL schema
+ * (once per process: its time and the heap it holds) and a GraphQL read of a branch's head and
+ * file. Medians of repeated runs.
  *
- *   npx tsx __fixtures__/fake-github/bench.ts
+ *   node --expose-gc --import tsx __fixtures__/fake-github/bench.ts
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Octokit } from '@octokit/rest'
+import { githubSchema } from './graphql.js'
 import { startFakeGitHub, type Scenario } from './index.js'
 
 const run = promisify(execFile)
@@ -36,12 +39,27 @@ async function measure(label: string, times: number, action: () => Promise<unkno
 const startAndClose = (scenario: Scenario) => async () =>
   (await startFakeGitHub({ scenario })).close()
 
+/** The schema's build time and the heap it holds (exact with `--expose-gc`). */
+function schemaBuild(): string {
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  const heap = process.memoryUsage().heapUsed
+  const started = performance.now()
+  const { version } = githubSchema()
+  const ms = performance.now() - started
+  gc?.()
+  const held = (process.memoryUsage().heapUsed - heap) / 2 ** 20
+  return `| GitHub's GraphQL schema build (@octokit/graphql-schema ${version}), heap held ${held.toFixed(1)} MiB${gc ? '' : ' (no --expose-gc: with garbage)'} | ${ms.toFixed(1)} | – | 1 |`
+}
+
 async function main(): Promise<void> {
+  const schemaRow = schemaBuild()
   await startAndClose({})() // the OpenAPI description is parsed and cached once per machine
   const manyFiles = Object.fromEntries(
     Array.from({ length: 300 }, (_, i) => [`notes/n${i}.md`, `note ${i}\n`])
   )
   const rows = [
+    schemaRow,
     await measure('start + close, check runs only (no git)', 20, startAndClose(checksOnly)),
     await measure(
       'start + close, contents: 1 branch, 2 files',
@@ -78,6 +96,24 @@ async function main(): Promise<void> {
     }),
     await measure('check-runs GET, git repository present', 50, () =>
       octokit.rest.checks.listForRef({ ...repo, ref: MEMORY })
+    )
+  )
+  rows.push(
+    await measure('GraphQL query: a branch head and a file (parse, validate, execute)', 50, () =>
+      octokit.graphql(
+        `query($owner: String!, $name: String!, $ref: String!, $file: String!) {
+          repository(owner: $owner, name: $name) {
+            head: ref(qualifiedName: $ref) { target { oid } }
+            file: object(expression: $file) { ... on Blob { oid text isBinary isTruncated } }
+          }
+        }`,
+        {
+          owner: repo.owner,
+          name: repo.repo,
+          ref: `refs/heads/${MEMORY}`,
+          file: `${MEMORY}:perf.md`
+        }
+      )
     )
   )
   const clones = mkdtempSync(join(tmpdir(), 'fake-github-bench-'))

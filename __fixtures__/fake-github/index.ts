@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { faultAnswer, takeFault } from './faults.js'
 import { GIT_HTTP_PATH, serveGitHttp } from './git-http.js'
-import { GRAPHQL_ROUTE, graphqlRequest } from './graphql.js'
+import { GRAPHQL_ROUTE, graphqlOperation, graphqlRequest } from './graphql.js'
 import { errorReply, handlerFor, type Reply } from './handlers.js'
 import { Model } from './model.js'
 import { openApiValidator, type RequestToValidate } from './openapi.js'
@@ -142,11 +142,11 @@ function pickHeaders(incoming: Incoming): RecordedRequest['headers'] {
 /** Whether a request asks GitHub to change something: not a GET, nor a GraphQL query. */
 export function isWriteRequest(request: RecordedRequest): boolean {
   if (request.method === 'GET') return false
-  const body = request.body as { query?: unknown } | undefined
+  const body = request.body as { query?: unknown; operationName?: unknown } | undefined
   return !(
     request.path === '/graphql' &&
     typeof body?.query === 'string' &&
-    /^\s*query\b/.test(body.query)
+    graphqlOperation(body.query, body.operationName) === 'query'
   )
 }
 

@@ -3,12 +3,15 @@
  * signed-commit push sends it, with Octokit's own `graphql` client.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
+import { readFileSync } from 'node:fs'
 import { Octokit } from '@octokit/rest'
+import { validateSchema } from 'graphql'
 import {
   startFakeGitHub,
   type FakeGitHub,
   type Scenario
 } from '../../__fixtures__/fake-github/index.js'
+import { githubSchema } from '../../__fixtures__/fake-github/graphql.js'
 import { manualClock } from '../../__fixtures__/clock.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 import { createGitHubClient, type GitHubClient } from '../../src/adapters/github/client.js'
@@ -48,6 +51,29 @@ const input = (expectedHeadOid: string) => ({
     deletions: [{ path: 'gone.txt' }]
   },
   expectedHeadOid
+})
+
+describe("GitHub's GraphQL schema", () => {
+  it('is the installed @octokit/graphql-schema, valid for graphql-js (the fake builds it assuming so)', () => {
+    const { schema, version } = githubSchema()
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+      packages: Record<string, { version: string }>
+    }
+    expect(version).toBe(lock.packages['node_modules/@octokit/graphql-schema']?.version)
+    expect(validateSchema(schema)).toEqual([])
+    expect(schema.getMutationType()?.getFields().createCommitOnBranch).toBeDefined()
+  })
+
+  it('introspection is answered from it: the fields of a Blob', async () => {
+    fake = await startFakeGitHub({})
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const answer = await octokit.graphql<{ __type: { fields: { name: string }[] } }>(
+      'query { __type(name: "Blob") { fields { name } } }'
+    )
+    const fields = answer.__type.fields.map((field) => field.name)
+    expect(fields).toEqual(expect.arrayContaining(['oid', 'text', 'byteSize', 'isTruncated']))
+    expect(fields).not.toContain('size')
+  })
 })
 
 describe('POST /graphql createCommitOnBranch', () => {
@@ -95,17 +121,59 @@ describe('POST /graphql createCommitOnBranch', () => {
     expect(fake.state.branches[BRANCH]).toBe(head)
   })
 
-  it('an input that does not fit the mutation is invalid, with the reason; another query is unimplemented', async () => {
+  it("an input that does not fit GitHub's CreateCommitOnBranchInput is invalid, naming the variable and the field; moves nothing", async () => {
     const { fake, octokit, head } = await start()
-    await expect(
-      octokit.graphql(MUTATION, { input: { ...input(head), expectedHeadOid: 'HEAD' } })
-    ).rejects.toMatchObject({ errors: [{ type: 'INVALID' }] })
-    await expect(octokit.graphql('query { viewer { login } }')).rejects.toBeDefined()
-    expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
-      ['input.expectedHeadOid: GitObjectID! (40 hex digits) is required']
-    ])
-    expect(fake.unimplementedRequests().map((r) => r.route)).toEqual(['POST /graphql'])
+    const noMessage: Partial<ReturnType<typeof input>> = { ...input(head) }
+    delete noMessage.message
+    const bad = [
+      { ...input(head), expectedHeadOid: 'HEAD' },
+      noMessage,
+      { ...input(head), fileChanges: { additions: [{ path: 'x.txt', contents: 42 }] } },
+      { ...input(head), branch: { ...input(head).branch, ref: BRANCH } }
+    ]
+    for (const given of bad)
+      await expect(octokit.graphql(MUTATION, { input: given })).rejects.toMatchObject({
+        errors: [{ message: expect.stringContaining('$input') }]
+      })
+    const problems = fake.invalidRequests().map((r) => r.openapi.errors)
+    expect(problems).toHaveLength(bad.length)
+    const named = [
+      'input.expectedHeadOid',
+      'CommitMessage',
+      'input.fileChanges.additions[0].contents',
+      'input.branch'
+    ]
+    problems.forEach((errors, i) => {
+      expect(errors).toHaveLength(1)
+      expect(errors[0]).toContain('$input')
+      expect(errors[0]).toContain(named[i])
+    })
     expect(fake.state.branches[BRANCH]).toBe(head)
+    expect(fake.writeRequests().map((r) => r.status)).toEqual(bad.map(() => 200))
+    fake.requests.splice(0)
+  })
+
+  it('an operation GitHub has but the fake does not serve is unimplemented, not invalid', async () => {
+    const { fake, octokit } = await start()
+    await expect(octokit.graphql('query { viewer { login } }')).rejects.toBeDefined()
+    await expect(
+      octokit.graphql(
+        'query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { stargazerCount } }',
+        { owner: repo.owner, name: repo.repo }
+      )
+    ).rejects.toBeDefined()
+    expect(fake.invalidRequests()).toEqual([])
+    expect(fake.unimplementedRequests().map((r) => r.route)).toEqual([
+      'POST /graphql',
+      'POST /graphql'
+    ])
+    fake.requests.splice(0)
+  })
+
+  it('a request that is not GraphQL at all (a syntax error) is invalid', async () => {
+    const { fake, octokit } = await start()
+    await expect(octokit.graphql('query { repository(owner: "a" name: ')).rejects.toBeDefined()
+    expect(fake.invalidRequests().map((r) => r.openapi.errors.length)).toEqual([1])
     fake.requests.splice(0)
   })
 })
@@ -224,9 +292,10 @@ describe("the state branch through GraphQL, as the action's RestGitHub reads and
         { owner: repo.owner, name: repo.repo, a: `${BRANCH}:perf.md` }
       )
     ).rejects.toBeDefined()
-    expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
-      ['query.repository.a.size: Blob has no field size']
-    ])
+    const [problem, ...more] = fake.invalidRequests().map((r) => r.openapi.errors)
+    expect(more).toEqual([])
+    expect(problem).toEqual([expect.stringContaining('repository.a.size')])
+    expect(problem?.[0]).toContain('Blob')
     expect((await github.getFiles(BRANCH, ['perf.md'])).files[0]?.text).toBe('# perf\n')
     fake.requests.splice(0)
   })
@@ -325,6 +394,114 @@ describe('where a branch stands, read with the state files in one GraphQL query'
     expect(standing).toBeNull()
   })
 
+  it("a valid query is answered by GitHub's schema's shape: aliases, nesting, abstract types' __typename, nulls", async () => {
+    fake = await startFakeGitHub({ scenario: { contents: { [BRANCH]: { 'a.txt': 'a\n' } } } })
+    const first = fake.state.branches[BRANCH] as string
+    const second = fake.commit(BRANCH, { 'a.txt': 'a2\n' }, 'second')
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const { data: pull } = await octokit.rest.pulls.create({
+      ...repo,
+      head: BRANCH,
+      base: 'main',
+      title: 't'
+    })
+    const answer = await octokit.graphql(
+      `query($owner: String!, $name: String!, $agent: String!, $file: String!, $sha: GitObjectID!) {
+        repository(owner: $owner, name: $name) {
+          nameWithOwner
+          main: defaultBranchRef { name prefix }
+          agent: ref(qualifiedName: $agent) {
+            target { __typename oid ... on Commit { parents(first: 5) { totalCount nodes { oid } } } }
+            open: associatedPullRequests(states: [OPEN], first: 1) {
+              totalCount nodes { number state isDraft headRefName headRefOid baseRef { name } }
+            }
+            closed: associatedPullRequests(states: [CLOSED, MERGED]) { totalCount nodes { number } }
+          }
+          missing: ref(qualifiedName: "refs/heads/none") { name }
+          file: object(expression: $file) { __typename oid ... on Blob { text byteSize } }
+          nothing: object(expression: "main:none.txt") { oid }
+          earlier: object(oid: $sha) { ... on Commit { tree { __typename } } ... on Blob { text } }
+        }
+      }`,
+      {
+        owner: repo.owner,
+        name: repo.repo,
+        agent: `refs/heads/${BRANCH}`,
+        file: `${BRANCH}:a.txt`,
+        sha: first
+      }
+    )
+    expect(answer).toEqual({
+      repository: {
+        nameWithOwner: `${repo.owner}/${repo.repo}`,
+        main: { name: 'main', prefix: 'refs/heads/' },
+        agent: {
+          target: {
+            __typename: 'Commit',
+            oid: second,
+            parents: { totalCount: 1, nodes: [{ oid: first }] }
+          },
+          open: {
+            totalCount: 1,
+            nodes: [
+              {
+                number: pull.number,
+                state: 'OPEN',
+                isDraft: false,
+                headRefName: BRANCH,
+                headRefOid: second,
+                baseRef: { name: 'main' }
+              }
+            ]
+          },
+          closed: { totalCount: 0, nodes: [] }
+        },
+        missing: null,
+        file: { __typename: 'Blob', oid: blobVersion('a2\n'), text: 'a2\n', byteSize: 3 },
+        nothing: null,
+        earlier: { tree: { __typename: 'Tree' } }
+      }
+    })
+  })
+
+  it('a query is no write request however it is written (shorthand, a comment first); a mutation is', async () => {
+    const { fake, octokit, head } = await start()
+    const where = `owner: "${repo.owner}", name: "${repo.repo}"`
+    await octokit.graphql(`{ repository(${where}) { nameWithOwner } }`)
+    await octokit.graphql(`# the name\nquery Named { repository(${where}) { nameWithOwner } }`)
+    await octokit.graphql(MUTATION, { input: input(head) })
+    expect(fake.requests.map((r) => r.route)).toEqual([
+      'POST /graphql',
+      'POST /graphql',
+      'POST /graphql'
+    ])
+    expect(fake.writeRequests()).toEqual([fake.requests[2]])
+  })
+
+  it('an argument of the wrong type is invalid, naming the field', async () => {
+    fake = await startFakeGitHub({ scenario: { contents: { [BRANCH]: { 'a.txt': 'a\n' } } } })
+    const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
+    const ask = (selection: string) =>
+      octokit.graphql(
+        `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${selection} } }`,
+        { owner: repo.owner, name: repo.repo }
+      )
+    await expect(
+      ask('main: defaultBranchRef { associatedPullRequests(first: "one") { totalCount } }')
+    ).rejects.toBeDefined()
+    await expect(
+      ask('main: defaultBranchRef { associatedPullRequests(states: [OPENED]) { totalCount } }')
+    ).rejects.toBeDefined()
+    await expect(ask('ref(qualifiedName: 7) { name }')).rejects.toBeDefined()
+    const problems = fake.invalidRequests().map((r) => r.openapi.errors)
+    expect(problems).toHaveLength(3)
+    expect(problems[0]).toEqual([expect.stringContaining('repository.main.associatedPullRequests')])
+    expect(problems[1]).toEqual([expect.stringContaining('OPENED')])
+    expect(problems[2]).toEqual([expect.stringContaining('repository.ref')])
+    expect(fake.unimplementedRequests()).toEqual([])
+    fake.requests.splice(0)
+  })
+
   it('the fake checks the query against the schema: a field, an argument, a variable of the wrong type', async () => {
     fake = await startFakeGitHub({ scenario: { contents: { [BRANCH]: { 'a.txt': 'a\n' } } } })
     const octokit = new Octokit({ baseUrl: fake.apiUrl, log: quiet })
@@ -348,13 +525,15 @@ describe('where a branch stands, read with the state files in one GraphQL query'
         { sha }
       )
     ).rejects.toBeDefined()
-    expect(fake.invalidRequests().map((r) => r.openapi.errors)).toEqual([
-      ['query.repository.defaultBranchRef.headSha: Ref has no field headSha'],
-      [
-        'query.repository.ref.associatedPullRequests: Ref.associatedPullRequests has no argument state'
-      ],
-      ['query.repository.object(oid): $sha is String!, the argument is GitObjectID']
-    ])
+    const problems = fake.invalidRequests().map((r) => r.openapi.errors)
+    expect(problems).toHaveLength(3)
+    expect(problems.map((errors) => errors.length)).toEqual([1, 1, 1])
+    const [field, argument, variable] = problems.map((errors) => errors[0] ?? '')
+    expect(field).toContain('repository.defaultBranchRef.headSha')
+    expect(argument).toContain('repository.ref.associatedPullRequests')
+    expect(argument).toContain('state')
+    expect(variable).toContain('$sha')
+    expect(variable).toContain('GitObjectID')
     fake.requests.splice(0)
   })
 })
