@@ -3,7 +3,7 @@
  * (docs/inputs-outputs.md: "Outputs").
  */
 import { markdownTable } from 'markdown-table'
-import type { CheckView } from '../core/checks/reduce.js'
+import { isCounted, type CheckView } from '../core/checks/reduce.js'
 import type { GateObservation, GateVerdict } from '../core/checks/observation.js'
 import type { Settlement } from '../core/rules/decide.js'
 import type { Blocked } from '../core/rules/classify.js'
@@ -56,15 +56,13 @@ const outputText = (text: string): string => removeMarkers(redactSecrets(normali
 
 /** The `checks` output: every counted check with its conclusion and link. */
 export function checksOutput(checks: readonly CheckView[]): CheckOutput[] {
-  return checks
-    .filter((check) => check.excluded === undefined)
-    .map((check) => ({
-      name: outputText(check.name),
-      kind: check.kind,
-      status: check.status,
-      conclusion: check.conclusion,
-      url: check.url
-    }))
+  return checks.filter(isCounted).map((check) => ({
+    name: outputText(check.name),
+    kind: check.kind,
+    status: check.status,
+    conclusion: check.conclusion,
+    url: check.url
+  }))
 }
 
 const STATE_ICON: Record<CheckView['state'], string> = {
@@ -87,7 +85,7 @@ function link(url: string | null, text: string): string {
 }
 
 export function checksTable(checks: readonly CheckView[]): string {
-  const counted = checks.filter((check) => check.excluded === undefined)
+  const counted = checks.filter(isCounted)
   const excluded = checks.filter((check) => check.excluded !== undefined)
   const parts: string[] = []
   if (counted.length === 0)

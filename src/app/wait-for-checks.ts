@@ -7,6 +7,7 @@ import type { Clock } from '../ports.js'
 import type { Logger } from '../ports.js'
 import { poll } from './poll.js'
 import {
+  isCounted,
   reduceChecks,
   type CheckView,
   type ChecksSnapshot,
@@ -53,7 +54,7 @@ function formatDuration(ms: number): string {
 }
 
 function describe(checks: CheckView[]): string {
-  const counted = checks.filter((check) => check.excluded === undefined)
+  const counted = checks.filter(isCounted)
   const count = (state: CheckView['state']) =>
     counted.filter((check) => check.state === state).length
   return `${counted.length} counted: ${count('passed')} passed, ${count('failed')} failed, ${count('running') + count('unknown')} running`

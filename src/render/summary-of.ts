@@ -9,6 +9,7 @@ import type { Attempt, Ledger } from '../core/ledger.js'
 import type { Signature } from '../core/signature/signature.js'
 import { diffKeys, type FailureSummary } from './failure-summary.js'
 import type { RedFindings } from '../core/checks/findings.js'
+import { isCounted } from '../core/checks/reduce.js'
 
 export function summaryOf(
   program: string,
@@ -89,7 +90,7 @@ export function blockedSummary(
   now: number
 ): FailureSummary {
   const waiting = observation.checks.filter(
-    (check) => check.excluded === undefined && check.conclusion === 'action_required'
+    (check) => isCounted(check) && check.conclusion === 'action_required'
   )
   return {
     version: 2,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import {
+  isCounted,
   reduceChecks,
   latestPerName,
   type CheckRunInfo,
@@ -216,6 +217,14 @@ describe('the reduction table (docs/decisions.md: "How checks become a verdict")
 })
 
 describe('which checks count', () => {
+  it.each([
+    [undefined, true],
+    ['own-run', false],
+    ['ignored', false],
+    ['superseded', false]
+  ] as const)('a check excluded as %s counts: %s', (excluded, counted) => {
+    expect(isCounted(excluded === undefined ? {} : { excluded })).toBe(counted)
+  })
   it('the latest run per name wins: a re-run that passed after a failure is green', () => {
     const failed = done('test', 'failure')
     const rerun = done('test', 'success')

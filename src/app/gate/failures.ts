@@ -7,9 +7,13 @@
  */
 import type { ProgramConfig } from '../../core/inputs.js'
 import type { BranchStanding } from '../../core/github.js'
-import type { CheckView, ReducePolicy } from '../../core/checks/reduce.js'
+import {
+  isCounted,
+  reduceChecks,
+  type CheckView,
+  type ReducePolicy
+} from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
-import { reduceChecks } from '../../core/checks/reduce.js'
 import { poll, PollReadError } from '../poll.js'
 import { gatherFailures } from '../gather-failures.js'
 import type { FailingCheck, RedFindings } from '../../core/checks/findings.js'
@@ -75,7 +79,7 @@ async function gather(checks: readonly CheckView[], deps: CommandDeps): Promise<
 }
 
 const failingOf = (observation: GateObservation) =>
-  observation.checks.filter((check) => check.excluded === undefined && check.state === 'failed')
+  observation.checks.filter((check) => isCounted(check) && check.state === 'failed')
 
 /** Which failing checks a re-run may clear, and why; `testsToo` on the first round only. */
 function rerunCandidates(
@@ -163,7 +167,7 @@ async function rerunRound(
     }
     reruns.push(rerun)
     for (const check of checks) {
-      const view = observation.checks.find((c) => c.name === check.name && c.excluded === undefined)
+      const view = observation.checks.find((c) => c.name === check.name && isCounted(c))
       if (view) failedIds.set(check.name, view.id)
     }
   }
@@ -191,7 +195,7 @@ async function rerunRound(
   // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
   const passed = new Set(
     next.checks
-      .filter((check) => check.excluded === undefined && check.state === 'passed')
+      .filter((check) => isCounted(check) && check.state === 'passed')
       .map((check) => check.name)
   )
   for (const [, { checks }] of candidates) {
@@ -287,9 +291,7 @@ async function readBaseFailures(
       base: { branch, sha, readAt, state: 'no-ci', checks: [] },
       note: baseNoCiNote(sha)
     }
-  const failing = verdict.checks.filter(
-    (check) => check.excluded === undefined && check.state === 'failed'
-  )
+  const failing = verdict.checks.filter((check) => isCounted(check) && check.state === 'failed')
   const gathered = await gather(failing, deps)
   return {
     base: {

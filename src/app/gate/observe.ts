@@ -8,7 +8,7 @@
 import picomatch from 'picomatch'
 import type { ProgramConfig } from '../../core/inputs.js'
 import type { BranchStanding, PullInfo } from '../../core/github.js'
-import type { ReducePolicy } from '../../core/checks/reduce.js'
+import { isCounted, type ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
 import { waitForVerdict } from '../wait-for-checks.js'
 import { ActionError, errorMessage } from '../../core/errors.js'
@@ -301,7 +301,7 @@ async function blockedOf(
   agentSha: string | null
 ): Promise<Blocked | null> {
   const { config, deps } = run
-  const counted = observation.checks.filter((check) => check.excluded === undefined)
+  const counted = observation.checks.filter(isCounted)
   const approval = counted
     .filter((check) => check.conclusion === 'action_required')
     .map((check) => check.name)

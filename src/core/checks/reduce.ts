@@ -195,6 +195,11 @@ export function viewChecks(snapshot: ChecksSnapshot, policy: ReducePolicy): Chec
   )
 }
 
+/** Whether a check counts toward the verdict: not this run's own job, ignored, or superseded. */
+export function isCounted(check: Pick<CheckView, 'excluded'>): boolean {
+  return check.excluded === undefined
+}
+
 /**
  * The verdict for one snapshot. `elapsedMs` is the time since the push (or since the gate
  * started when there was no push): the grace period counts from there.
@@ -205,7 +210,7 @@ export function reduceChecks(
   elapsedMs: number
 ): Verdict {
   const checks = viewChecks(snapshot, policy)
-  const counted = checks.filter((check) => check.excluded === undefined)
+  const counted = checks.filter(isCounted)
   const failing = counted.filter((check) => check.state === 'failed')
   const unfinished = counted.filter(
     (check) => check.state === 'running' || check.state === 'unknown'
