@@ -1,13 +1,17 @@
 /**
  * The client's retries of 5xx answers and dropped connections (`src/adapters/github/client.ts`), against
  * the fake API in memory: which answers are tried again, how often, and how long it waits
- * between tries, on the injected clock.
+ * between tries, on the injected clock; and the spacing of writes on that clock.
  */
 import { describe, expect, it } from '@jest/globals'
 import { manualClock } from '../../__fixtures__/clock.js'
 import type { FaultSpec } from '../../__fixtures__/fake-github/index.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
-import { createGitHubClient } from '../../src/adapters/github/client.js'
+import {
+  createGitHubClient,
+  NOTIFYING_WRITE_SPACING_MS,
+  WRITE_SPACING_MS
+} from '../../src/adapters/github/client.js'
 import { withFake } from '../helpers/fake-run.js'
 
 const ROUTE = 'GET /repos/{owner}/{repo}'
@@ -79,4 +83,49 @@ describe('the client retries 5xx answers and dropped connections', () => {
       expect(answered).toEqual([status])
     }
   )
+})
+
+/**
+ * The throttling plugin spaces writes through the groups the client hands it (an undocumented
+ * seam of `@octokit/plugin-throttling`, README: "Libraries, and why"): on the injected clock, a second
+ * apart between writes, three seconds between writes that notify people. If the plugin stopped
+ * taking those groups, it would space them on its own real-time scheduler and the injected
+ * clock would not move.
+ */
+describe('writes are spaced on the injected clock', () => {
+  it('a second between writes, three seconds between comments', async () => {
+    await withFake(
+      { issues: [{ number: 7, title: 'program' }], labels: ['a', 'b'] },
+      async (fake) => {
+        const clock = manualClock(fake.now())
+        const client = createGitHubClient({
+          token: 't',
+          baseUrl: fake.apiUrl,
+          clock,
+          log: memoryLogger(),
+          fetch: fake.fetch
+        })
+        const repo = { owner: fake.state.owner, repo: fake.state.repo, issue_number: 7 }
+        const timeOf = async (send: () => Promise<unknown>) => {
+          await send()
+          return clock.now()
+        }
+        const label = (name: string) => () =>
+          client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+            ...repo,
+            labels: [name]
+          })
+        const comment = (body: string) => () =>
+          client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+            ...repo,
+            body
+          })
+        const labelled = [await timeOf(label('a')), await timeOf(label('b'))]
+        const commented = [await timeOf(comment('one')), await timeOf(comment('two'))]
+        expect(labelled[1]! - labelled[0]!).toBeGreaterThanOrEqual(WRITE_SPACING_MS)
+        expect(commented[1]! - commented[0]!).toBeGreaterThanOrEqual(NOTIFYING_WRITE_SPACING_MS)
+        expect(fake.state.comments.map((c) => c.body)).toEqual(['one', 'two'])
+      }
+    )
+  })
 })
