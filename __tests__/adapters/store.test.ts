@@ -9,7 +9,7 @@ import { StateConflictError, StateFileError } from '../../src/core/state-errors.
 import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
 import { type StateStore, type StoredState } from '../../src/ports.js'
 import { backoffMs, updateFile } from '../../src/app/update-file.js'
-import { stateFilePath } from '../../src/core/schema.js'
+import { isProgramName, stateFilePath } from '../../src/core/schema.js'
 import { ContentsApiStore, LocalDirStore } from '../../src/adapters/store.js'
 import { createStateFile } from '../../src/statefile/template.js'
 import {
@@ -122,6 +122,20 @@ describe('stateFilePath', () => {
   it('is <program>.md, for a valid program name only', () => {
     expect(stateFilePath('perf.v2')).toBe('perf.v2.md')
     expect(() => stateFilePath('../x')).toThrow(/invalid program name/)
+  })
+
+  it.each([
+    ['perf', true],
+    ['perf.v2_b-1', true],
+    ['../x', false],
+    ['ci-gate/perf', false],
+    ['.hidden', false],
+    ['', false],
+    ['a'.repeat(101), false]
+  ])('isProgramName(%j) → %s, as stateFilePath accepts it', (name, valid) => {
+    expect(isProgramName(name)).toBe(valid)
+    if (valid) expect(stateFilePath(name)).toBe(`${name}.md`)
+    else expect(() => stateFilePath(name)).toThrow(/invalid program name/)
   })
 })
 

@@ -269,9 +269,14 @@ export function renderCell<F extends MachineStateField>(
   }
 }
 
+/** Whether `name` is a valid program name (one path segment: letters, digits, `.`, `_`, `-`). */
+export function isProgramName(name: string): boolean {
+  return PROGRAM_NAME_PATTERN.test(name)
+}
+
 /** The state file of a program. */
 export function stateFilePath(program: string): string {
-  if (!PROGRAM_NAME_PATTERN.test(program)) {
+  if (!isProgramName(program)) {
     throw new RangeError(
       `invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`
     )

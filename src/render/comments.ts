@@ -293,3 +293,31 @@ export function renderIterationComment(view: IterationCommentView): string {
     )
   return lines.join('\n')
 }
+
+export interface ResumeView {
+  program: string
+  marker: string
+  sha: string
+  /** The branch whose head lifted the pause (the base branch for a `ci-base-red` pause). */
+  branch: string
+  previousReason: string
+  /** Why the pause is lifted, one sentence without its full stop. */
+  why: string
+  maskedValues: readonly string[]
+}
+
+/** The comment `reconcile` posts when it lifts a CI pause. */
+export function renderResumeComment(view: ResumeView): string {
+  const options = { maskedValues: view.maskedValues }
+  return [
+    view.marker,
+    `### ▶️ Autoloop program ${inlineCode(view.program, 100, options)} resumed`,
+    '',
+    `${view.why}, so the pause is lifted:`,
+    '',
+    `- **It was paused for:** ${inlineCode(view.previousReason, 300, options)}`,
+    `- **Head of ${inlineCode(view.branch, 200, options)}:** ${inlineCode(view.sha, 64)}`,
+    '',
+    'Paused and Pause Reason are cleared: the next scheduled iteration starts from this commit.'
+  ].join('\n')
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { reduceChecks, type CheckRunInfo } from '../../../src/core/checks/reduce.js'
-import { renderResumeComment, resumePolicy } from '../../../src/app/reconcile.js'
-import { commentMarker } from '../../../src/render/comments.js'
+import { resumePolicy } from '../../../src/app/reconcile.js'
+import { commentMarker, renderResumeComment } from '../../../src/render/comments.js'
 
 function run(
   name: string,

@@ -5,13 +5,23 @@ import {
   updateAttempt,
   type Ledger
 } from '../../../src/core/ledger.js'
+import { blockedCause, type Blocked } from '../../../src/core/rules/classify.js'
 import { pauseReason } from '../../../src/core/rules/pause-reasons.js'
 import {
+  decideInFlight,
+  decideResume,
+  decideUnfixed,
   isIdle,
+  liftsPause,
   livenessOf,
   planReconcile,
   staleAttempts,
-  type RunLiveness
+  unfixedWhy,
+  wroteFiles,
+  type Happened,
+  type ResumeWhen,
+  type RunLiveness,
+  type UnfixedCause
 } from '../../../src/core/rules/reconcile.js'
 import type { MachineState } from '../../../src/core/schema.js'
 import { readMachineState } from '../../../src/statefile/machine-state.js'
@@ -161,5 +171,180 @@ describe('staleAttempts', () => {
   it('nothing in an iteration that ended', () => {
     const ended = finishIteration(inFlight(), 'paused', START)
     expect(staleAttempts(ended, liveness('finished'), START + MINUTE)).toEqual([])
+  })
+})
+
+/** The Machine State rows the ledger's last write sets (what the projection puts into `<program>.md`). */
+const lastWrite = (ledger: Ledger) => ledger.writes[ledger.writes.length - 1]
+
+describe('decideInFlight: attempts of runs that are gone, decided at the write', () => {
+  const running = new Map<number, RunLiveness>([[0, 'running']])
+  const finished = new Map<number, RunLiveness>([[0, 'finished']])
+  const late = START + 61 * MINUTE
+
+  const none = new Map<number, RunLiveness>()
+  it.each([
+    ['its run still runs', 'unchanged', running, active, START + MINUTE],
+    ['its run finished, time left', 'abandoned', finished, active, START + MINUTE],
+    ['its run finished, the wall clock spent', 'abandoned-and-paused', finished, active, late],
+    ['its run finished, spent, paused already', 'abandoned', finished, pausedFor('manual'), late],
+    ['no run to ask, time left', 'unchanged', none, active, START + MINUTE],
+    ['no run to ask, the wall clock spent', 'abandoned-and-paused', none, active, late]
+  ] as const)('%s → %s', (_, kind, liveness, machine, now) => {
+    expect(decideInFlight({ ledger: inFlight(), machine, liveness, now }).kind).toBe(kind)
+  })
+
+  it('abandoned: the attempt is marked, the iteration goes on, nothing paused', () => {
+    const outcome = decideInFlight({
+      ledger: inFlight(),
+      machine: active,
+      liveness: finished,
+      now: START + MINUTE
+    })
+    if (outcome.kind !== 'abandoned') throw new Error(outcome.kind)
+    expect(outcome.indices).toEqual([0])
+    expect(outcome.ledger.attempts.map((a) => a.state)).toEqual(['abandoned'])
+    expect(outcome.ledger.iteration?.finishedAt).toBeNull()
+    expect(outcome.ledger.writes).toEqual(inFlight().writes)
+  })
+
+  it('abandoned and paused: the iteration ends paused `ci-timeout`', () => {
+    const outcome = decideInFlight({
+      ledger: inFlight(),
+      machine: active,
+      liveness: finished,
+      now: late
+    })
+    if (outcome.kind !== 'abandoned-and-paused') throw new Error(outcome.kind)
+    expect(outcome).toMatchObject({ indices: [0], reason: pauseReason('timeout') })
+    expect(outcome.ledger.attempts.map((a) => a.state)).toEqual(['abandoned'])
+    expect(outcome.ledger.iteration?.outcome).toBe('paused')
+    expect(lastWrite(outcome.ledger)).toMatchObject({
+      machineState: { paused: true, pauseReason: pauseReason('timeout') },
+      pauseKind: 'timeout'
+    })
+  })
+
+  it('an iteration that ended meanwhile: nothing to abandon', () => {
+    const ended = finishIteration(inFlight(), 'paused', START)
+    expect(
+      decideInFlight({ ledger: ended, machine: active, liveness: finished, now: late }).kind
+    ).toBe('unchanged')
+  })
+})
+
+describe('decideUnfixed: a red attempt nobody fixed, decided at the write', () => {
+  const red = redAttempts([sig('a')])
+  const blocked = blockedCause({
+    sha: sha(0),
+    awaitingApproval: ['ci'],
+    noChecks: false,
+    pushed: false,
+    pushToken: false,
+    ciTriggerCommit: false,
+    checksGraceSeconds: 120
+  }) as Blocked
+  const noFix: UnfixedCause = { kind: 'no-fix', blocked }
+  const ended: UnfixedCause = { kind: 'fixer-ended', runId: 4242 }
+  const expired: UnfixedCause = { kind: 'expired' }
+  const now = START + 30 * MINUTE
+  const decideOn = (
+    cause: UnfixedCause,
+    ledger: Ledger = red,
+    machine: MachineState = active,
+    fixerIndex: number | null = 0
+  ) => decideUnfixed({ ledger, machine, cause, fixerIndex, now })
+
+  it.each([
+    ['no fix could arrive', 'blocked', noFix, pauseReason('blocked', blocked.cause), 1],
+    ['the fixer run ended without gating', 'stuck', ended, pauseReason('stuck', sig('a').short), 2],
+    ['the wall clock ran out', 'timeout', expired, pauseReason('timeout'), 1]
+  ] as const)('%s → paused %s', (_, pauseKind, cause, reason, attempts) => {
+    const outcome = decideOn(cause)
+    if (outcome.kind !== 'paused') throw new Error(outcome.kind)
+    expect(outcome).toMatchObject({ pauseKind, reason })
+    expect(outcome.ledger.attempts).toHaveLength(attempts)
+    expect(outcome.ledger.iteration?.outcome).toBe('paused')
+    expect(lastWrite(outcome.ledger)).toMatchObject({
+      machineState: { paused: true, pauseReason: reason },
+      pauseKind
+    })
+    // The attempt the pause settles keeps the red attempt's failures, with why in its note.
+    const settled = outcome.ledger.attempts[attempts - 1]!
+    expect(settled.signature?.hash).toBe(sig('a').hash)
+    expect(settled.note).toBe(cause.kind === 'no-fix' ? blocked.cause : unfixedWhy(cause))
+  })
+
+  it('the fixer pushed nothing: a new attempt on the same commit, by the fixer run', () => {
+    const outcome = decideOn(ended)
+    if (outcome.kind !== 'paused') throw new Error(outcome.kind)
+    expect(outcome.ledger.attempts[1]).toMatchObject({
+      index: 1,
+      sha: sha(0),
+      noNewCommit: true,
+      runId: 4242,
+      state: 'red'
+    })
+  })
+
+  it.each([
+    ['paused meanwhile', red, pausedFor('manual'), 0],
+    ['the iteration ended', finishIteration(red, 'paused', START), active, 0],
+    ['a newer attempt than the one whose fixer was read', red, active, 3],
+    ['the latest attempt is not red', inFlight(), active, null]
+  ] as const)('%s → unchanged', (_, ledger, machine, fixerIndex) => {
+    for (const cause of [noFix, ended, expired])
+      expect(decideOn(cause, ledger, machine, fixerIndex)).toEqual({ kind: 'unchanged' })
+  })
+})
+
+describe('liftsPause: the verdict on the watched head', () => {
+  it.each([
+    ['green', 'green', true],
+    ['green', 'red', false],
+    ['green', 'pending', false],
+    ['green', 'no-checks', false],
+    ['verdict', 'green', true],
+    ['verdict', 'red', true],
+    ['verdict', 'pending', false],
+    ['verdict', 'no-checks', false],
+    ['base-green', 'green', true],
+    ['base-green', 'red', false]
+  ] as const)('resume on %s, head %s → %s', (when: ResumeWhen, verdict, lifts) => {
+    expect(liftsPause(when, verdict)).toBe(lifts)
+  })
+})
+
+describe('decideResume: the pause lifted at the write, if it is still the one read', () => {
+  const reason = pauseReason('stuck', 'a')
+  const ledger = redAttempts([sig('a')])
+  const now = START + 90 * MINUTE
+
+  it.each([
+    ['still paused for the reason read', 'resumed', pausedFor(reason)],
+    ['paused for another reason meanwhile', 'pause-changed', pausedFor('manual')],
+    ['no longer paused', 'pause-changed', active]
+  ] as const)('%s → %s', (_, kind, machine) => {
+    expect(decideResume({ ledger, machine, pausedFor: reason, now }).kind).toBe(kind)
+  })
+
+  it('resumed: Paused and Pause Reason cleared, nothing else', () => {
+    const outcome = decideResume({ ledger, machine: pausedFor(reason), pausedFor: reason, now })
+    if (outcome.kind !== 'resumed') throw new Error(outcome.kind)
+    expect(lastWrite(outcome.ledger)?.machineState).toEqual({ paused: false, pauseReason: null })
+    expect(outcome.ledger.attempts).toEqual(ledger.attempts)
+  })
+})
+
+describe('wroteFiles: whether a step wrote the program (so it is projected already)', () => {
+  it.each([
+    [{ kind: 'abandoned', attempts: ['attempt 0'] }, true],
+    [{ kind: 'paused', reason: 'ci-timeout', why: 'wall clock spent', advice: null }, true],
+    [{ kind: 'resumed', why: 'green' }, true],
+    [{ kind: 'left-paused', why: 'red' }, false],
+    [{ kind: 'pause-changed' }, false],
+    [{ kind: 'reprojected' }, false]
+  ] as const)('%j → %s', (step, wrote) => {
+    expect(wroteFiles([step as Happened])).toBe(wrote)
   })
 })
