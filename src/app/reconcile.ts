@@ -20,7 +20,7 @@
 import pLimit from 'p-limit'
 import type { Config } from '../core/inputs.js'
 import { runUrl } from '../core/environment.js'
-import { reduceChecks, type ReducePolicy, type Verdict } from '../core/checks/reduce.js'
+import { isCounted, reduceChecks, type ReducePolicy, type Verdict } from '../core/checks/reduce.js'
 import { commentMarker, renderPauseComment, renderResumeComment } from '../render/comments.js'
 import { renderReconcileSummary, stateWord } from '../render/reconcile-summary.js'
 import { latestAttempt, ledgerPath, type Attempt, type Ledger } from '../core/ledger.js'
@@ -304,7 +304,7 @@ async function tryResume(
     })
   )
   if (written.value.kind === 'pause-changed') return { kind: 'pause-changed' }
-  const counted = verdict.checks.filter((check) => check.excluded === undefined).length
+  const counted = verdict.checks.filter(isCounted).length
   const why =
     when === 'verdict'
       ? `CI on ${head.slice(0, 12)} has a verdict now (${verdict.kind}, ${counted} checks)`
