@@ -20,13 +20,11 @@
  */
 import {
   findHistoryEntry,
-  formatDelta,
-  isBetter,
   isRecorded,
   renderHistoryEntry,
-  type RecordedOutcome,
-  type MetricDirection
+  type RecordedOutcome
 } from './history.js'
+import { formatDelta, isBetter, reachesTarget, type MetricDirection } from '../core/metric.js'
 import { appendRecentStatus, type MachineState, type MachineStatePatch } from '../core/schema.js'
 import { oneLine } from '../core/text/untrusted.js'
 import {
@@ -52,11 +50,6 @@ export interface Transition {
   /** For accepted: whether the metric beats the previous best in the metric's direction. */
   improved: boolean | null
   direction: MetricDirection
-}
-
-/** Whether `metric` reaches `target` in the metric's direction. */
-export function reachesTarget(metric: number, target: number, direction: MetricDirection): boolean {
-  return direction === 'lower' ? metric <= target : metric >= target
 }
 
 /** The Machine State rows an outcome writes. */
