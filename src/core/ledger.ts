@@ -276,15 +276,14 @@ export type Ledger = z.infer<typeof LedgerSchema>
 export type Attempt = z.infer<typeof AttemptSchema>
 export type AttemptDetail = NonNullable<Attempt['details']>[number]
 export type Iteration = z.infer<typeof IterationSchema>
-export type SignatureRecord = z.infer<typeof SignatureRecordSchema>
-export type AttemptCheck = z.infer<typeof AttemptCheckSchema>
+type SignatureRecord = z.infer<typeof SignatureRecordSchema>
 export type Classification = z.infer<typeof ClassificationSchema>
 export type Rerun = z.infer<typeof RerunSchema>
 export type Dispatch = z.infer<typeof DispatchSchema>
 export type PausedSignature = z.infer<typeof PausedSignatureSchema>
 export type BaseFailures = z.infer<typeof BaseFailuresSchema>
 export type StateWrite = z.infer<typeof StateWriteSchema>
-export type IterationOutcome = (typeof ITERATION_OUTCOMES)[number]
+type IterationOutcome = (typeof ITERATION_OUTCOMES)[number]
 
 /** What the ledger needs of a failure signature (`signatureOf` from src/signature provides it). */
 export interface SignatureLike {
@@ -380,7 +379,7 @@ export interface BeginAttemptInput {
  *   nothing; a new attempt carrying the previous signature, for the guards to judge;
  * - `already-gated`: the SHA an ended iteration already gated: nothing new to gate.
  */
-export type BeginKind = 'first' | 'fix' | 'rerun' | 'resumed' | 'no-new-commit' | 'already-gated'
+type BeginKind = 'first' | 'fix' | 'rerun' | 'resumed' | 'no-new-commit' | 'already-gated'
 
 export interface BeganAttempt {
   kind: BeginKind

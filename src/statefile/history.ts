@@ -127,7 +127,7 @@ export function renderHistoryEntry(entry: HistoryEntry): string[] {
 // ---------------------------------------------------------------------------------------
 // Range lines
 
-export interface RangeLine {
+interface RangeLine {
   /** Lowest and highest iteration numbers covered; null when the entries had none. */
   from: number | null
   to: number | null
@@ -386,7 +386,7 @@ function headBeforeEntry(head: string, eol: LineEnding): string {
   return head.endsWith('\n') ? head + eol : head + eol + eol
 }
 
-export interface PrependOptions {
+interface PrependOptions {
   /** The entry's lines (from `renderHistoryEntry`). */
   lines: readonly string[]
   /** Listed as recorded (the idempotency key); null outside GitHub Actions. */
@@ -407,7 +407,7 @@ export function prependHistoryEntry(text: string, options: PrependOptions): stri
   return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] })
 }
 
-export interface CompactionResult {
+interface CompactionResult {
   text: string
   /** Entries collapsed into range lines by this call. */
   collapsed: number

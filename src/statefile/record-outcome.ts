@@ -40,9 +40,9 @@ import { pauseReason } from '../core/rules/pause-reasons.js'
 /** Consecutive errors at which `record` pauses the program. */
 export const MAX_CONSECUTIVE_ERRORS = 3
 
-export type RecordStatus = 'recorded' | 'paused' | 'completed'
+type RecordStatus = 'recorded' | 'paused' | 'completed'
 
-export interface Transition {
+interface Transition {
   patch: MachineStatePatch
   status: RecordStatus
   pauseReason: string | null
@@ -117,7 +117,7 @@ export function recordTransition(
 }
 
 /** What the agent handed over about its iteration (the gh-aw iteration file). */
-export interface AgentReport {
+interface AgentReport {
   improved: boolean
   /** The evaluation itself failed. */
   error?: string | undefined
@@ -202,7 +202,7 @@ function describedIteration(ledger: Ledger): Ledger | null {
 }
 
 /** Whether `record` ends the ledger's iteration (see the module comment). */
-export function recordEndsIteration(ledger: Ledger): boolean {
+function recordEndsIteration(ledger: Ledger): boolean {
   if (!isIterationOpen(ledger)) return false
   const latest = latestAttempt(ledger)
   return latest === undefined || !AWAITING_FIX.has(latest.state)
