@@ -85,6 +85,31 @@ describe('the ledger file', () => {
   })
 })
 
+describe('where an invalid ledger file is quoted', () => {
+  it('skips brackets and escaped quotes inside strings when it finds a list element', () => {
+    let ledger = redAttempts([sig('a'), sig('b')])
+    ledger = {
+      ...ledger,
+      attempts: ledger.attempts.map((a) => ({ ...a, note: `say "[${a.index}] {x}` }))
+    }
+    const text = serializeLedger(ledger).replace(`"sha": "${sha(1)}"`, '"sha": "not a sha"')
+    expect(text).toContain(`say \\"[0] {x}`)
+    const error = stateFileErrorOf(() => parseLedgerFile(text, SOURCE))
+    expect(error.message).toContain('attempts.1.sha')
+    expect(error.lineText).toBe('      "sha": "not a sha",')
+  })
+
+  it('quotes the list itself when the element at fault is not an object', () => {
+    const text = serializeLedger(redFirst()).replace(
+      '"earlierSignatureHashes": [],',
+      '"earlierSignatureHashes": [\n    7\n  ],'
+    )
+    const error = stateFileErrorOf(() => parseLedgerFile(text, SOURCE))
+    expect(error.message).toContain('the ledger is invalid at earlierSignatureHashes.0')
+    expect(error.lineText).toBe('  "earlierSignatureHashes": [')
+  })
+})
+
 describe('migration from version 1 (a fenced block in the state file)', () => {
   /**
    * Written by the previous version of this action (its writeLedger, onto coverage.md): the
@@ -221,5 +246,24 @@ describe('Machine State writes in the ledger file', () => {
       lastRun: '2026-03-01T12:00:00Z',
       bestMetric: 0.87
     })
+  })
+})
+
+describe('pause kinds in an older ledger file', () => {
+  it('a pause reason this action did not write gets no kind; other writes are kept as they are', () => {
+    let ledger = withStateWrite(
+      redAttempts([sig('a')]),
+      { machineState: { lastRun: '2026-03-01T12:00:00.000Z' } },
+      START
+    )
+    ledger = withStateWrite(
+      { ...ledger, revision: ledger.revision + 1 },
+      { machineState: { paused: true, pauseReason: 'manual hold' } },
+      START
+    )
+    ledger = { ...ledger, revision: ledger.revision + 1 }
+    const read = parseLedgerFile(serializeLedger(ledger), SOURCE)
+    expect(read.writes).toEqual(ledger.writes)
+    expect(read.writes.map((w) => w.pauseKind)).toEqual([undefined, undefined])
   })
 })
