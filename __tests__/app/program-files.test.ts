@@ -8,11 +8,11 @@ import {
   completeAttempt,
   emptyLedger,
   ledgerPath,
-  parseLedgerFile,
   serializeLedger,
   withStateWrite,
   type Ledger
 } from '../../src/core/ledger.js'
+import { parseLedgerFile } from '../../src/statefile/ledger-file.js'
 import { readLedgerPointer, readLegacyLedgerBlock } from '../../src/statefile/ci-gate-section.js'
 import { StateConflictError } from '../../src/core/state-errors.js'
 import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'

@@ -13,7 +13,8 @@ import { runInProcess, type InProcessRun } from '../helpers/in-process.js'
 import { readLikeScheduler } from '../helpers/scheduler-rule.js'
 import { createLocalRepo } from '../helpers/git-repo.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { ledgerPath, parseLedgerFile, type Ledger } from '../../src/core/ledger.js'
+import { ledgerPath, type Ledger } from '../../src/core/ledger.js'
+import { parseLedgerFile } from '../../src/statefile/ledger-file.js'
 import { ledgerOf, stateFileOf } from '../app/commands/lifecycle-helpers.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')

@@ -17,9 +17,9 @@ import {
   emptyLedger,
   finishIteration,
   ledgerPath,
-  parseLedgerFile,
   type Ledger
 } from '../../src/core/ledger.js'
+import { parseLedgerFile } from '../../src/statefile/ledger-file.js'
 import { withFake } from '../helpers/fake-run.js'
 import {
   BRANCH,

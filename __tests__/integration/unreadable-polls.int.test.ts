@@ -12,7 +12,8 @@ import type { CheckRunPlan } from '../../__fixtures__/fake-github/index.js'
 import { BRANCH, PROGRAM, withFake } from '../helpers/fake-run.js'
 import { runInProcess } from '../helpers/in-process.js'
 import { tempDir } from '../helpers/temp-dir.js'
-import { ledgerPath, parseLedgerFile } from '../../src/core/ledger.js'
+import { ledgerPath } from '../../src/core/ledger.js'
+import { parseLedgerFile } from '../../src/statefile/ledger-file.js'
 
 const CORPUS = resolve(import.meta.dirname, '../../__fixtures__/corpus')
 const BASE = 'ba5e'.repeat(10)

@@ -13,7 +13,8 @@ import { startFakeGitHub, type FakeGitHub } from '../../__fixtures__/fake-github
 import { readLikeScheduler } from '../../__tests__/helpers/scheduler-rule.js'
 import { runActionInProcess, type InProcessRun } from '../../__fixtures__/run-in-process.js'
 import type { Clock } from '../../src/ports.js'
-import { ledgerPath, parseLedgerFile, type Ledger } from '../../src/core/ledger.js'
+import { ledgerPath, type Ledger } from '../../src/core/ledger.js'
+import { parseLedgerFile } from '../../src/statefile/ledger-file.js'
 import { readMachineState } from '../../src/statefile/machine-state.js'
 import {
   countedChecks,

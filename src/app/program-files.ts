@@ -13,11 +13,10 @@ import {
   compactLedger,
   emptyLedger,
   ledgerPath,
-  parseLedgerFile,
-  parseLedgerJson,
   serializeLedger,
   type Ledger
 } from '../core/ledger.js'
+import { parseLedgerFile, parseLedgerJson } from '../statefile/ledger-file.js'
 import { readLedgerPointer, readLegacyLedgerBlock } from '../statefile/ci-gate-section.js'
 import { StateConflictError, StateFileError } from '../core/state-errors.js'
 import { readMachineState } from '../statefile/machine-state.js'

@@ -9,7 +9,7 @@ import picomatch from 'picomatch'
 import { ActionError } from './errors.js'
 import { PROGRAM_NAME_PATTERN } from './schema.js'
 
-export const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'] as const
+const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'] as const
 export type Command = (typeof COMMANDS)[number]
 
 export class InputError extends ActionError {
@@ -25,7 +25,7 @@ export class InputError extends ActionError {
 }
 
 /** Reads one raw input by its kebab-case name; '' when unset. */
-export type InputReader = (name: string) => string
+type InputReader = (name: string) => string
 
 const BOOLEAN_TRUE = ['true', 'True', 'TRUE']
 const BOOLEAN_FALSE = ['false', 'False', 'FALSE']

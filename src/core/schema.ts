@@ -6,13 +6,13 @@
 import { z } from 'zod'
 
 /** How many Recent Statuses are kept (oldest first, newest last). */
-export const RECENT_STATUSES_KEPT = 10
+const RECENT_STATUSES_KEPT = 10
 
 /** What an empty value is written as; the scheduler reads `—`, `-` and empty as null. */
 export const EMPTY_CELL = '—'
 
 /** The longest free-text value written into a cell; longer text is cut with `…`. */
-export const MAX_CELL_CHARS = 500
+const MAX_CELL_CHARS = 500
 
 export const PROGRAM_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 

@@ -1,6 +1,6 @@
 /** Errors of the state file and its stores. Each message names the cause and the fix. */
 
-export interface StateFileProblem {
+interface StateFileProblem {
   /** What is wrong, e.g. `Paused must be true or false`. */
   reason: string
   /** How a maintainer fixes it, e.g. `write true or false in the Value column`. */

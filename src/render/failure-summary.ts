@@ -118,8 +118,6 @@ export const FailureSummarySchema = z.object({
 export type FailureSummary = z.infer<typeof FailureSummarySchema>
 export type FailingCheck = z.infer<typeof FailingCheckSchema>
 export type KeyChanges = z.infer<typeof KeyChangesSchema>
-export type SummarySignature = z.infer<typeof SummarySignatureSchema>
-export type PreviousAttempt = z.infer<typeof PreviousAttemptSchema>
 export type SummaryClassification = z.infer<typeof ClassificationSchema>
 
 /** Thrown when a failure summary does not match the schema; the message lists every problem. */

@@ -47,7 +47,7 @@ export function findCiGateSection(text: string): Section | null {
   return found[0] ?? null
 }
 
-export interface LedgerPointer {
+interface LedgerPointer {
   /** The ledger's path in the store, e.g. `ci-gate/perf.json`. */
   path: string
   /** The ledger revision the section (and the Machine State rows) were projected from. */
@@ -111,7 +111,7 @@ export function removeCiGateSection(text: string): string {
 // ---------------------------------------------------------------------------------------
 // The ledger as an earlier version kept it: a fenced JSON block in this section
 
-export interface LegacyLedgerBlock {
+interface LegacyLedgerBlock {
   /** The parsed JSON, not yet validated. */
   json: unknown
   /** The block's JSON text, for error messages. */

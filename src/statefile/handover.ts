@@ -28,7 +28,7 @@ const SelectionSchema = z.object({
   head_branch: z.string().nullable().optional()
 })
 
-export interface Selection {
+interface Selection {
   /** The program the agent worked on; null when the scheduler selected none. */
   program: string | null
   issue: number | undefined

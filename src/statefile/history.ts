@@ -36,12 +36,12 @@ import {
   type Line,
   type LineEnding
 } from '../core/text/lines.js'
+import { formatDelta, isBetter, type MetricDirection } from '../core/metric.js'
 
 export const HISTORY_HEADING = '## 📊 Iteration History'
 const HISTORY_NAME = 'Iteration History'
 
 export type RecordedOutcome = 'accepted' | 'rejected' | 'error'
-export type MetricDirection = 'higher' | 'lower'
 
 /** How many recorded run keys the hidden line keeps (newest first). */
 const RECORDED_RUNS_KEPT = 30
@@ -68,37 +68,6 @@ function entryMarker(runKey: string): string {
 /** Whether two run keys name the same run (`9001` and the earlier form `9001.2` do). */
 function sameRun(written: string, runKey: string): boolean {
   return written === runKey || written.split('.')[0] === runKey
-}
-
-function decimalsOf(value: number): number {
-  const text = String(Math.abs(value))
-  const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text)
-  if (!match) return 0
-  const fraction = match[2]?.length ?? 0
-  const exponent = Number(match[3] ?? 0)
-  return Math.max(0, fraction - exponent)
-}
-
-/**
- * `next − previous`, signed, with as many decimals as the more precise of the two (at most
- * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
- */
-export function formatDelta(next: number, previous: number): string {
-  const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)))
-  const delta = next - previous
-  const magnitude = Math.abs(delta).toFixed(decimals)
-  if (Number(magnitude) === 0) return '0'
-  return `${delta < 0 ? '-' : '+'}${magnitude}`
-}
-
-/** Whether `candidate` is better than `reference` in the metric's direction. */
-export function isBetter(
-  candidate: number,
-  reference: number | null,
-  direction: MetricDirection
-): boolean {
-  if (reference === null) return true
-  return direction === 'lower' ? candidate < reference : candidate > reference
 }
 
 // ---------------------------------------------------------------------------------------
@@ -158,7 +127,7 @@ export function renderHistoryEntry(entry: HistoryEntry): string[] {
 // ---------------------------------------------------------------------------------------
 // Range lines
 
-export interface RangeLine {
+interface RangeLine {
   /** Lowest and highest iteration numbers covered; null when the entries had none. */
   from: number | null
   to: number | null
@@ -417,7 +386,7 @@ function headBeforeEntry(head: string, eol: LineEnding): string {
   return head.endsWith('\n') ? head + eol : head + eol + eol
 }
 
-export interface PrependOptions {
+interface PrependOptions {
   /** The entry's lines (from `renderHistoryEntry`). */
   lines: readonly string[]
   /** Listed as recorded (the idempotency key); null outside GitHub Actions. */
@@ -438,7 +407,7 @@ export function prependHistoryEntry(text: string, options: PrependOptions): stri
   return joinLayout({ ...layout, head, entries: [entry, ...layout.entries] })
 }
 
-export interface CompactionResult {
+interface CompactionResult {
   text: string
   /** Entries collapsed into range lines by this call. */
   collapsed: number

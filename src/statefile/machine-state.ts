@@ -36,7 +36,7 @@ import {
 
 export const MACHINE_STATE_HEADING = '## ⚙️ Machine State'
 
-export interface MachineStateRegion {
+interface MachineStateRegion {
   /** Offset of `## ⚙️ Machine State`. */
   start: number
   /** Offset of the `\n` that ends the region (the one before the next `## `), or the text length. */
@@ -95,7 +95,7 @@ export function locateMachineState(text: string): MachineStateRegion {
   return { start, end: next === -1 ? text.length : next }
 }
 
-export interface MachineStateRow {
+interface MachineStateRow {
   kind: 'header' | 'separator' | 'data'
   /** 1-based line number. */
   line: number
@@ -172,7 +172,7 @@ function readRow(text: string, line: Line): MachineStateRow {
   }
 }
 
-export interface MachineStateTable {
+interface MachineStateTable {
   region: MachineStateRegion
   /** Every row of the section, in order. */
   rows: MachineStateRow[]

@@ -18,7 +18,7 @@ import { compactHistory, isRecorded, prependHistoryEntry } from './history.js'
 import { readMachineState, updateMachineState } from './machine-state.js'
 import { detectEol } from '../core/text/lines.js'
 
-export interface ProjectionOptions {
+interface ProjectionOptions {
   program: string
   /** The file's size budget in UTF-8 bytes (`state-max-bytes`). */
   maxBytes: number

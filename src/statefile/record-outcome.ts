@@ -20,13 +20,11 @@
  */
 import {
   findHistoryEntry,
-  formatDelta,
-  isBetter,
   isRecorded,
   renderHistoryEntry,
-  type RecordedOutcome,
-  type MetricDirection
+  type RecordedOutcome
 } from './history.js'
+import { formatDelta, isBetter, reachesTarget, type MetricDirection } from '../core/metric.js'
 import { appendRecentStatus, type MachineState, type MachineStatePatch } from '../core/schema.js'
 import { oneLine } from '../core/text/untrusted.js'
 import {
@@ -42,9 +40,9 @@ import { pauseReason } from '../core/rules/pause-reasons.js'
 /** Consecutive errors at which `record` pauses the program. */
 export const MAX_CONSECUTIVE_ERRORS = 3
 
-export type RecordStatus = 'recorded' | 'paused' | 'completed'
+type RecordStatus = 'recorded' | 'paused' | 'completed'
 
-export interface Transition {
+interface Transition {
   patch: MachineStatePatch
   status: RecordStatus
   pauseReason: string | null
@@ -52,11 +50,6 @@ export interface Transition {
   /** For accepted: whether the metric beats the previous best in the metric's direction. */
   improved: boolean | null
   direction: MetricDirection
-}
-
-/** Whether `metric` reaches `target` in the metric's direction. */
-export function reachesTarget(metric: number, target: number, direction: MetricDirection): boolean {
-  return direction === 'lower' ? metric <= target : metric >= target
 }
 
 /** The Machine State rows an outcome writes. */
@@ -124,7 +117,7 @@ export function recordTransition(
 }
 
 /** What the agent handed over about its iteration (the gh-aw iteration file). */
-export interface AgentReport {
+interface AgentReport {
   improved: boolean
   /** The evaluation itself failed. */
   error?: string | undefined
@@ -209,7 +202,7 @@ function describedIteration(ledger: Ledger): Ledger | null {
 }
 
 /** Whether `record` ends the ledger's iteration (see the module comment). */
-export function recordEndsIteration(ledger: Ledger): boolean {
+function recordEndsIteration(ledger: Ledger): boolean {
   if (!isIterationOpen(ledger)) return false
   const latest = latestAttempt(ledger)
   return latest === undefined || !AWAITING_FIX.has(latest.state)

@@ -13,7 +13,7 @@ import {
 } from '../core/schema.js'
 import type { LineEnding } from '../core/text/lines.js'
 
-export interface NewStateFileOptions {
+interface NewStateFileOptions {
   eol?: LineEnding
   /** Values for the Machine State rows beyond the template's defaults. */
   machineState?: MachineStatePatch

@@ -4,7 +4,6 @@ import {
   RANGE_SPAN,
   compactHistory,
   findHistoryEntry,
-  formatDelta,
   isRecorded,
   parseRangeLine,
   prependHistoryEntry,
@@ -48,19 +47,6 @@ function withEntries(text: string, count: number, from = 1): string {
 }
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8')
-
-describe('formatDelta', () => {
-  it.each([
-    [0.8731, 0.8612, '+0.0119'],
-    [0.74, 0.86, '-0.12'],
-    [12, 10, '+2'],
-    [1.5, 1.5, '0'],
-    [1e-7, 0, '+0.0000001'],
-    [100, 100.25, '-0.25']
-  ])('%p − %p = %p', (next, previous, expected) => {
-    expect(formatDelta(next, previous)).toBe(expected)
-  })
-})
 
 describe('run keys', () => {
   it('a run recorded by an earlier version as <run id>.<run attempt> is the same run', () => {

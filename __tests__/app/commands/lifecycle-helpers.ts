@@ -6,12 +6,8 @@
  */
 import { expect } from '@jest/globals'
 import type { FakeGitHub } from '../../../__fixtures__/fake-github/index.js'
-import {
-  ledgerPath,
-  parseLedgerFile,
-  serializeLedger,
-  type Ledger
-} from '../../../src/core/ledger.js'
+import { ledgerPath, serializeLedger, type Ledger } from '../../../src/core/ledger.js'
+import { parseLedgerFile } from '../../../src/statefile/ledger-file.js'
 import { projectStateFile } from '../../../src/statefile/projection.js'
 import type { MachineStatePatch } from '../../../src/core/schema.js'
 import { createStateFile } from '../../../src/statefile/template.js'

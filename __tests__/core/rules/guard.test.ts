@@ -13,11 +13,11 @@ import {
   completeAttempt,
   finishIteration,
   latestAttempt,
-  parseLedgerFile,
   rememberPausedSignature,
   serializeLedger,
   type Ledger
 } from '../../../src/core/ledger.js'
+import { parseLedgerFile } from '../../../src/statefile/ledger-file.js'
 import { CI_PAUSE_STATUS, type PauseKind } from '../../../src/core/rules/pause-reasons.js'
 import { readMachineState, updateMachineState } from '../../../src/statefile/machine-state.js'
 import { createStateFile } from '../../../src/statefile/template.js'

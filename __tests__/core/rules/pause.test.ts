@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import {
   latestAttempt,
-  parseLedgerFile,
   pausedSignatureOf,
   serializeLedger,
   withStateWrite
 } from '../../../src/core/ledger.js'
+import { parseLedgerFile } from '../../../src/statefile/ledger-file.js'
 import { pauseInLedger, pauseKindIn } from '../../../src/core/rules/pause.js'
 import { pauseReason } from '../../../src/core/rules/pause-reasons.js'
 import { projectStateFile } from '../../../src/statefile/projection.js'

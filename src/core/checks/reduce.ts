@@ -52,7 +52,7 @@ export interface ReducePolicy {
   graceMs: number
 }
 
-export const FAILING_CONCLUSIONS = new Set([
+const FAILING_CONCLUSIONS = new Set([
   'failure',
   'timed_out',
   'cancelled',
@@ -60,7 +60,7 @@ export const FAILING_CONCLUSIONS = new Set([
   'startup_failure',
   'stale'
 ])
-export const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped'])
+const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped'])
 const FAILING_STATUS_STATES = new Set(['failure', 'error'])
 
 /** One line of the checks table: a check run or a commit status, as the gate saw it. */
@@ -153,7 +153,7 @@ function checkRunView(run: CheckRunInfo): CheckView {
   }
 }
 
-export function viewChecks(snapshot: ChecksSnapshot, policy: ReducePolicy): CheckView[] {
+function viewChecks(snapshot: ChecksSnapshot, policy: ReducePolicy): CheckView[] {
   const { latest, superseded } = latestPerName(snapshot.checkRuns)
   const views: CheckView[] = []
   const ownRunId = policy.ownWorkflowRunId

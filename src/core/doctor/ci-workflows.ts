@@ -13,7 +13,7 @@ import { asMap, type ParsedFile, type YamlMap } from './setup.js'
 /** A program branch as the doctor tests branch filters with it. */
 const SAMPLE_PROGRAM_BRANCH = 'autoloop/example'
 
-export interface CiWorkflowVerdict {
+interface CiWorkflowVerdict {
   path: string
   /** `runs`: on every iteration; `limited`: only for some changes; `never`. */
   kind: 'runs' | 'limited' | 'never'

@@ -30,7 +30,7 @@ export function projectFailureCount(keys: readonly string[]): number {
   return keys.filter((key) => !key.startsWith('gha:')).length
 }
 
-export interface CheckFailure {
+interface CheckFailure {
   name: string
   keys: readonly string[]
 }
@@ -42,7 +42,7 @@ export interface CheckFailure {
  */
 const UNSPECIFIC_KEYS: readonly RegExp[] = [/^gha:exit code -?\d+$/, /^check:/]
 
-export function isSpecificKey(key: string): boolean {
+function isSpecificKey(key: string): boolean {
   return !UNSPECIFIC_KEYS.some((pattern) => pattern.test(key))
 }
 

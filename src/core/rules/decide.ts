@@ -35,7 +35,7 @@ import { signatureOf, type Signature } from '../signature/signature.js'
 import { redactSecrets } from '../text/untrusted.js'
 
 /** One failing check as the gate gathered it (untrusted text already cleaned). */
-export interface FailingFacts {
+interface FailingFacts {
   name: string
   conclusion: string
   url: string | null
@@ -72,7 +72,7 @@ export type Observed =
     }
 
 /** What the gate does after a red attempt, when the guards let the loop go on. */
-export type NextStep = 'dispatch' | 'fix-command'
+type NextStep = 'dispatch' | 'fix-command'
 
 export interface Pause {
   kind: PauseKind
@@ -118,7 +118,7 @@ export interface DecideConfig {
   fixCommand: boolean
 }
 
-export interface DecideInput {
+interface DecideInput {
   ledger: Ledger
   observed: Observed
   config: DecideConfig

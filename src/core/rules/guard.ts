@@ -33,7 +33,7 @@ export type RedDecision =
     }
   | { kind: 'fix'; attemptsRemaining: number }
 
-export interface RedInput {
+interface RedInput {
   /** The index of the attempt that came back red (0 = the first gate). */
   index: number
   /**
@@ -132,7 +132,7 @@ export function repeatedVerdict(
   }
 }
 
-export interface NoProgressPause {
+interface NoProgressPause {
   kind: 'stuck' | 'exhausted' | 'timeout'
   reason: string
   /** The new attempt's verdict: the previous attempt's failures and signature again. */

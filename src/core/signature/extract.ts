@@ -23,7 +23,7 @@ import { anywhereFragments, lineStartFragments, PARSERS } from './parsers/index.
 import { EXIT_CODE_TRAILER } from './parsers/runner.js'
 import type { Finding, ToolParser } from './types.js'
 
-export type ExtractOptions = LineReaderOptions & ExtractTuning
+type ExtractOptions = LineReaderOptions & ExtractTuning
 
 export interface ExtractResult {
   /** De-duplicated by key, in the order first seen per parser. */
@@ -83,7 +83,7 @@ const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
 const GH_COPY_LINES = 20
 
 /** Options for tests: `everyLine` feeds every line to every parser (no trigger prefilter). */
-export interface ExtractTuning {
+interface ExtractTuning {
   everyLine?: boolean
 }
 

@@ -9,7 +9,7 @@ import { redactSecrets, removeMarkers } from '../text/untrusted.js'
 /** Longest key kept whole; a longer key is cut and ends with a hash of the whole key. */
 export const MAX_KEY_LENGTH = 120
 /** Longest masked message kept inside a key. */
-export const MAX_MESSAGE_LENGTH = 100
+const MAX_MESSAGE_LENGTH = 100
 
 /**
  * The checkout roots of GitHub's runners, written once for the two places they are removed: at

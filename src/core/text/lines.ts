@@ -128,7 +128,7 @@ export interface Section {
   trailer: string
 }
 
-export interface StateFileLayout {
+interface StateFileLayout {
   /** `\uFEFF` when the file starts with a byte order mark, else empty. */
   bom: string
   eol: LineEnding

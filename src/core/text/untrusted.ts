@@ -18,23 +18,23 @@
  */
 
 /** What a secret is replaced with, as the runner does. */
-export const REDACTED = '***'
+const REDACTED = '***'
 
 /**
  * Masked values shorter than this are not redacted: masking every `true`, `main` or `1` would
  * make the text unreadable while protecting nothing a short value could hide.
  */
-export const MIN_MASKED_VALUE_LENGTH = 6
+const MIN_MASKED_VALUE_LENGTH = 6
 
-export const DEFAULT_FENCE_MAX_LINES = 30
-export const DEFAULT_FENCE_MAX_CHARS = 4000
+const DEFAULT_FENCE_MAX_LINES = 30
+const DEFAULT_FENCE_MAX_CHARS = 4000
 
 export interface UntrustedTextOptions {
   /** Values the runner masks (secrets, `add-mask`ed values), redacted wherever they appear. */
   maskedValues?: readonly string[] | undefined
 }
 
-export interface FenceOptions extends UntrustedTextOptions {
+interface FenceOptions extends UntrustedTextOptions {
   /** Lines shown at most (default 30). */
   maxLines?: number | undefined
   /** Characters of content shown at most, newlines included (default 4000). */
@@ -296,7 +296,7 @@ export function oneLine(text: string, max: number, options?: UntrustedTextOption
 }
 
 /** Stands in for `|` where a table must never see one. */
-export const PIPE_SUBSTITUTE = '¦'
+const PIPE_SUBSTITUTE = '¦'
 
 /**
  * A table cell value: like `oneLine`, but with no `|` at all (replaced by `¦`), not even

@@ -62,7 +62,7 @@ const PANIC_KINDS: ReadonlyArray<readonly [RegExp, string | undefined]> = [
   [/^internal error: entered unreachable code/, 'unreachable']
 ]
 
-export function panicKind(message: string): string | undefined {
+function panicKind(message: string): string | undefined {
   const text = message.trim()
   for (const [pattern, kind] of PANIC_KINDS) if (pattern.test(text)) return kind
   return 'panic'

@@ -3,7 +3,7 @@ import type { FailureDetails } from '../details.js'
 import type { Finding } from '../types.js'
 
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
-export const MAX_FINDINGS_PER_PARSER = 1000
+const MAX_FINDINGS_PER_PARSER = 1000
 
 /**
  * Findings de-duplicated by key (the first line seen is kept), at most MAX_FINDINGS_PER_PARSER.

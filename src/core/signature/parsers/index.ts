@@ -41,14 +41,14 @@ import { createSwiftParser, swiftGrepPatterns } from './swift.js'
 import { createUnittestParser, unittestGrepPatterns } from './unittest.js'
 import { createViteParser, viteGrepPatterns } from './vite.js'
 
-export interface Triggers {
+interface Triggers {
   /** Regular-expression fragments that may match anywhere in the line. */
   anywhere?: readonly string[]
   /** Fragments that must match at the start of the line, after blanks. */
   lineStart?: readonly string[]
 }
 
-export interface ParserEntry {
+interface ParserEntry {
   /** The first segment of the keys this parser emits. */
   tool: string
   create: ParserFactory

@@ -13,7 +13,7 @@ import { FindingSet } from './common.js'
 /** Lines read for one failure before the list is given up as cut or malformed. */
 const MAX_LINES_PER_FAILURE = 2000
 
-export interface NumberedFailureList {
+interface NumberedFailureList {
   tool: string
   /** The heading that opens the list. */
   section: RegExp
