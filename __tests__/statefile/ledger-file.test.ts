@@ -99,6 +99,19 @@ describe('where an invalid ledger file is quoted', () => {
     expect(error.lineText).toBe('      "sha": "not a sha",')
   })
 
+  it('a string that ends in a backslash ends at its quote', () => {
+    let ledger = redAttempts([sig('a'), sig('b')])
+    ledger = {
+      ...ledger,
+      attempts: ledger.attempts.map((a) => ({ ...a, note: `C:\\dir${a.index}\\` }))
+    }
+    const text = serializeLedger(ledger).replace(`"sha": "${sha(1)}"`, '"sha": "not a sha"')
+    expect(text).toContain('dir0\\\\"')
+    const error = stateFileErrorOf(() => parseLedgerFile(text, SOURCE))
+    expect(error.message).toContain('attempts.1.sha')
+    expect(error.lineText).toBe('      "sha": "not a sha",')
+  })
+
   it('quotes the list itself when the element at fault is not an object', () => {
     const text = serializeLedger(redFirst()).replace(
       '"earlierSignatureHashes": [],',

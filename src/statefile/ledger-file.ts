@@ -34,9 +34,11 @@ function elementOffset(text: string, from: number, index: number): number {
   for (let i = open + 1; i < text.length; i += 1) {
     const char = text[i]
     if (char === '"') {
-      i = text.indexOf('"', i + 1)
-      while (i > 0 && text[i - 1] === '\\') i = text.indexOf('"', i + 1)
-      if (i === -1) return -1
+      // A string: a backslash escapes the character after it (`\\` too), so it ends at the
+      // first quote that no backslash escapes.
+      i += 1
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
+      if (i >= text.length) return -1
       continue
     }
     if (char === '{' || char === '[') {
