@@ -32618,6 +32618,7 @@ function httpStatus(error) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   F_: () => (/* binding */ fieldOfKey),
+/* harmony export */   Kc: () => (/* binding */ isProgramName),
 /* harmony export */   TF: () => (/* binding */ renderCell),
 /* harmony export */   UK: () => (/* binding */ PROGRAM_NAME_PATTERN),
 /* harmony export */   Vw: () => (/* binding */ schedulerKey),
@@ -32630,7 +32631,6 @@ function httpStatus(error) {
 /* harmony export */   vz: () => (/* binding */ sanitizeCellText),
 /* harmony export */   yW: () => (/* binding */ MACHINE_STATE_FIELDS)
 /* harmony export */ });
-/* unused harmony exports RECENT_STATUSES_KEPT, MAX_CELL_CHARS */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3798);
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4377);
 /**
@@ -32853,9 +32853,13 @@ function renderCell(field, value) {
             return orEmpty(sanitizeCellText(String(v)));
     }
 }
+/** Whether `name` is a valid program name (one path segment: letters, digits, `.`, `_`, `-`). */
+function isProgramName(name) {
+    return PROGRAM_NAME_PATTERN.test(name);
+}
 /** The state file of a program. */
 function stateFilePath(program) {
-    if (!PROGRAM_NAME_PATTERN.test(program)) {
+    if (!isProgramName(program)) {
         throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`);
     }
     return `${program}.md`;
@@ -32941,7 +32945,7 @@ class ContentsConflictError extends Error {
 /* harmony export */   ti: () => (/* binding */ inlineCode),
 /* harmony export */   xR: () => (/* binding */ tableCell)
 /* harmony export */ });
-/* unused harmony exports REDACTED, MIN_MASKED_VALUE_LENGTH, DEFAULT_FENCE_MAX_LINES, DEFAULT_FENCE_MAX_CHARS, removeHtmlComments, neutralise, PIPE_SUBSTITUTE */
+/* unused harmony exports removeHtmlComments, neutralise */
 /**
  * Text taken from CI is untrusted (README: "Security"): logs, annotations, check-run output, status
  * descriptions, even check names and URLs. Anyone who can make a check fail controls it, and
@@ -40026,7 +40030,7 @@ function realConnect(options) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3218);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9602);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(970);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4760);
 /**
@@ -40063,7 +40067,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9602:
+/***/ 970:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40905,6 +40909,200 @@ function toAlignment(value) {
       : code === 82 /* `R` */ || code === 114 /* `r` */
         ? 114 /* `r` */
         : 0
+}
+
+;// CONCATENATED MODULE: ./src/core/checks/reduce.ts
+/**
+ * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
+ * reduced to one verdict (docs/decisions.md: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
+ * how long the gate has been waiting.
+ *
+ * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown
+ * state all keep the verdict away from green.
+ */
+const FAILING_CONCLUSIONS = new Set([
+    'failure',
+    'timed_out',
+    'cancelled',
+    'action_required',
+    'startup_failure',
+    'stale'
+]);
+const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped']);
+const FAILING_STATUS_STATES = new Set(['failure', 'error']);
+/** Latest run per name: the highest id, since GitHub hands out ids in creation order. */
+function latestPerName(runs) {
+    const byName = new Map();
+    const superseded = [];
+    for (const run of runs) {
+        const current = byName.get(run.name);
+        if (!current)
+            byName.set(run.name, run);
+        else if (run.id > current.id) {
+            superseded.push(current);
+            byName.set(run.name, run);
+        }
+        else
+            superseded.push(run);
+    }
+    return { latest: [...byName.values()], superseded };
+}
+function checkRunState(run) {
+    if (run.status !== 'completed') {
+        const known = ['queued', 'in_progress', 'waiting', 'requested', 'pending'];
+        return known.includes(run.status) ? 'running' : 'unknown';
+    }
+    if (run.conclusion && FAILING_CONCLUSIONS.has(run.conclusion))
+        return 'failed';
+    if (run.conclusion && PASSING_CONCLUSIONS.has(run.conclusion))
+        return 'passed';
+    return 'unknown';
+}
+function statusState(status) {
+    if (status.state === 'pending')
+        return 'running';
+    if (status.state === 'success')
+        return 'passed';
+    if (FAILING_STATUS_STATES.has(status.state))
+        return 'failed';
+    return 'unknown';
+}
+/** Latest status per context: the highest id. */
+function latestPerContext(statuses) {
+    const byContext = new Map();
+    for (const status of statuses) {
+        const current = byContext.get(status.context);
+        if (!current || status.id > current.id)
+            byContext.set(status.context, status);
+    }
+    return [...byContext.values()];
+}
+function checkRunView(run) {
+    return {
+        kind: 'check-run',
+        id: run.id,
+        name: run.name,
+        status: run.status,
+        conclusion: run.status === 'completed' ? run.conclusion : null,
+        url: run.url,
+        state: checkRunState(run),
+        workflowRunId: run.workflowRunId,
+        jobId: run.jobId
+    };
+}
+function viewChecks(snapshot, policy) {
+    const { latest, superseded } = latestPerName(snapshot.checkRuns);
+    const views = [];
+    const ownRunId = policy.ownWorkflowRunId;
+    const ownSuites = new Set(snapshot.checkRuns
+        .filter((run) => ownRunId !== undefined && run.workflowRunId === ownRunId)
+        .map((run) => run.checkSuiteId)
+        .filter((id) => id !== undefined));
+    const ownRun = (run) => (ownRunId !== undefined && run.workflowRunId === ownRunId) ||
+        (run.checkSuiteId !== undefined && ownSuites.has(run.checkSuiteId));
+    for (const run of latest) {
+        const view = checkRunView(run);
+        if (ownRun(run))
+            view.excluded = 'own-run';
+        else if (policy.isIgnored(run.name))
+            view.excluded = 'ignored';
+        views.push(view);
+    }
+    for (const run of superseded)
+        views.push({ ...checkRunView(run), excluded: 'superseded' });
+    for (const status of latestPerContext(snapshot.statuses)) {
+        const view = {
+            kind: 'status',
+            id: status.id,
+            name: status.context,
+            status: status.state === 'pending' ? 'pending' : 'completed',
+            conclusion: status.state === 'pending' ? null : status.state,
+            url: status.url,
+            state: statusState(status),
+            description: status.description
+        };
+        if (policy.isIgnored(status.context))
+            view.excluded = 'ignored';
+        views.push(view);
+    }
+    return views.sort((a, b) => Number(a.excluded !== undefined) - Number(b.excluded !== undefined) ||
+        a.name.localeCompare(b.name) ||
+        a.id - b.id);
+}
+/** Whether a check counts toward the verdict: not this run's own job, ignored, or superseded. */
+function isCounted(check) {
+    return check.excluded === undefined;
+}
+/**
+ * The verdict for one snapshot. `elapsedMs` is the time since the push (or since the gate
+ * started when there was no push): the grace period counts from there.
+ */
+function reduceChecks(snapshot, policy, elapsedMs) {
+    const checks = viewChecks(snapshot, policy);
+    const counted = checks.filter(isCounted);
+    const failing = counted.filter((check) => check.state === 'failed');
+    const unfinished = counted.filter((check) => check.state === 'running' || check.state === 'unknown');
+    const graceOver = elapsedMs >= policy.graceMs;
+    const reportedNames = new Set(counted.map((check) => check.name));
+    const missingRequired = policy.requiredChecks.filter((name) => !reportedNames.has(name));
+    const failureReasons = () => [
+        ...failing.map((check) => `${check.name}: ${check.conclusion ?? check.state}`),
+        ...(graceOver ? missingRequired.map((name) => `required check never reported: ${name}`) : [])
+    ];
+    if (failing.length > 0 && (policy.failFast || unfinished.length === 0)) {
+        return {
+            kind: 'red',
+            checks,
+            failing,
+            missingRequired: graceOver ? missingRequired : [],
+            reasons: failureReasons()
+        };
+    }
+    if (unfinished.length > 0) {
+        return { kind: 'pending', checks, waitingFor: unfinished.map((check) => check.name) };
+    }
+    // Every counted check has completed from here on.
+    if (missingRequired.length > 0) {
+        if (!graceOver)
+            return { kind: 'pending', checks, waitingFor: missingRequired };
+        return {
+            kind: 'red',
+            checks,
+            failing,
+            missingRequired,
+            reasons: missingRequired.map((name) => `required check never reported: ${name}`)
+        };
+    }
+    // Late registrations: a quick check may finish before slower workflows have even
+    // appeared, so no verdict other than red is given before the grace period ends.
+    if (!graceOver) {
+        return { kind: 'pending', checks, waitingFor: ['(checks that have not registered yet)'] };
+    }
+    const requiredNotPassing = policy.requiredChecks.filter((name) => counted.some((check) => check.name === name && check.state !== 'passed'));
+    if (requiredNotPassing.length > 0) {
+        return {
+            kind: 'red',
+            checks,
+            failing: counted.filter((check) => requiredNotPassing.includes(check.name)),
+            missingRequired: [],
+            reasons: requiredNotPassing.map((name) => `required check did not pass: ${name}`)
+        };
+    }
+    const succeeded = counted.filter((check) => (check.kind === 'check-run' && check.conclusion === 'success') ||
+        (check.kind === 'status' && check.state === 'passed'));
+    if (succeeded.length === 0) {
+        const reasons = counted.length === 0
+            ? [`no checks reported within ${Math.round(policy.graceMs / 1000)} s`]
+            : [`every check was skipped or neutral (${counted.map((c) => c.name).join(', ')})`];
+        if (policy.allowNoChecks)
+            return { kind: 'green', checks, reasons: [...reasons, 'allowed by allow-no-checks'] };
+        return { kind: 'no-checks', checks, reasons };
+    }
+    return {
+        kind: 'green',
+        checks,
+        reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
+    };
 }
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/iso.js
@@ -41797,6 +41995,7 @@ function capitalise(text) {
 
 
 
+
 /** Every output, always set, so downstream `if:` expressions never see an unset value. */
 const OUTPUT_NAMES = [
     'status',
@@ -41821,9 +42020,7 @@ const OUTPUT_NAMES = [
 const outputText = (text) => (0,untrusted/* removeMarkers */.A7)((0,untrusted/* redactSecrets */.fp)((0,untrusted/* normaliseText */.af)(text)));
 /** The `checks` output: every counted check with its conclusion and link. */
 function checksOutput(checks) {
-    return checks
-        .filter((check) => check.excluded === undefined)
-        .map((check) => ({
+    return checks.filter(isCounted).map((check) => ({
         name: outputText(check.name),
         kind: check.kind,
         status: check.status,
@@ -41848,7 +42045,7 @@ function outputs_link(url, text) {
     return target ? `[${text}](${target})` : text;
 }
 function checksTable(checks) {
-    const counted = checks.filter((check) => check.excluded === undefined);
+    const counted = checks.filter(isCounted);
     const excluded = checks.filter((check) => check.excluded !== undefined);
     const parts = [];
     if (counted.length === 0)
@@ -42128,182 +42325,6 @@ function parseIterationFile(text, path, program) {
     return parsed.data;
 }
 
-// EXTERNAL MODULE: ./src/core/state-errors.ts
-var state_errors = __nccwpck_require__(8036);
-;// CONCATENATED MODULE: ./src/core/text/lines.ts
-/**
- * The one line-and-section model of state file text, pure. Every module that reads or edits
- * a program's state file (Machine State, the CI Gate section, the Iteration History) splits
- * it with these functions and splices its own byte ranges, so every other byte is kept.
- *
- * Code fences are an explicit choice (`fences`):
- * - `'ignore'`: a section starts at every line beginning with `## `, inside a fence or not.
- *   This is the autoloop scheduler's own rule (it cuts Machine State at the first `\n## `), so
- *   Machine State and the CI Gate section, which the scheduler's cut decides, use it.
- * - `'respect'`: a `## ` line inside a fenced code block is text. The Iteration History is
- *   written by humans and the agent and holds fenced code, so a quoted heading there must not
- *   end the section.
- */
-const BOM = '\uFEFF';
-/** Python's whitespace (`str.isspace`), which the scheduler's `\s` and `strip()` use. */
-const PY_WS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const PY_STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, 'g');
-/** Python's `str.strip()`: what the scheduler does to every cell. */
-function pyStrip(text) {
-    return text.replace(PY_STRIP, '');
-}
-/** The line ending of the first line break (`\n` when there is none). */
-function detectEol(text) {
-    const at = text.indexOf('\n');
-    return at > 0 && text[at - 1] === '\r' ? '\r\n' : '\n';
-}
-/** The lines of `text[from, to)`; `from` must be a line start. */
-function linesOf(text, from = 0, to = text.length) {
-    const lines = [];
-    let start = from;
-    while (start < to) {
-        const nl = text.indexOf('\n', start);
-        const next = nl === -1 || nl >= to ? to : nl + 1;
-        let end = nl === -1 || nl >= to ? to : nl;
-        if (end > start && text[end - 1] === '\r' && end === nl)
-            end -= 1;
-        lines.push({ start, end, next, text: text.slice(start, end), eol: text.slice(end, next) });
-        start = next;
-    }
-    return lines;
-}
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-/** For each line, whether it is inside a fenced code block (fence lines count as inside). */
-function fencedLines(lines) {
-    const inside = [];
-    let open = null;
-    for (const line of lines) {
-        const fence = FENCE.exec(line.text)?.[1];
-        if (open === null) {
-            if (fence)
-                open = fence;
-            inside.push(fence !== undefined);
-        }
-        else {
-            inside.push(true);
-            if (fence &&
-                fence[0] === open[0] &&
-                fence.length >= open.length &&
-                line.text.trim() === fence)
-                open = null;
-        }
-    }
-    return inside;
-}
-function lineNumberAt(text, offset) {
-    let line = 1;
-    for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
-        line += 1;
-    }
-    return line;
-}
-/** The line holding `offset`, for error messages: its number and its text. */
-function lineAt(text, offset) {
-    const start = text.lastIndexOf('\n', offset - 1) + 1;
-    const nl = text.indexOf('\n', offset);
-    const end = nl === -1 ? text.length : nl;
-    return {
-        line: lineNumberAt(text, offset),
-        lineText: text
-            .slice(start, end)
-            .replace(/\r$/, '')
-            .replace(/^\uFEFF/, '')
-    };
-}
-function isLineStart(text, offset) {
-    return offset === 0 || (offset === 1 && text.startsWith(BOM)) || text[offset - 1] === '\n';
-}
-/** A line that only closes a section: blank, or a `---` rule. */
-function isTrailerLine(line) {
-    const stripped = pyStrip(line);
-    return stripped === '' || /^-{3,}$/.test(stripped);
-}
-/** Splits `raw` (a heading line and its body) into content and trailer. */
-function splitTrailer(raw) {
-    const lines = linesOf(raw);
-    let cut = raw.length;
-    for (let i = lines.length - 1; i >= 1; i -= 1) {
-        const line = lines[i];
-        if (!isTrailerLine(line.text))
-            break;
-        cut = line.start;
-    }
-    return { content: raw.slice(0, cut), trailer: raw.slice(cut) };
-}
-const LEADING_EMOJI = /^(?:\p{Extended_Pictographic}|\uFE0F|\u200D|\u20E3|\s)+/u;
-/** `## ⚙️ Machine State` → `Machine State`. */
-function sectionName(heading) {
-    return heading.slice(3).replace(LEADING_EMOJI, '').trim();
-}
-/**
- * Splits the file into preamble and `## ` sections, keeping every byte:
- * `bom + preamble + sections.map((s) => s.content + s.trailer).join('') === text`.
- */
-function splitSections(text, fences) {
-    const bom = text.startsWith(BOM) ? BOM : '';
-    const lines = linesOf(text, bom.length);
-    const fenced = fences === 'respect' ? fencedLines(lines) : lines.map(() => false);
-    const starts = lines
-        .filter((line, i) => line.text.startsWith('## ') && !fenced[i])
-        .map((line) => line.start);
-    const preamble = text.slice(bom.length, starts[0] ?? text.length);
-    const titleLine = linesOf(preamble).find((line) => line.text.startsWith('# '));
-    const sections = starts.map((start, i) => {
-        const end = starts[i + 1] ?? text.length;
-        const raw = text.slice(start, end);
-        const heading = linesOf(raw)[0].text;
-        return { start, end, heading, name: sectionName(heading), ...splitTrailer(raw) };
-    });
-    return {
-        bom,
-        eol: detectEol(text),
-        preamble,
-        title: titleLine ? titleLine.text.slice(2).trim() : null,
-        sections
-    };
-}
-/** Whether the file separates its sections with `---` rules. */
-function usesRules(text) {
-    const layout = splitSections(text, 'ignore');
-    return (/(^|\n)-{3,}[ \t]*\r?(\n|$)/.test(layout.preamble) ||
-        layout.sections.some((section) => /(^|\n)[ \t]*-{3,}[ \t]*\r?(\n|$)/.test(section.trailer)));
-}
-/**
- * What goes between the end of `text` and a section appended after it: a line break when the
- * text does not end with one, a blank line, and a `---` rule when the file uses them.
- */
-function separatorBeforeAppended(text) {
-    const eol = detectEol(text);
-    if (text.trim() === '')
-        return text === '' || text.endsWith('\n') ? '' : eol;
-    const lines = linesOf(text);
-    const lastText = [...lines].reverse().find((line) => pyStrip(line.text) !== '');
-    const endsWithNewline = text.endsWith('\n');
-    const blankAfter = lines[lines.length - 1] !== lastText;
-    let prefix = endsWithNewline ? '' : eol;
-    if (!(blankAfter && endsWithNewline))
-        prefix += eol;
-    if (!/^[ \t]*-{3,}[ \t]*$/.test(lastText.text) && usesRules(text))
-        prefix += `---${eol}${eol}`;
-    return prefix;
-}
-/** Where JSON.parse failed, when the runtime says (`position N`, or `line L column C`); else 0. */
-function jsonErrorOffset(json, error) {
-    const message = String(error);
-    const lineColumn = /line (\d+) column (\d+)/.exec(message);
-    if (lineColumn) {
-        const lineStarts = [0, ...[...json.matchAll(/\n/g)].map((match) => match.index + 1)];
-        return (lineStarts[Number(lineColumn[1]) - 1] ?? 0) + Number(lineColumn[2]) - 1;
-    }
-    const position = /position (\d+)/.exec(message);
-    return position ? Number(position[1]) : 0;
-}
-
 ;// CONCATENATED MODULE: ./src/core/rules/pause-reasons.ts
 /**
  * Every pause reason the action writes into Machine State's Pause Reason row, in one place
@@ -42389,9 +42410,7 @@ function endsFixLoop(kind) {
 
 
 
-
-
-
+/** The ledger's version; `statefile/ledger-file.ts` migrates the earlier one. */
 const LEDGER_VERSION = 2;
 /** Where a program's ledger lives in its store. */
 function ledgerPath(program) {
@@ -43070,11 +43089,210 @@ function compactLedger(ledger) {
     return current();
 }
 // ---------------------------------------------------------------------------------------
-// The file
-/** The ledger as its file holds it: indented JSON, one field per line, for readable diffs. */
+// The file's text
+/**
+ * The ledger as its file holds it: indented JSON, one field per line, for readable diffs. It
+ * stays with the model because the size bound (`LEDGER_LIMITS.maxBytes`, `compactLedger`) is a
+ * bound on these bytes; reading the file back (errors with their line, older versions
+ * migrated) is `statefile/ledger-file.ts`.
+ */
 function serializeLedger(ledger) {
     return `${JSON.stringify(ledger, null, 2)}\n`;
 }
+
+// EXTERNAL MODULE: ./src/core/state-errors.ts
+var state_errors = __nccwpck_require__(8036);
+;// CONCATENATED MODULE: ./src/core/text/lines.ts
+/**
+ * The one line-and-section model of state file text, pure. Every module that reads or edits
+ * a program's state file (Machine State, the CI Gate section, the Iteration History) splits
+ * it with these functions and splices its own byte ranges, so every other byte is kept.
+ *
+ * Code fences are an explicit choice (`fences`):
+ * - `'ignore'`: a section starts at every line beginning with `## `, inside a fence or not.
+ *   This is the autoloop scheduler's own rule (it cuts Machine State at the first `\n## `), so
+ *   Machine State and the CI Gate section, which the scheduler's cut decides, use it.
+ * - `'respect'`: a `## ` line inside a fenced code block is text. The Iteration History is
+ *   written by humans and the agent and holds fenced code, so a quoted heading there must not
+ *   end the section.
+ */
+const BOM = '\uFEFF';
+/** Python's whitespace (`str.isspace`), which the scheduler's `\s` and `strip()` use. */
+const PY_WS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, 'g');
+/** Python's `str.strip()`: what the scheduler does to every cell. */
+function pyStrip(text) {
+    return text.replace(PY_STRIP, '');
+}
+/** The line ending of the first line break (`\n` when there is none). */
+function detectEol(text) {
+    const at = text.indexOf('\n');
+    return at > 0 && text[at - 1] === '\r' ? '\r\n' : '\n';
+}
+/** The lines of `text[from, to)`; `from` must be a line start. */
+function linesOf(text, from = 0, to = text.length) {
+    const lines = [];
+    let start = from;
+    while (start < to) {
+        const nl = text.indexOf('\n', start);
+        const next = nl === -1 || nl >= to ? to : nl + 1;
+        let end = nl === -1 || nl >= to ? to : nl;
+        if (end > start && text[end - 1] === '\r' && end === nl)
+            end -= 1;
+        lines.push({ start, end, next, text: text.slice(start, end), eol: text.slice(end, next) });
+        start = next;
+    }
+    return lines;
+}
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** For each line, whether it is inside a fenced code block (fence lines count as inside). */
+function fencedLines(lines) {
+    const inside = [];
+    let open = null;
+    for (const line of lines) {
+        const fence = FENCE.exec(line.text)?.[1];
+        if (open === null) {
+            if (fence)
+                open = fence;
+            inside.push(fence !== undefined);
+        }
+        else {
+            inside.push(true);
+            if (fence &&
+                fence[0] === open[0] &&
+                fence.length >= open.length &&
+                line.text.trim() === fence)
+                open = null;
+        }
+    }
+    return inside;
+}
+function lineNumberAt(text, offset) {
+    let line = 1;
+    for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
+        line += 1;
+    }
+    return line;
+}
+/** The line holding `offset`, for error messages: its number and its text. */
+function lineAt(text, offset) {
+    const start = text.lastIndexOf('\n', offset - 1) + 1;
+    const nl = text.indexOf('\n', offset);
+    const end = nl === -1 ? text.length : nl;
+    return {
+        line: lineNumberAt(text, offset),
+        lineText: text
+            .slice(start, end)
+            .replace(/\r$/, '')
+            .replace(/^\uFEFF/, '')
+    };
+}
+function isLineStart(text, offset) {
+    return offset === 0 || (offset === 1 && text.startsWith(BOM)) || text[offset - 1] === '\n';
+}
+/** A line that only closes a section: blank, or a `---` rule. */
+function isTrailerLine(line) {
+    const stripped = pyStrip(line);
+    return stripped === '' || /^-{3,}$/.test(stripped);
+}
+/** Splits `raw` (a heading line and its body) into content and trailer. */
+function splitTrailer(raw) {
+    const lines = linesOf(raw);
+    let cut = raw.length;
+    for (let i = lines.length - 1; i >= 1; i -= 1) {
+        const line = lines[i];
+        if (!isTrailerLine(line.text))
+            break;
+        cut = line.start;
+    }
+    return { content: raw.slice(0, cut), trailer: raw.slice(cut) };
+}
+const LEADING_EMOJI = /^(?:\p{Extended_Pictographic}|\uFE0F|\u200D|\u20E3|\s)+/u;
+/** `## ⚙️ Machine State` → `Machine State`. */
+function sectionName(heading) {
+    return heading.slice(3).replace(LEADING_EMOJI, '').trim();
+}
+/**
+ * Splits the file into preamble and `## ` sections, keeping every byte:
+ * `bom + preamble + sections.map((s) => s.content + s.trailer).join('') === text`.
+ */
+function splitSections(text, fences) {
+    const bom = text.startsWith(BOM) ? BOM : '';
+    const lines = linesOf(text, bom.length);
+    const fenced = fences === 'respect' ? fencedLines(lines) : lines.map(() => false);
+    const starts = lines
+        .filter((line, i) => line.text.startsWith('## ') && !fenced[i])
+        .map((line) => line.start);
+    const preamble = text.slice(bom.length, starts[0] ?? text.length);
+    const titleLine = linesOf(preamble).find((line) => line.text.startsWith('# '));
+    const sections = starts.map((start, i) => {
+        const end = starts[i + 1] ?? text.length;
+        const raw = text.slice(start, end);
+        const heading = linesOf(raw)[0].text;
+        return { start, end, heading, name: sectionName(heading), ...splitTrailer(raw) };
+    });
+    return {
+        bom,
+        eol: detectEol(text),
+        preamble,
+        title: titleLine ? titleLine.text.slice(2).trim() : null,
+        sections
+    };
+}
+/** Whether the file separates its sections with `---` rules. */
+function usesRules(text) {
+    const layout = splitSections(text, 'ignore');
+    return (/(^|\n)-{3,}[ \t]*\r?(\n|$)/.test(layout.preamble) ||
+        layout.sections.some((section) => /(^|\n)[ \t]*-{3,}[ \t]*\r?(\n|$)/.test(section.trailer)));
+}
+/**
+ * What goes between the end of `text` and a section appended after it: a line break when the
+ * text does not end with one, a blank line, and a `---` rule when the file uses them.
+ */
+function separatorBeforeAppended(text) {
+    const eol = detectEol(text);
+    if (text.trim() === '')
+        return text === '' || text.endsWith('\n') ? '' : eol;
+    const lines = linesOf(text);
+    const lastText = [...lines].reverse().find((line) => pyStrip(line.text) !== '');
+    const endsWithNewline = text.endsWith('\n');
+    const blankAfter = lines[lines.length - 1] !== lastText;
+    let prefix = endsWithNewline ? '' : eol;
+    if (!(blankAfter && endsWithNewline))
+        prefix += eol;
+    if (!/^[ \t]*-{3,}[ \t]*$/.test(lastText.text) && usesRules(text))
+        prefix += `---${eol}${eol}`;
+    return prefix;
+}
+/** Where JSON.parse failed, when the runtime says (`position N`, or `line L column C`); else 0. */
+function jsonErrorOffset(json, error) {
+    const message = String(error);
+    const lineColumn = /line (\d+) column (\d+)/.exec(message);
+    if (lineColumn) {
+        const lineStarts = [0, ...[...json.matchAll(/\n/g)].map((match) => match.index + 1)];
+        return (lineStarts[Number(lineColumn[1]) - 1] ?? 0) + Number(lineColumn[2]) - 1;
+    }
+    const position = /position (\d+)/.exec(message);
+    return position ? Number(position[1]) : 0;
+}
+
+;// CONCATENATED MODULE: ./src/statefile/ledger-file.ts
+/**
+ * Reading the ledger file `ci-gate/<program>.json` (README: "The ledger"), pure: the caller
+ * reads the file. A file that is not JSON, was written by a newer version, or does not fit the
+ * schema is a `StateFileError` that quotes the line it could not read (a JSON path is located
+ * in the text, best effort), so nothing is written over it. Version 1, the fenced block an
+ * earlier version kept in the state file's CI Gate section, is migrated; a ledger written
+ * before pause writes stored their kind gets it derived once.
+ *
+ * The model, its schema and its file's text (`serializeLedger`, which the size bound
+ * measures) are `core/ledger.ts`.
+ */
+
+
+
+
+
 const LEDGER_FIX = 'restore the file from the branch history, or delete it (the CI fix loop of the current iteration starts over; run the reset command to say so on the program issue)';
 /** The offset of element `index` (an object or array) of the first array at or after `from`; -1 when not found. */
 function elementOffset(text, from, index) {
@@ -43086,10 +43304,12 @@ function elementOffset(text, from, index) {
     for (let i = open + 1; i < text.length; i += 1) {
         const char = text[i];
         if (char === '"') {
-            i = text.indexOf('"', i + 1);
-            while (i > 0 && text[i - 1] === '\\')
-                i = text.indexOf('"', i + 1);
-            if (i === -1)
+            // A string: a backslash escapes the character after it (`\\` too), so it ends at the
+            // first quote that no backslash escapes.
+            i += 1;
+            while (i < text.length && text[i] !== '"')
+                i += text[i] === '\\' ? 2 : 1;
+            if (i >= text.length)
                 return -1;
             continue;
         }
@@ -44052,6 +44272,44 @@ function resetBrief(ledger) {
     return lines;
 }
 
+;// CONCATENATED MODULE: ./src/core/metric.ts
+/**
+ * The metric's maths (docs/commands.md: "record"), pure: which of two values is better, whether
+ * one reaches the target, in the program's Metric Direction (`higher` or `lower`), and the
+ * delta an Iteration History entry shows.
+ */
+function decimalsOf(value) {
+    const text = String(Math.abs(value));
+    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+    if (!match)
+        return 0;
+    const fraction = match[2]?.length ?? 0;
+    const exponent = Number(match[3] ?? 0);
+    return Math.max(0, fraction - exponent);
+}
+/**
+ * `next − previous`, signed, with as many decimals as the more precise of the two (at most
+ * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
+ */
+function formatDelta(next, previous) {
+    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
+    const delta = next - previous;
+    const magnitude = Math.abs(delta).toFixed(decimals);
+    if (Number(magnitude) === 0)
+        return '0';
+    return `${delta < 0 ? '-' : '+'}${magnitude}`;
+}
+/** Whether `candidate` is better than `reference` in the metric's direction. */
+function isBetter(candidate, reference, direction) {
+    if (reference === null)
+        return true;
+    return direction === 'lower' ? candidate < reference : candidate > reference;
+}
+/** Whether `metric` reaches `target` in the metric's direction (`higher`: `≥`; `lower`: `≤`). */
+function reachesTarget(metric, target, direction) {
+    return direction === 'lower' ? metric <= target : metric >= target;
+}
+
 ;// CONCATENATED MODULE: ./src/statefile/history.ts
 /**
  * The `## 📊 Iteration History` section of a program state file, pure (docs/state.md: "The state file").
@@ -44082,6 +44340,7 @@ function resetBrief(ledger) {
  * byte outside what changes is kept.
  */
 
+
 const HISTORY_HEADING = '## 📊 Iteration History';
 const HISTORY_NAME = 'Iteration History';
 /** How many recorded run keys the hidden line keeps (newest first). */
@@ -44105,33 +44364,6 @@ function entryMarker(runKey) {
 /** Whether two run keys name the same run (`9001` and the earlier form `9001.2` do). */
 function sameRun(written, runKey) {
     return written === runKey || written.split('.')[0] === runKey;
-}
-function decimalsOf(value) {
-    const text = String(Math.abs(value));
-    const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
-    if (!match)
-        return 0;
-    const fraction = match[2]?.length ?? 0;
-    const exponent = Number(match[3] ?? 0);
-    return Math.max(0, fraction - exponent);
-}
-/**
- * `next − previous`, signed, with as many decimals as the more precise of the two (at most
- * 12): `+0.0119`, `-0.12`; an exact zero is `0`.
- */
-function formatDelta(next, previous) {
-    const decimals = Math.min(12, Math.max(decimalsOf(next), decimalsOf(previous)));
-    const delta = next - previous;
-    const magnitude = Math.abs(delta).toFixed(decimals);
-    if (Number(magnitude) === 0)
-        return '0';
-    return `${delta < 0 ? '-' : '+'}${magnitude}`;
-}
-/** Whether `candidate` is better than `reference` in the metric's direction. */
-function isBetter(candidate, reference, direction) {
-    if (reference === null)
-        return true;
-    return direction === 'lower' ? candidate < reference : candidate > reference;
 }
 const OUTCOME_LABEL = {
     accepted: '✅ Accepted',
@@ -44639,6 +44871,7 @@ function createStateFile(program, options = {}) {
 
 
 
+
 function inFile(source, read) {
     try {
         return read();
@@ -44870,12 +45103,9 @@ var core_environment = __nccwpck_require__(6738);
 
 
 
+
 /** Consecutive errors at which `record` pauses the program. */
 const MAX_CONSECUTIVE_ERRORS = 3;
-/** Whether `metric` reaches `target` in the metric's direction. */
-function reachesTarget(metric, target, direction) {
-    return direction === 'lower' ? metric <= target : metric >= target;
-}
 /** The Machine State rows an outcome writes. */
 function recordTransition(machine, input) {
     const direction = machine.metricDirection ?? 'higher';
@@ -45271,6 +45501,21 @@ function renderIterationComment(view) {
         lines.push('', `Flaky on the way (passed on re-run): ${view.flaky.map((f) => (0,untrusted/* oneLine */.TN)(f.check, 80)).join(', ')}.`);
     return lines.join('\n');
 }
+/** The comment `reconcile` posts when it lifts a CI pause. */
+function renderResumeComment(view) {
+    const options = { maskedValues: view.maskedValues };
+    return [
+        view.marker,
+        `### ▶️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100, options)} resumed`,
+        '',
+        `${view.why}, so the pause is lifted:`,
+        '',
+        `- **It was paused for:** ${(0,untrusted/* inlineCode */.ti)(view.previousReason, 300, options)}`,
+        `- **Head of ${(0,untrusted/* inlineCode */.ti)(view.branch, 200, options)}:** ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)}`,
+        '',
+        'Paused and Pause Reason are cleared: the next scheduled iteration starts from this commit.'
+    ].join('\n');
+}
 
 ;// CONCATENATED MODULE: ./src/app/program-issue.ts
 
@@ -45659,196 +45904,6 @@ async function poll(options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/core/checks/reduce.ts
-/**
- * Check runs (latest per name) and commit statuses (latest per context) of one exact SHA,
- * reduced to one verdict (docs/decisions.md: "How checks become a verdict"). Pure: the caller supplies the snapshot, the policy and
- * how long the gate has been waiting.
- *
- * Silence is never success: nothing reported, only skipped/neutral checks, or an unknown
- * state all keep the verdict away from green.
- */
-const FAILING_CONCLUSIONS = new Set([
-    'failure',
-    'timed_out',
-    'cancelled',
-    'action_required',
-    'startup_failure',
-    'stale'
-]);
-const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped']);
-const FAILING_STATUS_STATES = new Set(['failure', 'error']);
-/** Latest run per name: the highest id, since GitHub hands out ids in creation order. */
-function latestPerName(runs) {
-    const byName = new Map();
-    const superseded = [];
-    for (const run of runs) {
-        const current = byName.get(run.name);
-        if (!current)
-            byName.set(run.name, run);
-        else if (run.id > current.id) {
-            superseded.push(current);
-            byName.set(run.name, run);
-        }
-        else
-            superseded.push(run);
-    }
-    return { latest: [...byName.values()], superseded };
-}
-function checkRunState(run) {
-    if (run.status !== 'completed') {
-        const known = ['queued', 'in_progress', 'waiting', 'requested', 'pending'];
-        return known.includes(run.status) ? 'running' : 'unknown';
-    }
-    if (run.conclusion && FAILING_CONCLUSIONS.has(run.conclusion))
-        return 'failed';
-    if (run.conclusion && PASSING_CONCLUSIONS.has(run.conclusion))
-        return 'passed';
-    return 'unknown';
-}
-function statusState(status) {
-    if (status.state === 'pending')
-        return 'running';
-    if (status.state === 'success')
-        return 'passed';
-    if (FAILING_STATUS_STATES.has(status.state))
-        return 'failed';
-    return 'unknown';
-}
-/** Latest status per context: the highest id. */
-function latestPerContext(statuses) {
-    const byContext = new Map();
-    for (const status of statuses) {
-        const current = byContext.get(status.context);
-        if (!current || status.id > current.id)
-            byContext.set(status.context, status);
-    }
-    return [...byContext.values()];
-}
-function checkRunView(run) {
-    return {
-        kind: 'check-run',
-        id: run.id,
-        name: run.name,
-        status: run.status,
-        conclusion: run.status === 'completed' ? run.conclusion : null,
-        url: run.url,
-        state: checkRunState(run),
-        workflowRunId: run.workflowRunId,
-        jobId: run.jobId
-    };
-}
-function viewChecks(snapshot, policy) {
-    const { latest, superseded } = latestPerName(snapshot.checkRuns);
-    const views = [];
-    const ownRunId = policy.ownWorkflowRunId;
-    const ownSuites = new Set(snapshot.checkRuns
-        .filter((run) => ownRunId !== undefined && run.workflowRunId === ownRunId)
-        .map((run) => run.checkSuiteId)
-        .filter((id) => id !== undefined));
-    const ownRun = (run) => (ownRunId !== undefined && run.workflowRunId === ownRunId) ||
-        (run.checkSuiteId !== undefined && ownSuites.has(run.checkSuiteId));
-    for (const run of latest) {
-        const view = checkRunView(run);
-        if (ownRun(run))
-            view.excluded = 'own-run';
-        else if (policy.isIgnored(run.name))
-            view.excluded = 'ignored';
-        views.push(view);
-    }
-    for (const run of superseded)
-        views.push({ ...checkRunView(run), excluded: 'superseded' });
-    for (const status of latestPerContext(snapshot.statuses)) {
-        const view = {
-            kind: 'status',
-            id: status.id,
-            name: status.context,
-            status: status.state === 'pending' ? 'pending' : 'completed',
-            conclusion: status.state === 'pending' ? null : status.state,
-            url: status.url,
-            state: statusState(status),
-            description: status.description
-        };
-        if (policy.isIgnored(status.context))
-            view.excluded = 'ignored';
-        views.push(view);
-    }
-    return views.sort((a, b) => Number(a.excluded !== undefined) - Number(b.excluded !== undefined) ||
-        a.name.localeCompare(b.name) ||
-        a.id - b.id);
-}
-/**
- * The verdict for one snapshot. `elapsedMs` is the time since the push (or since the gate
- * started when there was no push): the grace period counts from there.
- */
-function reduceChecks(snapshot, policy, elapsedMs) {
-    const checks = viewChecks(snapshot, policy);
-    const counted = checks.filter((check) => check.excluded === undefined);
-    const failing = counted.filter((check) => check.state === 'failed');
-    const unfinished = counted.filter((check) => check.state === 'running' || check.state === 'unknown');
-    const graceOver = elapsedMs >= policy.graceMs;
-    const reportedNames = new Set(counted.map((check) => check.name));
-    const missingRequired = policy.requiredChecks.filter((name) => !reportedNames.has(name));
-    const failureReasons = () => [
-        ...failing.map((check) => `${check.name}: ${check.conclusion ?? check.state}`),
-        ...(graceOver ? missingRequired.map((name) => `required check never reported: ${name}`) : [])
-    ];
-    if (failing.length > 0 && (policy.failFast || unfinished.length === 0)) {
-        return {
-            kind: 'red',
-            checks,
-            failing,
-            missingRequired: graceOver ? missingRequired : [],
-            reasons: failureReasons()
-        };
-    }
-    if (unfinished.length > 0) {
-        return { kind: 'pending', checks, waitingFor: unfinished.map((check) => check.name) };
-    }
-    // Every counted check has completed from here on.
-    if (missingRequired.length > 0) {
-        if (!graceOver)
-            return { kind: 'pending', checks, waitingFor: missingRequired };
-        return {
-            kind: 'red',
-            checks,
-            failing,
-            missingRequired,
-            reasons: missingRequired.map((name) => `required check never reported: ${name}`)
-        };
-    }
-    // Late registrations: a quick check may finish before slower workflows have even
-    // appeared, so no verdict other than red is given before the grace period ends.
-    if (!graceOver) {
-        return { kind: 'pending', checks, waitingFor: ['(checks that have not registered yet)'] };
-    }
-    const requiredNotPassing = policy.requiredChecks.filter((name) => counted.some((check) => check.name === name && check.state !== 'passed'));
-    if (requiredNotPassing.length > 0) {
-        return {
-            kind: 'red',
-            checks,
-            failing: counted.filter((check) => requiredNotPassing.includes(check.name)),
-            missingRequired: [],
-            reasons: requiredNotPassing.map((name) => `required check did not pass: ${name}`)
-        };
-    }
-    const succeeded = counted.filter((check) => (check.kind === 'check-run' && check.conclusion === 'success') ||
-        (check.kind === 'status' && check.state === 'passed'));
-    if (succeeded.length === 0) {
-        const reasons = counted.length === 0
-            ? [`no checks reported within ${Math.round(policy.graceMs / 1000)} s`]
-            : [`every check was skipped or neutral (${counted.map((c) => c.name).join(', ')})`];
-        if (policy.allowNoChecks)
-            return { kind: 'green', checks, reasons: [...reasons, 'allowed by allow-no-checks'] };
-        return { kind: 'no-checks', checks, reasons };
-    }
-    return {
-        kind: 'green',
-        checks,
-        reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/app/wait-for-checks.ts
 
 
@@ -45858,7 +45913,7 @@ function formatDuration(ms) {
     return minutes > 0 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
 }
 function describe(checks) {
-    const counted = checks.filter((check) => check.excluded === undefined);
+    const counted = checks.filter(isCounted);
     const count = (state) => counted.filter((check) => check.state === state).length;
     return `${counted.length} counted: ${count('passed')} passed, ${count('failed')} failed, ${count('running') + count('unknown')} running`;
 }
@@ -50595,7 +50650,7 @@ async function gather(checks, deps) {
         };
     });
 }
-const failingOf = (observation) => observation.checks.filter((check) => check.excluded === undefined && check.state === 'failed');
+const failingOf = (observation) => observation.checks.filter((check) => isCounted(check) && check.state === 'failed');
 /** Which failing checks a re-run may clear, and why; `testsToo` on the first round only. */
 function rerunCandidates(failing, testsToo) {
     const byRun = new Map();
@@ -50665,7 +50720,7 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
         }
         reruns.push(rerun);
         for (const check of checks) {
-            const view = observation.checks.find((c) => c.name === check.name && c.excluded === undefined);
+            const view = observation.checks.find((c) => c.name === check.name && isCounted(c));
             if (view)
                 failedIds.set(check.name, view.id);
         }
@@ -50686,7 +50741,7 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
     const stillFailing = new Set(failingOf(next).map((check) => check.name));
     // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
     const passed = new Set(next.checks
-        .filter((check) => check.excluded === undefined && check.state === 'passed')
+        .filter((check) => isCounted(check) && check.state === 'passed')
         .map((check) => check.name));
     for (const [, { checks }] of candidates) {
         for (const check of checks) {
@@ -50776,7 +50831,7 @@ async function readBaseFailures(context, pullBase) {
             base: { branch, sha, readAt, state: 'no-ci', checks: [] },
             note: baseNoCiNote(sha)
         };
-    const failing = verdict.checks.filter((check) => check.excluded === undefined && check.state === 'failed');
+    const failing = verdict.checks.filter((check) => isCounted(check) && check.state === 'failed');
     const gathered = await gather(failing, deps);
     return {
         base: {
@@ -50903,6 +50958,7 @@ function decideOn(run, ledger, observed) {
  * to one verdict (docs/decisions.md: "How checks become a verdict"), why no fix can help, and
  * for a red verdict its findings (`failures.ts`). What they settle into is `decide`'s.
  */
+
 
 
 
@@ -51109,7 +51165,7 @@ async function observe(run, began, head, pull) {
 /** Runs waiting for approval, or no CI at all: no fix can help (null when something can). */
 async function observe_blockedOf(run, observation, head, agentSha) {
     const { config, deps } = run;
-    const counted = observation.checks.filter((check) => check.excluded === undefined);
+    const counted = observation.checks.filter(isCounted);
     const approval = counted
         .filter((check) => check.conclusion === 'action_required')
         .map((check) => check.name);
@@ -51152,6 +51208,7 @@ async function recordRerun(run, index, rerun) {
 }
 
 ;// CONCATENATED MODULE: ./src/render/summary-of.ts
+
 
 function summaryOf(program, attempt, findings, signature, ledger, now) {
     const previous = [...ledger.attempts]
@@ -51216,7 +51273,7 @@ function summaryOf(program, attempt, findings, signature, ledger, now) {
 }
 /** The failure summary of a blocked commit: no fix can help, and it says what a maintainer must do. */
 function blockedSummary(program, index, observation, blocked, signature, now) {
-    const waiting = observation.checks.filter((check) => check.excluded === undefined && check.conclusion === 'action_required');
+    const waiting = observation.checks.filter((check) => isCounted(check) && check.conclusion === 'action_required');
     return {
         version: 2,
         program: program,
@@ -52479,6 +52536,234 @@ function staleAttempts(ledger, liveness, now) {
         return state === 'finished' || (state === 'unknown' && spent);
     });
 }
+/**
+ * In-flight attempts nothing waits on any more (`staleAttempts`) are marked abandoned; once
+ * none is left in flight, an unpaused program whose wall clock is spent pauses `ci-timeout`
+ * on its latest attempt.
+ */
+function decideInFlight(read) {
+    const { machine, now } = read;
+    const stale = staleAttempts(read.ledger, read.liveness, now);
+    if (stale.length === 0)
+        return { kind: 'unchanged' };
+    let ledger = read.ledger;
+    for (const attempt of stale)
+        ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now });
+    const indices = stale.map((attempt) => attempt.index);
+    const latest = latestAttempt(ledger);
+    const spent = isIterationOpen(ledger) && now > deadlineOf(ledger.iteration);
+    if (!latest || !spent || machine.paused || inFlightAttempts(ledger).length > 0)
+        return { kind: 'abandoned', indices, ledger };
+    const reason = pauseReason('timeout');
+    return {
+        kind: 'abandoned-and-paused',
+        indices,
+        reason,
+        ledger: pauseInLedger(ledger, machine, {
+            index: latest.index,
+            verdict: { state: 'abandoned', now },
+            kind: 'timeout',
+            reason,
+            remember: null,
+            now
+        })
+    };
+}
+/** The words a pause for `cause` gives in the summary and the log. */
+function unfixedWhy(cause) {
+    switch (cause.kind) {
+        case 'no-fix':
+            return 'no fix could arrive';
+        case 'fixer-ended':
+            return `the fixer run ${cause.runId} ended without gating a new commit`;
+        case 'expired':
+            return 'no fix was gated before the wall clock ran out';
+    }
+}
+/**
+ * A red attempt nobody fixed pauses the program: `ci-blocked` on the attempt itself when no
+ * fix could come (no attempt spent); when the fixer run ended without gating, a new attempt
+ * with no new commit that the no-progress guard judges (stuck, unless the budget or the wall
+ * clock ran out first); `ci-timeout` when the wall clock ran out. `fixerIndex` is the attempt
+ * whose fixer run was looked up, if any: the latest attempt must still be that one.
+ */
+function decideUnfixed(read) {
+    const { ledger, machine, cause, now } = read;
+    const latest = latestAttempt(ledger);
+    if (!latest ||
+        machine.paused ||
+        !isIterationOpen(ledger) ||
+        latest.index !== (read.fixerIndex ?? latest.index) ||
+        (latest.state !== 'red' && latest.state !== 'no-checks'))
+        return { kind: 'unchanged' };
+    switch (cause.kind) {
+        case 'no-fix': {
+            const reason = pauseReason('blocked', cause.blocked.cause);
+            return {
+                kind: 'paused',
+                pauseKind: 'blocked',
+                reason,
+                ledger: pauseInLedger(ledger, machine, {
+                    index: latest.index,
+                    verdict: repeatedVerdict(latest, latest.state, now, cause.blocked.cause),
+                    kind: 'blocked',
+                    reason,
+                    remember: null,
+                    now
+                })
+            };
+        }
+        case 'fixer-ended': {
+            const note = unfixedWhy(cause);
+            const began = appendNoNewCommit(ledger, {
+                sha: latest.sha,
+                agentSha: latest.agentSha ?? null,
+                runId: latest.dispatch?.runId ?? cause.runId,
+                now,
+                maxFixAttempts: ledger.iteration.maxFixAttempts,
+                timeoutMinutes: ledger.iteration.timeoutMinutes
+            });
+            const judged = noProgressPause(began.ledger, began.attempt.index, now, note);
+            return {
+                kind: 'paused',
+                pauseKind: judged.kind,
+                reason: judged.reason,
+                ledger: pauseInLedger(began.ledger, machine, {
+                    index: began.attempt.index,
+                    verdict: judged.verdict,
+                    kind: judged.kind,
+                    reason: judged.reason,
+                    remember: judged.remember,
+                    now
+                })
+            };
+        }
+        case 'expired': {
+            const reason = pauseReason('timeout');
+            return {
+                kind: 'paused',
+                pauseKind: 'timeout',
+                reason,
+                ledger: pauseInLedger(ledger, machine, {
+                    index: latest.index,
+                    verdict: repeatedVerdict(latest, latest.state, now, unfixedWhy(cause)),
+                    kind: 'timeout',
+                    reason,
+                    remember: null,
+                    now
+                })
+            };
+        }
+    }
+}
+/** Whether the verdict on the watched head lifts the pause (see `ResumeWhen`). */
+function liftsPause(when, verdict) {
+    return when === 'verdict' ? verdict === 'green' || verdict === 'red' : verdict === 'green';
+}
+/** Lifts the pause reconcile found (`pausedFor`), when it is still the program's pause. */
+function decideResume(read) {
+    if (!read.machine.paused || read.machine.pauseReason !== read.pausedFor)
+        return { kind: 'pause-changed' };
+    return {
+        kind: 'resumed',
+        ledger: withStateWrite(read.ledger, { machineState: { paused: false, pauseReason: null } }, read.now)
+    };
+}
+/** Whether reconcile wrote the program's files (any write projects the ledger again). */
+function wroteFiles(happened) {
+    return happened.some((step) => step.kind === 'abandoned' || step.kind === 'paused' || step.kind === 'resumed');
+}
+const resumedIn = (outcome) => outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'resumed');
+const abandonedIn = (outcome) => outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'abandoned');
+
+;// CONCATENATED MODULE: ./src/render/reconcile-summary.ts
+/**
+ * The job summary of `reconcile` (docs/commands.md: "reconcile"), pure: one line of counts,
+ * a table of the programs it acted on, and what a maintainer must do for a program it paused
+ * as blocked. Built from what happened to each program (`ProgramOutcome`).
+ */
+
+
+
+/** A program's state as found: active, paused: <reason>, completed. */
+function stateWord(machine) {
+    if (machine.completed)
+        return 'completed';
+    if (machine.paused)
+        return `paused: ${machine.pauseReason ?? 'no reason given'}`;
+    return 'active';
+}
+function stepWords(program, step) {
+    switch (step.kind) {
+        case 'abandoned':
+            return `marked ${step.attempts.join(', ')} abandoned`;
+        case 'paused':
+            return `paused: ${step.reason} (${step.why})`;
+        case 'resumed':
+            return `resumed: ${step.why}`;
+        case 'left-paused':
+            return `left paused: ${step.why}`;
+        case 'pause-changed':
+            return 'none: the pause changed meanwhile';
+        case 'reprojected':
+            return `projected the ledger into ${program}.md again (another writer had reverted it)`;
+    }
+}
+/** What reconcile did to a program, in words (`none` when nothing). */
+function actionWords(outcome) {
+    switch (outcome.kind) {
+        case 'deleted':
+            return 'none: the file is gone';
+        case 'failed':
+            return 'left untouched';
+        case 'reconciled':
+            return outcome.happened.length > 0
+                ? outcome.happened.map((step) => stepWords(outcome.program, step)).join('; ')
+                : 'none';
+    }
+}
+function stateOf(outcome) {
+    return outcome.kind === 'deleted' ? 'deleted' : outcome.state;
+}
+/** What a maintainer must do, when reconcile paused the program as blocked. */
+function adviceOf(outcome) {
+    if (outcome.kind !== 'reconciled')
+        return null;
+    for (const step of outcome.happened)
+        if (step.kind === 'paused' && step.advice)
+            return step.advice;
+    return null;
+}
+function renderReconcileSummary(outcomes, source) {
+    const resumed = outcomes.filter(resumedIn).length;
+    const abandoned = outcomes.filter(abandonedIn).length;
+    const reprojected = outcomes.filter((o) => o.kind === 'reconciled' && o.reprojected).length;
+    const errors = outcomes.filter((o) => o.kind === 'failed').length;
+    const acted = outcomes.filter((o) => o.kind === 'failed' || actionWords(o) !== 'none');
+    const lines = [
+        '## autoloop-ci-gate: reconcile',
+        '',
+        `${outcomes.length} program${outcomes.length === 1 ? '' : 's'} (read ${source}): ${resumed} resumed, ${abandoned} with abandoned attempts, ${reprojected} projected again, ${errors} error${errors === 1 ? '' : 's'}, ${outcomes.length - acted.length} idle.`,
+        ''
+    ];
+    if (acted.length > 0)
+        lines.push(markdownTable([
+            ['Program', 'State', 'Action'],
+            ...acted.map((outcome) => [
+                (0,untrusted/* tableCell */.xR)(outcome.program, 100),
+                (0,untrusted/* tableCell */.xR)(stateOf(outcome), 200),
+                outcome.kind === 'failed'
+                    ? `⚠️ error: ${(0,untrusted/* tableCell */.xR)(outcome.reason, 400)}`
+                    : (0,untrusted/* tableCell */.xR)(actionWords(outcome), 400)
+            ])
+        ]));
+    for (const outcome of outcomes) {
+        const advice = adviceOf(outcome);
+        if (advice)
+            lines.push('', `**${(0,untrusted/* tableCell */.xR)(outcome.program, 100)}:** ${advice}`);
+    }
+    return lines.join('\n') + '\n';
+}
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
@@ -53601,6 +53886,37 @@ async function doctorForReconcile(config, deps, known) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/app/snapshot-store.ts
+
+/**
+ * Reads are answered from the snapshot (a file absent there reads as none), writes go to the
+ * store and update the snapshot. A write conflict shows the branch moved since the fetch, for
+ * any file: every read goes to the store itself from then on.
+ */
+function throughSnapshot(store, snapshot) {
+    const files = new Map(snapshot.files);
+    let moved = false;
+    return {
+        description: store.description,
+        async read(path) {
+            return moved ? store.read(path) : (files.get(path) ?? null);
+        },
+        async write(path, text, expected) {
+            try {
+                const written = await store.write(path, text, expected);
+                files.set(path, { text, version: written.version });
+                return written;
+            }
+            catch (error) {
+                if (error instanceof state_errors/* StateConflictError */.K$)
+                    moved = true;
+                throw error;
+            }
+        },
+        list: () => store.list()
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/app/reconcile.ts
 /**
  * The `reconcile` command (docs/commands.md: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
@@ -53636,21 +53952,8 @@ async function doctorForReconcile(config, deps, known) {
 
 
 
-
-
-
-
-
-
 /** Programs handled at once. */
 const RECONCILE_CONCURRENCY = 8;
-function stateWord(machine) {
-    if (machine.completed)
-        return 'completed';
-    if (machine.paused)
-        return `paused: ${machine.pauseReason ?? 'no reason given'}`;
-    return 'active';
-}
 function verdictWords(verdict) {
     switch (verdict.kind) {
         case 'green':
@@ -53672,35 +53975,6 @@ function resumePolicy(config) {
         failFast: false,
         allowNoChecks: false,
         graceMs: 0
-    };
-}
-/**
- * The store seen through the snapshot git fetched: reads are answered from the snapshot (a
- * file absent there reads as none), writes go to the store and update the snapshot. A write
- * conflict shows the branch moved since the fetch, for any file: every read goes to the
- * store itself from then on.
- */
-function throughSnapshot(store, snapshot) {
-    const files = new Map(snapshot.files);
-    let moved = false;
-    return {
-        description: store.description,
-        async read(path) {
-            return moved ? store.read(path) : (files.get(path) ?? null);
-        },
-        async write(path, text, expected) {
-            try {
-                const written = await store.write(path, text, expected);
-                files.set(path, { text, version: written.version });
-                return written;
-            }
-            catch (error) {
-                if (error instanceof state_errors/* StateConflictError */.K$)
-                    moved = true;
-                throw error;
-            }
-        },
-        list: () => store.list()
     };
 }
 async function readFiles(program, store, context) {
@@ -53749,193 +54023,119 @@ function pauseComment(context, program, files, reason, blocked = null) {
         })
     };
 }
+/**
+ * Writes what `decide` makes of the program's files as they are at the write: its ledger, or
+ * nothing when it has none (a stale `<program>.md` is projected again all the same). A
+ * compare-and-swap retry decides again from the new text; the outcome written is the value.
+ */
+function writeDecided(program, store, { deps, config }, decide) {
+    return updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
+        const outcome = decide(current, deps.clock.now());
+        return { ledger: outcome.ledger ?? current.ledger, value: outcome };
+    });
+}
 /** In-flight attempts of runs that are gone: abandoned; paused `ci-timeout` when the wall clock is spent. */
 async function resolveAbandoned(program, store, plan, context) {
-    const { deps, config } = context;
+    const { deps } = context;
     if (plan.inFlight.length === 0)
-        return null;
+        return [];
     const liveness = await livenessOfAttempts(plan.inFlight, context);
-    // What the write did is its value: a compare-and-swap retry decides again from the new text.
-    const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
-        const now = deps.clock.now();
-        const stale = staleAttempts(current.ledger, liveness, now);
-        if (stale.length === 0)
-            return { ledger: current.ledger, value: { abandoned: [], paused: false } };
-        let ledger = current.ledger;
-        for (const attempt of stale)
-            ledger = completeAttempt(ledger, attempt.index, { state: 'abandoned', now });
-        const spent = isIterationOpen(ledger) &&
-            now > Date.parse(ledger.iteration.startedAt) + ledger.iteration.timeoutMinutes * 60_000;
-        const latest = latestAttempt(ledger);
-        const pause = spent && !current.machine.paused && ledger.attempts.every((a) => a.state !== 'in-flight');
-        if (pause)
-            ledger = pauseInLedger(ledger, current.machine, {
-                index: latest.index,
-                verdict: { state: 'abandoned', now },
-                kind: 'timeout',
-                reason: pauseReason('timeout'),
-                remember: null,
-                now
-            });
-        return { ledger, value: { abandoned: stale.map((a) => a.index), paused: pause } };
-    });
-    const marked = written.value;
-    if (marked.abandoned.length === 0)
-        return null;
-    const runs = plan.inFlight
-        .filter((attempt) => marked.abandoned.includes(attempt.index))
+    const written = await writeDecided(program, store, context, (current, now) => decideInFlight({ ledger: current.ledger, machine: current.machine, liveness, now }));
+    const outcome = written.value;
+    if (outcome.kind === 'unchanged')
+        return [];
+    const attempts = plan.inFlight
+        .filter((attempt) => outcome.indices.includes(attempt.index))
         .map((attempt) => `attempt ${attempt.index} on ${attempt.sha.slice(0, 7)}${attempt.runId ? ` (run ${attempt.runId})` : ''}`);
-    deps.log.info(`${program}: marked abandoned: ${runs.join(', ')}`);
-    if (marked.paused)
-        await announce(deps, {
-            program,
-            machine: written.files.machine,
-            issue: undefined,
-            comment: pauseComment(context, program, written.files, pauseReason('timeout'))
-        });
-    return {
-        action: `marked ${runs.join(', ')} abandoned${marked.paused ? '; paused: ci-timeout (wall clock spent)' : ''}`,
-        abandoned: true,
-        paused: marked.paused
-    };
-}
-/**
- * A red attempt nobody fixed: its fixer run ended without gating (a fix attempt with an
- * unchanged signature: stuck), or the wall clock ran out (`ci-timeout`).
- */
-async function resolveUnfixed(program, store, files, plan, context) {
-    const { deps, config } = context;
-    let fixerEnded = false;
-    let fixerRunId = null;
-    let noFix = null;
-    if (plan.fixer) {
-        const fixer = await fixerRunVerdict(deps, plan.fixer);
-        fixerRunId = fixer.runId;
-        fixerEnded = fixer.verdict.kind !== 'running';
-        if (fixer.verdict.kind === 'no-fix')
-            noFix = fixer.verdict.blocked;
-        else if (fixer.verdict.kind === 'agent-ran')
-            noFix = await fallbackOf(deps, files.machine.branch ?? `autoloop/${program}`, Date.parse(plan.fixer.endedAt ?? plan.fixer.startedAt));
-    }
-    if (!fixerEnded && !plan.expired)
-        return null;
-    const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
-        const latest = latestAttempt(current.ledger);
-        if (!latest ||
-            current.machine.paused ||
-            !isIterationOpen(current.ledger) ||
-            latest.index !== (plan.fixer ?? latest).index)
-            return { ledger: current.ledger, value: null };
-        if (latest.state !== 'red' && latest.state !== 'no-checks')
-            return { ledger: current.ledger, value: null };
-        const now = deps.clock.now();
-        if (noFix) {
-            // No fix could have come: paused on the red attempt itself, no attempt spent.
-            const reason = pauseReason('blocked', noFix.cause);
-            const ledger = pauseInLedger(current.ledger, current.machine, {
-                index: latest.index,
-                verdict: repeatedVerdict(latest, latest.state, now, noFix.cause),
-                kind: 'blocked',
-                reason,
-                remember: null,
-                now
-            });
-            return { ledger, value: { kind: 'blocked', reason } };
-        }
-        if (fixerEnded) {
-            const began = appendNoNewCommit(current.ledger, {
-                sha: latest.sha,
-                agentSha: latest.agentSha ?? null,
-                runId: latest.dispatch?.runId ?? fixerRunId,
-                now,
-                maxFixAttempts: current.ledger.iteration?.maxFixAttempts ?? config.maxFixAttempts,
-                timeoutMinutes: current.ledger.iteration?.timeoutMinutes ?? config.timeoutMinutes
-            });
-            const judged = noProgressPause(began.ledger, began.attempt.index, now, `the fixer run ${fixerRunId} ended without gating a new commit`);
-            const ledger = pauseInLedger(began.ledger, current.machine, {
-                index: began.attempt.index,
-                verdict: judged.verdict,
-                kind: judged.kind,
-                reason: judged.reason,
-                remember: judged.remember,
-                now
-            });
-            return { ledger, value: { kind: judged.kind, reason: judged.reason } };
-        }
-        const ledger = pauseInLedger(current.ledger, current.machine, {
-            index: latest.index,
-            verdict: repeatedVerdict(latest, latest.state, now, 'no fix was gated before the wall clock ran out'),
-            kind: 'timeout',
-            reason: pauseReason('timeout'),
-            remember: null,
-            now
-        });
-        return { ledger, value: { kind: 'timeout', reason: pauseReason('timeout') } };
-    });
-    const done = written.value;
-    if (!done)
-        return null;
+    deps.log.info(`${program}: marked abandoned: ${attempts.join(', ')}`);
+    const abandoned = { kind: 'abandoned', attempts };
+    if (outcome.kind === 'abandoned')
+        return [abandoned];
     await announce(deps, {
         program,
         machine: written.files.machine,
         issue: undefined,
-        comment: pauseComment(context, program, written.files, done.reason, noFix)
+        comment: pauseComment(context, program, written.files, outcome.reason)
     });
-    const why = noFix
-        ? 'no fix could arrive'
-        : fixerEnded
-            ? `the fixer run ${fixerRunId} ended without gating a new commit`
-            : 'no fix was gated before the wall clock ran out';
-    deps.log.info(`${program}: ${why}: paused (${done.reason})`);
-    return {
-        action: `paused: ${done.reason} (${why})`,
-        paused: true,
-        ...(noFix ? { advice: noFix.advice } : {})
-    };
-}
-function renderResumeComment(view) {
-    const options = { maskedValues: view.maskedValues };
     return [
-        view.marker,
-        `### ▶️ Autoloop program ${(0,untrusted/* inlineCode */.ti)(view.program, 100, options)} resumed`,
-        '',
-        `${view.why}, so the pause is lifted:`,
-        '',
-        `- **It was paused for:** ${(0,untrusted/* inlineCode */.ti)(view.previousReason, 300, options)}`,
-        `- **Head of ${(0,untrusted/* inlineCode */.ti)(view.branch, 200, options)}:** ${(0,untrusted/* inlineCode */.ti)(view.sha, 64)}`,
-        '',
-        'Paused and Pause Reason are cleared: the next scheduled iteration starts from this commit.'
-    ].join('\n');
+        abandoned,
+        { kind: 'paused', reason: outcome.reason, why: 'wall clock spent', advice: null }
+    ];
 }
-async function tryResume(program, store, files, plan, context) {
+/**
+ * Why nobody fixed the red attempt, once its fixer run ended (having pushed nothing, or with
+ * no fix able to come) or the wall clock ran out; null while a fix may still come.
+ */
+async function unfixedCause(program, files, plan, { deps }) {
+    if (plan.fixer) {
+        const fixer = await fixerRunVerdict(deps, plan.fixer);
+        if (fixer.verdict.kind === 'no-fix')
+            return { kind: 'no-fix', blocked: fixer.verdict.blocked };
+        if (fixer.verdict.kind === 'agent-ran') {
+            const blocked = await fallbackOf(deps, files.machine.branch ?? `autoloop/${program}`, Date.parse(plan.fixer.endedAt ?? plan.fixer.startedAt));
+            return blocked ? { kind: 'no-fix', blocked } : { kind: 'fixer-ended', runId: fixer.runId };
+        }
+    }
+    return plan.expired ? { kind: 'expired' } : null;
+}
+/**
+ * A red attempt nobody fixed: its fixer run ended without gating (a fix attempt with an
+ * unchanged signature: stuck), no fix could arrive (blocked), or the wall clock ran out
+ * (`ci-timeout`).
+ */
+async function resolveUnfixed(program, store, files, plan, context) {
+    const { deps } = context;
+    const cause = await unfixedCause(program, files, plan, context);
+    if (!cause)
+        return [];
+    const written = await writeDecided(program, store, context, (current, now) => decideUnfixed({
+        ledger: current.ledger,
+        machine: current.machine,
+        cause,
+        fixerIndex: plan.fixer?.index ?? null,
+        now
+    }));
+    const outcome = written.value;
+    if (outcome.kind === 'unchanged')
+        return [];
+    const blocked = cause.kind === 'no-fix' ? cause.blocked : null;
+    await announce(deps, {
+        program,
+        machine: written.files.machine,
+        issue: undefined,
+        comment: pauseComment(context, program, written.files, outcome.reason, blocked)
+    });
+    const why = unfixedWhy(cause);
+    deps.log.info(`${program}: ${why}: paused (${outcome.reason})`);
+    return [{ kind: 'paused', reason: outcome.reason, why, advice: blocked?.advice ?? null }];
+}
+async function tryResume(program, store, files, when, context) {
     const { deps, config } = context;
     const branch = files.machine.branch ?? `autoloop/${program}`;
-    const watched = plan.resume === 'base-green'
+    const watched = when === 'base-green'
         ? (files.ledger.baseFailures?.branch ?? (await deps.github.defaultBranch()))
         : branch;
     const head = await deps.github.branchHead(watched);
     if (!head)
-        return { action: `left paused: branch ${watched} does not exist` };
+        return { kind: 'left-paused', why: `branch ${watched} does not exist` };
     const verdict = reduceChecks(await deps.github.readChecks(head), resumePolicy(config), 0);
-    const ready = plan.resume === 'verdict'
-        ? verdict.kind === 'green' || verdict.kind === 'red'
-        : verdict.kind === 'green';
-    if (!ready)
-        return { action: `left paused: ${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}` };
-    const written = await updateProgram({ ...deps, store }, program, { maxBytes: config.stateMaxBytes }, (current) => {
-        if (!current.machine.paused || current.machine.pauseReason !== files.machine.pauseReason)
-            return { ledger: current.ledger, value: false };
+    if (!liftsPause(when, verdict.kind))
         return {
-            ledger: withStateWrite(current.ledger, { machineState: { paused: false, pauseReason: null } }, deps.clock.now()),
-            value: true
+            kind: 'left-paused',
+            why: `${watched} at ${head.slice(0, 7)} is ${verdictWords(verdict)}`
         };
-    });
-    if (!written.value)
-        return { action: 'none: the pause changed meanwhile' };
-    const counted = verdict.checks.filter((check) => check.excluded === undefined).length;
-    const why = plan.resume === 'verdict'
+    const written = await writeDecided(program, store, context, (current, now) => decideResume({
+        ledger: current.ledger,
+        machine: current.machine,
+        pausedFor: files.machine.pauseReason,
+        now
+    }));
+    if (written.value.kind === 'pause-changed')
+        return { kind: 'pause-changed' };
+    const counted = verdict.checks.filter(isCounted).length;
+    const why = when === 'verdict'
         ? `CI on ${head.slice(0, 12)} has a verdict now (${verdict.kind}, ${counted} checks)`
-        : plan.resume === 'base-green'
+        : when === 'base-green'
             ? `The base branch ${watched} is green at ${head.slice(0, 12)} (${counted} checks)`
             : `Every check on ${head.slice(0, 12)} is green (${counted} counted)`;
     const marker = commentMarker('resume', head);
@@ -53957,92 +54157,45 @@ async function tryResume(program, store, files, plan, context) {
         }
     });
     deps.log.info(`${program}: resumed: ${why}`);
-    return { action: `resumed: ${why}`, resumed: true };
+    return { kind: 'resumed', why };
 }
 async function reconcileProgram(program, store, context) {
-    const report = {
-        program,
-        state: 'unreadable',
-        action: 'none',
-        abandoned: false,
-        resumed: false,
-        reprojected: false,
-        error: null
-    };
+    let state = 'unreadable';
     try {
         const files = await readFiles(program, store, context);
         if (!files)
-            return { ...report, state: 'deleted', action: 'none: the file is gone' };
-        report.state = stateWord(files.machine);
+            return { kind: 'deleted', program };
+        state = stateWord(files.machine);
         const plan = planReconcile(files, context.deps.clock.now());
+        const reconciled = (happened) => ({
+            kind: 'reconciled',
+            program,
+            state,
+            happened,
+            reprojected: plan.reproject
+        });
         if (isIdle(plan))
-            return report;
-        const steps = [];
-        const abandoned = await resolveAbandoned(program, store, plan, context);
-        if (abandoned)
-            steps.push(abandoned);
-        if (!abandoned?.paused) {
-            const unfixed = await resolveUnfixed(program, store, files, plan, context);
-            if (unfixed)
-                steps.push(unfixed);
+            return reconciled([]);
+        const happened = await resolveAbandoned(program, store, plan, context);
+        const paused = () => happened.some((step) => step.kind === 'paused');
+        if (!paused())
+            happened.push(...(await resolveUnfixed(program, store, files, plan, context)));
+        if (plan.resume && !paused())
+            happened.push(await tryResume(program, store, files, plan.resume, context));
+        else if (files.machine.paused && !plan.resume && happened.length === 0)
+            happened.push({ kind: 'left-paused', why: 'not a CI pause (only reset lifts it)' });
+        // Any write projected the ledger again; with none, the projection is written on its own.
+        if (plan.reproject && !wroteFiles(happened)) {
+            await writeDecided(program, store, context, () => ({ kind: 'project' }));
+            happened.push({ kind: 'reprojected' });
         }
-        if (plan.resume && !steps.some((step) => step.paused)) {
-            steps.push(await tryResume(program, store, files, plan, context));
-        }
-        else if (files.machine.paused && !plan.resume && steps.length === 0) {
-            steps.push({ action: 'left paused: not a CI pause (only reset lifts it)' });
-        }
-        if (plan.reproject && steps.every((step) => !step.resumed && !step.paused && !step.abandoned)) {
-            await updateProgram({ ...context.deps, store }, program, { maxBytes: context.config.stateMaxBytes }, (current) => ({
-                ledger: current.ledger,
-                value: null
-            }));
-            steps.push({
-                action: `projected the ledger into ${program}.md again (another writer had reverted it)`
-            });
-            report.reprojected = true;
-        }
-        else if (plan.reproject)
-            report.reprojected = true;
-        const advice = steps.find((step) => step.advice)?.advice;
-        if (advice)
-            report.advice = advice;
-        report.abandoned = steps.some((step) => step.abandoned);
-        report.resumed = steps.some((step) => step.resumed);
-        report.action = steps.length > 0 ? steps.map((step) => step.action).join('; ') : 'none';
-        return report;
+        return reconciled(happened);
     }
     catch (error) {
         const reason = (0,errors/* errorMessage */.gJ)(error);
         context.deps.log.warning(`${program}: ${reason}`);
-        return { ...report, action: 'left untouched', error: reason };
+        return { kind: 'failed', program, state, reason };
     }
-}
-function reconcile_summaryOf(reports, source) {
-    const resumed = reports.filter((r) => r.resumed).length;
-    const abandoned = reports.filter((r) => r.abandoned).length;
-    const reprojected = reports.filter((r) => r.reprojected).length;
-    const errors = reports.filter((r) => r.error !== null).length;
-    const acted = reports.filter((r) => r.action !== 'none' || r.error !== null);
-    const lines = [
-        '## autoloop-ci-gate: reconcile',
-        '',
-        `${reports.length} program${reports.length === 1 ? '' : 's'} (read ${source}): ${resumed} resumed, ${abandoned} with abandoned attempts, ${reprojected} projected again, ${errors} error${errors === 1 ? '' : 's'}, ${reports.length - acted.length} idle.`,
-        ''
-    ];
-    if (acted.length > 0)
-        lines.push(markdownTable([
-            ['Program', 'State', 'Action'],
-            ...acted.map((report) => [
-                (0,untrusted/* tableCell */.xR)(report.program, 100),
-                (0,untrusted/* tableCell */.xR)(report.state, 200),
-                report.error ? `⚠️ error: ${(0,untrusted/* tableCell */.xR)(report.error, 400)}` : (0,untrusted/* tableCell */.xR)(report.action, 400)
-            ])
-        ]));
-    for (const report of reports)
-        if (report.advice)
-            lines.push('', `**${(0,untrusted/* tableCell */.xR)(report.program, 100)}:** ${report.advice}`);
-    return lines.join('\n') + '\n';
 }
 /** The programs and a store to read them from: the git snapshot when there is one. */
 async function source(context) {
@@ -54054,14 +54207,7 @@ async function source(context) {
                 ? [...snapshot.files.keys()]
                     .filter((path) => /^[^/]+\.md$/.test(path))
                     .map((path) => path.slice(0, -3))
-                    .filter((name) => {
-                    try {
-                        return (0,schema/* stateFilePath */.n0)(name) === `${name}.md`;
-                    }
-                    catch {
-                        return false;
-                    }
-                })
+                    .filter(schema/* isProgramName */.Kc)
                     .sort()
                 : [];
             return {
@@ -54088,12 +54234,10 @@ async function runReconcileCommand(config, deps) {
     const { programs, store, label, branchFound } = await source(context);
     deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`);
     const limit = pLimit(RECONCILE_CONCURRENCY);
-    const reports = await Promise.all(programs.map((program) => limit(() => reconcileProgram(program, store, context))));
-    const resumed = reports.filter((r) => r.resumed).map((r) => r.program);
-    const abandoned = reports.filter((r) => r.abandoned).map((r) => r.program);
-    const errors = reports
-        .filter((r) => r.error !== null)
-        .map((r) => ({ program: r.program, reason: r.error }));
+    const outcomes = await Promise.all(programs.map((program) => limit(() => reconcileProgram(program, store, context))));
+    const resumed = outcomes.filter(resumedIn).map((o) => o.program);
+    const abandoned = outcomes.filter(abandonedIn).map((o) => o.program);
+    const errors = outcomes.flatMap((o) => o.kind === 'failed' ? [{ program: o.program, reason: o.reason }] : []);
     // The setup check, fail-soft: a broken setup shows here before the first red iteration.
     const doctor = await doctorForReconcile(config, deps, branchFound === undefined ? undefined : { branch: config.stateBranch, exists: branchFound });
     return {
@@ -54104,7 +54248,7 @@ async function runReconcileCommand(config, deps) {
             errors: JSON.stringify(errors),
             doctor: doctor.output
         },
-        summary: reconcile_summaryOf(reports, label) + doctor.summary,
+        summary: renderReconcileSummary(outcomes, label) + doctor.summary,
         message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
     };
 }
