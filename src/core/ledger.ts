@@ -387,8 +387,16 @@ export interface BeganAttempt {
   attempt: Attempt
 }
 
-/** States after which gating the same SHA again in another run means the fixer pushed nothing. */
-const RED_STATES: ReadonlySet<AttemptState> = new Set(['red', 'no-checks'])
+/**
+ * Attempt states that await a fix: the fixer is to push one, so gating the same SHA again in
+ * another run means it pushed nothing, and `record` leaves the iteration to the gate.
+ */
+const AWAITING_FIX: ReadonlySet<AttemptState> = new Set(['red', 'no-checks'])
+
+/** Whether an attempt in `state` awaits a fix (see AWAITING_FIX). */
+export function awaitsFix(state: AttemptState): boolean {
+  return AWAITING_FIX.has(state)
+}
 /** Iteration endings after which the same SHA has nothing new to gate. */
 const ACCEPTED_OUTCOMES: ReadonlySet<IterationOutcome | null> = new Set([
   'green',
@@ -427,7 +435,7 @@ export function beginKind(ledger: Ledger, input: { sha: string; runId: number | 
     // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
     if (isSameRun(latest, input.runId) && (open || accepted)) return 'rerun'
     if (accepted) return 'already-gated'
-    if (open && RED_STATES.has(latest.state)) return 'no-new-commit'
+    if (open && awaitsFix(latest.state)) return 'no-new-commit'
     if (open) return 'resumed'
   }
   return latest && isIterationOpen(ledger) ? 'fix' : 'first'

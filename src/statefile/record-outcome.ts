@@ -28,11 +28,11 @@ import { formatDelta, isBetter, reachesTarget, type MetricDirection } from '../c
 import { appendRecentStatus, type MachineState, type MachineStatePatch } from '../core/schema.js'
 import { oneLine } from '../core/text/untrusted.js'
 import {
+  awaitsFix,
   finishIteration,
   isIterationOpen,
   latestAttempt,
   withStateWrite,
-  type AttemptState,
   type Ledger
 } from '../core/ledger.js'
 import { pauseReason } from '../core/rules/pause-reasons.js'
@@ -182,9 +182,6 @@ function statusOf(machine: MachineState): RecordStatus {
   return 'recorded'
 }
 
-/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
-const AWAITING_FIX: ReadonlySet<AttemptState> = new Set(['red', 'no-checks'])
-
 /**
  * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
  * one that ended and that no record described yet (no history entry written at or after its
@@ -205,7 +202,7 @@ function describedIteration(ledger: Ledger): Ledger | null {
 function recordEndsIteration(ledger: Ledger): boolean {
   if (!isIterationOpen(ledger)) return false
   const latest = latestAttempt(ledger)
-  return latest === undefined || !AWAITING_FIX.has(latest.state)
+  return latest === undefined || !awaitsFix(latest.state)
 }
 
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */

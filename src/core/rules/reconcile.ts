@@ -18,6 +18,7 @@ import type { Blocked } from './classify.js'
 import { deadlineOf, noProgressPause, repeatedVerdict } from './guard.js'
 import {
   appendNoNewCommit,
+  awaitsFix,
   completeAttempt,
   inFlightAttempts,
   isIterationOpen,
@@ -76,11 +77,7 @@ export function planReconcile(
   const { ledger, machine } = files
   const open = isIterationOpen(ledger)
   const latest = latestAttempt(ledger)
-  const redAndWaiting =
-    open &&
-    !machine.paused &&
-    latest !== undefined &&
-    (latest.state === 'red' || latest.state === 'no-checks')
+  const redAndWaiting = open && !machine.paused && latest !== undefined && awaitsFix(latest.state)
   const spent = open && now > deadlineOf(ledger.iteration as NonNullable<Ledger['iteration']>)
   const kind = pauseKindIn(ledger, machine)
   return {
