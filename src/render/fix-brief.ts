@@ -20,6 +20,7 @@ import {
   latestAttempt,
   pausedSignatureOf,
   type Attempt,
+  type Iteration,
   type Ledger,
   type PausedSignature
 } from '../core/ledger.js'
@@ -102,11 +103,13 @@ function render(ledger: Ledger, context: BriefContext, detail: Detail): string[]
       `Do not push to ${inlineCode(context.branch, 200)} until it has a verdict: this section then says what to do.`
     ]
   }
-  return fixBrief(ledger, latest, context, detail)
+  return fixBrief(ledger, iteration, latest, context, detail)
 }
 
-function minutesLeft(ledger: Ledger): { left: number; endsAt: string; asOf: string } {
-  const iteration = ledger.iteration as NonNullable<Ledger['iteration']>
+function minutesLeft(
+  ledger: Ledger,
+  iteration: Iteration
+): { left: number; endsAt: string; asOf: string } {
   const deadline = deadlineOf(iteration)
   const asOf = Date.parse(ledger.updatedAt)
   return {
@@ -222,15 +225,16 @@ function gatedCommit(attempt: Attempt): string {
     : sha
 }
 
+/** The brief of an open iteration's red attempt: what failed, what to do, the budget left. */
 function fixBrief(
   ledger: Ledger,
+  iteration: Iteration,
   attempt: Attempt,
   context: BriefContext,
   detail: Detail
 ): string[] {
-  const iteration = ledger.iteration as NonNullable<Ledger['iteration']>
   const next = attempt.index + 1
-  const clock = minutesLeft(ledger)
+  const clock = minutesLeft(ledger, iteration)
   const branch = inlineCode(context.branch, 200)
   return [
     `🛠️ **CI is ${attempt.state === 'no-checks' ? 'silent' : 'red'} on ${branch}: fix it before anything else.** This is fix attempt ${next} of ${iteration.maxFixAttempts} of the current iteration; ${clock.left} minute${clock.left === 1 ? '' : 's'} of its ${iteration.timeoutMinutes}-minute wall clock were left when this was written (${clock.asOf}; it ends at ${clock.endsAt}).`,

@@ -78,7 +78,7 @@ export function planReconcile(
   const open = isIterationOpen(ledger)
   const latest = latestAttempt(ledger)
   const redAndWaiting = open && !machine.paused && latest !== undefined && awaitsFix(latest.state)
-  const spent = open && now > deadlineOf(ledger.iteration as NonNullable<Ledger['iteration']>)
+  const spent = isIterationOpen(ledger) && now > deadlineOf(ledger.iteration)
   const kind = pauseKindIn(ledger, machine)
   return {
     inFlight: open ? inFlightAttempts(ledger) : [],
