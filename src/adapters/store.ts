@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContentsConflictError, StateConflictError } from '../core/state-errors.js'
-import { PROGRAM_NAME_PATTERN } from '../core/schema.js'
+import { isProgramName } from '../core/schema.js'
 import { errorMessage } from '../core/errors.js'
 
 const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -26,7 +26,7 @@ function programsOf(fileNames: readonly string[]): string[] {
   return fileNames
     .filter((name) => name.endsWith('.md'))
     .map((name) => name.slice(0, -3))
-    .filter((name) => PROGRAM_NAME_PATTERN.test(name))
+    .filter(isProgramName)
     .sort()
 }
 

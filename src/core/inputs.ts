@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import picomatch from 'picomatch'
 import { ActionError } from './errors.js'
-import { PROGRAM_NAME_PATTERN } from './schema.js'
+import { PROGRAM_NAME_PATTERN, isProgramName } from './schema.js'
 
 const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'] as const
 export type Command = (typeof COMMANDS)[number]
@@ -169,7 +169,7 @@ const metricInput = z.string().transform((raw, ctx) => {
 /** A program name; the ledger, the state file and the branch are all named after it. */
 const programInput = z.string().transform((raw, ctx) => {
   if (raw === '') return undefined
-  if (!PROGRAM_NAME_PATTERN.test(raw)) {
+  if (!isProgramName(raw)) {
     ctx.addIssue({
       code: 'custom',
       message: `"${raw}" is not a program name: it must match ${PROGRAM_NAME_PATTERN.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`

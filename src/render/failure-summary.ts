@@ -21,7 +21,7 @@ import {
 } from '../core/text/untrusted.js'
 
 /** Version 2 added `classification`: whose failure it is. */
-export const FAILURE_SUMMARY_VERSION = 2
+const FAILURE_SUMMARY_VERSION = 2
 
 const shaSchema = z
   .string()
@@ -31,7 +31,7 @@ const shaSchema = z
   )
 const attemptSchema = z.number().int().nonnegative()
 
-export const SummarySignatureSchema = z.object({
+const SummarySignatureSchema = z.object({
   /** The failure keys, sorted and de-duplicated. */
   keys: z.array(z.string()),
   /** The full signature, as in the ledger and the `signature` output. */
@@ -40,9 +40,9 @@ export const SummarySignatureSchema = z.object({
   short: z.string()
 })
 
-export const FailureSourceSchema = z.enum(FAILURE_SOURCES)
+const FailureSourceSchema = z.enum(FAILURE_SOURCES)
 
-export const FailingCheckSchema = z.object({
+const FailingCheckSchema = z.object({
   name: z.string(),
   /** Check-run conclusion or commit-status state, e.g. `failure`, `timed_out`, `error`. */
   conclusion: z.string(),
@@ -59,13 +59,13 @@ export const FailingCheckSchema = z.object({
   note: z.string().optional()
 })
 
-export const KeyChangesSchema = z.object({
+const KeyChangesSchema = z.object({
   fixed: z.array(z.string()),
   new: z.array(z.string()),
   persisting: z.array(z.string())
 })
 
-export const PreviousAttemptSchema = z.object({
+const PreviousAttemptSchema = z.object({
   sha: shaSchema,
   attempt: attemptSchema,
   /** The previous attempt's full signature, as stored in the ledger. */
@@ -117,7 +117,7 @@ export const FailureSummarySchema = z.object({
 
 export type FailureSummary = z.infer<typeof FailureSummarySchema>
 export type FailingCheck = z.infer<typeof FailingCheckSchema>
-export type KeyChanges = z.infer<typeof KeyChangesSchema>
+type KeyChanges = z.infer<typeof KeyChangesSchema>
 export type SummaryClassification = z.infer<typeof ClassificationSchema>
 
 /** Thrown when a failure summary does not match the schema; the message lists every problem. */
@@ -153,7 +153,7 @@ export function parseFailureSummary(value: unknown): FailureSummary {
  * nothing pasted from it can forge the status sentinel); SHAs, numbers and the timestamp are
  * kept.
  */
-export function redactFailureSummary(
+function redactFailureSummary(
   summary: FailureSummary,
   maskedValues: readonly string[] = []
 ): FailureSummary {
@@ -261,11 +261,11 @@ function sorted(keys: string[]): string[] {
 // ---------------------------------------------------------------------------------------------
 // Markdown
 
-export const DEFAULT_SUMMARY_MAX_CHARS = 20_000
+const DEFAULT_SUMMARY_MAX_CHARS = 20_000
 /** Below this the header alone might not fit. */
-export const MIN_SUMMARY_MAX_CHARS = 1_000
-export const DEFAULT_LINES_PER_CHECK = 20
-export const DEFAULT_CHARS_PER_CHECK = 2_000
+const MIN_SUMMARY_MAX_CHARS = 1_000
+const DEFAULT_LINES_PER_CHECK = 20
+const DEFAULT_CHARS_PER_CHECK = 2_000
 
 export interface RenderFailureSummaryOptions extends UntrustedTextOptions {
   /** The whole rendering stays within this many characters (default 20 000). */

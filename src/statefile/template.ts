@@ -8,6 +8,7 @@ import {
   MACHINE_STATE_FIELDS,
   MACHINE_STATE_FIELD_NAMES,
   PROGRAM_NAME_PATTERN,
+  isProgramName,
   renderCell,
   type MachineStatePatch
 } from '../core/schema.js'
@@ -21,7 +22,7 @@ interface NewStateFileOptions {
 
 /** A state file from the autoloop template, for a program that has none yet. */
 export function createStateFile(program: string, options: NewStateFileOptions = {}): string {
-  if (!PROGRAM_NAME_PATTERN.test(program)) {
+  if (!isProgramName(program)) {
     throw new RangeError(
       `invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`
     )
