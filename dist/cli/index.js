@@ -40291,7 +40291,7 @@ const metricInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transfo
 const programInput = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((raw, ctx) => {
     if (raw === '')
         return undefined;
-    if (!_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .PROGRAM_NAME_PATTERN */ .UK.test(raw)) {
+    if (!(0,_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .isProgramName */ .Kc)(raw)) {
         ctx.addIssue({
             code: 'custom',
             message: `"${raw}" is not a program name: it must match ${_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .PROGRAM_NAME_PATTERN */ .UK.source} (a letter or digit, then up to 99 letters, digits, '.', '_' or '-')`
@@ -48816,7 +48816,7 @@ function programsOf(fileNames) {
     return fileNames
         .filter((name) => name.endsWith('.md'))
         .map((name) => name.slice(0, -3))
-        .filter((name) => schema/* PROGRAM_NAME_PATTERN */.UK.test(name))
+        .filter(schema/* isProgramName */.Kc)
         .sort();
 }
 // A local folder (gh-aw repo-memory checks it out and commits it after the job)
@@ -50805,8 +50805,15 @@ function attemptAt(ledger, index) {
 function updateAttempt(ledger, index, change) {
     return replaceAttempt(ledger, index, change(attemptAt(ledger, index)));
 }
-/** States after which gating the same SHA again in another run means the fixer pushed nothing. */
-const RED_STATES = new Set(['red', 'no-checks']);
+/**
+ * Attempt states that await a fix: the fixer is to push one, so gating the same SHA again in
+ * another run means it pushed nothing, and `record` leaves the iteration to the gate.
+ */
+const AWAITING_FIX = new Set(['red', 'no-checks']);
+/** Whether an attempt in `state` awaits a fix (see AWAITING_FIX). */
+function awaitsFix(state) {
+    return AWAITING_FIX.has(state);
+}
 /** Iteration endings after which the same SHA has nothing new to gate. */
 const ACCEPTED_OUTCOMES = new Set([
     'green',
@@ -50844,7 +50851,7 @@ function beginKind(ledger, input) {
             return 'rerun';
         if (accepted)
             return 'already-gated';
-        if (open && RED_STATES.has(latest.state))
+        if (open && awaitsFix(latest.state))
             return 'no-new-commit';
         if (open)
             return 'resumed';
@@ -52186,10 +52193,9 @@ function render(ledger, context, detail) {
             `Do not push to ${(0,untrusted/* inlineCode */.ti)(context.branch, 200)} until it has a verdict: this section then says what to do.`
         ];
     }
-    return fixBrief(ledger, latest, context, detail);
+    return fixBrief(ledger, iteration, latest, context, detail);
 }
-function minutesLeft(ledger) {
-    const iteration = ledger.iteration;
+function minutesLeft(ledger, iteration) {
     const deadline = deadlineOf(iteration);
     const asOf = Date.parse(ledger.updatedAt);
     return {
@@ -52283,10 +52289,10 @@ function gatedCommit(attempt) {
         ? `${sha} (gh-aw's empty CI-trigger commit on the agent's ${(0,untrusted/* inlineCode */.ti)(attempt.agentSha.slice(0, 12), 20)})`
         : sha;
 }
-function fixBrief(ledger, attempt, context, detail) {
-    const iteration = ledger.iteration;
+/** The brief of an open iteration's red attempt: what failed, what to do, the budget left. */
+function fixBrief(ledger, iteration, attempt, context, detail) {
     const next = attempt.index + 1;
-    const clock = minutesLeft(ledger);
+    const clock = minutesLeft(ledger, iteration);
     const branch = (0,untrusted/* inlineCode */.ti)(context.branch, 200);
     return [
         `🛠️ **CI is ${attempt.state === 'no-checks' ? 'silent' : 'red'} on ${branch}: fix it before anything else.** This is fix attempt ${next} of ${iteration.maxFixAttempts} of the current iteration; ${clock.left} minute${clock.left === 1 ? '' : 's'} of its ${iteration.timeoutMinutes}-minute wall clock were left when this was written (${clock.asOf}; it ends at ${clock.endsAt}).`,
@@ -52938,7 +52944,7 @@ async function waitBeforeRetry(path, store, attempt, conflict, options) {
 
 /** A state file from the autoloop template, for a program that has none yet. */
 function createStateFile(program, options = {}) {
-    if (!schema/* PROGRAM_NAME_PATTERN */.UK.test(program)) {
+    if (!(0,schema/* isProgramName */.Kc)(program)) {
         throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${schema/* PROGRAM_NAME_PATTERN */.UK}`);
     }
     const eol = options.eol ?? '\n';
@@ -53313,8 +53319,6 @@ function record_outcome_statusOf(machine) {
         return 'paused';
     return 'recorded';
 }
-/** Latest-attempt states of an open iteration that await a fix: the gate ends it, not `record`. */
-const AWAITING_FIX = new Set(['red', 'no-checks']);
 /**
  * The iteration whose attempts this record describes (fix attempts, commit): an open one, or
  * one that ended and that no record described yet (no history entry written at or after its
@@ -53335,7 +53339,7 @@ function recordEndsIteration(ledger) {
     if (!isIterationOpen(ledger))
         return false;
     const latest = latestAttempt(ledger);
-    return latest === undefined || !AWAITING_FIX.has(latest.state);
+    return latest === undefined || !awaitsFix(latest.state);
 }
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
 function recordKeyOf(runId, ledger) {
@@ -56490,11 +56494,8 @@ function planReconcile(files, now) {
     const { ledger, machine } = files;
     const open = isIterationOpen(ledger);
     const latest = latestAttempt(ledger);
-    const redAndWaiting = open &&
-        !machine.paused &&
-        latest !== undefined &&
-        (latest.state === 'red' || latest.state === 'no-checks');
-    const spent = open && now > deadlineOf(ledger.iteration);
+    const redAndWaiting = open && !machine.paused && latest !== undefined && awaitsFix(latest.state);
+    const spent = isIterationOpen(ledger) && now > deadlineOf(ledger.iteration);
     const kind = pauseKindIn(ledger, machine);
     return {
         inFlight: open ? inFlightAttempts(ledger) : [],
