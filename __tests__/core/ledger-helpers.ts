@@ -12,6 +12,7 @@ import {
   type BeginAttemptInput,
   type Ledger
 } from '../../src/core/ledger.js'
+import { blockedCause, type Blocked } from '../../src/core/rules/classify.js'
 import { signatureOf, type Signature } from '../../src/core/signature/signature.js'
 
 export const MINUTE = 60_000
@@ -101,4 +102,19 @@ export function redAttempts(
     })
   })
   return ledger
+}
+
+/** What the classification says of commit `at`, whose workflow `ci` awaits a maintainer's approval. */
+export function awaitingApproval(at: string = sha(0), checksGraceSeconds = 120): Blocked {
+  const blocked = blockedCause({
+    sha: at,
+    awaitingApproval: ['ci'],
+    noChecks: false,
+    pushed: false,
+    pushToken: false,
+    ciTriggerCommit: false,
+    checksGraceSeconds
+  })
+  if (!blocked) throw new Error('an approval gate is a blocked cause')
+  return blocked
 }

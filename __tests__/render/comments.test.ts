@@ -10,7 +10,6 @@ import {
   type PauseView,
   type StatusView
 } from '../../src/render/comments.js'
-import { blockedCause } from '../../src/core/rules/classify.js'
 import { completeAttempt, type Attempt, type PausedSignature } from '../../src/core/ledger.js'
 import { pauseReason } from '../../src/core/rules/pause-reasons.js'
 import { readMachineState, updateMachineState } from '../../src/statefile/machine-state.js'
@@ -18,6 +17,7 @@ import { createStateFile } from '../../src/statefile/template.js'
 import {
   MINUTE,
   START,
+  awaitingApproval,
   begin,
   fresh,
   redAttempts,
@@ -143,16 +143,8 @@ describe('the pause comment', () => {
   })
 
   it('blocked: what a maintainer must do, and that reconcile resumes it', () => {
-    const blocked = blockedCause({
-      sha: sha(0),
-      awaitingApproval: ['ci'],
-      noChecks: false,
-      pushed: false,
-      pushToken: false,
-      ciTriggerCommit: false,
-      checksGraceSeconds: 180
-    })
-    const comment = renderPauseComment(view({ blocked: blocked ?? undefined, signature: null }))
+    const blocked = awaitingApproval(sha(0), 180)
+    const comment = renderPauseComment(view({ blocked, signature: null }))
     expect(comment).toContain(`**No fix can help:** ${blocked?.advice}`)
     expect(comment).toContain('- `reconcile` resumes the program once the head has a verdict')
     expect(comment).not.toContain('**Failure signature**')

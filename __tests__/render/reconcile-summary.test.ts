@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals'
-import { blockedCause, type Blocked } from '../../src/core/rules/classify.js'
 import { pauseReason } from '../../src/core/rules/pause-reasons.js'
 import type { ProgramOutcome } from '../../src/core/rules/reconcile.js'
 import {
@@ -9,17 +8,9 @@ import {
 } from '../../src/render/reconcile-summary.js'
 import { readMachineState } from '../../src/statefile/machine-state.js'
 import { createStateFile } from '../../src/statefile/template.js'
-import { sha } from '../core/ledger-helpers.js'
+import { awaitingApproval } from '../core/ledger-helpers.js'
 
-const blocked = blockedCause({
-  sha: sha(0),
-  awaitingApproval: ['ci'],
-  noChecks: false,
-  pushed: false,
-  pushToken: false,
-  ciTriggerCommit: false,
-  checksGraceSeconds: 120
-}) as Blocked
+const blocked = awaitingApproval()
 
 const idle: ProgramOutcome = {
   kind: 'reconciled',

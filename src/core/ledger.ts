@@ -391,11 +391,11 @@ export interface BeganAttempt {
  * Attempt states that await a fix: the fixer is to push one, so gating the same SHA again in
  * another run means it pushed nothing, and `record` leaves the iteration to the gate.
  */
-const AWAITING_FIX: ReadonlySet<AttemptState> = new Set(['red', 'no-checks'])
+const AWAITING_FIX = ['red', 'no-checks'] as const satisfies readonly AttemptState[]
 
 /** Whether an attempt in `state` awaits a fix (see AWAITING_FIX). */
-export function awaitsFix(state: AttemptState): boolean {
-  return AWAITING_FIX.has(state)
+export function awaitsFix(state: AttemptState): state is (typeof AWAITING_FIX)[number] {
+  return (AWAITING_FIX as readonly AttemptState[]).includes(state)
 }
 /** Iteration endings after which the same SHA has nothing new to gate. */
 const ACCEPTED_OUTCOMES: ReadonlySet<IterationOutcome | null> = new Set([

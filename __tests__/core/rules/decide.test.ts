@@ -17,7 +17,17 @@ import { blockedCause, type Blocked } from '../../../src/core/rules/classify.js'
 import { judgeFixerRun, safeOutputsBlocked } from '../../../src/core/rules/fixer-run.js'
 import { latestAttempt, rememberPausedSignature, type Ledger } from '../../../src/core/ledger.js'
 import { signatureOf } from '../../../src/core/signature/signature.js'
-import { LIMITS, MINUTE, START, begin, fresh, redAttempts, sha, sig } from '../ledger-helpers.js'
+import {
+  LIMITS,
+  MINUTE,
+  START,
+  awaitingApproval,
+  begin,
+  fresh,
+  redAttempts,
+  sha,
+  sig
+} from '../ledger-helpers.js'
 
 const CONFIG: DecideConfig = {
   preExistingFailures: 'block',
@@ -94,15 +104,7 @@ const noChecks = blockedCause({
   ciTriggerCommit: false,
   checksGraceSeconds: 120
 }) as Blocked
-const approval = blockedCause({
-  sha: sha('new'),
-  awaitingApproval: ['ci'],
-  noChecks: false,
-  pushed: false,
-  pushToken: false,
-  ciTriggerCommit: false,
-  checksGraceSeconds: 120
-}) as Blocked
+const approval = awaitingApproval(sha('new'))
 
 describe('decide: one row per settlement kind', () => {
   it('has real causes to decide on', () => {

@@ -5,7 +5,6 @@ import {
   updateAttempt,
   type Ledger
 } from '../../../src/core/ledger.js'
-import { blockedCause, type Blocked } from '../../../src/core/rules/classify.js'
 import { pauseReason } from '../../../src/core/rules/pause-reasons.js'
 import {
   decideInFlight,
@@ -26,7 +25,16 @@ import {
 import type { MachineState } from '../../../src/core/schema.js'
 import { readMachineState } from '../../../src/statefile/machine-state.js'
 import { createStateFile } from '../../../src/statefile/template.js'
-import { MINUTE, START, begin, fresh, redAttempts, sha, sig } from '../ledger-helpers.js'
+import {
+  MINUTE,
+  START,
+  awaitingApproval,
+  begin,
+  fresh,
+  redAttempts,
+  sha,
+  sig
+} from '../ledger-helpers.js'
 
 const active = readMachineState(createStateFile('perf'))
 const pausedFor = (reason: string): MachineState => ({
@@ -235,15 +243,7 @@ describe('decideInFlight: attempts of runs that are gone, decided at the write',
 
 describe('decideUnfixed: a red attempt nobody fixed, decided at the write', () => {
   const red = redAttempts([sig('a')])
-  const blocked = blockedCause({
-    sha: sha(0),
-    awaitingApproval: ['ci'],
-    noChecks: false,
-    pushed: false,
-    pushToken: false,
-    ciTriggerCommit: false,
-    checksGraceSeconds: 120
-  }) as Blocked
+  const blocked = awaitingApproval()
   const noFix: UnfixedCause = { kind: 'no-fix', blocked }
   const ended: UnfixedCause = { kind: 'fixer-ended', runId: 4242 }
   const expired: UnfixedCause = { kind: 'expired' }

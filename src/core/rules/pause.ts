@@ -17,7 +17,7 @@ import {
 } from '../ledger.js'
 import { pauseKindOf, type PauseKind } from './pause-reasons.js'
 
-interface PauseInput {
+export interface PauseInput {
   /** The attempt the pause settles, with its verdict. */
   index: number
   verdict: AttemptVerdict

@@ -27,7 +27,7 @@ import {
   type Attempt,
   type Ledger
 } from '../ledger.js'
-import { pauseInLedger, pauseKindIn } from './pause.js'
+import { pauseInLedger, pauseKindIn, type PauseInput } from './pause.js'
 import { isCiPause, pauseReason, type PauseKind } from './pause-reasons.js'
 
 /** Whether a run is still running, as far as `reconcile` can tell. */
@@ -216,26 +216,19 @@ export function decideUnfixed(read: {
     machine.paused ||
     !isIterationOpen(ledger) ||
     latest.index !== (read.fixerIndex ?? latest.index) ||
-    (latest.state !== 'red' && latest.state !== 'no-checks')
+    !awaitsFix(latest.state)
   )
     return { kind: 'unchanged' }
   switch (cause.kind) {
-    case 'no-fix': {
-      const reason = pauseReason('blocked', cause.blocked.cause)
-      return {
-        kind: 'paused',
-        pauseKind: 'blocked',
-        reason,
-        ledger: pauseInLedger(ledger, machine, {
-          index: latest.index,
-          verdict: repeatedVerdict(latest, latest.state, now, cause.blocked.cause),
-          kind: 'blocked',
-          reason,
-          remember: null,
-          now
-        })
-      }
-    }
+    case 'no-fix':
+      return pausedBy(ledger, machine, {
+        index: latest.index,
+        verdict: repeatedVerdict(latest, latest.state, now, cause.blocked.cause),
+        kind: 'blocked',
+        reason: pauseReason('blocked', cause.blocked.cause),
+        remember: null,
+        now
+      })
     case 'fixer-ended': {
       const note = unfixedWhy(cause)
       const began = appendNoNewCommit(ledger, {
@@ -247,36 +240,34 @@ export function decideUnfixed(read: {
         timeoutMinutes: ledger.iteration.timeoutMinutes
       })
       const judged = noProgressPause(began.ledger, began.attempt.index, now, note)
-      return {
-        kind: 'paused',
-        pauseKind: judged.kind,
+      return pausedBy(began.ledger, machine, {
+        index: began.attempt.index,
+        verdict: judged.verdict,
+        kind: judged.kind,
         reason: judged.reason,
-        ledger: pauseInLedger(began.ledger, machine, {
-          index: began.attempt.index,
-          verdict: judged.verdict,
-          kind: judged.kind,
-          reason: judged.reason,
-          remember: judged.remember,
-          now
-        })
-      }
+        remember: judged.remember,
+        now
+      })
     }
-    case 'expired': {
-      const reason = pauseReason('timeout')
-      return {
-        kind: 'paused',
-        pauseKind: 'timeout',
-        reason,
-        ledger: pauseInLedger(ledger, machine, {
-          index: latest.index,
-          verdict: repeatedVerdict(latest, latest.state, now, unfixedWhy(cause)),
-          kind: 'timeout',
-          reason,
-          remember: null,
-          now
-        })
-      }
-    }
+    case 'expired':
+      return pausedBy(ledger, machine, {
+        index: latest.index,
+        verdict: repeatedVerdict(latest, latest.state, now, unfixedWhy(cause)),
+        kind: 'timeout',
+        reason: pauseReason('timeout'),
+        remember: null,
+        now
+      })
+  }
+}
+
+/** The outcome of pausing the ledger as `pause` says. */
+function pausedBy(ledger: Ledger, machine: MachineState, pause: PauseInput): UnfixedOutcome {
+  return {
+    kind: 'paused',
+    pauseKind: pause.kind,
+    reason: pause.reason,
+    ledger: pauseInLedger(ledger, machine, pause)
   }
 }
 
