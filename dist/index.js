@@ -42686,10 +42686,10 @@ function updateAttempt(ledger, index, change) {
  * Attempt states that await a fix: the fixer is to push one, so gating the same SHA again in
  * another run means it pushed nothing, and `record` leaves the iteration to the gate.
  */
-const AWAITING_FIX = new Set(['red', 'no-checks']);
+const AWAITING_FIX = ['red', 'no-checks'];
 /** Whether an attempt in `state` awaits a fix (see AWAITING_FIX). */
 function awaitsFix(state) {
-    return AWAITING_FIX.has(state);
+    return AWAITING_FIX.includes(state);
 }
 /** Iteration endings after which the same SHA has nothing new to gate. */
 const ACCEPTED_OUTCOMES = new Set([
@@ -52595,25 +52595,18 @@ function decideUnfixed(read) {
         machine.paused ||
         !isIterationOpen(ledger) ||
         latest.index !== (read.fixerIndex ?? latest.index) ||
-        (latest.state !== 'red' && latest.state !== 'no-checks'))
+        !awaitsFix(latest.state))
         return { kind: 'unchanged' };
     switch (cause.kind) {
-        case 'no-fix': {
-            const reason = pauseReason('blocked', cause.blocked.cause);
-            return {
-                kind: 'paused',
-                pauseKind: 'blocked',
-                reason,
-                ledger: pauseInLedger(ledger, machine, {
-                    index: latest.index,
-                    verdict: repeatedVerdict(latest, latest.state, now, cause.blocked.cause),
-                    kind: 'blocked',
-                    reason,
-                    remember: null,
-                    now
-                })
-            };
-        }
+        case 'no-fix':
+            return pausedBy(ledger, machine, {
+                index: latest.index,
+                verdict: repeatedVerdict(latest, latest.state, now, cause.blocked.cause),
+                kind: 'blocked',
+                reason: pauseReason('blocked', cause.blocked.cause),
+                remember: null,
+                now
+            });
         case 'fixer-ended': {
             const note = unfixedWhy(cause);
             const began = appendNoNewCommit(ledger, {
@@ -52625,37 +52618,34 @@ function decideUnfixed(read) {
                 timeoutMinutes: ledger.iteration.timeoutMinutes
             });
             const judged = noProgressPause(began.ledger, began.attempt.index, now, note);
-            return {
-                kind: 'paused',
-                pauseKind: judged.kind,
+            return pausedBy(began.ledger, machine, {
+                index: began.attempt.index,
+                verdict: judged.verdict,
+                kind: judged.kind,
                 reason: judged.reason,
-                ledger: pauseInLedger(began.ledger, machine, {
-                    index: began.attempt.index,
-                    verdict: judged.verdict,
-                    kind: judged.kind,
-                    reason: judged.reason,
-                    remember: judged.remember,
-                    now
-                })
-            };
+                remember: judged.remember,
+                now
+            });
         }
-        case 'expired': {
-            const reason = pauseReason('timeout');
-            return {
-                kind: 'paused',
-                pauseKind: 'timeout',
-                reason,
-                ledger: pauseInLedger(ledger, machine, {
-                    index: latest.index,
-                    verdict: repeatedVerdict(latest, latest.state, now, unfixedWhy(cause)),
-                    kind: 'timeout',
-                    reason,
-                    remember: null,
-                    now
-                })
-            };
-        }
+        case 'expired':
+            return pausedBy(ledger, machine, {
+                index: latest.index,
+                verdict: repeatedVerdict(latest, latest.state, now, unfixedWhy(cause)),
+                kind: 'timeout',
+                reason: pauseReason('timeout'),
+                remember: null,
+                now
+            });
     }
+}
+/** The outcome of pausing the ledger as `pause` says. */
+function pausedBy(ledger, machine, pause) {
+    return {
+        kind: 'paused',
+        pauseKind: pause.kind,
+        reason: pause.reason,
+        ledger: pauseInLedger(ledger, machine, pause)
+    };
 }
 /** Whether the verdict on the watched head lifts the pause (see `ResumeWhen`). */
 function liftsPause(when, verdict) {
