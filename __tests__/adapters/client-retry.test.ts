@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { manualClock } from '../../__fixtures__/clock.js'
-import type { FaultSpec } from '../../__fixtures__/fake-github/index.js'
+import type { FakeGitHub, FaultSpec } from '../../__fixtures__/fake-github/index.js'
 import { memoryLogger } from '../../__fixtures__/log.js'
 import {
   createGitHubClient,
@@ -16,17 +16,23 @@ import { withFake } from '../helpers/fake-run.js'
 
 const ROUTE = 'GET /repos/{owner}/{repo}'
 
+/** The client against the fake in memory, on a manual clock started at the fake's time. */
+function clientOn(fake: FakeGitHub) {
+  const clock = manualClock(fake.now())
+  const client = createGitHubClient({
+    token: 't',
+    baseUrl: fake.apiUrl,
+    clock,
+    log: memoryLogger(),
+    fetch: fake.fetch
+  })
+  return { clock, client }
+}
+
 /** One `GET /repos/{owner}/{repo}` with `faults` on it: the result, the answers, the wait. */
 async function getRepo(faults: Array<Omit<FaultSpec, 'route'>>, request?: { retries: number }) {
   return withFake({ faults: faults.map((fault) => ({ ...fault, route: ROUTE })) }, async (fake) => {
-    const clock = manualClock(fake.now())
-    const client = createGitHubClient({
-      token: 't',
-      baseUrl: fake.apiUrl,
-      clock,
-      log: memoryLogger(),
-      fetch: fake.fetch
-    })
+    const { clock, client } = clientOn(fake)
     const started = clock.now()
     const result = await client
       .request(ROUTE, {
@@ -97,14 +103,7 @@ describe('writes are spaced on the injected clock', () => {
     await withFake(
       { issues: [{ number: 7, title: 'program' }], labels: ['a', 'b'] },
       async (fake) => {
-        const clock = manualClock(fake.now())
-        const client = createGitHubClient({
-          token: 't',
-          baseUrl: fake.apiUrl,
-          clock,
-          log: memoryLogger(),
-          fetch: fake.fetch
-        })
+        const { clock, client } = clientOn(fake)
         const repo = { owner: fake.state.owner, repo: fake.state.repo, issue_number: 7 }
         const timeOf = async (send: () => Promise<unknown>) => {
           await send()

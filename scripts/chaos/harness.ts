@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startFakeGitHub, type FakeGitHub } from '../../__fixtures__/fake-github/index.js'
 import { readLikeScheduler } from '../../__tests__/helpers/scheduler-rule.js'
+import { GATE_OWNED_KEYS } from '../../__tests__/statefile/helpers.js'
 import { runActionInProcess, type InProcessRun } from '../../__fixtures__/run-in-process.js'
 import type { Clock } from '../../src/ports.js'
 import { ledgerPath, type Ledger } from '../../src/core/ledger.js'
@@ -27,15 +28,7 @@ import {
 import { ISSUE, OWN_RUN_ID, PROGRAM, SHA, STATE_BRANCH, type ChaosCase } from './scenario.js'
 
 /** Machine State rows the gate owns; every other row and byte must stay as it was. */
-export const OWNED_KEYS = [
-  'branch',
-  'pr',
-  'issue',
-  'paused',
-  'pause_reason',
-  'recent_statuses',
-  'last_run'
-]
+const OWNED_KEYS: readonly string[] = GATE_OWNED_KEYS
 const CI_GATE_HEADING = '## 🚦 CI Gate'
 const POINTER = /<!-- autoloop-ci-gate:ledger (\S+) revision (\d+) -->/
 const VERDICTS = ['green', 'red', 'no-checks', 'ci-timeout', 'green-except-pre-existing', 'blocked']

@@ -2,24 +2,17 @@ import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import {
   CI_PAUSE_STATUS,
+  PAUSE_KINDS,
   endsFixLoop,
   isCiPause,
   pauseKindOf,
-  pauseReason,
-  type PauseKind
+  pauseReason
 } from '../../../src/core/rules/pause-reasons.js'
 import { readMachineState, updateMachineState } from '../../../src/statefile/machine-state.js'
 import { createStateFile } from '../../../src/statefile/template.js'
 import { readLikeScheduler } from '../../helpers/scheduler-rule.js'
 
-const KINDS: PauseKind[] = [
-  'stuck',
-  'exhausted',
-  'timeout',
-  'blocked',
-  'base-red',
-  'consecutive-errors'
-]
+const KINDS = PAUSE_KINDS
 
 describe('pauseReason', () => {
   it.each([
