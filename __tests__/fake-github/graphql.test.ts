@@ -32,6 +32,20 @@ afterEach(async () => {
   await closeCheckingRequests(current)
 })
 
+/** The fake started on `scenario`, the REST adapter on it, and a state store on `branch`. */
+async function connect(scenario: Scenario, branch: string) {
+  fake = await startFakeGitHub({ scenario })
+  const client = createGitHubClient({
+    token: 't',
+    baseUrl: fake.apiUrl,
+    clock: manualClock(fake.now()),
+    log: memoryLogger(),
+    retryBackoffMs: 1
+  })
+  const github = new RestGitHub(client, repo)
+  return { fake, github, store: new ContentsApiStore(github, { branch }) }
+}
+
 async function start(): Promise<{ fake: FakeGitHub; octokit: Octokit; head: string }> {
   fake = await startFakeGitHub({
     scenario: { contents: { [BRANCH]: { 'a.txt': 'a\n', 'gone.txt': 'bye\n' } } }
@@ -222,20 +236,11 @@ describe('routes the gh-aw scripts call', () => {
 })
 
 describe("the state branch through GraphQL, as the action's RestGitHub reads and commits it", () => {
-  async function branchStore() {
-    fake = await startFakeGitHub({
-      scenario: { contents: { [BRANCH]: { 'perf.md': '# perf\n', 'ci-gate/perf.json': '{}\n' } } }
-    })
-    const client = createGitHubClient({
-      token: 't',
-      baseUrl: fake.apiUrl,
-      clock: manualClock(fake.now()),
-      log: memoryLogger(),
-      retryBackoffMs: 1
-    })
-    const github = new RestGitHub(client, repo)
-    return { fake, github, store: new ContentsApiStore(github, { branch: BRANCH }) }
-  }
+  const branchStore = () =>
+    connect(
+      { contents: { [BRANCH]: { 'perf.md': '# perf\n', 'ci-gate/perf.json': '{}\n' } } },
+      BRANCH
+    )
 
   it('reads the head and both files in one request, their versions the contents API SHAs', async () => {
     const { fake, store } = await branchStore()
@@ -303,21 +308,10 @@ describe("the state branch through GraphQL, as the action's RestGitHub reads and
 
 describe('where a branch stands, read with the state files in one GraphQL query', () => {
   const STATE = 'memory/autoloop'
-  async function connect(scenario: Scenario) {
-    fake = await startFakeGitHub({ scenario })
-    const client = createGitHubClient({
-      token: 't',
-      baseUrl: fake.apiUrl,
-      clock: manualClock(fake.now()),
-      log: memoryLogger(),
-      retryBackoffMs: 1
-    })
-    const github = new RestGitHub(client, repo)
-    return { fake, github, store: new ContentsApiStore(github, { branch: STATE }) }
-  }
+  const connectState = (scenario: Scenario) => connect(scenario, STATE)
 
   it("the head commit (gh-aw's empty CI-trigger commit on the agent's), the open PR, the bases' heads: one request with the files", async () => {
-    const { fake, github, store } = await connect({
+    const { fake, github, store } = await connectState({
       contents: { [STATE]: { 'perf.md': '# perf\n' }, [BRANCH]: { 'src.ts': 'x\n' } },
       branches: { release: 'ab12'.padEnd(40, '0') }
     })
@@ -351,7 +345,7 @@ describe('where a branch stands, read with the state files in one GraphQL query'
   })
 
   it('a given commit, a branch that does not exist, no PR', async () => {
-    const { fake, github } = await connect({ contents: { [BRANCH]: { 'src.ts': 'x\n' } } })
+    const { fake, github } = await connectState({ contents: { [BRANCH]: { 'src.ts': 'x\n' } } })
     const sha = fake.state.branches[BRANCH] as string
     expect(await github.standing({ branch: 'autoloop/none', sha })).toEqual({
       head: null,
@@ -363,7 +357,7 @@ describe('where a branch stands, read with the state files in one GraphQL query'
   })
 
   it('refused (no GraphQL): null, and the files are read through the contents API', async () => {
-    const { fake, github, store } = await connect({
+    const { fake, github, store } = await connectState({
       contents: { [STATE]: { 'perf.md': '# perf\n' } },
       faults: [{ kind: 'status', status: 403, route: 'POST /graphql', count: 'always' }]
     })
