@@ -50,3 +50,18 @@ export function readCorpusFile(file: string): string {
 export function corpusClass(id: string): CorpusClass | undefined {
   return loadManifest().classes.find((cls) => cls.id === id)
 }
+
+/**
+ * What a person copies of a jest run: its failure blocks, without the FAIL/PASS line above them
+ * or the summary below.
+ */
+export function jestFailureBlocks(text: string): string {
+  return text
+    .split('\n')
+    .filter(
+      (line) =>
+        !/^\s*(?:FAIL|PASS)\s/.test(line) &&
+        !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
+    )
+    .join('\n')
+}

@@ -10,6 +10,7 @@ import {
   type FailureSummary
 } from '../../../src/render/failure-summary.js'
 import { runBriefCommand } from '../../../src/cli/brief.js'
+import { jestFailureBlocks, readCorpusFile } from './corpus.js'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const CORPUS = join(ROOT, '__fixtures__/corpus')
@@ -32,7 +33,7 @@ describe('failure details on real tool output (the corpus job logs)', () => {
     expect(cases.length).toBeGreaterThanOrEqual(91)
   })
   it.each(cases)('%s: every annotated fact is in the findings’ details', (id, file) => {
-    const result = extractFailuresFromString(readFileSync(join(CORPUS, file), 'utf8'))
+    const result = extractFailuresFromString(readCorpusFile(file))
     const text = collapse(result.findings.flatMap((f) => f.details ?? []).join('\n'))
     for (const fact of Object.values(facts[id] ?? {}).flat()) expect(text).toContain(collapse(fact))
     // The checkout root is removed; no runtime frame is kept.
@@ -46,7 +47,7 @@ describe("failure details of the corpus job logs moved to a self-hosted runner's
     .map((c) => [c.id, c.files.find((f) => f.endsWith('job-log.log'))] as const)
     .filter((c): c is readonly [string, string] => c[1] !== undefined && facts[c[0]] !== undefined)
   it.each(cases)('%s: the same keys and facts, the runner folder removed', (id, file) => {
-    const original = readFileSync(join(CORPUS, file), 'utf8')
+    const original = readCorpusFile(file)
     const moved = original.replaceAll(
       '/home/runner/work/app/app',
       '/home/ci/actions-runner/_work/app/app'
@@ -68,25 +69,17 @@ describe('failure details of a copy that lost the lines around the failures (rea
         .findings.flatMap((f) => f.details ?? [])
         .join('\n')
     )
-  const corpusText = (file: string): string => readFileSync(join(CORPUS, file), 'utf8')
   it.each(['jest/assertion', 'jest/type-error'])(
     '%s: failure blocks without their FAIL line or summary keep their details',
     (id) => {
-      const blocks = corpusText(`${id}/workers.txt`)
-        .split('\n')
-        .filter(
-          (line) =>
-            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
-            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
-        )
-        .join('\n')
+      const blocks = jestFailureBlocks(readCorpusFile(`${id}/workers.txt`))
       const text = detailsOf(blocks)
       for (const fact of Object.values(facts[id] ?? {}).flat())
         expect(text).toContain(collapse(fact))
     }
   )
   it("pytest: the FAILURES report alone (no summary) keeps each section's details", () => {
-    const report = corpusText('pytest/param-assertion/default.txt')
+    const report = readCorpusFile('pytest/param-assertion/default.txt')
       .split('\n')
       .filter((line) => !/^FAILED |short test summary|\d+ failed/.test(line))
       .join('\n')
@@ -99,7 +92,7 @@ describe('failure details of a copy that lost the lines around the failures (rea
       expect(text).toContain(collapse(fact))
   })
   it("bun: a passed test's output before a failure is not the failure's", () => {
-    const log = corpusText('bun/thrown/job-log.log')
+    const log = readCorpusFile('bun/thrown/job-log.log')
     const [finding] = extractFailuresFromString(log).findings
     expect(finding?.details?.some((line) => line.includes('(pass)'))).toBe(false)
     expect(finding?.details?.some((line) => line.startsWith('::error'))).toBe(false)
@@ -197,7 +190,7 @@ describe('the brief CLI, other inputs', () => {
     }
   }
   it('reads standard input without --log', async () => {
-    const run = io(readFileSync(join(CORPUS, 'rspec/expectation/job-log.log'), 'utf8'))
+    const run = io(readCorpusFile('rspec/expectation/job-log.log'))
     expect(await runBriefCommand([], run.streams)).toBe(0)
     expect(run.out()).toContain('got: 449')
     expect(run.out()).toContain('(`standard input`)')

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
 import { extractFailures, extractFailuresFromString } from '../../../src/core/signature/extract.js'
-import { completeClasses, readCorpusFile } from './corpus.js'
+import { completeClasses, jestFailureBlocks, readCorpusFile } from './corpus.js'
 
 const files = completeClasses().flatMap((cls) => cls.files)
 const jobLogs = files.filter((file) => file.endsWith('.log'))
@@ -133,14 +133,7 @@ describe('extractFailures', () => {
       const text = readCorpusFile(file)
       if (text.includes('\u001b') || text.includes('Test suite failed to run')) continue
       // What a person copies: the failure blocks, not the FAIL line above nor the summary below.
-      const blocks = text
-        .split('\n')
-        .filter(
-          (line) =>
-            !/^\s*(?:FAIL|PASS)\s/.test(line) &&
-            !/^(?:Test Suites|Tests|Snapshots|Time|Ran all)\b/.test(line)
-        )
-        .join('\n')
+      const blocks = jestFailureBlocks(text)
       expect(blocks).not.toBe(text)
       expect(keys(blocks)).toEqual(keys(text))
     }
