@@ -12,9 +12,12 @@ import { LineSplitter } from './reference-line-splitter.js'
 
 const encoder = new TextEncoder()
 
-function splitBytes(bytes: Uint8Array, cuts: number[], options?: LineReaderOptions) {
-  const lines: string[] = []
-  const splitter = new LineSplitter((line) => lines.push(line), options)
+/** Writes `bytes` to `splitter` cut at `cuts` (in any order), then ends it. */
+function feedInCuts(
+  splitter: { write(bytes: Uint8Array): void; end(): void },
+  bytes: Uint8Array,
+  cuts: number[]
+): void {
   let from = 0
   for (const cut of [...cuts].sort((a, b) => a - b)) {
     splitter.write(bytes.subarray(from, cut))
@@ -22,6 +25,12 @@ function splitBytes(bytes: Uint8Array, cuts: number[], options?: LineReaderOptio
   }
   splitter.write(bytes.subarray(from))
   splitter.end()
+}
+
+function splitBytes(bytes: Uint8Array, cuts: number[], options?: LineReaderOptions) {
+  const lines: string[] = []
+  const splitter = new LineSplitter((line) => lines.push(line), options)
+  feedInCuts(splitter, bytes, cuts)
   return { lines, splitter }
 }
 
@@ -31,13 +40,7 @@ function blockLines(bytes: Uint8Array, cuts: number[], options?: LineReaderOptio
     expect(block.endsWith('\n')).toBe(true)
     lines.push(...block.slice(0, -1).split('\n').map(bytesToText))
   }, options)
-  let from = 0
-  for (const cut of [...cuts].sort((a, b) => a - b)) {
-    splitter.write(bytes.subarray(from, cut))
-    from = cut
-  }
-  splitter.write(bytes.subarray(from))
-  splitter.end()
+  feedInCuts(splitter, bytes, cuts)
   return { lines, splitter }
 }
 
