@@ -47,6 +47,9 @@ export async function announce(
     return undefined
   }
   try {
+    // One read of the comments for both: the status comment never carries a marker, so the
+    // marked comment's lookup is not changed by the status comment's write.
+    const comments = await deps.issues.listComments(issue)
     await upsertStatusComment(
       deps.issues,
       issue,
@@ -56,10 +59,12 @@ export async function announce(
         stateFile: { label: stateFileLabel(deps, program), url: null },
         serverUrl: deps.environment.serverUrl,
         repository: repositoryName(deps.environment)
-      })
+      }),
+      comments
     )
     const comment = announcement.comment
-    if (comment) await upsertMarkedComment(deps.issues, issue, comment.marker, comment.body)
+    if (comment)
+      await upsertMarkedComment(deps.issues, issue, comment.marker, comment.body, comments)
   } catch (error) {
     deps.log.warning(`Could not comment on issue #${issue}: ${errorMessage(error)}`)
   }

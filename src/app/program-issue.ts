@@ -13,9 +13,10 @@ async function upsert(
   port: IssuesPort,
   issue: number,
   body: string,
-  find: (comments: IssueComment[]) => IssueComment | undefined
+  find: (comments: IssueComment[]) => IssueComment | undefined,
+  listed?: IssueComment[]
 ): Promise<CommentWrite> {
-  let existing = find(await port.listComments(issue))
+  let existing = find(listed ?? (await port.listComments(issue)))
   for (let attempt = 1; !existing; attempt++) {
     try {
       await port.createComment(issue, body)
@@ -33,23 +34,38 @@ async function upsert(
   return 'updated'
 }
 
-/** Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. */
+/**
+ * Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. `listed`: the
+ * issue's comments when the caller has just read them (the first look uses them).
+ */
 export function upsertStatusComment(
   port: IssuesPort,
   issue: number,
-  body: string
+  body: string,
+  listed?: IssueComment[]
 ): Promise<CommentWrite> {
-  return upsert(port, issue, body, (comments) =>
-    comments.find((c) => c.body.includes(STATUS_SENTINEL))
+  return upsert(
+    port,
+    issue,
+    body,
+    (comments) => comments.find((c) => c.body.includes(STATUS_SENTINEL)),
+    listed
   )
 }
 
-/** Edits the comment carrying `marker` (its first line), or posts one. */
+/** Edits the comment carrying `marker` (its first line), or posts one; `listed` as above. */
 export function upsertMarkedComment(
   port: IssuesPort,
   issue: number,
   marker: string,
-  body: string
+  body: string,
+  listed?: IssueComment[]
 ): Promise<CommentWrite> {
-  return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)))
+  return upsert(
+    port,
+    issue,
+    body,
+    (comments) => comments.find((c) => c.body.startsWith(marker)),
+    listed
+  )
 }

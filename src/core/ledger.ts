@@ -836,6 +836,8 @@ export function compactLedger(ledger: Ledger): Ledger {
   const fits = (): boolean => ledgerBytes(current()) <= maxBytes
   const latest = (): Attempt => attempts[attempts.length - 1] as Attempt
   while (attempts.length > maxAttemptRecords) dropOldest()
+  // The usual case: it fits, and every step below would only measure it again.
+  if (fits()) return current()
   while (attempts.length > detailedAttempts && !fits()) dropOldest()
   for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
     attempts[i] = withoutDetails(attempts[i] as Attempt)

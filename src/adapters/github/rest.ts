@@ -326,6 +326,7 @@ ${built.map((b) => b.fields).join('\n')}
       'GET /repos/{owner}/{repo}',
       {}
     )
+    this.knownDefaultBranch = repo.default_branch
     return repo.default_branch
   }
 
