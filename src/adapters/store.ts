@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContentsConflictError, StateConflictError } from '../core/state-errors.js'
-import { isProgramName } from '../core/schema.js'
+import { programsOf } from '../core/schema.js'
 import { errorMessage } from '../core/errors.js'
 
 const STORE_PATH = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -20,14 +20,6 @@ function checkPath(path: string): string {
   if (!STORE_PATH.test(path) || path.includes('..'))
     throw new RangeError(`invalid state store path ${JSON.stringify(path)}`)
   return path
-}
-
-function programsOf(fileNames: readonly string[]): string[] {
-  return fileNames
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => name.slice(0, -3))
-    .filter(isProgramName)
-    .sort()
 }
 
 // A local folder (gh-aw repo-memory checks it out and commits it after the job)

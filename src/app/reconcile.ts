@@ -47,7 +47,7 @@ import {
 } from '../core/rules/reconcile.js'
 import { programFilesOf, updateProgram, type ProgramFiles } from './program-files.js'
 import type { StateStore } from '../ports.js'
-import { isProgramName, stateFilePath } from '../core/schema.js'
+import { programsOf, stateFilePath } from '../core/schema.js'
 import { errorMessage } from '../core/errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
@@ -380,13 +380,7 @@ async function source(
   if (deps.memoryBranch) {
     try {
       const snapshot = await deps.memoryBranch.read(config.stateBranch)
-      const programs = snapshot
-        ? [...snapshot.files.keys()]
-            .filter((path) => /^[^/]+\.md$/.test(path))
-            .map((path) => path.slice(0, -3))
-            .filter(isProgramName)
-            .sort()
-        : []
+      const programs = snapshot ? programsOf([...snapshot.files.keys()]) : []
       return {
         programs,
         store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),

@@ -274,6 +274,15 @@ export function isProgramName(name: string): boolean {
   return PROGRAM_NAME_PATTERN.test(name)
 }
 
+/** The programs whose state files are among `fileNames` (`<program>.md` at the top), sorted. */
+export function programsOf(fileNames: readonly string[]): string[] {
+  return fileNames
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => name.slice(0, -3))
+    .filter(isProgramName)
+    .sort()
+}
+
 /** The state file of a program. */
 export function stateFilePath(program: string): string {
   if (!isProgramName(program)) {

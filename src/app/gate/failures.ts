@@ -7,6 +7,7 @@
  */
 import type { ProgramConfig } from '../../core/inputs.js'
 import type { BranchStanding } from '../../core/github.js'
+import { runUrl } from '../../core/environment.js'
 import {
   isCounted,
   reduceChecks,
@@ -146,7 +147,7 @@ async function rerunRound(
       requestedAt: new Date(deps.clock.now()).toISOString(),
       checks: checks.map((check) => check.name),
       why,
-      url: `${deps.environment.serverUrl}/${deps.environment.repository.owner}/${deps.environment.repository.repo}/actions/runs/${runId}`,
+      url: runUrl(deps.environment, runId),
       outcome: 'pending'
     }
     await context.recordRerun(rerun)
