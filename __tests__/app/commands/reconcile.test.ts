@@ -36,11 +36,12 @@ describe('resumePolicy: "green on every check" of a paused program’s head', ()
   })
 
   it('counts every check, this run’s own jobs too (reconcile gates nothing of its own)', () => {
-    expect(policy).toMatchObject({
-      ownWorkflowRunId: undefined,
-      graceMs: 0
-    })
-    expect(policy.allowNoChecks).toBe(false)
+    // Every check here is of workflow run 1 and suite 1, a run reconcile itself may be part of.
+    const own = run('ci_reconcile', null, 'in_progress')
+    expect(verdict([run('test', 'success'), own])).toBe('pending')
+    expect(
+      verdict([run('test', 'success'), { ...own, status: 'completed', conclusion: 'failure' }])
+    ).toBe('red')
   })
 
   it('honours ignore-checks and required-checks', () => {

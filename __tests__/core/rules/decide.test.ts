@@ -23,7 +23,6 @@ import {
   START,
   awaitingApproval,
   begin,
-  fresh,
   redAttempts,
   sha,
   sig
@@ -110,13 +109,6 @@ describe('decide: one row per settlement kind', () => {
   it('has real causes to decide on', () => {
     expect(noChecks).not.toBeNull()
     expect(approval).not.toBeNull()
-  })
-
-  it('a stopped program is skipped, with the reason', () => {
-    expect(run(fresh(), { kind: 'stopped', reason: 'paused: ci-blocked: x' })).toEqual({
-      kind: 'skipped',
-      reason: 'paused: ci-blocked: x'
-    })
   })
 
   it('green settles green on its attempt, with the fix attempts the iteration has left', () => {

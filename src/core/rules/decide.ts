@@ -4,15 +4,15 @@
  * failures and whose they are, whether a fix could have arrived), calls `decide`, and applies
  * the `Settlement` it returns; nothing here reads a clock, the network or a file.
  *
- * The order of the checks is the order of the contract:
- * 1. a stopped program (paused or completed) is not gated;
- * 2. no fix could have arrived (this run's push did not land, gh-aw diverted it, the fixer run
+ * A stopped program (paused or completed) is not gated: the gate ends before it observes
+ * anything. Otherwise the order of the checks is the order of the contract:
+ * 1. no fix could have arrived (this run's push did not land, gh-aw diverted it, the fixer run
  *    never ran its agent): paused `ci-blocked` on the red attempt itself;
- * 3. no new commit since the red attempt: the fixer pushed nothing, the guards judge the same
+ * 2. no new commit since the red attempt: the fixer pushed nothing, the guards judge the same
  *    signature again (stuck, unless the budget or the wall clock ran out first);
- * 4. green; checks still running at the wall clock (`ci-timeout`); no fix can help (no CI,
+ * 3. green; checks still running at the wall clock (`ci-timeout`); no fix can help (no CI,
  *    runs waiting for approval: `ci-blocked`);
- * 5. red: every failure pre-existing on the base branch head is accepted (`allow`) or paused
+ * 4. red: every failure pre-existing on the base branch head is accepted (`allow`) or paused
  *    `ci-base-red` (`block`); the iteration's own failures make the signature the guards judge
  *    in the order no progress → budget → wall clock; otherwise a fix, by the next steps
  *    configured (start the fixer run, run `fix-command`, or neither).
@@ -55,8 +55,6 @@ export interface RedFacts {
 
 /** What the gate observed, in the order it finds out. */
 export type Observed =
-  /** The program was paused or completed before this gate began. */
-  | { kind: 'stopped'; reason: string }
   /** The head did not move since the red attempt `latest`, and no fix could have arrived. */
   | { kind: 'no-fix-arrived'; latest: Attempt; blocked: Blocked }
   /** Attempt `index` found the head where the previous attempt left it: the fixer pushed nothing. */
@@ -135,8 +133,6 @@ export function needsFindings(verdict: ObservedVerdict, blocked: Blocked | null)
 export function decide(input: DecideInput): Settlement {
   const { observed } = input
   switch (observed.kind) {
-    case 'stopped':
-      return { kind: 'skipped', reason: observed.reason }
     case 'no-fix-arrived':
       return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) }
     case 'no-new-commit':
