@@ -78,14 +78,6 @@ export function fakeSha(seed: string): string {
   return createHash('sha1').update(seed).digest('hex')
 }
 
-/** Git's blob id of some content. */
-export function blobSha(content: string | Buffer): string {
-  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
-  return createHash('sha1')
-    .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
-    .digest('hex')
-}
-
 function startTimeOf(scenario: Scenario): number {
   if (typeof scenario.startTime === 'number') return scenario.startTime
   if (typeof scenario.startTime === 'string') {

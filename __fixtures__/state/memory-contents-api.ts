@@ -3,14 +3,12 @@
  * are git's (`sha1("blob <bytes>\0" + content)`), a write with a stale SHA answers like a
  * 409, and a hook runs before every call returns so tests can interleave concurrent writers.
  */
-import { createHash } from 'node:crypto'
+import { blobVersion } from '../../src/adapters/store.js'
 import { ContentsConflictError } from '../../src/core/state-errors.js'
 import type { ContentsApi } from '../../src/ports.js'
 
-export function gitBlobSha(text: string): string {
-  const bytes = Buffer.from(text, 'utf8')
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
-}
+/** Git's blob SHA of `text`: the adapter's own `blobVersion`, which a test holds to git's. */
+export const gitBlobSha = blobVersion
 
 export interface ContentsCall {
   method: 'getFile' | 'putFile' | 'listDir' | 'ensureBranch' | 'getFiles' | 'commitFiles'

@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitMemoryBranchReader, isProgramFile } from '../../src/adapters/memory-branch.js'
-import { gitBlobSha } from '../../__fixtures__/state/memory-contents-api.js'
 import { tempDir } from '../helpers/temp-dir.js'
 import { fixtureText, toCrlf } from '../statefile/helpers.js'
 
@@ -69,7 +68,10 @@ describe('gitMemoryBranchReader', () => {
     ])
     for (const path of ['perf.md', 'crlf.md', 'ci-gate/perf.json']) {
       const text = files[path] as string
-      expect(snapshot?.files.get(path)).toEqual({ text, version: gitBlobSha(text) })
+      expect(snapshot?.files.get(path)).toEqual({
+        text,
+        version: git(work, 'rev-parse', `HEAD:${path}`)
+      })
     }
   })
 

@@ -254,7 +254,7 @@ describe("the state branch through GraphQL, as the action's RestGitHub reads and
   })
 
   it('writes both files in one commit on the head read, and refuses one when the branch moved', async () => {
-    const { fake, store } = await branchStore()
+    const { fake, github, store } = await branchStore()
     const read = await store.readMany(['perf.md'])
     const written = await store.writeMany(
       [
@@ -266,7 +266,13 @@ describe("the state branch through GraphQL, as the action's RestGitHub reads and
     expect(written.head).toBe(fake.state.branches[BRANCH])
     expect(fake.readFile(BRANCH, 'perf.md')).toBe('# perf 2\n')
     expect(fake.readFile(BRANCH, 'ci-gate/perf.json')).toBe('{"revision":2}\n')
-    expect(written.versions).toEqual([blobVersion('# perf 2\n'), blobVersion('{"revision":2}\n')])
+    // The versions are the SHAs the contents API gives the files written.
+    const shas = await Promise.all(
+      ['perf.md', 'ci-gate/perf.json'].map(
+        async (path) => (await github.getFile(BRANCH, path))?.sha
+      )
+    )
+    expect(written.versions).toEqual(shas)
     fake.commit(BRANCH, { 'other.md': 'x\n' }, 'a maintainer')
     await expect(
       store.writeMany([{ path: 'perf.md', text: '# perf 3\n' }], written.head)
