@@ -21,7 +21,7 @@ import {
 } from '../core/text/untrusted.js'
 
 /** Version 2 added `classification`: whose failure it is. */
-const FAILURE_SUMMARY_VERSION = 2
+export const FAILURE_SUMMARY_VERSION = 2 as const
 
 const shaSchema = z
   .string()

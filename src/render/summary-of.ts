@@ -7,9 +7,27 @@ import type { GateObservation } from '../core/checks/observation.js'
 import type { Blocked } from '../core/rules/classify.js'
 import type { Attempt, Ledger } from '../core/ledger.js'
 import type { Signature } from '../core/signature/signature.js'
-import { diffKeys, type FailureSummary } from './failure-summary.js'
+import { diffKeys, FAILURE_SUMMARY_VERSION, type FailureSummary } from './failure-summary.js'
 import type { RedFindings } from '../core/checks/findings.js'
 import { isCounted } from '../core/checks/reduce.js'
+
+/** What every failure summary starts with: its version, the program, the commit, the signature. */
+function header(
+  program: string,
+  sha: string,
+  attempt: number,
+  signature: Signature,
+  now: number
+): Pick<FailureSummary, 'version' | 'program' | 'sha' | 'attempt' | 'generatedAt' | 'signature'> {
+  return {
+    version: FAILURE_SUMMARY_VERSION,
+    program,
+    sha,
+    attempt,
+    generatedAt: new Date(now).toISOString(),
+    signature: { keys: signature.keys, full: signature.full, short: signature.short }
+  }
+}
 
 export function summaryOf(
   program: string,
@@ -23,12 +41,7 @@ export function summaryOf(
     .reverse()
     .find((a) => a.index < attempt.index && a.signature)
   return {
-    version: 2,
-    program: program,
-    sha: attempt.sha,
-    attempt: attempt.index,
-    generatedAt: new Date(now).toISOString(),
-    signature: { keys: signature.keys, full: signature.full, short: signature.short },
+    ...header(program, attempt.sha, attempt.index, signature, now),
     checks: findings.failing.map((failure) => ({
       name: failure.name,
       conclusion: failure.conclusion,
@@ -93,12 +106,7 @@ export function blockedSummary(
     (check) => isCounted(check) && check.conclusion === 'action_required'
   )
   return {
-    version: 2,
-    program: program,
-    sha: observation.sha,
-    attempt: index,
-    generatedAt: new Date(now).toISOString(),
-    signature: { keys: signature.keys, full: signature.full, short: signature.short },
+    ...header(program, observation.sha, index, signature, now),
     checks: waiting.map((check) => ({
       name: check.name,
       conclusion: check.conclusion ?? check.status,
