@@ -285,10 +285,14 @@ export function programsOf(fileNames: readonly string[]): string[] {
 
 /** The state file of a program. */
 export function stateFilePath(program: string): string {
-  if (!isProgramName(program)) {
+  assertProgramName(program)
+  return `${program}.md`
+}
+
+/** Throws a RangeError naming the pattern when `program` is not a program name. */
+export function assertProgramName(program: string): void {
+  if (!isProgramName(program))
     throw new RangeError(
       `invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`
     )
-  }
-  return `${program}.md`
 }

@@ -7,8 +7,7 @@ import {
   EMPTY_CELL,
   MACHINE_STATE_FIELDS,
   MACHINE_STATE_FIELD_NAMES,
-  PROGRAM_NAME_PATTERN,
-  isProgramName,
+  assertProgramName,
   renderCell,
   type MachineStatePatch
 } from '../core/schema.js'
@@ -22,11 +21,7 @@ interface NewStateFileOptions {
 
 /** A state file from the autoloop template, for a program that has none yet. */
 export function createStateFile(program: string, options: NewStateFileOptions = {}): string {
-  if (!isProgramName(program)) {
-    throw new RangeError(
-      `invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`
-    )
-  }
+  assertProgramName(program)
   const eol = options.eol ?? '\n'
   const defaults: MachineStatePatch = {
     lastRun: null,
