@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import {
   RefMovedError,
+  stamp,
   type ContentStore,
   type GitCommit,
   type GitPath,
@@ -42,10 +43,6 @@ function treeOrder(a: GitTreeEntry, b: GitTreeEntry): number {
 /** No file anywhere under the draft. */
 function isEmpty(draft: Draft): boolean {
   return [...draft.values()].every((item) => 'tree' in item && isEmpty(item.tree))
-}
-
-function stamp(who: Identity): string {
-  return `${who.name} <${who.email}> ${Math.floor(who.date / 1000)} +0000`
 }
 
 export class MemoryRepo implements ContentStore {

@@ -13,6 +13,11 @@ export interface Identity {
   date: number
 }
 
+/** An author or committer line as git writes it: both stores must write it alike for equal SHAs. */
+export function stamp(who: Identity): string {
+  return `${who.name} <${who.email}> ${Math.floor(who.date / 1000)} +0000`
+}
+
 export interface GitCommit {
   sha: string
   tree: string

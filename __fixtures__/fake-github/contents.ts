@@ -2,7 +2,7 @@
  * Routes served from the fake's git repository: the contents API (files, directory listings,
  * compare-and-swap writes that become real commits), trees and commits.
  */
-import { RefMovedError } from './git.js'
+import { RefMovedError } from './contents-store.js'
 import {
   apiBase,
   commitJson,

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   RefMovedError,
+  stamp,
   type ContentStore,
   type GitCommit,
   type GitPath,
@@ -18,9 +19,6 @@ import {
   type Identity,
   type WriteCommit
 } from './contents-store.js'
-
-export { RefMovedError }
-export type { ContentStore, GitCommit, GitPath, GitTreeEntry, Identity }
 
 const SHA_RE = /^[0-9a-f]{40}$/
 
@@ -236,8 +234,6 @@ export class GitRepo implements ContentStore {
    */
   writeCommit(options: WriteCommit): string {
     const { branch, parent, files, message, author } = options
-    const stamp = (who: Identity) =>
-      `${who.name} <${who.email}> ${Math.floor(who.date / 1000)} +0000`
     const who = stamp(author)
     const stream: Buffer[] = []
     const data = (content: string | Buffer): void => {
