@@ -105,7 +105,11 @@ type Outgoing =
     }
   | { type: 'drop' }
 
-function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Outgoing {
+function jsonAnswer(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+): Extract<Outgoing, { type: 'answer' }> {
   const text = body === undefined ? '' : JSON.stringify(body)
   return {
     type: 'answer',
@@ -138,7 +142,6 @@ function pickHeaders(incoming: Incoming): RecordedRequest['headers'] {
   return out
 }
 
-/** Starts the fake on 127.0.0.1. The OpenAPI description is loaded before it listens. */
 /** Whether a request asks GitHub to change something: not a GET, nor a GraphQL query. */
 export function isWriteRequest(request: RecordedRequest): boolean {
   if (request.method === 'GET') return false
@@ -150,6 +153,7 @@ export function isWriteRequest(request: RecordedRequest): boolean {
   )
 }
 
+/** Starts the fake on 127.0.0.1. The OpenAPI description is loaded before it listens. */
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const validator = openApiValidator()
   const prefix = normalisePrefix(options.prefix)
@@ -400,7 +404,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const message = error instanceof Error ? error.message : String(error)
       if (!res.headersSent) {
         const out = jsonAnswer(500, { message: `fake GitHub failed: ${message}` })
-        if (out.type === 'answer') res.writeHead(out.status, out.headers).end(out.body)
+        res.writeHead(out.status, out.headers).end(out.body)
       } else res.destroy()
     })
   })
