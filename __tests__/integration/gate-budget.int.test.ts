@@ -5,7 +5,11 @@
  * GraphQL is refused, the same gate reads them through REST.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { FakeGitHub, Scenario } from '../../__fixtures__/fake-github/index.js'
+import {
+  isWriteRequest,
+  type FakeGitHub,
+  type Scenario
+} from '../../__fixtures__/fake-github/index.js'
 import {
   BUDGET_BRANCH as BRANCH,
   BUDGET_INPUTS,
@@ -28,12 +32,9 @@ async function redGate(fake: FakeGitHub, inputs: Record<string, string> = {}) {
 const charged = (fake: FakeGitHub) =>
   fake.requests.filter((r) => r.charged).map((r) => r.route ?? r.path)
 
+/** The GraphQL queries (reads) the run sent. */
 const isQuery = (fake: FakeGitHub) =>
-  fake.requests.filter(
-    (r) =>
-      r.route === 'POST /graphql' &&
-      /^\s*query\b/.test(String((r.body as { query?: string }).query))
-  )
+  fake.requests.filter((r) => r.route === 'POST /graphql' && !isWriteRequest(r))
 
 const BRANCH_READS = [
   'GET /repos/{owner}/{repo}',
