@@ -32626,6 +32626,8 @@ function httpStatus(error) {
 /* harmony export */   a2: () => (/* binding */ MACHINE_STATE_FIELD_NAMES),
 /* harmony export */   bQ: () => (/* binding */ EMPTY_CELL),
 /* harmony export */   e0: () => (/* binding */ MachineStateSchema),
+/* harmony export */   gw: () => (/* binding */ assertProgramName),
+/* harmony export */   h2: () => (/* binding */ programsOf),
 /* harmony export */   iq: () => (/* binding */ MachineStatePatchSchema),
 /* harmony export */   n0: () => (/* binding */ stateFilePath),
 /* harmony export */   vz: () => (/* binding */ sanitizeCellText),
@@ -32857,12 +32859,23 @@ function renderCell(field, value) {
 function isProgramName(name) {
     return PROGRAM_NAME_PATTERN.test(name);
 }
+/** The programs whose state files are among `fileNames` (`<program>.md` at the top), sorted. */
+function programsOf(fileNames) {
+    return fileNames
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => name.slice(0, -3))
+        .filter(isProgramName)
+        .sort();
+}
 /** The state file of a program. */
 function stateFilePath(program) {
-    if (!isProgramName(program)) {
-        throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`);
-    }
+    assertProgramName(program);
     return `${program}.md`;
+}
+/** Throws a RangeError naming the pattern when `program` is not a program name. */
+function assertProgramName(program) {
+    if (!isProgramName(program))
+        throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${PROGRAM_NAME_PATTERN}`);
 }
 
 
@@ -38906,6 +38919,7 @@ ${built.map((b) => b.fields).join('\n')}
         if (this.knownDefaultBranch !== null)
             return this.knownDefaultBranch;
         const repo = await this.conditionalGet('GET /repos/{owner}/{repo}', {});
+        this.knownDefaultBranch = repo.default_branch;
         return repo.default_branch;
     }
     async branchHead(branch) {
@@ -39434,13 +39448,6 @@ function checkPath(path) {
         throw new RangeError(`invalid state store path ${JSON.stringify(path)}`);
     return path;
 }
-function programsOf(fileNames) {
-    return fileNames
-        .filter((name) => name.endsWith('.md'))
-        .map((name) => name.slice(0, -3))
-        .filter(schema/* isProgramName */.Kc)
-        .sort();
-}
 // A local folder (gh-aw repo-memory checks it out and commits it after the job)
 function contentVersion(bytes) {
     return (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex');
@@ -39558,7 +39565,7 @@ class LocalDirStore {
     }
     async list() {
         try {
-            return programsOf(await (0,promises_namespaceObject.readdir)(this.dir));
+            return (0,schema/* programsOf */.h2)(await (0,promises_namespaceObject.readdir)(this.dir));
         }
         catch (error) {
             if (error.code === 'ENOENT')
@@ -39669,7 +39676,7 @@ class ContentsApiStore {
         }
     }
     async list() {
-        return programsOf(await this.api.listDir(this.options.branch, this.dir));
+        return (0,schema/* programsOf */.h2)(await this.api.listDir(this.options.branch, this.dir));
     }
 }
 
@@ -41142,6 +41149,8 @@ function runnerCheckoutRoots(sep, char) {
         `(?:[A-Za-z]:)?(?:${sep}${name}){0,4}${sep}_work${sep}${except('_temp', '_actions', '_tool')}${name}${sep}${name}${sep}`
     ].join('|');
 }
+/** A home directory: macOS, Linux, root's, Windows (after `\\` became `/`). */
+const HOME_DIR = String.raw `(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)`;
 const CHECKOUT_ROOTS = [
     new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
     // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
@@ -41156,7 +41165,7 @@ const CHECKOUT_ROOTS = [
     // A checkout in a home directory under a usual folder of checkouts: ~/src/<repo>/,
     // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … Dot folders
     // (caches, toolchains) and the runner's _temp are not checkouts.
-    /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\//
+    new RegExp(String.raw `^${HOME_DIR}\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\/`)
 ];
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
 const TEMP_ROOTS = [
@@ -41173,9 +41182,9 @@ const TEMP_ROOTS = [
 const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules)\//;
 /**
  * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
- * toolchains) and not the runner's _temp.
+ * toolchains). A temporary directory in a home is cut as a temporary directory instead.
  */
-const HOME = /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?=[^._/][^/]*\/)/;
+const HOME = new RegExp(String.raw `^${HOME_DIR}\/(?=[^._/][^/]*\/)`);
 /**
  * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, and so
  * do the checkout roots of GitHub's runners (`/home/runner/work/<r>/<r>/`, `D:\a\<r>\<r>\`,
@@ -41211,7 +41220,9 @@ function relativeToCheckout(path) {
         if (match !== null)
             return path.slice(match[0].length);
     }
-    const home = HOME.exec(path);
+    // A temporary directory in a home directory (the runner's _temp, Windows' AppData\Local\Temp)
+    // is no checkout: it is cut like any other temporary directory below.
+    const home = TEMP_ROOTS.some((root) => root.test(path)) ? null : HOME.exec(path);
     if (home !== null)
         return relativeToHome(path.slice(home[0].length));
     const folder = PROJECT_FOLDERS.exec(path);
@@ -41360,7 +41371,8 @@ function failureKind(firstErrorLine) {
  * look like "no progress" (LUCI Analysis and Sentry version their grouping the same way).
  * Version 2: failure kinds in test keys, tool-parsed annotations.
  * Version 3: a Surefire test in error keyed by the exception's simple class name; a home path
- * cut before its first project folder; copies' line prefixes removed before any parser.
+ * cut before its first project folder, a temporary directory in a home cut as one; copies'
+ * line prefixes removed before any parser.
  * `__fixtures__/signature-keys.lock.json` holds the keys of the current version, and a test fails
  * when they change under it (`npx tsx scripts/corpus/keys-lock.ts` rewrites it).
  */
@@ -43072,6 +43084,9 @@ function compactLedger(ledger) {
     const latest = () => attempts[attempts.length - 1];
     while (attempts.length > maxAttemptRecords)
         dropOldest();
+    // The usual case: it fits, and every step below would only measure it again.
+    if (fits())
+        return current();
     while (attempts.length > detailedAttempts && !fits())
         dropOldest();
     for (let i = 0; i < attempts.length - 1 && !fits(); i += 1) {
@@ -44821,9 +44836,7 @@ async function waitBeforeRetry(path, store, attempt, conflict, options) {
 
 /** A state file from the autoloop template, for a program that has none yet. */
 function createStateFile(program, options = {}) {
-    if (!(0,schema/* isProgramName */.Kc)(program)) {
-        throw new RangeError(`invalid program name ${JSON.stringify(program)}: it must match ${schema/* PROGRAM_NAME_PATTERN */.UK}`);
-    }
+    (0,schema/* assertProgramName */.gw)(program);
     const eol = options.eol ?? '\n';
     const defaults = {
         lastRun: null,
@@ -45525,8 +45538,8 @@ function renderResumeComment(view) {
 
 /** Posts of one comment at most, each after making sure an earlier one did not land. */
 const MAX_CREATE_ATTEMPTS = 3;
-async function upsert(port, issue, body, find) {
-    let existing = find(await port.listComments(issue));
+async function upsert(port, issue, body, find, listed) {
+    let existing = find(listed ?? (await port.listComments(issue)));
     for (let attempt = 1; !existing; attempt++) {
         try {
             await port.createComment(issue, body);
@@ -45547,13 +45560,16 @@ async function upsert(port, issue, body, find) {
     await port.updateComment(existing.id, body);
     return 'updated';
 }
-/** Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. */
-function upsertStatusComment(port, issue, body) {
-    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.includes(STATUS_SENTINEL)));
+/**
+ * Edits the earliest comment holding `<!-- AUTOLOOP:STATUS -->`, or posts one. `listed`: the
+ * issue's comments when the caller has just read them (the first look uses them).
+ */
+function upsertStatusComment(port, issue, body, listed) {
+    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.includes(STATUS_SENTINEL)), listed);
 }
-/** Edits the comment carrying `marker` (its first line), or posts one. */
-function upsertMarkedComment(port, issue, marker, body) {
-    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)));
+/** Edits the comment carrying `marker` (its first line), or posts one; `listed` as above. */
+function upsertMarkedComment(port, issue, marker, body, listed) {
+    return upsert(port, issue, body, (comments) => comments.find((c) => c.body.startsWith(marker)), listed);
 }
 
 ;// CONCATENATED MODULE: ./src/app/announce.ts
@@ -45584,16 +45600,19 @@ async function announce(deps, announcement) {
         return undefined;
     }
     try {
+        // One read of the comments for both: the status comment never carries a marker, so the
+        // marked comment's lookup is not changed by the status comment's write.
+        const comments = await deps.issues.listComments(issue);
         await upsertStatusComment(deps.issues, issue, renderStatusComment({
             program,
             state: machine,
             stateFile: { label: stateFileLabel(deps, program), url: null },
             serverUrl: deps.environment.serverUrl,
             repository: (0,core_environment/* repositoryName */.aR)(deps.environment)
-        }));
+        }), comments);
         const comment = announcement.comment;
         if (comment)
-            await upsertMarkedComment(deps.issues, issue, comment.marker, comment.body);
+            await upsertMarkedComment(deps.issues, issue, comment.marker, comment.body, comments);
     }
     catch (error) {
         deps.log.warning(`Could not comment on issue #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}`);
@@ -46072,8 +46091,6 @@ function needsFindings(verdict, blocked) {
 function decide(input) {
     const { observed } = input;
     switch (observed.kind) {
-        case 'stopped':
-            return { kind: 'skipped', reason: observed.reason };
         case 'no-fix-arrived':
             return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) };
         case 'no-new-commit':
@@ -50626,6 +50643,7 @@ function infrastructureCause(conclusion, lines, projectFailures) {
 
 
 
+
 /**
  * Keys quote CI text (status descriptions, error lines, check names) and go to the ledger on
  * a branch, the failure summary, the outputs and comments: secrets and masked values are
@@ -50706,7 +50724,7 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
             requestedAt: new Date(deps.clock.now()).toISOString(),
             checks: checks.map((check) => check.name),
             why,
-            url: `${deps.environment.serverUrl}/${deps.environment.repository.owner}/${deps.environment.repository.repo}/actions/runs/${runId}`,
+            url: (0,core_environment/* runUrl */.Vp)(deps.environment, runId),
             outcome: 'pending'
         };
         await context.recordRerun(rerun);
@@ -51214,17 +51232,23 @@ async function recordRerun(run, index, rerun) {
 ;// CONCATENATED MODULE: ./src/render/summary-of.ts
 
 
+/** What every failure summary starts with: its version, the program, the commit, the signature. */
+function header(program, sha, attempt, signature, now) {
+    return {
+        version: FAILURE_SUMMARY_VERSION,
+        program,
+        sha,
+        attempt,
+        generatedAt: new Date(now).toISOString(),
+        signature: { keys: signature.keys, full: signature.full, short: signature.short }
+    };
+}
 function summaryOf(program, attempt, findings, signature, ledger, now) {
     const previous = [...ledger.attempts]
         .reverse()
         .find((a) => a.index < attempt.index && a.signature);
     return {
-        version: 2,
-        program: program,
-        sha: attempt.sha,
-        attempt: attempt.index,
-        generatedAt: new Date(now).toISOString(),
-        signature: { keys: signature.keys, full: signature.full, short: signature.short },
+        ...header(program, attempt.sha, attempt.index, signature, now),
         checks: findings.failing.map((failure) => ({
             name: failure.name,
             conclusion: failure.conclusion,
@@ -51279,12 +51303,7 @@ function summaryOf(program, attempt, findings, signature, ledger, now) {
 function blockedSummary(program, index, observation, blocked, signature, now) {
     const waiting = observation.checks.filter((check) => isCounted(check) && check.conclusion === 'action_required');
     return {
-        version: 2,
-        program: program,
-        sha: observation.sha,
-        attempt: index,
-        generatedAt: new Date(now).toISOString(),
-        signature: { keys: signature.keys, full: signature.full, short: signature.short },
+        ...header(program, observation.sha, index, signature, now),
         checks: waiting.map((check) => ({
             name: check.name,
             conclusion: check.conclusion ?? check.status,
@@ -54194,13 +54213,7 @@ async function source(context) {
     if (deps.memoryBranch) {
         try {
             const snapshot = await deps.memoryBranch.read(config.stateBranch);
-            const programs = snapshot
-                ? [...snapshot.files.keys()]
-                    .filter((path) => /^[^/]+\.md$/.test(path))
-                    .map((path) => path.slice(0, -3))
-                    .filter(schema/* isProgramName */.Kc)
-                    .sort()
-                : [];
+            const programs = snapshot ? (0,schema/* programsOf */.h2)([...snapshot.files.keys()]) : [];
             return {
                 programs,
                 store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),

@@ -22,6 +22,9 @@ describe('normalisePath', () => {
     ['/tmp/ci-build-4711/app/src/orders.ts', 'src/orders.ts'],
     ['/tmp/tmp.Xa81/report.ts', 'report.ts'],
     ['/tmp/pytest-of-runner/pytest-12/test_x0/data.txt', 'data.txt'],
+    // Temporary directories inside a home: no random folder name stays in the key.
+    ['/home/runner/work/_temp/3f2a9c/out.txt', 'out.txt'],
+    ['C:\\Users\\dev\\AppData\\Local\\Temp\\abc123\\out.txt', 'out.txt'],
     ['/work/checkout/tests/test_x.py', 'tests/test_x.py'],
     ['file:///home/runner/work/a/a/test/util.test.js', 'test/util.test.js'],
     ['./src/a.ts', 'src/a.ts'],

@@ -31,6 +31,9 @@ export function runnerCheckoutRoots(sep: string, char: string): string {
   ].join('|')
 }
 
+/** A home directory: macOS, Linux, root's, Windows (after `\\` became `/`). */
+const HOME_DIR = String.raw`(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)`
+
 const CHECKOUT_ROOTS: readonly RegExp[] = [
   new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
   // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
@@ -45,7 +48,9 @@ const CHECKOUT_ROOTS: readonly RegExp[] = [
   // A checkout in a home directory under a usual folder of checkouts: ~/src/<repo>/,
   // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … Dot folders
   // (caches, toolchains) and the runner's _temp are not checkouts.
-  /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\//
+  new RegExp(
+    String.raw`^${HOME_DIR}\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\/`
+  )
 ]
 
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
@@ -66,9 +71,9 @@ const PROJECT_FOLDERS =
 
 /**
  * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
- * toolchains) and not the runner's _temp.
+ * toolchains). A temporary directory in a home is cut as a temporary directory instead.
  */
-const HOME = /^(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)\/(?=[^._/][^/]*\/)/
+const HOME = new RegExp(String.raw`^${HOME_DIR}\/(?=[^._/][^/]*\/)`)
 
 /**
  * Makes a file path relative and machine-independent: `\` becomes `/`, `file://` goes, and so
@@ -100,7 +105,9 @@ function relativeToCheckout(path: string): string {
     const match = root.exec(path)
     if (match !== null) return path.slice(match[0].length)
   }
-  const home = HOME.exec(path)
+  // A temporary directory in a home directory (the runner's _temp, Windows' AppData\Local\Temp)
+  // is no checkout: it is cut like any other temporary directory below.
+  const home = TEMP_ROOTS.some((root) => root.test(path)) ? null : HOME.exec(path)
   if (home !== null) return relativeToHome(path.slice(home[0].length))
   const folder = PROJECT_FOLDERS.exec(path)
   if (folder !== null) return path.slice(folder.index + 1)

@@ -12,7 +12,8 @@ import { buildKey } from './normalise.js'
  * look like "no progress" (LUCI Analysis and Sentry version their grouping the same way).
  * Version 2: failure kinds in test keys, tool-parsed annotations.
  * Version 3: a Surefire test in error keyed by the exception's simple class name; a home path
- * cut before its first project folder; copies' line prefixes removed before any parser.
+ * cut before its first project folder, a temporary directory in a home cut as one; copies'
+ * line prefixes removed before any parser.
  * `__fixtures__/signature-keys.lock.json` holds the keys of the current version, and a test fails
  * when they change under it (`npx tsx scripts/corpus/keys-lock.ts` rewrites it).
  */
