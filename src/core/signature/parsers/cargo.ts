@@ -36,6 +36,9 @@ const NEXTEST_STATUS =
 const LIBTEST_RUN = /^running \d+ tests?\s*$/
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/
+/** A doc test's name without the line of its example (`src/lib.rs - add (line 5)`). */
+const testName = (name: string): string => name.replace(/ \(line \d+\)$/, '')
+
 const PANIC =
   /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/
 
@@ -208,8 +211,7 @@ export function createCargoParser(): ToolParser {
   }
 
   function record(name: string, line: string): void {
-    if (failed.length < 1000)
-      failed.push({ binary, name: name.replace(/ \(line \d+\)$/, ''), line })
+    if (failed.length < 1000) failed.push({ binary, name: testName(name), line })
   }
 
   function endList(): void {
@@ -220,16 +222,16 @@ export function createCargoParser(): ToolParser {
   function readPanic(line: string): void {
     const panic = PANIC.exec(line)
     if (panic === null) return
-    const name = panic[1] ?? ''
+    const name = testName(panic[1] ?? '')
     const message = panic[2] ?? panic[3]
-    details.open(name.replace(/ \(line \d+\)$/, ''), line)
+    details.open(name, line)
     if (message !== undefined && message !== '') {
       if (!kinds.has(name)) kinds.set(name, panicKind(message) ?? null)
     } else panicking = name
   }
 
   function kindOf(name: string): string | undefined {
-    return kinds.get(name.replace(/ \(line \d+\)$/, '')) ?? undefined
+    return kinds.get(testName(name)) ?? undefined
   }
 }
 
