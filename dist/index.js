@@ -46538,7 +46538,6 @@ const CHECKOUT_ROOT_IN_LINE = new RegExp(`(?:file:///?)?(?:${runnerCheckoutRoots
  * Ruby gems, PHP's vendor folder, Deno's runtime (`ext:cli/40_test.js`).
  */
 const DEPENDENCY_FRAME = /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:|\(ext:\w|^\s*at ext:\w/;
-const encoder = new TextEncoder();
 /** A detail line as kept: the checkout root removed; undefined for a dependency or runtime frame. */
 function detailLine(line) {
     if (DEPENDENCY_FRAME.test(line))
@@ -46591,10 +46590,11 @@ class FailureDetails {
         if (kept === undefined)
             return true;
         // One blank line between parts, none at the start.
-        if (kept.trim() === '' && (window.lines.length === 0 || window.lines.at(-1) === ''))
+        const blank = kept.trim() === '';
+        if (blank && (window.lines.length === 0 || window.lines.at(-1) === ''))
             return true;
-        const text = kept.trim() === '' ? '' : kept;
-        const bytes = encoder.encode(text).length + 1;
+        const text = blank ? '' : kept;
+        const bytes = Buffer.byteLength(text, 'utf8') + 1;
         if (window.lines.length >= DETAIL_LIMITS.lines || window.bytes + bytes > DETAIL_LIMITS.bytes) {
             window.full = true;
             return false;
@@ -46638,6 +46638,11 @@ class FailureDetails {
 ;// CONCATENATED MODULE: ./src/core/signature/parsers/common.ts
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
 const MAX_FINDINGS_PER_PARSER = 1000;
+/**
+ * Lines a numbered failure list (mocha's, rspec's, JUnit 4's and PHPUnit's) is read for one
+ * failure before it is given up as cut or malformed.
+ */
+const MAX_LINES_PER_FAILURE = 2000;
 /**
  * Findings de-duplicated by key (the first line seen is kept), at most MAX_FINDINGS_PER_PARSER.
  * With `details`, each finding gets the lines of its window when the list is read: the window
@@ -46716,6 +46721,8 @@ const NEXTEST_STATUS = /^\s*(?:TRY \d+ )?[A-Z][A-Z-]{2,10} \[\s*[\d.]+m?s\]|^\s*
 const LIBTEST_RUN = /^running \d+ tests?\s*$/;
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/;
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/;
+/** A doc test's name without the line of its example (`src/lib.rs - add (line 5)`). */
+const testName = (name) => name.replace(/ \(line \d+\)$/, '');
 const PANIC = /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/;
 const cargoGrepPatterns = [
     '^test .* \\.\\.\\. FAILED',
@@ -46889,7 +46896,7 @@ function createCargoParser() {
     };
     function record(name, line) {
         if (failed.length < 1000)
-            failed.push({ binary, name: name.replace(/ \(line \d+\)$/, ''), line });
+            failed.push({ binary, name: testName(name), line });
     }
     function endList() {
         if (list !== undefined)
@@ -46901,9 +46908,9 @@ function createCargoParser() {
         const panic = PANIC.exec(line);
         if (panic === null)
             return;
-        const name = panic[1] ?? '';
+        const name = testName(panic[1] ?? '');
         const message = panic[2] ?? panic[3];
-        details.open(name.replace(/ \(line \d+\)$/, ''), line);
+        details.open(name, line);
         if (message !== undefined && message !== '') {
             if (!kinds.has(name))
                 kinds.set(name, panicKind(message) ?? null);
@@ -46912,7 +46919,7 @@ function createCargoParser() {
             panicking = name;
     }
     function kindOf(name) {
-        return kinds.get(name.replace(/ \(line \d+\)$/, '')) ?? undefined;
+        return kinds.get(testName(name)) ?? undefined;
     }
 }
 /** `target/debug/deps/mycrate-0123abcdef012345` → `mycrate`. */
@@ -47760,8 +47767,6 @@ function suitePath(rest) {
 
 
 
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const MAX_LINES_PER_FAILURE = 2000;
 function createNumberedFailureListParser(format) {
     const details = new FailureDetails();
     const findings = new FindingSet(details);
@@ -47845,8 +47850,6 @@ function createJunitParser() {
 
 const FAILING_COUNT = /^\s*(\d+) failing\s*$/;
 const mocha_ENTRY = /^\s{0,8}(\d+)\) (.*)$/;
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const mocha_MAX_LINES_PER_FAILURE = 2000;
 const mochaGrepPatterns = ['^\\s*[0-9]+ failing', '^\\s*[0-9]+\\) '];
 function createMochaParser() {
     const details = new FailureDetails();
@@ -47876,7 +47879,7 @@ function createMochaParser() {
                 const count = FAILING_COUNT.exec(line);
                 if (count === null)
                     return false;
-                list = { expected: Number(count[1]), seen: 0, budget: mocha_MAX_LINES_PER_FAILURE };
+                list = { expected: Number(count[1]), seen: 0, budget: MAX_LINES_PER_FAILURE };
                 return list.expected > 0 || endList();
             }
             list.budget -= 1;
@@ -47911,7 +47914,7 @@ function createMochaParser() {
             }
             details.close();
             list.seen += 1;
-            list.budget = mocha_MAX_LINES_PER_FAILURE;
+            list.budget = MAX_LINES_PER_FAILURE;
             parts = [];
             entryLine = line;
             addPart((entry[2] ?? '').trim());
@@ -48535,8 +48538,6 @@ const LOAD_ERROR = /^An error occurred while loading (\S{1,1000}?)\.?\s*$/;
 const LOAD_ERROR_CLASS = /^((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/;
 /** Lines after a load error's header within which its class must come. */
 const LOAD_ERROR_LINES = 200;
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const rspec_MAX_LINES_PER_FAILURE = 2000;
 const rspecGrepPatterns = [
     '^Failures:',
     '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # ',
@@ -48608,7 +48609,7 @@ function createRspecParser() {
             }
             if (!inFailures) {
                 inFailures = FAILURES.test(line);
-                budget = rspec_MAX_LINES_PER_FAILURE;
+                budget = MAX_LINES_PER_FAILURE;
                 return inFailures;
             }
             if (END_OF_FAILURES.test(line) || --budget < 0) {
@@ -48623,7 +48624,7 @@ function createRspecParser() {
                 if (examples.length < 1000)
                     examples.push(current);
                 details.open(current.description);
-                budget = rspec_MAX_LINES_PER_FAILURE;
+                budget = MAX_LINES_PER_FAILURE;
                 return true;
             }
             if (current === undefined)

@@ -40824,7 +40824,6 @@ const CHECKOUT_ROOT_IN_LINE = new RegExp(`(?:file:///?)?(?:${(0,_normalise_js__W
  * Ruby gems, PHP's vendor folder, Deno's runtime (`ext:cli/40_test.js`).
  */
 const DEPENDENCY_FRAME = /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:|\(ext:\w|^\s*at ext:\w/;
-const encoder = new TextEncoder();
 /** A detail line as kept: the checkout root removed; undefined for a dependency or runtime frame. */
 function detailLine(line) {
     if (DEPENDENCY_FRAME.test(line))
@@ -40877,10 +40876,11 @@ class FailureDetails {
         if (kept === undefined)
             return true;
         // One blank line between parts, none at the start.
-        if (kept.trim() === '' && (window.lines.length === 0 || window.lines.at(-1) === ''))
+        const blank = kept.trim() === '';
+        if (blank && (window.lines.length === 0 || window.lines.at(-1) === ''))
             return true;
-        const text = kept.trim() === '' ? '' : kept;
-        const bytes = encoder.encode(text).length + 1;
+        const text = blank ? '' : kept;
+        const bytes = Buffer.byteLength(text, 'utf8') + 1;
         if (window.lines.length >= DETAIL_LIMITS.lines || window.bytes + bytes > DETAIL_LIMITS.bytes) {
             window.full = true;
             return false;
@@ -41173,6 +41173,11 @@ var normalise = __nccwpck_require__(12);
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
 const MAX_FINDINGS_PER_PARSER = 1000;
 /**
+ * Lines a numbered failure list (mocha's, rspec's, JUnit 4's and PHPUnit's) is read for one
+ * failure before it is given up as cut or malformed.
+ */
+const MAX_LINES_PER_FAILURE = 2000;
+/**
  * Findings de-duplicated by key (the first line seen is kept), at most MAX_FINDINGS_PER_PARSER.
  * With `details`, each finding gets the lines of its window when the list is read: the window
  * named by the `detailsId` given to `add`, else by the key.
@@ -41250,6 +41255,8 @@ const NEXTEST_STATUS = /^\s*(?:TRY \d+ )?[A-Z][A-Z-]{2,10} \[\s*[\d.]+m?s\]|^\s*
 const LIBTEST_RUN = /^running \d+ tests?\s*$/;
 const LIST_ENTRY = /^ {4}(\S.*?)\s*$/;
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/;
+/** A doc test's name without the line of its example (`src/lib.rs - add (line 5)`). */
+const testName = (name) => name.replace(/ \(line \d+\)$/, '');
 const PANIC = /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/;
 const cargoGrepPatterns = [
     '^test .* \\.\\.\\. FAILED',
@@ -41423,7 +41430,7 @@ function createCargoParser() {
     };
     function record(name, line) {
         if (failed.length < 1000)
-            failed.push({ binary, name: name.replace(/ \(line \d+\)$/, ''), line });
+            failed.push({ binary, name: testName(name), line });
     }
     function endList() {
         if (list !== undefined)
@@ -41435,9 +41442,9 @@ function createCargoParser() {
         const panic = PANIC.exec(line);
         if (panic === null)
             return;
-        const name = panic[1] ?? '';
+        const name = testName(panic[1] ?? '');
         const message = panic[2] ?? panic[3];
-        details.open(name.replace(/ \(line \d+\)$/, ''), line);
+        details.open(name, line);
         if (message !== undefined && message !== '') {
             if (!kinds.has(name))
                 kinds.set(name, panicKind(message) ?? null);
@@ -41446,7 +41453,7 @@ function createCargoParser() {
             panicking = name;
     }
     function kindOf(name) {
-        return kinds.get(name.replace(/ \(line \d+\)$/, '')) ?? undefined;
+        return kinds.get(testName(name)) ?? undefined;
     }
 }
 /** `target/debug/deps/mycrate-0123abcdef012345` → `mycrate`. */
@@ -42294,8 +42301,6 @@ function suitePath(rest) {
 
 
 
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const MAX_LINES_PER_FAILURE = 2000;
 function createNumberedFailureListParser(format) {
     const details = new signature_details/* FailureDetails */.b3();
     const findings = new FindingSet(details);
@@ -42379,8 +42384,6 @@ function createJunitParser() {
 
 const FAILING_COUNT = /^\s*(\d+) failing\s*$/;
 const mocha_ENTRY = /^\s{0,8}(\d+)\) (.*)$/;
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const mocha_MAX_LINES_PER_FAILURE = 2000;
 const mochaGrepPatterns = ['^\\s*[0-9]+ failing', '^\\s*[0-9]+\\) '];
 function createMochaParser() {
     const details = new signature_details/* FailureDetails */.b3();
@@ -42410,7 +42413,7 @@ function createMochaParser() {
                 const count = FAILING_COUNT.exec(line);
                 if (count === null)
                     return false;
-                list = { expected: Number(count[1]), seen: 0, budget: mocha_MAX_LINES_PER_FAILURE };
+                list = { expected: Number(count[1]), seen: 0, budget: MAX_LINES_PER_FAILURE };
                 return list.expected > 0 || endList();
             }
             list.budget -= 1;
@@ -42445,7 +42448,7 @@ function createMochaParser() {
             }
             details.close();
             list.seen += 1;
-            list.budget = mocha_MAX_LINES_PER_FAILURE;
+            list.budget = MAX_LINES_PER_FAILURE;
             parts = [];
             entryLine = line;
             addPart((entry[2] ?? '').trim());
@@ -43069,8 +43072,6 @@ const LOAD_ERROR = /^An error occurred while loading (\S{1,1000}?)\.?\s*$/;
 const LOAD_ERROR_CLASS = /^((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/;
 /** Lines after a load error's header within which its class must come. */
 const LOAD_ERROR_LINES = 200;
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const rspec_MAX_LINES_PER_FAILURE = 2000;
 const rspecGrepPatterns = [
     '^Failures:',
     '^rspec .*\\.rb(:[0-9]+|\\[[0-9:]+\\])? # ',
@@ -43142,7 +43143,7 @@ function createRspecParser() {
             }
             if (!inFailures) {
                 inFailures = FAILURES.test(line);
-                budget = rspec_MAX_LINES_PER_FAILURE;
+                budget = MAX_LINES_PER_FAILURE;
                 return inFailures;
             }
             if (END_OF_FAILURES.test(line) || --budget < 0) {
@@ -43157,7 +43158,7 @@ function createRspecParser() {
                 if (examples.length < 1000)
                     examples.push(current);
                 details.open(current.description);
-                budget = rspec_MAX_LINES_PER_FAILURE;
+                budget = MAX_LINES_PER_FAILURE;
                 return true;
             }
             if (current === undefined)

@@ -50,8 +50,6 @@ interface Window {
   full: boolean
 }
 
-const encoder = new TextEncoder()
-
 /** A detail line as kept: the checkout root removed; undefined for a dependency or runtime frame. */
 export function detailLine(line: string): string | undefined {
   if (DEPENDENCY_FRAME.test(line)) return undefined
@@ -99,9 +97,10 @@ export class FailureDetails {
     const kept = detailLine(line)
     if (kept === undefined) return true
     // One blank line between parts, none at the start.
-    if (kept.trim() === '' && (window.lines.length === 0 || window.lines.at(-1) === '')) return true
-    const text = kept.trim() === '' ? '' : kept
-    const bytes = encoder.encode(text).length + 1
+    const blank = kept.trim() === ''
+    if (blank && (window.lines.length === 0 || window.lines.at(-1) === '')) return true
+    const text = blank ? '' : kept
+    const bytes = Buffer.byteLength(text, 'utf8') + 1
     if (window.lines.length >= DETAIL_LIMITS.lines || window.bytes + bytes > DETAIL_LIMITS.bytes) {
       window.full = true
       return false

@@ -6,6 +6,12 @@ import type { Finding } from '../types.js'
 const MAX_FINDINGS_PER_PARSER = 1000
 
 /**
+ * Lines a numbered failure list (mocha's, rspec's, JUnit 4's and PHPUnit's) is read for one
+ * failure before it is given up as cut or malformed.
+ */
+export const MAX_LINES_PER_FAILURE = 2000
+
+/**
  * Findings de-duplicated by key (the first line seen is kept), at most MAX_FINDINGS_PER_PARSER.
  * With `details`, each finding gets the lines of its window when the list is read: the window
  * named by the `detailsId` given to `add`, else by the key.

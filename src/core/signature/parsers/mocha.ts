@@ -9,12 +9,10 @@
 import { buildKey, failureKind } from '../normalise.js'
 import type { ToolParser } from '../types.js'
 import { FailureDetails } from '../details.js'
-import { FindingSet, indentOf } from './common.js'
+import { FindingSet, indentOf, MAX_LINES_PER_FAILURE } from './common.js'
 
 const FAILING_COUNT = /^\s*(\d+) failing\s*$/
 const ENTRY = /^\s{0,8}(\d+)\) (.*)$/
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const MAX_LINES_PER_FAILURE = 2000
 
 export const mochaGrepPatterns = ['^\\s*[0-9]+ failing', '^\\s*[0-9]+\\) ']
 

@@ -8,10 +8,7 @@
 import { buildKey, failureKind } from '../normalise.js'
 import type { ToolParser } from '../types.js'
 import { FailureDetails } from '../details.js'
-import { FindingSet } from './common.js'
-
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const MAX_LINES_PER_FAILURE = 2000
+import { FindingSet, MAX_LINES_PER_FAILURE } from './common.js'
 
 interface NumberedFailureList {
   tool: string

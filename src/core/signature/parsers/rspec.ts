@@ -14,7 +14,7 @@
 import { buildKey, failureKind, normalisePath } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
 import { FailureDetails } from '../details.js'
-import { FindingSet } from './common.js'
+import { FindingSet, MAX_LINES_PER_FAILURE } from './common.js'
 
 const FAILURES = /^Failures:\s*$/
 const ENTRY = /^ {2}(\d+)\) (\S.{0,1000}?)\s*$/
@@ -29,8 +29,6 @@ const LOAD_ERROR = /^An error occurred while loading (\S{1,1000}?)\.?\s*$/
 const LOAD_ERROR_CLASS = /^((?:[A-Z]\w*::)*[A-Z]\w*):\s*$/
 /** Lines after a load error's header within which its class must come. */
 const LOAD_ERROR_LINES = 200
-/** Lines read for one failure before the list is given up as cut or malformed. */
-const MAX_LINES_PER_FAILURE = 2000
 
 export const rspecGrepPatterns = [
   '^Failures:',
