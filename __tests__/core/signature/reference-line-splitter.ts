@@ -7,7 +7,6 @@ import { TextDecoder } from 'node:util'
 import {
   DEFAULT_MAX_LINE_LENGTH,
   DEFAULT_MAX_LOG_BYTES,
-  type LineEncoding,
   type LineReaderOptions
 } from '../../../src/core/signature/lines.js'
 
@@ -16,7 +15,7 @@ import {
  * inside a multi-byte character; invalid bytes decode to U+FFFD.
  */
 export class LineSplitter {
-  private readonly decoder: TextDecoder | undefined
+  private readonly decoder = new TextDecoder('utf-8')
   private readonly maxBytes: number
   private readonly maxLineLength: number
   private carry = ''
@@ -28,12 +27,10 @@ export class LineSplitter {
 
   constructor(
     private readonly onLine: (line: string) => void,
-    options: LineReaderOptions = {},
-    encoding: LineEncoding = 'utf8'
+    options: LineReaderOptions = {}
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
     this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH
-    this.decoder = encoding === 'utf8' ? new TextDecoder('utf-8') : undefined
   }
 
   /** Feeds bytes; returns false once the byte cap is reached and nothing more will be read. */
@@ -46,16 +43,11 @@ export class LineSplitter {
       this.truncated = true
     }
     this.bytesRead += bytes.length
-    this.writeText(
-      this.decoder === undefined
-        ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')
-        : this.decoder.decode(bytes, { stream: true })
-    )
+    this.writeText(this.decoder.decode(bytes, { stream: true }))
     return !this.truncated
   }
 
-  /** Feeds text that is already decoded (the string form of the extractor). */
-  writeText(text: string): void {
+  private writeText(text: string): void {
     let start = 0
     if (this.carry.length > 0 || this.cutting) {
       const newline = text.indexOf('\n')
@@ -86,7 +78,7 @@ export class LineSplitter {
       this.carry = ''
       return
     }
-    if (this.decoder !== undefined) this.append(this.decoder.decode(), 0)
+    this.append(this.decoder.decode(), 0)
     if (this.carry.length > 0 || this.cutting) this.emit()
   }
 

@@ -17,12 +17,6 @@ export interface LineReaderOptions {
 }
 
 /**
- * `utf8` (default): lines are decoded text. `latin1`: lines are byte strings, one character per
- * byte (cheap to make and to search; decode one with `bytesToText` when it matters).
- */
-export type LineEncoding = 'utf8' | 'latin1'
-
-/**
  * Splits bytes into blocks of whole lines held as byte strings (one character per byte, `latin1`),
  * so that one regular-expression search can skip many noise lines at once. Every block ends
  * with `\n`. A line longer than the cap is cut only when it spans chunks (the caller cuts
