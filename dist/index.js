@@ -39693,29 +39693,32 @@ class ContentsApiStore {
 
 
 
-/** git's stdout (latin1 when `input` is given, for `cat-file --batch`); throws on a failure. */
-async function git(args, cwd, options = {}) {
+/** git's stdout as bytes; throws on a failure. */
+async function gitBytes(args, cwd, options = {}) {
     const result = await runGit(args, { cwd, ...options });
     if (result.code !== 0)
         throw new Error(`git ${args.join(' ')}: ${result.stderr.trim() || `exit code ${result.code}`}`);
-    return result.stdout.toString(options.input === undefined ? 'utf8' : 'latin1');
+    return result.stdout;
+}
+/** git's stdout as text; throws on a failure. */
+async function git(args, cwd, options = {}) {
+    return (await gitBytes(args, cwd, options)).toString('utf8');
 }
 /** Which files of the branch reconcile reads: the state files and the ledgers. */
 function isProgramFile(path) {
     return /^[^/]+\.md$/.test(path) || /^ci-gate\/[^/]+\.json$/.test(path);
 }
-/** Parses `git cat-file --batch` output (read as latin1, one byte per character). */
+/** Parses `git cat-file --batch` output: per object a `<sha> blob <size>` line, its bytes, `\n`. */
 function parseBatch(output, shas) {
     const texts = new Map();
     let at = 0;
     for (const sha of shas) {
-        const headerEnd = output.indexOf('\n', at);
-        const header = output.slice(at, headerEnd).split(' ');
+        const headerEnd = output.indexOf(0x0a, at);
+        const header = output.subarray(at, headerEnd).toString('latin1').split(' ');
         const size = Number(header[2]);
-        if (header[0] !== sha || !Number.isFinite(size))
+        if (headerEnd === -1 || header[0] !== sha || !Number.isFinite(size))
             throw new Error(`unexpected git cat-file output for ${sha}`);
-        const body = output.slice(headerEnd + 1, headerEnd + 1 + size);
-        texts.set(sha, Buffer.from(body, 'latin1').toString('utf8'));
+        texts.set(sha, output.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
         at = headerEnd + 1 + size + 1;
     }
     return texts;
@@ -39758,7 +39761,7 @@ function gitMemoryBranchReader(options) {
                 const shas = [...new Set(entries.map((entry) => entry.sha))];
                 const texts = shas.length === 0
                     ? new Map()
-                    : parseBatch(await git(['cat-file', '--batch'], dir, { input: `${shas.join('\n')}\n` }), shas);
+                    : parseBatch(await gitBytes(['cat-file', '--batch'], dir, { input: `${shas.join('\n')}\n` }), shas);
                 const files = new Map();
                 for (const entry of entries)
                     files.set(entry.path, { text: texts.get(entry.sha) ?? '', version: entry.sha });

@@ -21,16 +21,25 @@ export interface GitMemoryBranchOptions {
   tempDir: string
 }
 
-/** git's stdout (latin1 when `input` is given, for `cat-file --batch`); throws on a failure. */
-async function git(
+/** git's stdout as bytes; throws on a failure. */
+async function gitBytes(
   args: string[],
   cwd: string,
   options: { input?: string; env?: Record<string, string> } = {}
-): Promise<string> {
+): Promise<Buffer> {
   const result = await runGit(args, { cwd, ...options })
   if (result.code !== 0)
     throw new Error(`git ${args.join(' ')}: ${result.stderr.trim() || `exit code ${result.code}`}`)
-  return result.stdout.toString(options.input === undefined ? 'utf8' : 'latin1')
+  return result.stdout
+}
+
+/** git's stdout as text; throws on a failure. */
+async function git(
+  args: string[],
+  cwd: string,
+  options: { env?: Record<string, string> } = {}
+): Promise<string> {
+  return (await gitBytes(args, cwd, options)).toString('utf8')
 }
 
 /** Which files of the branch reconcile reads: the state files and the ledgers. */
@@ -38,18 +47,17 @@ export function isProgramFile(path: string): boolean {
   return /^[^/]+\.md$/.test(path) || /^ci-gate\/[^/]+\.json$/.test(path)
 }
 
-/** Parses `git cat-file --batch` output (read as latin1, one byte per character). */
-function parseBatch(output: string, shas: readonly string[]): Map<string, string> {
+/** Parses `git cat-file --batch` output: per object a `<sha> blob <size>` line, its bytes, `\n`. */
+function parseBatch(output: Buffer, shas: readonly string[]): Map<string, string> {
   const texts = new Map<string, string>()
   let at = 0
   for (const sha of shas) {
-    const headerEnd = output.indexOf('\n', at)
-    const header = output.slice(at, headerEnd).split(' ')
+    const headerEnd = output.indexOf(0x0a, at)
+    const header = output.subarray(at, headerEnd).toString('latin1').split(' ')
     const size = Number(header[2])
-    if (header[0] !== sha || !Number.isFinite(size))
+    if (headerEnd === -1 || header[0] !== sha || !Number.isFinite(size))
       throw new Error(`unexpected git cat-file output for ${sha}`)
-    const body = output.slice(headerEnd + 1, headerEnd + 1 + size)
-    texts.set(sha, Buffer.from(body, 'latin1').toString('utf8'))
+    texts.set(sha, output.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'))
     at = headerEnd + 1 + size + 1
   }
   return texts
@@ -97,7 +105,7 @@ export function gitMemoryBranchReader(options: GitMemoryBranchOptions): MemoryBr
           shas.length === 0
             ? new Map<string, string>()
             : parseBatch(
-                await git(['cat-file', '--batch'], dir, { input: `${shas.join('\n')}\n` }),
+                await gitBytes(['cat-file', '--batch'], dir, { input: `${shas.join('\n')}\n` }),
                 shas
               )
         const files = new Map<string, StoredState>()
