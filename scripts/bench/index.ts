@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, printed as markdown (the figures in BENCHMARKS.md come
- * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command|details`
+ * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command|details|ledger`
  * runs one of them.
  */
 import { cpus, totalmem } from 'node:os'
@@ -13,6 +13,7 @@ import { runSignatureBench } from './signature.js'
 import { runFixCommandBench } from './fix-command.js'
 import { runHeldOutBench } from './held-out.js'
 import { runDetailsBench } from './details.js'
+import { runLedgerBench } from './ledger.js'
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } })
 const only = values.only
@@ -60,5 +61,10 @@ if (!only || only === 'held-out') {
 if (!only || only === 'details') {
   console.log('## Failure details: facts that reach the fix brief\n')
   console.log(await runDetailsBench())
+  console.log()
+}
+if (!only || only === 'ledger') {
+  console.log('## The ledger on the write path: compactLedger per call\n')
+  console.log(runLedgerBench())
   console.log()
 }
