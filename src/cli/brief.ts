@@ -12,6 +12,7 @@ import { signatureOf } from '../core/signature/signature.js'
 import { renderFailureDetails, type FailureDetail } from '../render/failure-details.js'
 import { inlineCode } from '../core/text/untrusted.js'
 import type { SignatureCommandIo } from './signature.js'
+import type { Finding } from '../core/signature/types.js'
 
 const USAGE = 'usage: autoloop-ci-gate brief [--log FILE]... [--max-bytes N]'
 /** The state file's default size bound (`state-max-bytes`). */
@@ -52,22 +53,13 @@ export async function runBriefCommand(args: string[], io: SignatureCommandIo): P
     return 2
   }
   const openFile = io.openFile ?? ((path: string) => createReadStream(path))
-  const keys: string[] = []
-  const details: FailureDetail[] = []
+  const logs: BriefLog[] = []
   const sources = values.log && values.log.length > 0 ? values.log : [undefined]
   for (const path of sources) {
     try {
       const stream = path === undefined ? io.stdin : openFile(path)
       const result = await extractFailures(stream as AsyncIterable<Uint8Array | string>)
-      for (const finding of result.findings) {
-        keys.push(finding.key)
-        if (finding.details)
-          details.push({
-            check: path ?? 'standard input',
-            key: finding.key,
-            lines: finding.details
-          })
-      }
+      logs.push({ check: path ?? 'standard input', findings: result.findings })
     } catch (error) {
       io.stderr.write(
         `error: cannot read the log ${path === undefined ? 'from standard input' : `file '${path}'`}: ` +
@@ -76,17 +68,39 @@ export async function runBriefCommand(args: string[], io: SignatureCommandIo): P
       return 2
     }
   }
-  const signature = signatureOf(keys)
-  if (signature.keys.length === 0) {
-    io.stdout.write('no failure found\n')
-    return 0
+  const lines = renderBriefFailurePart(logs, maxBytes)
+  io.stdout.write(`${lines.join('\n')}\n`)
+  return 0
+}
+
+/** One log read for the brief: the check it stands for and what the extractor found in it. */
+export interface BriefLog {
+  check: string
+  findings: readonly Finding[]
+}
+
+/**
+ * The failure part of the brief for these logs, within `maxBytes`: the signature and each
+ * failure's details (`renderFailureDetails`, with each check's failure count); `no failure
+ * found` when no log gave a key. Pure: the held-out benchmark renders real logs through it.
+ */
+export function renderBriefFailurePart(logs: readonly BriefLog[], maxBytes: number): string[] {
+  const keys: string[] = []
+  const details: FailureDetail[] = []
+  const counts = new Map<string, number>()
+  for (const { check, findings } of logs) {
+    counts.set(check, (counts.get(check) ?? 0) + findings.length)
+    for (const finding of findings) {
+      keys.push(finding.key)
+      if (finding.details) details.push({ check, key: finding.key, lines: finding.details })
+    }
   }
+  const signature = signatureOf(keys)
+  if (signature.keys.length === 0) return ['no failure found']
   const head = [
     `- **Signature** (${signature.keys.length} key${signature.keys.length === 1 ? '' : 's'}): ${inlineCode(signature.short, 160)}`,
     ''
   ]
   const room = maxBytes - Buffer.byteLength(head.join('\n'), 'utf8') - 1
-  const lines = [...head, ...renderFailureDetails(details, room)]
-  io.stdout.write(`${lines.join('\n')}\n`)
-  return 0
+  return [...head, ...renderFailureDetails(details, room, {}, keys.length, counts)]
 }

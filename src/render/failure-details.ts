@@ -47,10 +47,20 @@ export function renderFailureDetails(
   maxBytes: number,
   text: UntrustedTextOptions = {},
   /** How many failures there are in all (some may have no details kept): the rest are counted. */
-  failures = details.length
+  failures = details.length,
+  /**
+   * How many failures each check had (its keys, details or not), said once per check before its
+   * first failure's details. Left out: one check had them all (`failures`), or, for several
+   * checks, each check's details are counted and said as such.
+   */
+  perCheck: ReadonlyMap<string, number> | undefined = undefined
 ): string[] {
   const shown = details.filter((detail) => detail.lines.length > 0)
   if (shown.length === 0) return []
+  const checks = new Set(details.map((detail) => detail.check))
+  const counts =
+    perCheck ?? (checks.size === 1 ? new Map([[details[0]?.check ?? '', failures]]) : undefined)
+  const countedDetails = counts === undefined ? countPerCheck(details) : undefined
   const title = '**Failure details** (as the tools printed them; untrusted CI output)'
   const blocks: string[] = []
   let used = utf8(title)
@@ -61,7 +71,10 @@ export function renderFailureDetails(
       left = shown.length - index
       break
     }
-    const head = heading(detail, text)
+    const first = index === 0 || shown[index - 1]?.check !== detail.check
+    const head = first
+      ? `${checkLine(detail.check, counts?.get(detail.check) ?? countedDetails?.get(detail.check), counts === undefined, text)}\n\n${heading(detail, text)}`
+      : heading(detail, text)
     let block = `${head}\n\n${fenced(detail.lines, detail.lines.length, text)}`
     // Cut at a line boundary: fewer lines until it fits.
     for (let lines = detail.lines.length - 1; utf8(block) > room && lines >= 1; lines -= 1)
@@ -82,6 +95,27 @@ export function renderFailureDetails(
       `_${left} more failure${left === 1 ? '' : 's'} without details here (no room); every key is in the signature._`
     )
   return lines
+}
+
+/** A check's failures, counted from its details. */
+function countPerCheck(details: readonly FailureDetail[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const detail of details) counts.set(detail.check, (counts.get(detail.check) ?? 0) + 1)
+  return counts
+}
+
+/**
+ * `Check `test`: 21 failures` — said before the check's first failure; `… with details` when
+ * only the check's details could be counted.
+ */
+function checkLine(
+  check: string,
+  count: number | undefined,
+  detailsOnly: boolean,
+  text: UntrustedTextOptions
+): string {
+  const n = count ?? 0
+  return `Check ${inlineCode(check, CHECK_CHARS, text)}: ${n} failure${n === 1 ? '' : 's'}${detailsOnly ? ' with details' : ''}`
 }
 
 /** Room kept for the closing note when failures are left. */

@@ -337,7 +337,9 @@ export function renderFailureSummaryMarkdown(
     const details = renderFailureDetails(
       detailsOf(summary),
       maxChars - whole.length - BLOCK_SEPARATOR.length,
-      text
+      text,
+      keyCount(summary),
+      keysPerCheck(summary)
     )
     return details.length === 0 ? whole : `${whole}${BLOCK_SEPARATOR}${details.join('\n')}`
   }
@@ -380,11 +382,22 @@ export function renderFailureSummaryMarkdown(
   const details = renderFailureDetails(
     detailsOf(summary),
     limit - used - BLOCK_SEPARATOR.length,
-    text
+    text,
+    keyCount(summary),
+    keysPerCheck(summary)
   )
   if (details.length > 0) add(details.join('\n'))
   blocks.push(cutNote(maxChars, withoutDetails, left))
   return blocks.join(BLOCK_SEPARATOR)
+}
+
+/** How many failures (keys) each check had. */
+function keysPerCheck(summary: FailureSummary): Map<string, number> {
+  return new Map(summary.checks.map((check) => [check.name, check.keys.length]))
+}
+
+function keyCount(summary: FailureSummary): number {
+  return summary.checks.reduce((n, check) => n + check.keys.length, 0)
 }
 
 /** Every check's failure details, in check order. */

@@ -128,6 +128,33 @@ describe('renderFailureDetails: one budget', () => {
   })
 })
 
+describe('renderFailureDetails: how many failures each check had', () => {
+  const detail = (check: string, i: number) => ({
+    check,
+    key: `go:T${i}`,
+    lines: [`t_test.go:${i}: want ${i}`]
+  })
+  it('says each check’s count once, before its first failure, from the counts given', () => {
+    const details = [detail('unit', 1), detail('unit', 2), detail('lint', 3)]
+    const counts = new Map([
+      ['unit', 21],
+      ['lint', 1]
+    ])
+    const lines = renderFailureDetails(details, 30_720, {}, 22, counts)
+    expect(lines.filter((line) => line.startsWith('Check `unit`: 21 failures'))).toHaveLength(1)
+    expect(lines.filter((line) => line.startsWith('Check `lint`: 1 failure'))).toHaveLength(1)
+    expect(lines.indexOf('Check `unit`: 21 failures')).toBeLessThan(
+      lines.findIndex((line) => line.includes('want 1'))
+    )
+  })
+  it('one check without counts: the total; several: their details, said as such', () => {
+    const one = renderFailureDetails([detail('unit', 1)], 30_720, {}, 5)
+    expect(one).toContain('Check `unit`: 5 failures')
+    const two = renderFailureDetails([detail('unit', 1), detail('lint', 2)], 30_720)
+    expect(two).toContain('Check `unit`: 1 failure with details')
+  })
+})
+
 describe('the failure summary names a required check that never reported', () => {
   it('in its heading and body, not as 0 failing checks', () => {
     const summary: FailureSummary = {

@@ -6,11 +6,15 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from '@jest/globals'
 import {
+  factsCarried,
+  factsOf,
   HELD_OUT_BATCH_2_DIR,
   HELD_OUT_DIR,
+  NOISY_COPIES,
   scoreHeldOut,
   verdictOf
 } from '../../../scripts/bench/held-out.js'
+import { extractFailuresFromString } from '../../../src/core/signature/extract.js'
 
 interface Manifest {
   logs: { file: string; source: string; expected: string[] }[]
@@ -59,5 +63,35 @@ describe('verdictOf', () => {
     expect(verdictOf(['error:Error: Cannot find module x'], ['error:npm ERR! code N'])).toBe(
       'wrong'
     )
+  })
+})
+
+describe('brief facts carried', () => {
+  const log = readFileSync(join(HELD_OUT_DIR, '23-testify-test-line.log'), 'utf8')
+  const findings = extractFailuresFromString(log).findings
+  test('a fact is carried when the rendered brief holds it, blanks collapsed; else missed', () => {
+    const line = findings[0]?.details?.[0] ?? ''
+    expect(line).not.toBe('')
+    const spaced = line.trim().replace(/ /g, '   ')
+    const result = factsCarried('x.log', findings, [spaced, 'no such fact anywhere'])
+    expect(result.carried).toEqual([spaced])
+    expect(result.missed).toEqual(['no such fact anywhere'])
+  })
+  test('facts are read from every field, a string or a list', () => {
+    expect(factsOf({ message: 'a', expected: ['b', 'c'] })).toEqual(['a', 'b', 'c'])
+    expect(factsOf(undefined)).toEqual([])
+  })
+})
+
+describe('noisy copies', () => {
+  const text =
+    '2026-01-02T03:04:05.1234567Z /home/runner/work/shop/shop/src/a.ts(3,13): error TS2339: x\n'
+  test('each changes a log that has what it changes', () => {
+    for (const copy of NOISY_COPIES) expect(copy.apply(text)).not.toBe(text)
+  })
+  test('a raw paste gets timestamps; the macOS root goes back to Linux', () => {
+    const [timestamps, , root] = NOISY_COPIES
+    expect(timestamps?.apply('FAIL x\n')).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z FAIL x\n$/)
+    expect(root?.apply('/Users/runner/work/a/a/b.ts')).toBe('/home/runner/work/a/a/b.ts')
   })
 })
