@@ -51,7 +51,7 @@ import { programsOf, stateFilePath } from '../core/schema.js'
 import { errorMessage } from '../core/errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
-import { ignoreMatcher } from '../app/gate/observe.js'
+import { ignoreMatcher } from '../core/checks/policy.js'
 import { doctorForReconcile } from './doctor.js'
 import { throughSnapshot } from './snapshot-store.js'
 

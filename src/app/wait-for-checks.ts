@@ -3,8 +3,11 @@
  * Read errors never turn into a verdict: the poll's read-failure policy (`poll.ts`) retries
  * them with a backoff, then throws a PollReadError.
  */
-import type { Clock } from '../ports.js'
-import type { Logger } from '../ports.js'
+import type { Clock, Logger } from '../ports.js'
+import type { ProgramConfig } from '../core/inputs.js'
+import type { PullInfo } from '../core/github.js'
+import type { GateObservation } from '../core/checks/observation.js'
+import type { CommandDeps } from './command-deps.js'
 import { poll } from './poll.js'
 import {
   isCounted,
@@ -108,5 +111,58 @@ export async function waitForVerdict(options: WaitOptions): Promise<WaitResult> 
     waitingFor: pending.waitingFor,
     polls,
     finishedAt
+  }
+}
+
+export interface WaitWindow {
+  /** When the grace period for check registration starts (the push, or an earlier gate of the same SHA). */
+  graceFrom: number
+  /** The iteration's wall-clock cap. */
+  deadline: number
+}
+
+/** Waits for every check on `sha` and reduces them to one observation. */
+export async function waitForChecks(
+  config: ProgramConfig,
+  deps: Pick<CommandDeps, 'github' | 'clock' | 'log'>,
+  sha: string,
+  pull: PullInfo | null,
+  policy: ReducePolicy,
+  window: WaitWindow
+): Promise<GateObservation> {
+  const { github, clock, log } = deps
+  const startedAt = clock.now()
+  log.info(
+    `Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`
+  )
+  const result = await waitForVerdict({
+    sha,
+    readChecks: (ref) => github.readChecks(ref),
+    policy,
+    clock,
+    log,
+    pollIntervalMs: config.pollIntervalSeconds * 1000,
+    graceFrom: window.graceFrom,
+    deadline: window.deadline
+  })
+  const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls }
+  if (result.kind === 'ci-timeout') {
+    return {
+      ...base,
+      verdict: 'ci-timeout',
+      checks: result.checks,
+      missingRequired: [],
+      reasons: [
+        `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+      ]
+    }
+  }
+  const { verdict } = result
+  return {
+    ...base,
+    verdict: verdict.kind,
+    checks: verdict.checks,
+    missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+    reasons: verdict.reasons
   }
 }

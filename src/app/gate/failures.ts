@@ -31,7 +31,7 @@ import { missingRequiredKey } from '../../core/signature/signature.js'
 import { redactSecrets, removeMarkers } from '../../core/text/untrusted.js'
 import { errorMessage, httpStatus } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
-import { waitForChecks, type WaitWindow } from './observe.js'
+import { waitForChecks, type WaitWindow } from '../wait-for-checks.js'
 
 export interface RedContext {
   config: ProgramConfig

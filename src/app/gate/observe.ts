@@ -5,12 +5,12 @@
  * to one verdict (docs/decisions.md: "How checks become a verdict"), why no fix can help, and
  * for a red verdict its findings (`failures.ts`). What they settle into is `decide`'s.
  */
-import picomatch from 'picomatch'
 import type { ProgramConfig } from '../../core/inputs.js'
 import type { BranchStanding, PullInfo } from '../../core/github.js'
 import { isCounted, type ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
-import { waitForVerdict } from '../wait-for-checks.js'
+import { waitForChecks } from '../wait-for-checks.js'
+import { checkPolicy } from '../../core/checks/policy.js'
 import { ActionError, errorMessage } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
 import { blockedCause, type Blocked } from '../../core/rules/classify.js'
@@ -31,13 +31,6 @@ import type { RedFindings } from '../../core/checks/findings.js'
 import { iterationOf, write, type GateRun } from './run.js'
 
 type WaitDeps = Pick<CommandDeps, 'github' | 'git' | 'clock' | 'log' | 'environment'>
-
-/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
-export function ignoreMatcher(
-  config: Pick<ProgramConfig, 'ignoreChecks'>
-): (name: string) => boolean {
-  return config.ignoreChecks.length > 0 ? picomatch(config.ignoreChecks) : () => false
-}
 
 export interface GatedHead {
   sha: string
@@ -151,71 +144,6 @@ export async function findOrOpenPull(
   }
 }
 
-export interface WaitWindow {
-  /** When the grace period for check registration starts (the push, or an earlier gate of the same SHA). */
-  graceFrom: number
-  /** The iteration's wall-clock cap. */
-  deadline: number
-}
-
-/** The reduction policy of the gate: this run's own jobs are never waited on. */
-export function checkPolicy(config: ProgramConfig, deps: WaitDeps): ReducePolicy {
-  return {
-    requiredChecks: config.requiredChecks,
-    isIgnored: ignoreMatcher(config),
-    ownWorkflowRunId: deps.environment.runId,
-    failFast: config.failFast,
-    allowNoChecks: config.allowNoChecks,
-    graceMs: config.checksGraceSeconds * 1000
-  }
-}
-
-/** Waits for every check on `sha` and reduces them to one observation. */
-export async function waitForChecks(
-  config: ProgramConfig,
-  deps: WaitDeps,
-  sha: string,
-  pull: PullInfo | null,
-  policy: ReducePolicy,
-  window: WaitWindow
-): Promise<GateObservation> {
-  const { github, clock, log } = deps
-  const startedAt = clock.now()
-  log.info(
-    `Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`
-  )
-  const result = await waitForVerdict({
-    sha,
-    readChecks: (ref) => github.readChecks(ref),
-    policy,
-    clock,
-    log,
-    pollIntervalMs: config.pollIntervalSeconds * 1000,
-    graceFrom: window.graceFrom,
-    deadline: window.deadline
-  })
-  const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls }
-  if (result.kind === 'ci-timeout') {
-    return {
-      ...base,
-      verdict: 'ci-timeout',
-      checks: result.checks,
-      missingRequired: [],
-      reasons: [
-        `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
-      ]
-    }
-  }
-  const { verdict } = result
-  return {
-    ...base,
-    verdict: verdict.kind,
-    checks: verdict.checks,
-    missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
-    reasons: verdict.reasons
-  }
-}
-
 /** What the gate saw on the attempt's commit, beside the decision's input. */
 export interface Seen {
   observation: GateObservation | null
@@ -225,7 +153,7 @@ export interface Seen {
 export const NOTHING_SEEN: Seen = { observation: null, findings: null }
 
 function policyOf(run: GateRun): ReducePolicy {
-  run.policy ??= checkPolicy(run.config, run.deps)
+  run.policy ??= checkPolicy(run.config, run.deps.environment.runId)
   return run.policy
 }
 
