@@ -27,6 +27,9 @@ export const HELD_OUT_DIR = join(
 /** The second batch, collected after the first had been scored (its own manifest). */
 export const HELD_OUT_BATCH_2_DIR = join(HELD_OUT_DIR, 'batch-2')
 
+/** The fourth batch (issue 27): the non-JavaScript tool families, its own manifest. */
+export const HELD_OUT_BATCH_4_DIR = join(HELD_OUT_DIR, 'batch-4')
+
 export type Verdict = 'good' | 'partial' | 'wrong' | 'empty'
 
 /** What a fixer needs of a log, each a string that must reach the brief (blanks collapsed). */
@@ -189,7 +192,11 @@ export function runHeldOutBench(options: { details?: boolean } = {}): string {
     '',
     '### Second batch',
     '',
-    heldOutTable(scoreHeldOut(HELD_OUT_BATCH_2_DIR), options)
+    heldOutTable(scoreHeldOut(HELD_OUT_BATCH_2_DIR), options),
+    '',
+    '### Fourth batch',
+    '',
+    heldOutTable(scoreHeldOut(HELD_OUT_BATCH_4_DIR), options)
   ].join('\n')
 }
 
