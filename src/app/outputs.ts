@@ -37,6 +37,7 @@ export const OUTPUT_NAMES = [
   'pre-existing',
   'resumed',
   'abandoned',
+  'paused',
   'errors',
   'doctor'
 ] as const

@@ -34,6 +34,7 @@ import {
   isIdle,
   liftsPause,
   livenessOf,
+  pausesIn,
   planReconcile,
   resumedIn,
   unfixedWhy,
@@ -415,6 +416,7 @@ export async function runReconcileCommand(
   )
   const resumed = outcomes.filter(resumedIn).map((o) => o.program)
   const abandoned = outcomes.filter(abandonedIn).map((o) => o.program)
+  const paused = outcomes.flatMap(pausesIn)
   const errors = outcomes.flatMap((o) =>
     o.kind === 'failed' ? [{ program: o.program, reason: o.reason }] : []
   )
@@ -429,10 +431,11 @@ export async function runReconcileCommand(
       status: 'reconciled',
       resumed: JSON.stringify(resumed),
       abandoned: JSON.stringify(abandoned),
+      paused: JSON.stringify(paused),
       errors: JSON.stringify(errors),
       doctor: doctor.output
     },
     summary: renderReconcileSummary(outcomes, label) + doctor.summary,
-    message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
+    message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${paused.length} paused, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
   }
 }

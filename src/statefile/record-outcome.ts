@@ -11,7 +11,8 @@
  * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
  * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
  * (docs/decisions.md: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
- * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
+ * budget goes on; nor while its latest attempt is blocked (waiting for an approval or for CI),
+ * so that once it can run, the same commit is gated with the budget it had. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
  * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
  * accepted (`already-gated`).
  *
@@ -202,7 +203,8 @@ function describedIteration(ledger: Ledger): Ledger | null {
 function recordEndsIteration(ledger: Ledger): boolean {
   if (!isIterationOpen(ledger)) return false
   const latest = latestAttempt(ledger)
-  return latest === undefined || !awaitsFix(latest.state)
+  // A red attempt awaits its fix, a blocked one its approval or CI: the gate ends those.
+  return latest === undefined || (!awaitsFix(latest.state) && latest.state !== 'blocked')
 }
 
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */

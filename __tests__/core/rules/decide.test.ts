@@ -148,8 +148,10 @@ describe('decide: one row per settlement kind', () => {
       verdict: shown,
       signature: null,
       blocked,
-      attemptsRemaining: LIMITS.maxFixAttempts - index
+      // Fix attempt `index` is not judged: the budget is what it was before it.
+      attemptsRemaining: LIMITS.maxFixAttempts - (index - 1)
     })
+    expect(index).toBeGreaterThan(0)
     expect(pause.record).toMatchObject({ state: 'blocked', note: blocked.advice })
   })
 

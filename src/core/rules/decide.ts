@@ -142,8 +142,17 @@ export function decide(input: DecideInput): Settlement {
   }
 }
 
+/** The fix attempts left once attempt `index` is judged (attempt k is the k-th fix). */
 function budgetLeft(ledger: Ledger, index: number): number {
   return Math.max(0, (ledger.iteration?.maxFixAttempts ?? 0) - index)
+}
+
+/**
+ * The fix attempts left before attempt `index` was gated: a blocked commit is not judged, so
+ * it spends none (it is gated again, with this budget, once it can be).
+ */
+function budgetBefore(ledger: Ledger, index: number): number {
+  return budgetLeft(ledger, Math.max(0, index - 1))
 }
 
 function noFixPause(input: DecideInput, latest: Attempt, blocked: Blocked): Pause {
@@ -219,7 +228,7 @@ function decideChecks(
         signature: null,
         remember: false,
         blocked,
-        attemptsRemaining: budgetLeft(ledger, index)
+        attemptsRemaining: budgetBefore(ledger, index)
       }
     }
   if (!findings) throw new RangeError(`a ${verdict} verdict is decided on its failures`)

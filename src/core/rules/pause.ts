@@ -1,6 +1,7 @@
 /**
  * A pause written into the ledger, pure: the attempt's verdict, the iteration ended
- * `paused`, the signature remembered when the pause names one (a reset does not forget it),
+ * `paused` (except on a blocked commit: its iteration waits, open, for the approval or the CI
+ * that lets it be gated, and that commit is then gated with the budget it had), the signature remembered when the pause names one (a reset does not forget it),
  * and the Machine State rows (Paused, Pause Reason, Recent Statuses, Last Run) as a ledger
  * write the projection puts into `<program>.md`. The gate and `reconcile` both pause this way.
  */
@@ -30,7 +31,7 @@ export interface PauseInput {
 
 export function pauseInLedger(ledger: Ledger, machine: MachineState, pause: PauseInput): Ledger {
   let next = completeAttempt(ledger, pause.index, pause.verdict)
-  next = finishIteration(next, 'paused', pause.now)
+  if (pause.verdict.state !== 'blocked') next = finishIteration(next, 'paused', pause.now)
   if (pause.remember)
     next = rememberPausedSignature(next, {
       signature: pause.remember,

@@ -343,3 +343,11 @@ export const resumedIn = (outcome: ProgramOutcome): boolean =>
 
 export const abandonedIn = (outcome: ProgramOutcome): boolean =>
   outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'abandoned')
+
+/** The pauses reconcile made of a program, as the `paused` output lists them. */
+export const pausesIn = (outcome: ProgramOutcome): { program: string; reason: string }[] =>
+  outcome.kind === 'reconciled'
+    ? outcome.happened.flatMap((step) =>
+        step.kind === 'paused' ? [{ program: outcome.program, reason: step.reason }] : []
+      )
+    : []
