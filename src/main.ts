@@ -13,6 +13,7 @@ import type { CommandDeps, CommandResult } from './app/command-deps.js'
 import { runGateCommand } from './app/gate/index.js'
 import { runRecordCommand } from './app/record.js'
 import { runResetCommand } from './app/reset.js'
+import { runSettleCommand } from './app/settle.js'
 import { runReconcileCommand } from './app/reconcile.js'
 import { runDoctorCommand } from './app/doctor.js'
 
@@ -63,6 +64,8 @@ async function dispatch(config: Config, deps: MainDeps): Promise<CommandResult> 
       return runResetCommand(config, commandDeps)
     case 'doctor':
       return runDoctorCommand(config, commandDeps)
+    case 'settle':
+      return runSettleCommand(config, commandDeps)
   }
 }
 

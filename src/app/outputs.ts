@@ -131,12 +131,30 @@ const VERDICT_TITLE: Record<GateVerdict, string> = {
 }
 
 /**
+ * An attempt begun with `wait: false` and not settled yet: the gate exits, and `settle` settles
+ * it once CI has finished (README: "Settling on events"). Nothing is decided about it yet.
+ */
+export interface Waiting {
+  kind: 'waiting'
+  index: number
+  /** The fix attempts left before this attempt is judged. */
+  attemptsRemaining: number
+  /** The iteration's wall clock: still running then is `ci-timeout`. */
+  deadline: number
+  /** What is still running, when a look found it so (`settle`). */
+  waitingFor: readonly string[]
+}
+
+/** What a gate or `settle` reports: a settlement `decide` made, or an attempt still waiting. */
+export type Reported = Settlement | Waiting
+
+/**
  * What one gate did, the outputs and the job summary are made from it: the settlement `decide`
  * made (the verdict, the pause, the signature, the fix attempts left are its), and what the
  * run observed and wrote on the way.
  */
 export interface GateReport {
-  settlement: Settlement
+  settlement: Reported
   message: string
   /** The checks of the settled attempt's commit, when the run waited on them. */
   observation: GateObservation | null
@@ -173,8 +191,9 @@ export function skippedReport(reason: string, extra: Partial<GateReport> = {}): 
   }
 }
 
-const STATUS: Record<Settlement['kind'], 'success' | 'failure' | 'paused' | 'skipped'> = {
+const STATUS: Record<Reported['kind'], 'success' | 'failure' | 'paused' | 'skipped' | 'waiting'> = {
   skipped: 'skipped',
+  waiting: 'waiting',
   green: 'success',
   'green-except-pre-existing': 'success',
   paused: 'paused',
@@ -182,14 +201,15 @@ const STATUS: Record<Settlement['kind'], 'success' | 'failure' | 'paused' | 'ski
 }
 
 /** The `status` output of a settlement. */
-export function statusOf(settlement: Settlement): (typeof STATUS)[Settlement['kind']] {
+export function statusOf(settlement: Reported): (typeof STATUS)[Reported['kind']] {
   return STATUS[settlement.kind]
 }
 
 /** The `verdict` output of a settlement (null: nothing was gated). */
-export function verdictOf(settlement: Settlement): GateVerdict | null {
+export function verdictOf(settlement: Reported): GateVerdict | null {
   switch (settlement.kind) {
     case 'skipped':
+    case 'waiting':
       return null
     case 'paused':
       return settlement.pause.verdict
@@ -199,12 +219,12 @@ export function verdictOf(settlement: Settlement): GateVerdict | null {
 }
 
 /** The failure signature a settlement names, if any. */
-export function signatureOfSettlement(settlement: Settlement): Signature | null {
+export function signatureOfSettlement(settlement: Reported): Signature | null {
   if (settlement.kind === 'paused') return settlement.pause.signature
   return settlement.kind === 'red' ? settlement.signature : null
 }
 
-function attemptsRemainingOf(settlement: Settlement): number | null {
+function attemptsRemainingOf(settlement: Reported): number | null {
   switch (settlement.kind) {
     case 'skipped':
       return null
@@ -222,7 +242,7 @@ function preExistingOf(report: GateReport): string[] {
   return report.classification?.preExisting ?? []
 }
 
-function blockedOf(settlement: Settlement): Blocked | null {
+function blockedOf(settlement: Reported): Blocked | null {
   return settlement.kind === 'paused' ? settlement.pause.blocked : null
 }
 

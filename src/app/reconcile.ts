@@ -23,7 +23,7 @@ import { runUrl } from '../core/environment.js'
 import { isCounted, reduceChecks, type ReducePolicy, type Verdict } from '../core/checks/reduce.js'
 import { commentMarker, renderPauseComment, renderResumeComment } from '../render/comments.js'
 import { renderReconcileSummary, stateWord } from '../render/reconcile-summary.js'
-import { latestAttempt, ledgerPath, type Attempt, type Ledger } from '../core/ledger.js'
+import { latestAttempt, type Attempt, type Ledger } from '../core/ledger.js'
 import type { Blocked } from '../core/rules/classify.js'
 import { fallbackOf, fixerRunVerdict } from './fixer-check.js'
 import {
@@ -46,15 +46,16 @@ import {
   type RunLiveness,
   type UnfixedCause
 } from '../core/rules/reconcile.js'
-import { programFilesOf, updateProgram, type ProgramFiles } from './program-files.js'
+import { updateProgram, type ProgramFiles } from './program-files.js'
 import type { StateStore } from '../ports.js'
-import { programsOf, stateFilePath } from '../core/schema.js'
 import { errorMessage } from '../core/errors.js'
 import { announce } from './announce.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
 import { ignoreMatcher } from '../core/checks/policy.js'
 import { doctorForReconcile } from './doctor.js'
-import { throughSnapshot } from './snapshot-store.js'
+import { programSource, readProgramFiles } from './snapshot-store.js'
+import { settleWaiting, waitingAttempt } from './settle.js'
+import { statusOf } from './outputs.js'
 
 /** Programs handled at once. */
 export const RECONCILE_CONCURRENCY = 8
@@ -89,22 +90,6 @@ export function resumePolicy(
 interface Context {
   config: Config
   deps: CommandDeps
-}
-
-async function readFiles(
-  program: string,
-  store: StateStore,
-  context: Context
-): Promise<ProgramFiles | null> {
-  const [stored, storedLedger] = await Promise.all([
-    store.read(stateFilePath(program)),
-    store.read(ledgerPath(program))
-  ])
-  if (!stored) return null
-  return programFilesOf(program, stored, storedLedger, store.description, {
-    maxBytes: context.config.stateMaxBytes,
-    now: context.deps.clock.now()
-  })
 }
 
 async function livenessOfAttempts(
@@ -275,6 +260,25 @@ async function resolveUnfixed(
   return [{ kind: 'paused', reason: outcome.reason, why, advice: blocked?.advice ?? null }]
 }
 
+/**
+ * The attempt a gate with `wait: false` left waiting, settled when CI has finished: the
+ * safety net for a `settle` event that never came (README: "Settling on events").
+ */
+async function settleForEvents(
+  program: string,
+  store: StateStore,
+  files: ProgramFiles,
+  plan: ReconcilePlan,
+  { config, deps }: Context
+): Promise<Happened> {
+  const attempt = plan.waiting && waitingAttempt(files)
+  if (!attempt) return { kind: 'settled', status: 'waiting', why: 'nothing waits' }
+  const report = await settleWaiting(config, deps, files, attempt, store)
+  const status = statusOf(report.settlement)
+  deps.log.info(`${program}: waiting attempt ${attempt.index}: ${report.message}`)
+  return { kind: 'settled', status, why: report.message }
+}
+
 async function tryResume(
   program: string,
   store: StateStore,
@@ -341,7 +345,7 @@ async function reconcileProgram(
 ): Promise<ProgramOutcome> {
   let state = 'unreadable'
   try {
-    const files = await readFiles(program, store, context)
+    const files = await readProgramFiles(program, store, context)
     if (!files) return { kind: 'deleted', program }
     state = stateWord(files.machine)
     const plan = planReconcile(files, context.deps.clock.now())
@@ -354,6 +358,7 @@ async function reconcileProgram(
     })
     if (isIdle(plan)) return reconciled([])
     const happened = await resolveAbandoned(program, store, plan, context)
+    if (plan.waiting) happened.push(await settleForEvents(program, store, files, plan, context))
     const paused = () => happened.some((step) => step.kind === 'paused')
     if (!paused()) happened.push(...(await resolveUnfixed(program, store, files, plan, context)))
     if (plan.resume && !paused())
@@ -373,42 +378,12 @@ async function reconcileProgram(
   }
 }
 
-/** The programs and a store to read them from: the git snapshot when there is one. */
-async function source(
-  context: Context
-): Promise<{ programs: string[]; store: StateStore; label: string; branchFound?: boolean }> {
-  const { deps, config } = context
-  if (deps.memoryBranch) {
-    try {
-      const snapshot = await deps.memoryBranch.read(config.stateBranch)
-      const programs = snapshot ? programsOf([...snapshot.files.keys()]) : []
-      return {
-        programs,
-        store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
-        label: snapshot
-          ? `with git at ${snapshot.commit.slice(0, 12)}`
-          : 'with git: the branch does not exist',
-        branchFound: snapshot !== null
-      }
-    } catch (error) {
-      deps.log.warning(
-        `Reading ${config.stateBranch} with git failed (${errorMessage(error)}); reading it through the contents API instead`
-      )
-    }
-  }
-  return {
-    programs: await deps.store.list(),
-    store: deps.store,
-    label: `from ${deps.store.description}`
-  }
-}
-
 export async function runReconcileCommand(
   config: Config,
   deps: CommandDeps
 ): Promise<CommandResult> {
   const context: Context = { config, deps }
-  const { programs, store, label, branchFound } = await source(context)
+  const { programs, store, label, branchFound } = await programSource(config, deps)
   deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`)
   const limit = pLimit(RECONCILE_CONCURRENCY)
   const outcomes = await Promise.all(

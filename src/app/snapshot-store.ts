@@ -1,10 +1,16 @@
 /**
  * The state store seen through a snapshot of the state branch that git fetched, as `reconcile`
- * reads it (docs/commands.md: "reconcile"): reading every program costs no REST request;
+ * and `settle` read it (docs/commands.md: "reconcile"): reading every program costs no REST request;
  * writes go to the store itself.
  */
 import type { MemorySnapshot, StateStore } from '../ports.js'
 import { StateConflictError } from '../core/state-errors.js'
+import type { Config } from '../core/inputs.js'
+import { ledgerPath } from '../core/ledger.js'
+import { programsOf, stateFilePath } from '../core/schema.js'
+import { errorMessage } from '../core/errors.js'
+import type { CommandDeps } from './command-deps.js'
+import { programFilesOf, type ProgramFiles } from './program-files.js'
 
 /**
  * Reads are answered from the snapshot (a file absent there reads as none), writes go to the
@@ -31,4 +37,55 @@ export function throughSnapshot(store: StateStore, snapshot: MemorySnapshot): St
     },
     list: () => store.list()
   }
+}
+
+/**
+ * The programs of the state store and a store to read them from: the state branch as one git
+ * snapshot when there is a git reader (no REST request), else the store itself. `reconcile`
+ * and `settle` find their programs this way.
+ */
+export async function programSource(
+  config: Pick<Config, 'stateBranch'>,
+  deps: Pick<CommandDeps, 'memoryBranch' | 'store' | 'log'>
+): Promise<{ programs: string[]; store: StateStore; label: string; branchFound?: boolean }> {
+  if (deps.memoryBranch) {
+    try {
+      const snapshot = await deps.memoryBranch.read(config.stateBranch)
+      const programs = snapshot ? programsOf([...snapshot.files.keys()]) : []
+      return {
+        programs,
+        store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
+        label: snapshot
+          ? `with git at ${snapshot.commit.slice(0, 12)}`
+          : 'with git: the branch does not exist',
+        branchFound: snapshot !== null
+      }
+    } catch (error) {
+      deps.log.warning(
+        `Reading ${config.stateBranch} with git failed (${errorMessage(error)}); reading it through the contents API instead`
+      )
+    }
+  }
+  return {
+    programs: await deps.store.list(),
+    store: deps.store,
+    label: `from ${deps.store.description}`
+  }
+}
+
+/** A program's files as `store` holds them (null: `<program>.md` is gone). */
+export async function readProgramFiles(
+  program: string,
+  store: StateStore,
+  { config, deps }: { config: Pick<Config, 'stateMaxBytes'>; deps: Pick<CommandDeps, 'clock'> }
+): Promise<ProgramFiles | null> {
+  const [stored, storedLedger] = await Promise.all([
+    store.read(stateFilePath(program)),
+    store.read(ledgerPath(program))
+  ])
+  if (!stored) return null
+  return programFilesOf(program, stored, storedLedger, store.description, {
+    maxBytes: config.stateMaxBytes,
+    now: deps.clock.now()
+  })
 }

@@ -166,3 +166,51 @@ export async function waitForChecks(
     reasons: verdict.reasons
   }
 }
+
+/** CI on the commit has not finished: what is still running (`settle` writes nothing then). */
+export interface StillRunning {
+  kind: 'still-running'
+  checks: CheckView[]
+  waitingFor: string[]
+}
+
+/**
+ * Reads the checks of `sha` once and reduces them as `waitForChecks` would (`settle`, README:
+ * "Settling on events"): a verdict, `ci-timeout` once the wall clock has passed with checks
+ * still running, else what is still running.
+ */
+export async function readChecksOnce(
+  deps: Pick<CommandDeps, 'github' | 'clock'>,
+  sha: string,
+  pull: PullInfo | null,
+  policy: ReducePolicy,
+  window: WaitWindow
+): Promise<GateObservation | StillRunning> {
+  const startedAt = deps.clock.now()
+  const verdict = reduceChecks(
+    await deps.github.readChecks(sha),
+    policy,
+    startedAt - window.graceFrom
+  )
+  const finishedAt = deps.clock.now()
+  const base = { sha, pull, startedAt, finishedAt, polls: 1 }
+  if (verdict.kind !== 'pending')
+    return {
+      ...base,
+      verdict: verdict.kind,
+      checks: verdict.checks,
+      missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+      reasons: verdict.reasons
+    }
+  if (finishedAt < window.deadline)
+    return { kind: 'still-running', checks: verdict.checks, waitingFor: verdict.waitingFor }
+  return {
+    ...base,
+    verdict: 'ci-timeout',
+    checks: verdict.checks,
+    missingRequired: [],
+    reasons: [
+      `ci-timeout: still waiting for ${verdict.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+    ]
+  }
+}

@@ -16,6 +16,9 @@ export interface Environment {
   actor?: string | undefined
   workspace: string
   tempDir: string
+  /** GITHUB_EVENT_NAME and GITHUB_EVENT_PATH: the event that started the run (`settle` reads it). */
+  eventName?: string | undefined
+  eventPath?: string | undefined
 }
 
 function positiveInteger(raw: string | undefined): number | undefined {
@@ -37,7 +40,9 @@ export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Environmen
     runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
     actor: env.GITHUB_ACTOR || undefined,
     workspace: env.GITHUB_WORKSPACE || cwd,
-    tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
+    tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
+    eventName: env.GITHUB_EVENT_NAME || undefined,
+    eventPath: env.GITHUB_EVENT_PATH || undefined
   }
 }
 

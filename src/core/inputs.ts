@@ -9,7 +9,7 @@ import picomatch from 'picomatch'
 import { ActionError } from './errors.js'
 import { PROGRAM_NAME_PATTERN, isProgramName } from './schema.js'
 
-const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'] as const
+const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor', 'settle'] as const
 export type Command = (typeof COMMANDS)[number]
 
 export class InputError extends ActionError {
@@ -278,6 +278,7 @@ const inputSchema = z
     'required-checks': listInput,
     'ignore-checks': globListInput,
     'fail-fast': booleanInput(false),
+    wait: booleanInput(true),
     'allow-no-checks': booleanInput(false),
     'fix-command': optionalText,
     'fix-command-env': envNameListInput,
@@ -319,6 +320,7 @@ const inputSchema = z
     requiredChecks: raw['required-checks'],
     ignoreChecks: raw['ignore-checks'],
     failFast: raw['fail-fast'],
+    wait: raw.wait,
     allowNoChecks: raw['allow-no-checks'],
     fixCommand: raw['fix-command'],
     fixCommandEnv: raw['fix-command-env'],
@@ -356,7 +358,7 @@ export type ProgramConfig = Inputs & { program: string; branch: string }
  * commands take it as a string; `gate` may find it in the scheduler's selection file.
  */
 export type Config =
-  | (Inputs & { command: 'gate' | 'reconcile' | 'doctor' })
+  | (Inputs & { command: 'gate' | 'reconcile' | 'doctor' | 'settle' })
   | (ProgramConfig & { command: 'record' | 'reset' })
 
 /** The config of one program: its branch defaults to `autoloop/<program>`. */
@@ -408,6 +410,10 @@ function crossFieldProblems(config: Inputs): string[] {
   if (config.fixCommand && !config.push)
     problems.push(
       'input `fix-command`: needs `push: true`, since the fixes it commits must reach the branch to be gated; remove `push: false`, or drive the fix loop from the workflow instead'
+    )
+  if (config.fixCommand && !config.wait)
+    problems.push(
+      'input `wait`: false cannot go with `fix-command`, which fixes and gates again in the same step; drop one of them'
     )
   if (!config.githubToken) problems.push(EMPTY_TOKEN)
   return problems

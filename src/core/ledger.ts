@@ -25,6 +25,7 @@ import { z } from 'zod'
 import { cut } from './text/untrusted.js'
 import { MachineStatePatchSchema } from './schema.js'
 import { PAUSE_KINDS } from './rules/pause-reasons.js'
+import { WaitsSchema } from './waits.js'
 
 /** The ledger's version; `statefile/ledger-file.ts` migrates the earlier one. */
 export const LEDGER_VERSION = 2
@@ -204,7 +205,9 @@ const AttemptSchema = z.object({
   reruns: z.array(RerunSchema).optional(),
   dispatch: DispatchSchema.optional(),
   /** Why the attempt ended as it did, in a line (blocked cause, no-checks advice). */
-  note: z.string().optional()
+  note: z.string().optional(),
+  /** Begun with `wait: false`: what `settle` settles it with (README: "Settling on events"). */
+  waits: WaitsSchema.optional()
 })
 
 const IterationSchema = z.object({
@@ -372,7 +375,8 @@ export interface BeginAttemptInput {
 
 /**
  * - `first`: attempt 0 of a new iteration;
- * - `fix`: a new SHA in the open iteration, the next fix attempt;
+ * - `fix`: a new SHA in the open iteration, the next fix attempt (in place of a blocked one,
+ *   which was never judged and spent nothing);
  * - `rerun`: the latest SHA again in the same workflow run (a re-run after a crash): re-used;
  * - `resumed`: the latest SHA, left in flight (or abandoned) by another run: re-used;
  * - `no-new-commit`: the latest SHA, already red, gated by another run: the fixer pushed
@@ -480,13 +484,18 @@ export function beginAttempt(ledger: Ledger, input: BeginAttemptInput): BeganAtt
       return appendNoNewCommit(ledger, input)
     case 'fix': {
       const previous = latest as Attempt
-      const abandoned = ledger.attempts.map((a) =>
-        a.state === 'in-flight' ? { ...a, state: 'abandoned' as const, endedAt: now } : a
-      )
+      // A blocked commit was never judged: the next commit takes its place and its budget.
+      const replaced = previous.state === 'blocked'
+      const abandoned = ledger.attempts
+        .filter((a) => !replaced || a.index !== previous.index)
+        .map((a) =>
+          a.state === 'in-flight' ? { ...a, state: 'abandoned' as const, endedAt: now } : a
+        )
+      const index = replaced ? previous.index : previous.index + 1
       const next = compactLedger({
         ...ledger,
         iteration: { ...(ledger.iteration as Iteration), ...limits },
-        attempts: [...abandoned, freshAttempt(previous.index + 1, input, sha)]
+        attempts: [...abandoned, freshAttempt(index, input, sha)]
       })
       return { kind, ledger: next, attempt: latestAttempt(next) as Attempt }
     }

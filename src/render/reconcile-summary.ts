@@ -34,6 +34,10 @@ function stepWords(program: string, step: Happened): string {
       return 'none: the pause changed meanwhile'
     case 'reprojected':
       return `projected the ledger into ${program}.md again (another writer had reverted it)`
+    case 'settled':
+      return step.status === 'waiting'
+        ? `left waiting: ${step.why}`
+        : `settled the waiting attempt (${step.status}): ${step.why}`
   }
 }
 

@@ -24,6 +24,7 @@ import {
   type Ledger
 } from '../../core/ledger.js'
 import { deadlineOf } from '../../core/rules/guard.js'
+import { waitsOf } from '../../core/waits.js'
 import { pauseInLedger } from '../../core/rules/pause.js'
 import type { Observed, Pause, Settlement } from '../../core/rules/decide.js'
 import {
@@ -81,6 +82,7 @@ export async function begin(
         timeoutMinutes: config.timeoutMinutes
       })
       if (began.kind === 'already-gated') return { ledger: current.ledger, value: began }
+      const waited = withWaits(run, began, head, pull)
       const rows: MachineStatePatch = {}
       if (current.machine.branch !== config.branch) rows.branch = config.branch
       if (pull && current.machine.pr !== pull.number) rows.pr = pull.number
@@ -88,9 +90,9 @@ export async function begin(
         rows.issue = config.issue
       const ledger =
         Object.keys(rows).length > 0
-          ? withStateWrite(began.ledger, { machineState: rows }, deps.clock.now())
-          : began.ledger
-      return { ledger, value: began }
+          ? withStateWrite(waited.ledger, { machineState: rows }, deps.clock.now())
+          : waited.ledger
+      return { ledger, value: waited }
     }
   )
   const value = written.value
@@ -107,6 +109,63 @@ export async function begin(
   }
   deps.log.info(`Attempt ${attempt.index} of iteration ${iteration.id} (${what[kind]})`)
   return { ...value, ledger: written.files.ledger, files: written.files }
+}
+
+/**
+ * The attempt as `wait` has it: with `wait: false` it carries what `settle` settles it with
+ * (`Waits`); the polling gate settles it itself, so an attempt it re-uses loses them.
+ */
+function withWaits(
+  run: GateRun,
+  began: BeganAttempt,
+  head: GatedHead,
+  pull: PullInfo | null
+): BeganAttempt {
+  const { config, deps } = run
+  if (began.kind === 'no-new-commit' || (config.wait && !began.attempt.waits)) return began
+  const report = run.report
+  const waits = config.wait
+    ? undefined
+    : waitsOf(config, {
+        runId: deps.environment.runId ?? null,
+        pushed: head.pushed,
+        pr: pull?.number ?? null,
+        report: report
+          ? {
+              metric: report.metric,
+              improved: report.improved,
+              change: report.change,
+              ...(report.error ? { error: report.error } : {})
+            }
+          : null
+      })
+  const ledger = updateAttempt(began.ledger, began.attempt.index, (attempt) => {
+    const rest = { ...attempt }
+    delete rest.waits
+    return waits ? { ...rest, waits } : rest
+  })
+  return { ...began, ledger, attempt: attemptAt(ledger, began.attempt.index) }
+}
+
+/** `wait: false`: the attempt is begun and waits; `settle` settles it once CI has finished. */
+export function waitingReport(run: GateRun, began: BeganAttempt, head: GatedHead): GateReport {
+  const { config } = run
+  const iteration = iterationOf(began.ledger)
+  const deadline = deadlineOf(iteration)
+  const { index } = began.attempt
+  return {
+    ...skippedReport(
+      `Attempt ${index} on ${head.sha.slice(0, 12)} is begun and waits for CI (wait: false): the settle command settles it when GitHub says CI finished, and reconcile if no event comes, by ${new Date(deadline).toISOString()} at the latest`,
+      { attempt: began.attempt }
+    ),
+    settlement: {
+      kind: 'waiting',
+      index,
+      attemptsRemaining: Math.max(0, config.maxFixAttempts - Math.max(0, index - 1)),
+      deadline,
+      waitingFor: []
+    }
+  }
 }
 
 /**
@@ -221,6 +280,9 @@ export async function settle(
   const written = await write(
     run,
     (current): { ledger: Ledger; value: { settlement: Settlement; written: Written } } => {
+      const already = settledMeanwhile(current.ledger, observed)
+      if (already)
+        return { ledger: current.ledger, value: { settlement: already, written: { kind: 'none' } } }
       const settlement = decideOn(run, current.ledger, observed)
       const next = ledgerAfter(run, current, settlement, seen, requested)
       return { ledger: next.ledger, value: { settlement, written: next.written } }
@@ -228,6 +290,21 @@ export async function settle(
   )
   const { settlement } = written.value
   return applied(run, settlement, written.value.written, written.files, seen, requested)
+}
+
+/**
+ * An attempt that waits on events is settled once: by whichever `settle` (or `reconcile`, or
+ * a polling gate that re-used it) writes first. Any later one finds it settled and writes
+ * nothing: one verdict, one dispatch, one comment.
+ */
+function settledMeanwhile(ledger: Ledger, observed: Observed): Settlement | null {
+  if (observed.kind !== 'checks') return null
+  const attempt = ledger.attempts.find((a) => a.index === observed.index)
+  if (!attempt?.waits || attempt.state === 'in-flight') return null
+  return {
+    kind: 'skipped',
+    reason: `Attempt ${observed.index} on ${attempt.sha.slice(0, 12)} was settled by another run meanwhile (${attempt.state}): nothing more to do.`
+  }
 }
 
 /** The ledger a settlement writes (pure: the files as read, the settlement, what was seen). */

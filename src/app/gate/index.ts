@@ -35,7 +35,14 @@ import {
 } from '../outputs.js'
 import type { CommandDeps, CommandResult } from '../command-deps.js'
 import type { Observed } from '../../core/rules/decide.js'
-import { begin, fixCommittedNothing, recordWithoutCommit, runFixCommand, settle } from './apply.js'
+import {
+  begin,
+  fixCommittedNothing,
+  recordWithoutCommit,
+  runFixCommand,
+  settle,
+  waitingReport
+} from './apply.js'
 import {
   ciTriggerParent,
   findOrOpenPull,
@@ -177,6 +184,8 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
         `Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`
       )
     if (began.kind === 'already-gated') return recordWithoutCommit(run, began, head)
+    if (!config.wait && began.kind !== 'no-new-commit')
+      return { ...waitingReport(run, began, head), steps }
     const { observed, seen } =
       began.kind === 'no-new-commit'
         ? {
@@ -184,7 +193,7 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
             seen: NOTHING_SEEN
           }
         : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () =>
-            observe(run, began, target, pull)
+            observeUntilDone(run, began, target, pull)
           )
     const { result, fix } = await deps.log.group(
       `Decide and apply: attempt ${began.attempt.index}`,
@@ -205,6 +214,13 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
     run.standing = null
     head = await resolveHead({ ...config, sha: after }, deps)
   }
+}
+
+/** The polling gate's observation: its look waits until CI has completed (or the wall clock). */
+async function observeUntilDone(...args: Parameters<typeof observe>) {
+  const observed = await observe(...args)
+  if ('kind' in observed) throw new RangeError('the polling gate waits until CI has completed')
+  return observed
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ProgramConfig } from '../../core/inputs.js'
 import type { BranchStanding, PullInfo } from '../../core/github.js'
 import { isCounted, type ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
-import { waitForChecks } from '../wait-for-checks.js'
+import { waitForChecks, type StillRunning, type WaitWindow } from '../wait-for-checks.js'
 import { checkPolicy } from '../../core/checks/policy.js'
 import { ActionError, errorMessage } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
@@ -179,20 +179,43 @@ export async function noFixArrived(
   return blocked ? { latest, blocked } : null
 }
 
-/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
+/**
+ * How the gate looks at the checks of a commit: the polling gate waits for a verdict
+ * (`waitForChecks`); `settle` reads them once (`readChecksOnce`), and they may still be running.
+ */
+export type Look = (
+  sha: string,
+  pull: PullInfo | null,
+  policy: ReducePolicy,
+  window: WaitWindow
+) => Promise<GateObservation | StillRunning>
+
+/** The polling gate's look: wait until every check has completed, or the wall clock. */
+export function pollingLook(run: GateRun): Look {
+  return (sha, pull, policy, window) =>
+    waitForChecks(run.config, run.deps, sha, pull, policy, window)
+}
+
+/**
+ * Looks at the checks of the attempt's commit, and when they are red, whose failures they
+ * are; `StillRunning` when the look found CI still running (only `settle`'s look does).
+ */
 export async function observe(
   run: GateRun,
   began: BeganAttempt & { files: ProgramFiles },
   head: GatedHead,
-  pull: PullInfo | null
-): Promise<{ observed: Observed; seen: Seen }> {
+  pull: PullInfo | null,
+  look: Look = pollingLook(run)
+): Promise<{ observed: Observed; seen: Seen } | StillRunning> {
   const { config, deps } = run
   const iteration = iterationOf(began.ledger)
   const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) }
   const policy = policyOf(run)
   const index = began.attempt.index
   const agentSha = began.attempt.agentSha ?? null
-  let observation = await waitForChecks(config, deps, head.sha, pull, policy, window)
+  const looked = await look(head.sha, pull, policy, window)
+  if ('kind' in looked) return looked
+  let observation = looked
   let blocked = await blockedOf(run, observation, head, agentSha)
   let findings: RedFindings | null = null
   if (needsFindings(observation.verdict, blocked)) {

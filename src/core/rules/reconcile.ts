@@ -59,6 +59,12 @@ export type ResumeWhen = 'green' | 'verdict' | 'base-green'
 export interface ReconcilePlan {
   /** In-flight attempts whose run must be looked up (those with a run id). */
   inFlight: Attempt[]
+  /**
+   * The attempt begun with `wait: false` that waits for `settle`: reconcile settles it when
+   * CI has finished (the safety net for an event that never came). Its run ended at once, so
+   * it is never abandoned for that.
+   */
+  waiting: Attempt | null
   /** The red latest attempt whose dispatched fixer run must be looked up. */
   fixer: Attempt | null
   /** The iteration waits on a fix that did not come and its wall clock is spent. */
@@ -80,8 +86,11 @@ export function planReconcile(
   const redAndWaiting = open && !machine.paused && latest !== undefined && awaitsFix(latest.state)
   const spent = isIterationOpen(ledger) && now > deadlineOf(ledger.iteration)
   const kind = pauseKindIn(ledger, machine)
+  const waiting =
+    open && !machine.paused && latest?.state === 'in-flight' && latest.waits ? latest : null
   return {
-    inFlight: open ? inFlightAttempts(ledger) : [],
+    inFlight: open ? inFlightAttempts(ledger).filter((attempt) => !attempt.waits) : [],
+    waiting,
     fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
     expired: redAndWaiting && spent,
     resume: isCiPause(kind)
@@ -98,6 +107,7 @@ export function planReconcile(
 export function isIdle(plan: ReconcilePlan): boolean {
   return (
     plan.inFlight.length === 0 &&
+    plan.waiting === null &&
     plan.fixer === null &&
     !plan.expired &&
     plan.resume === null &&
@@ -118,6 +128,7 @@ export function staleAttempts(
   if (!isIterationOpen(ledger)) return []
   const spent = now > deadlineOf(ledger.iteration)
   return inFlightAttempts(ledger).filter((attempt) => {
+    if (attempt.waits) return false
     const state = liveness.get(attempt.index) ?? 'unknown'
     return state === 'finished' || (state === 'unknown' && spent)
   })
@@ -311,6 +322,8 @@ export type Happened =
   | { kind: 'paused'; reason: string; why: string; advice: string | null }
   | { kind: 'resumed'; why: string }
   | { kind: 'left-paused'; why: string }
+  /** A waiting attempt (`wait: false`) looked at: settled (`status`), or still waiting. */
+  | { kind: 'settled'; status: string; why: string }
   | { kind: 'pause-changed' }
   /** `<program>.md` projected from the ledger again, with no other write to do it. */
   | { kind: 'reprojected' }
@@ -318,7 +331,11 @@ export type Happened =
 /** Whether reconcile wrote the program's files (any write projects the ledger again). */
 export function wroteFiles(happened: readonly Happened[]): boolean {
   return happened.some(
-    (step) => step.kind === 'abandoned' || step.kind === 'paused' || step.kind === 'resumed'
+    (step) =>
+      step.kind === 'abandoned' ||
+      step.kind === 'paused' ||
+      step.kind === 'resumed' ||
+      (step.kind === 'settled' && step.status !== 'waiting')
   )
 }
 
