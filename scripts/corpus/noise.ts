@@ -55,6 +55,9 @@ function moveCheckout(text: string, root: string, separator: '/' | '\\'): string
   )
 }
 
+/** A line of a `gh run view --log` copy: job and step names, a tab each, then the runner's stamp. */
+const GH_COPIED = /^[^\t\n]{1,300}\t[^\t\n]{1,300}\t\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/
+
 /**
  * The form `gh run view --log` (and `--log-failed`) prints: `<job>\t<step>\t` before every line,
  * the step's first line with its BOM after them; a line of raw output gets a runner timestamp.
@@ -66,6 +69,8 @@ function ghRunView(text: string): string {
     .map((line, index) => {
       if (index >= last) return line
       const prefix = 'test (ubuntu-latest, 20)\tRun tests\t'
+      // A line of a log that is such a copy already stays as it is.
+      if (GH_COPIED.test(line)) return line
       const stamped = RUNNER_TIMESTAMP.test(line)
       if (stamped) return `${prefix}${line}`
       const bom = line.startsWith('\ufeff') ? '\ufeff' : ''

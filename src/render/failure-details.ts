@@ -34,8 +34,63 @@ function fenced(lines: readonly string[], maxLines: number, text: UntrustedTextO
     .join('\n')
 }
 
-function heading(detail: FailureDetail, text: UntrustedTextOptions): string {
-  return `${inlineCode(detail.key, KEY_CHARS, text)} (${inlineCode(detail.check, CHECK_CHARS, text)})`
+function heading(
+  detail: FailureDetail,
+  text: UntrustedTextOptions,
+  others: readonly string[] = []
+): string {
+  const head = `${inlineCode(detail.key, KEY_CHARS, text)} (${inlineCode(detail.check, CHECK_CHARS, text)})`
+  if (others.length === 0) return head
+  const named = others.slice(0, GROUP_KEYS_NAMED).map((key) => inlineCode(key, KEY_CHARS, text))
+  const more = others.length - named.length
+  return `${head} and ${others.length} more with the same error: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`
+}
+
+/** Keys of a group of failures with the same error named in its heading; the rest are counted. */
+const GROUP_KEYS_NAMED = 3
+/** A diagnostic's location where its line begins: `src/a.ts(3,13)`, `src/a.py:12:5`, `a.go:7`. */
+const LINE_LOCATION = /^(\s*)[^\s(:]{1,500}(?:\(\d+,\d+\)|:\d+(?::\d+)?)/
+
+/** One block of the details: a failure, and the failures of the same check with the same error. */
+interface DetailGroup {
+  detail: FailureDetail
+  /** The other failures' keys. */
+  others: string[]
+}
+
+/**
+ * Failures of one check whose details say the same thing but where, and whose keys differ in
+ * their last part only (a compiler's error in several files: the same tool, code and symbol,
+ * the same message and continuation lines, another path): one block, the first
+ * failure's lines whole and each other's location lines (its diagnostic lines as printed), so
+ * the count and the files are there once the message has been read. Details whose first line
+ * has no location are never grouped.
+ */
+function sameErrorGroups(details: readonly FailureDetail[]): DetailGroup[] {
+  const groups: (DetailGroup & { lines: string[] })[] = []
+  const bySignature = new Map<string, DetailGroup & { lines: string[] }>()
+  for (const detail of details) {
+    const first = detail.lines[0] ?? ''
+    const masked = first.replace(LINE_LOCATION, '$1')
+    if (masked === first) {
+      groups.push({ detail, others: [], lines: detail.lines })
+      continue
+    }
+    const signature = `${detail.check}\u0000${detail.key.slice(0, detail.key.lastIndexOf(':'))}\u0000${[...new Set(detail.lines.map((line) => line.replace(LINE_LOCATION, '$1')))].join('\n')}`
+    const group = bySignature.get(signature)
+    if (group === undefined) {
+      const created = { detail, others: [], lines: [...detail.lines] }
+      bySignature.set(signature, created)
+      groups.push(created)
+      continue
+    }
+    group.others.push(detail.key)
+    for (const line of detail.lines)
+      if (line.replace(LINE_LOCATION, '$1') === masked) group.lines.push(line)
+  }
+  return groups.map(({ detail, others, lines }) =>
+    others.length === 0 ? { detail, others } : { detail: { ...detail, lines }, others }
+  )
 }
 
 /**
@@ -62,32 +117,36 @@ export function renderFailureDetails(
     perCheck ?? (checks.size === 1 ? new Map([[details[0]?.check ?? '', failures]]) : undefined)
   const countedDetails = counts === undefined ? countPerCheck(details) : undefined
   const title = '**Failure details** (as the tools printed them; untrusted CI output)'
+  const groups = sameErrorGroups(shown)
   const blocks: string[] = []
   let used = utf8(title)
   let left = 0
-  for (const [index, detail] of shown.entries()) {
-    const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - index - 1)
+  let covered = 0
+  for (const [index, group] of groups.entries()) {
+    const detail = group.detail
+    const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - covered - 1)
     if (room < MIN_ENTRY_BYTES) {
-      left = shown.length - index
+      left = shown.length - covered
       break
     }
-    const first = index === 0 || shown[index - 1]?.check !== detail.check
+    const first = index === 0 || groups[index - 1]?.detail.check !== detail.check
     const head = first
-      ? `${checkLine(detail.check, counts?.get(detail.check) ?? countedDetails?.get(detail.check), counts === undefined, text)}\n\n${heading(detail, text)}`
-      : heading(detail, text)
+      ? `${checkLine(detail.check, counts?.get(detail.check) ?? countedDetails?.get(detail.check), counts === undefined, text)}\n\n${heading(detail, text, group.others)}`
+      : heading(detail, text, group.others)
     let block = `${head}\n\n${fenced(detail.lines, detail.lines.length, text)}`
     // Cut at a line boundary: fewer lines until it fits.
     for (let lines = detail.lines.length - 1; utf8(block) > room && lines >= 1; lines -= 1)
       block = `${head}\n\n${fenced(detail.lines, lines, text)}`
     if (utf8(block) > room) {
-      left = shown.length - index
+      left = shown.length - covered
       break
     }
     blocks.push(block)
     used += utf8(block) + 2
+    covered += 1 + group.others.length
   }
   if (blocks.length === 0) return []
-  left = Math.max(left, failures - blocks.length)
+  left = Math.max(left, failures - covered)
   const lines = [title, '', ...blocks.join('\n\n').split('\n')]
   if (left > 0)
     lines.push(

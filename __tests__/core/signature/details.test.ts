@@ -361,3 +361,96 @@ describe('the failure summary markdown: details under its one budget', () => {
     expect(markdown).toContain('tests/test_vat.py:16: AssertionError')
   })
 })
+
+describe('details attributed to their own failure (quoted tuning fixtures)', () => {
+  const quoted = (file: string) =>
+    extractFailuresFromString(readFileSync(join(CORPUS, 'quoted', file), 'utf8')).findings
+  const detailsOf = (findings: ReturnType<typeof quoted>, key: string) =>
+    findings.find((finding) => finding.key === key)?.details ?? []
+
+  it('vitest: tests whose FAIL lines share one error each get it, kind and details', () => {
+    const findings = quoted('vitest/grouped-error-gh-log-failed/ci-log.txt')
+    const tests = findings.filter((finding) => finding.key.startsWith('vitest:'))
+    expect(tests).toHaveLength(6)
+    for (const test of tests) {
+      expect(test.key).toMatch(/:TypeError$|~[0-9a-f]{8}$/)
+      expect(test.details?.some((line) => /motion-trigger-\w+\.test\.ts:\d+:\d+/.test(line))).toBe(
+        true
+      )
+    }
+  })
+
+  it('vitest: annotations and totals inside a block belong to no test; each keeps its own location', () => {
+    const findings = quoted('vitest/annotations-inside-blocks/ci-log.txt')
+    const tests = findings.filter((finding) => finding.key.startsWith('vitest:'))
+    expect(tests).toHaveLength(6)
+    const locations = tests.map((test) =>
+      (test.details ?? []).filter((line) => /^ ❯ \S+\.test\.ts:\d+:\d+$/.test(line))
+    )
+    // One location per test, all different: no test carries another's error.
+    for (const own of locations) expect(own).toHaveLength(1)
+    expect(new Set(locations.flat()).size).toBe(6)
+    for (const test of tests) {
+      expect(test.details?.some((line) => /^\s*(?:Test Files|Tests) /.test(line))).toBe(false)
+    }
+  })
+
+  it('tsc: each distinct error with its continuation lines, a repeat by its line only', () => {
+    const findings = quoted('tsc/continuation-and-repeats/ci-log.txt')
+    const ident = detailsOf(findings, 'tsc:TS2345:Ident:src/ts/adapt/vgen.ts')
+    expect(ident).toHaveLength(3)
+    expect(ident.slice(1).every((line) => line.startsWith('  '))).toBe(true)
+    const repeated = detailsOf(findings, 'tsc:TS2345:true:src/ts/adapt/vgen.ts')
+    expect(repeated.map((line) => /\((\d+),\d+\)/.exec(line)?.[1])).toEqual([
+      '1986',
+      '1992',
+      '1998'
+    ])
+  })
+
+  it('pyright: the continuation line that carries the rule is kept; a repeat adds its line', () => {
+    const findings = quoted('pyright/attribute-two-errors/ci-log.txt')
+    expect(findings.map((finding) => finding.key)).toEqual([
+      'pyright:reportAttributeAccessIssue:foo.py'
+    ])
+    const lines = findings[0]?.details ?? []
+    expect(lines.filter((line) => line.includes('(reportAttributeAccessIssue)'))).toHaveLength(1)
+    expect(lines.filter((line) => / - error: /.test(line))).toHaveLength(2)
+  })
+
+  it('ESC written visibly (`^[[31m`) is cleaned like ESC itself', () => {
+    const text = readFileSync(
+      join(CORPUS, 'quoted', 'vitest/grouped-error-gh-log-failed/ci-log.txt'),
+      'utf8'
+    )
+    const withEsc = text.replace(/\^\[\[/g, '\u001b[')
+    expect(extractFailuresFromString(withEsc).findings.map((finding) => finding.key)).toEqual(
+      extractFailuresFromString(text).findings.map((finding) => finding.key)
+    )
+  })
+})
+
+describe('renderFailureDetails: one error in several files', () => {
+  const detail = (path: string, line: number) => ({
+    check: 'typecheck',
+    key: `tsc:TS2345:${path}`,
+    lines: [
+      `${path}(${line},7): error TS2345: Argument of type 'A' is not assignable to parameter of type 'B'.`,
+      "  Type 'A' is missing the following properties from type 'B': x, y"
+    ]
+  })
+  it('is one block: the message and its continuation once, every location, every key counted', () => {
+    const details = [detail('src/a.ts', 3), detail('src/b.ts', 9), detail('src/c.ts', 12)]
+    const text = renderFailureDetails(details, 30_720).join('\n')
+    expect(text.match(/is missing the following properties/g)).toHaveLength(1)
+    for (const place of ['src/a.ts(3,7)', 'src/b.ts(9,7)', 'src/c.ts(12,7)'])
+      expect(text).toContain(place)
+    expect(text).toContain('`tsc:TS2345:src/b.ts`')
+    expect(text).not.toMatch(/more failures? without details/)
+  })
+  it('keeps apart errors that differ in more than their place', () => {
+    const other = { ...detail('src/b.ts', 9), key: 'tsc:TS2322:src/b.ts' }
+    const text = renderFailureDetails([detail('src/a.ts', 3), other], 30_720).join('\n')
+    expect(text.match(/is missing the following properties/g)).toHaveLength(2)
+  })
+})

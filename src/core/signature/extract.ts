@@ -79,6 +79,13 @@ const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
 
+/**
+ * A line of a job log that the runner stamped (after a BOM and a `gh run view --log` copy's job
+ * and step names). A multi-line annotation (`::error::a%0Ab`) is written as one stamped
+ * `##[error]a` line and unstamped lines for the rest.
+ */
+const STAMPED = /^\ufeff?(?:[^\t\n]{0,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/
+
 /** The first lines of a log, where a `gh run view --log` copy's prefix is looked for. */
 const GH_COPY_LINES = 20
 
@@ -111,6 +118,8 @@ class Extraction {
   private exitCode: string | undefined
   /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
   private inStepHeader = false
+  /** After a stamped annotation line (`##[error]…`): its unstamped lines are its message's. */
+  private inAnnotation = false
   /** The line being fed is the last one and no newline ended it: it may be cut. */
   private unterminated = false
   private readonly anywhere = new RegExp(ANYWHERE_SOURCE, 'g')
@@ -173,6 +182,14 @@ class Extraction {
     const raw = bytesToText(block.slice(start, cut))
     if (!this.ghCopy && ghCopyPrefixLength(raw, 0) > 0) this.ghCopy = true
     const line = cleanLine(raw)
+    // The rest of a multi-line annotation: a copy of what a tool printed, between its lines.
+    if (this.inAnnotation) {
+      if (!STAMPED.test(raw)) return
+      this.inAnnotation = false
+    }
+    if (line.charCodeAt(0) === 35 && /^##\[(?:error|warning)\]/.test(line)) {
+      this.inAnnotation = STAMPED.test(raw)
+    }
     const marker = runnerMarker(line)
     if (marker !== undefined) {
       if (marker.step !== undefined) {
@@ -203,7 +220,11 @@ class Extraction {
     let active: ToolParser[] | undefined
     for (let i = 0; i < parsers.length; i++) {
       const parser = parsers[i]!
-      const text = bare === line || parser.tool === 'gha' ? line : bare
+      const marked =
+        bare === line ||
+        parser.tool === 'gha' ||
+        (parser.keepsMarkers === true && this.active.includes(parser))
+      const text = marked ? line : bare
       if (parser.push(text, previous) === true) (active ??= []).push(parser)
     }
     this.setActive(active ?? [])
@@ -291,7 +312,7 @@ function fallbackCandidate(line: string): Finding | undefined {
  * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a `gh run view --log`
  * copy's job and step names (when the log is one), a runner timestamp
  * (`2026-07-28T23:19:32.4965943Z `), another CI system's prefix and blanks; -1 when the text begins with an escape
- * sequence (colour), which the caller must clean first.
+ * sequence (colour, or its visible `^[[` form), which the caller must clean first.
  */
 function textStart(block: string, start: number, end: number, ghCopy: boolean): number {
   let i = start
@@ -314,7 +335,8 @@ function textStart(block: string, start: number, end: number, ghCopy: boolean): 
   for (;;) {
     const code = block.charCodeAt(i)
     if (code === 32 || code === 9) i++
-    else return code === 27 ? -1 : i
+    // ESC, or ESC written visibly (`^[[31m`): the caller cleans the line first.
+    else return code === 27 || (code === 94 && block.charCodeAt(i + 1) === 91) ? -1 : i
   }
 }
 

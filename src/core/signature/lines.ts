@@ -102,18 +102,21 @@ export function byteStringPattern(source: string): string {
   return Buffer.from(source, 'utf8').toString('latin1')
 }
 
-/** Characters that mean a line needs more than the timestamp cut: CR, ESC, C1 controls, U+FFFD, BOM. */
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
-const NEEDS_CLEANING = /[\r\x1b\x80-\x9f\ufeff\ufffd]/
 /**
- * Terminal control sequences: 7-bit CSI (`ESC [`), 8-bit CSI (U+009B, or a raw 0x9b byte that
+ * Characters that mean a line needs more than the timestamp cut: CR, ESC, C1 controls, U+FFFD,
+ * BOM, and ESC written visibly as `^[` (`cat -v`, log archives) before a CSI's `[`.
+ */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const NEEDS_CLEANING = /[\r\x1b\x80-\x9f\ufeff\ufffd]|\^\[\[/
+/**
+ * Terminal control sequences: 7-bit CSI (`ESC [`, also with ESC written as `^[`), 8-bit CSI (U+009B, or a raw 0x9b byte that
  * decoded to U+FFFD), OSC (`ESC ]` or U+009D, up to BEL or ST, e.g. hyperlinks), other
  * two-byte escapes, and any remaining C1 control. Every alternative is a run of disjoint
  * character classes, so matching stays linear.
  */
 const CONTROL_SEQUENCES =
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  /\x1b\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g
+  /(?:\x1b|\^\[)\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g
 
 /**
  * `gh run view --log` and `--log-failed` put the job's and the step's names, each followed by a

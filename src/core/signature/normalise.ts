@@ -58,7 +58,8 @@ const TEMP_ROOTS: readonly RegExp[] = [
   /^\/home\/runner\/work\/_temp\/(?:[^/]+\/)?/,
   /^\/tmp\/pytest-of-[^/]+\/pytest-\d+\/(?:[^/]+\/)?/,
   /^\/(?:private\/)?var\/folders\/[^/]+\/[^/]+\/T\/[^/]+\//,
-  /^\/tmp\/[^/]+\//,
+  // `/tmp/<dir>/…`, or a file right in /tmp (`/tmp/foo.py`).
+  /^\/tmp\/(?:[^/]+\/)?/,
   /^[A-Za-z]:\/Users\/[^/]+\/AppData\/Local\/Temp\/[^/]+\//
 ]
 

@@ -52,6 +52,12 @@ export interface ToolParser {
    * or the unknown-tool fallback. A capturing parser keeps returning `true` from `push`.
    */
   capturing?(): boolean
+  /**
+   * True for a parser that, while inside a block, must see the runner's `##[error]` marker of a
+   * line (a test runner's annotation printed between its own lines is not part of its block);
+   * other parsers always get such a line without the marker.
+   */
+  readonly keepsMarkers?: boolean
 }
 
 export type ParserFactory = () => ToolParser

@@ -1,5 +1,5 @@
 /** Helpers shared by the parsers. */
-import type { FailureDetails } from '../details.js'
+import { DETAIL_LIMITS, type FailureDetails } from '../details.js'
 import type { Finding } from '../types.js'
 
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
@@ -51,4 +51,38 @@ export function indentOf(line: string): number {
   let i = 0
   while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++
   return i
+}
+
+/** Distinct messages remembered per key, to tell a repeated diagnostic from a new one. */
+const MAX_MESSAGES_PER_KEY = 100
+
+/**
+ * A compiler's or type checker's diagnostics in one window per key (several errors of one code
+ * in one file share a key): each distinct message with its continuation lines (what is not
+ * assignable to what), a repeat of a message already kept by its first line only, which says
+ * where it is. Bounded as every window is (DETAIL_LIMITS).
+ */
+export class DiagnosticWindows {
+  private readonly messages = new Map<string, Set<string>>()
+
+  constructor(private readonly details: FailureDetails) {}
+
+  /** Adds one diagnostic of `key`: its `message` (for telling repeats) and the lines it printed. */
+  add(key: string, message: string, lines: readonly string[]): void {
+    const seen = this.messages.get(key)
+    if (seen === undefined) {
+      if (this.messages.size >= DETAIL_LIMITS.failures) return
+      this.messages.set(key, new Set([message]))
+      this.details.open(key, ...lines)
+    } else {
+      this.details.resume(key)
+      if (seen.has(message)) {
+        if (lines[0] !== undefined) this.details.add(lines[0])
+      } else {
+        if (seen.size < MAX_MESSAGES_PER_KEY) seen.add(message)
+        for (const line of lines) if (!this.details.add(line)) break
+      }
+    }
+    this.details.close()
+  }
 }

@@ -23,6 +23,7 @@ import { createMypyParser, mypyGrepPatterns } from './mypy.js'
 import { createNodeTestParser, nodeTestGrepPatterns } from './node-test.js'
 import { createPhpunitParser, phpunitGrepPatterns } from './phpunit.js'
 import { createPytestParser, pytestGrepPatterns } from './pytest.js'
+import { createPyrightParser, pyrightGrepPatterns } from './pyright.js'
 import { createFlake8Parser, createRuffParser, pythonLintGrepPatterns } from './python-lint.js'
 import { createRspecParser, rspecGrepPatterns } from './rspec.js'
 import { createRunnerParser, runnerGrepPatterns } from './runner.js'
@@ -140,6 +141,17 @@ export const PARSERS: readonly ParserEntry[] = [
     grepPatterns: pythonLintGrepPatterns
   },
   { tool: 'flake8', create: createFlake8Parser, triggers: PY_LINT, grepPatterns: [] },
+  {
+    tool: 'pyright',
+    create: createPyrightParser,
+    // A diagnostic (`path.py:12:5 - error:`, or `  12:5 - error:` under its file's header line)
+    // and the header line itself, a Python file's path alone.
+    triggers: {
+      anywhere: [ERROR_WORD],
+      lineStart: [pathWith('pyi?'), `${PATH_START}\\.pyi?[ \\t\\r]*(?:\\n|$)`]
+    },
+    grepPatterns: pyrightGrepPatterns
+  },
   {
     tool: 'go',
     create: createGoParser,

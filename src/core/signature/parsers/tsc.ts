@@ -6,12 +6,15 @@
  * fork-ts-checker-webpack-plugin's `ERROR in ./src/a.ts:3:13` and awesome-typescript-loader's
  * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`, and the older ones
  * that name only the file (`ERROR in ./src/a.ts`, then `(3,13): error TS2339: msg`).
- * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it.
+ * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it. A diagnostic's
+ * details are its line and what follows it, indented (the `Type '…' is not assignable to …`
+ * chain) or as the pretty form's code frame; errors that share a key share a window, each
+ * distinct message whole and a repeat by its line only (DiagnosticWindows).
  */
 import { buildKey, firstQuotedSymbol, normalisePath, stripErrorMarker } from '../normalise.js'
 import type { ToolParser } from '../types.js'
 import { FailureDetails } from '../details.js'
-import { FindingSet } from './common.js'
+import { DiagnosticWindows, FindingSet, indentOf } from './common.js'
 
 const DIAGNOSTIC =
   /^\s{0,40}(?:\d{1,4}>\s?)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?)(?:\((\d+),(\d+)\):\s+|:(\d+):(\d+)\s+-\s+)error\s+TS(\d+)\s*:\s*(.*)$/
@@ -24,6 +27,11 @@ const LOADER_PLACE =
   /^\s{0,4}(?:\[tsl\] )?(?:ERROR|error)\s{1,4}in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)?(?:\s+\d\d:\d\d:\d\d)?\s*$/
 const LOADER_CODE = /^\s*(?:\(\d+,\d+\): error )?TS(\d+):\s*(.*)$/
 const LOADER_PLACE_WORDS = /(?:ERROR|error)\s{1,4}in /
+/** The pretty form's code frame: `12   const x = f()` and the `~~~` under it. */
+const CODE_FRAME = /^(?:\d{1,6} {1,8}\S|\s*~)/
+/** Lines of one diagnostic's continuation and code frame read at most; blank lines in a row. */
+const MAX_CONTINUATION = 30
+const MAX_BLANKS = 2
 /** Lines after a loader's place line within which its `TSnnnn:` line must come. */
 const LOADER_CODE_WITHIN = 3
 
@@ -39,9 +47,39 @@ export function createTscParser(): ToolParser {
   const findings = new FindingSet(details)
   /** A loader's place line waiting for its code line. */
   let place: { path: string; line: string; waited: number } | undefined
+  const windows = new DiagnosticWindows(details)
+  /** A diagnostic whose continuation lines are read. */
+  let pending:
+    { key: string; message: string; indent: number; lines: string[]; blanks: number } | undefined
+  const flush = (): void => {
+    if (pending === undefined) return
+    const lines = pending.lines.slice(0, pending.lines.length - pending.blanks)
+    windows.add(pending.key, pending.message, lines)
+    findings.add(pending.key, lines[0] ?? '')
+    pending = undefined
+  }
+  /** Whether `line` continues the pending diagnostic (and keeps it). */
+  const continues = (line: string): boolean => {
+    if (pending === undefined || pending.lines.length > MAX_CONTINUATION) return false
+    if (line.trim() === '') {
+      if (pending.blanks >= MAX_BLANKS) return false
+      pending.blanks += 1
+      pending.lines.push(line)
+      return true
+    }
+    const deeper = indentOf(line) > pending.indent
+    if (!(deeper || CODE_FRAME.test(line)) || line.indexOf('error TS') !== -1) return false
+    pending.blanks = 0
+    pending.lines.push(line)
+    return true
+  }
   return {
     tool: 'tsc',
     push(line) {
+      if (pending !== undefined) {
+        if (continues(line)) return true
+        flush()
+      }
       if (place !== undefined) {
         const code = LOADER_CODE.exec(line)
         if (code !== null) {
@@ -68,9 +106,13 @@ export function createTscParser(): ToolParser {
       if (match === null) return place !== undefined
       const path = normalisePath(match[1] ?? '')
       const message = match[7] ?? ''
-      findings.add(buildKey('tsc', `TS${match[6]}`, firstQuotedSymbol(message), path), line)
-      return place !== undefined
+      const key = buildKey('tsc', `TS${match[6]}`, firstQuotedSymbol(message), path)
+      pending = { key, message, indent: indentOf(line), lines: [line], blanks: 0 }
+      return true
     },
-    finish: () => findings.list()
+    finish() {
+      flush()
+      return findings.list()
+    }
   }
 }
