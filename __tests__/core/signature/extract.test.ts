@@ -1,10 +1,13 @@
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
 import { extractFailures, extractFailuresFromString } from '../../../src/core/signature/extract.js'
 import { completeClasses, jestFailureBlocks, readCorpusFile } from './corpus.js'
 
+const CORPUS = resolve(import.meta.dirname, '../../../__fixtures__/corpus')
 const files = completeClasses().flatMap((cls) => cls.files)
 const jobLogs = files.filter((file) => file.endsWith('.log'))
 
@@ -164,6 +167,58 @@ describe('extractFailures', () => {
     // The same summary under a real failure: the failure's key, never the wrapper's.
     const output = outputOf("throw new TypeError('no profile for customer 4711')")
     expect(keys(`${output}\n${buildkit}\n`)).toEqual(['error:TypeError: no profile for customer N'])
+  })
+
+  test('the general rule: a thrown exception keeps its first frame in the project as a detail', () => {
+    const output = outputOf(
+      "function load(id) { throw new TypeError('no profile for customer ' + id) }\nload(4711)"
+    )
+    const [finding] = extractFailuresFromString(output).findings
+    expect(finding?.key).toBe('error:TypeError: no profile for customer N')
+    expect(finding?.details).toHaveLength(2)
+    expect(finding?.details?.[1]).toMatch(/^\s+at load /)
+  })
+
+  test("the general rule: each failed test's line of a runner nobody parses, never a passing one", () => {
+    // vitest's per-file list, cut before its failure blocks (a real log, see the quoted manifest):
+    // with no block to read, the `×` lines are what a person calls the failures.
+    const log = readFileSync(
+      join(CORPUS, 'quoted', 'vitest/grouped-error-gh-log-failed/ci-log.txt'),
+      'utf8'
+    )
+    const lines = log
+      .split('\n')
+      .filter((line) => line.includes('\tRun npm run test:integration\t'))
+    const cut = lines
+      .slice(
+        0,
+        lines.findIndex((line) => line.includes('Failed Tests'))
+      )
+      .join('\n')
+    const found = keys(cut)
+    expect(found).toHaveLength(6)
+    for (const key of found) expect(key).toMatch(/^error:FAIL [a-z]/)
+    expect(found).toContain(
+      'error:FAIL cancels queued trigger work when paused and does not duplicate on remount'
+    )
+    expect(found.some((key) => key.includes('adoption.test.ts'))).toBe(false)
+  })
+
+  test('the general rule: errors at a place, never a warning or a note (gcc, quoted)', () => {
+    const text = readFileSync(
+      join(CORPUS, 'quoted', 'gcc/implicit-declaration-macro/ci-log.txt'),
+      'utf8'
+    )
+    const found = keys(text)
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatch(/^error:jimiocompat\.h:implicit declaration/)
+    // The same error shifted, under another root, with the runner's stamps: the same key.
+    const noisy = text
+      .replace('./jimiocompat.h:90:34', '/home/runner/work/jimtcl/jimtcl/jimiocompat.h:97:34')
+      .split('\n')
+      .map((line) => `2026-04-24T10:00:00.0000000Z ${line}`)
+      .join('\n')
+    expect(keys(noisy)).toEqual(found)
   })
 
   test('an empty log has no findings', async () => {

@@ -3,7 +3,12 @@
  * every parser, then the findings by precedence:
  * 1. what the tool parsers found (test ids, diagnostic codes, lint rules);
  * 2. else the wrappers: the runner's own `##[error]` lines, failed Gradle tasks, MSBuild errors;
- * 3. else the first line that reads as an error in the step that failed, masked: `error:<text>`;
+ * 3. else the general rule, in the step that failed (in raw output: the whole log): the lines a
+ *    person calls the error — each compiler or linter error with a location
+ *    (`src/a.c:3:5: error: …` → `error:<path>:<code and message, masked>`) and each failed test
+ *    line (`FAIL <title>`, `✗`, `×`, `✘` → `error:FAIL <title, masked>`); when there are none, the
+ *    step's first line that reads as an error, masked (`error:<text>`; a thrown exception keeps
+ *    its first frame in the project as a detail);
  * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
  */
 import {
@@ -18,7 +23,13 @@ import {
   type LineReaderOptions
 } from './lines.js'
 import { detailLine } from './details.js'
-import { buildKey, maskMessage, normalisePathsIn } from './normalise.js'
+import {
+  buildKey,
+  maskMessage,
+  normalisePath,
+  normalisePathsIn,
+  stripTrailingDuration
+} from './normalise.js'
 import { anywhereFragments, lineStartFragments, PARSERS } from './parsers/index.js'
 import { EXIT_CODE_TRAILER } from './parsers/runner.js'
 import type { Finding, ToolParser } from './types.js'
@@ -66,7 +77,24 @@ const FALLBACK_ANYWHERE = [
   // distinctive fragment, since every fragment here is searched over the whole log.
   'No such file or directory'
 ]
-const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)']
+const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)', '[×✘] ']
+/**
+ * A compiler's or linter's error at a place: `src/a.c:3:5: error: msg`, `a.py:3: error: msg`,
+ * `x.sh:3:1: error: msg [SC1009]`, `src/A.cs(3,5): error CS0103: msg`, `a.ts:3:5 - error TS2322:
+ * msg`, `fatal error`; the path has an extension and no blanks. Warnings and notes never match.
+ */
+const LOCATED_ERROR =
+  /^\s*((?:[A-Za-z]:)?[^\s:()'"`]{1,300}\.[A-Za-z][A-Za-z0-9]{0,7})(?:\(\d{1,7}(?:,\d{1,7})?\)|:\d{1,7}(?::\d{1,7})?)(?::\s*|\s+-\s+|\s+)(?:fatal\s+)?(?:error|ERROR|Error)(?:\s*\[?([A-Za-z]{0,10}\d{1,6})\]?)?\s*:?\s+(\S.{0,1000})$/
+/**
+ * A failed test's line in a tool nobody parses: `FAIL <title>`, `FAILED <title>`, `✗ <title>`,
+ * `× <title>`, `✘ <title>`; never a count (`× 2 failed`) or a summary in parentheses.
+ */
+const FAILED_TEST_LINE = /^\s*(?:FAIL|FAILED|✗|×|✘)\s+(?![(\d])(\S.{0,300})$/
+/** Error lines the general rule keeps per step (and per log). */
+const MAX_LISTED_ERRORS = 50
+/** Lines after a thrown exception read for its first frame in the project. */
+const MAX_FRAME_LINES = 30
+const FRAME_LINE = /^\s+(?:at |File "|[^\s:]{1,300}\.[A-Za-z]{1,8}:\d)/
 /**
  * The parsers' triggers, written for text and rewritten for byte strings (one character per
  * byte). `anywhere` is searched over a whole block at once; `lineStart` is tried where each
@@ -110,11 +138,13 @@ class Extraction {
   private previousBlock = ''
   private previousStart = 0
   private previousEnd = 0
-  /** The unknown-tool fallback: the first error line of the log, and of the current step. */
-  private firstErrorLine: Finding | undefined
-  private stepErrorLine: Finding | undefined
-  /** The first error line of a step that failed (its exit-code trailer came after it). */
-  private failedStepErrorLine: Finding | undefined
+  /** The general rule's error lines (unknown tools): of the log, and of the current step. */
+  private logErrors: ErrorLines = noErrorLines()
+  private stepErrors: ErrorLines = noErrorLines()
+  /** The error lines of a step that failed (its exit-code trailer came after them). */
+  private failedStepErrors: ErrorLines | undefined
+  /** Lines left to read for the first frame of the exception the step's first error line threw. */
+  private frameLinesLeft = 0
   private exitCode: string | undefined
   /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
   private inStepHeader = false
@@ -166,7 +196,7 @@ class Extraction {
           triggered = lineStart.test(block)
         }
       }
-      if (triggered || this.everyLine || this.active.length > 0) {
+      if (triggered || this.everyLine || this.active.length > 0 || this.frameLinesLeft > 0) {
         this.pushLine(block, pos, end, triggered || this.everyLine)
       }
       this.previousBlock = block
@@ -195,7 +225,10 @@ class Extraction {
       if (marker.step !== undefined) {
         this.step = marker.step
         this.inStepHeader = line.startsWith('##[group]Run ')
-        if (this.inStepHeader) this.stepErrorLine = undefined
+        if (this.inStepHeader) {
+          this.stepErrors = noErrorLines()
+          this.frameLinesLeft = 0
+        }
       } else if (line.startsWith('##[endgroup]')) this.inStepHeader = false
       return
     }
@@ -203,6 +236,7 @@ class Extraction {
     if (this.inStepHeader && (raw.includes(STEP_SCRIPT_COLOUR) || STEP_HEADER_LINE.test(line))) {
       return
     }
+    if (this.frameLinesLeft > 0) this.readFrame(line)
     const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength)
     const previous =
       this.previousBlock === ''
@@ -229,11 +263,18 @@ class Extraction {
     }
     this.setActive(active ?? [])
     if (this.capturing) return
-    if (this.stepErrorLine === undefined && !this.unterminated) {
-      const candidate = fallbackCandidate(line)
-      if (candidate !== undefined) {
-        this.stepErrorLine = candidate
-        this.firstErrorLine ??= candidate
+    if (!this.unterminated) {
+      const listed = listedCandidate(bare)
+      if (listed !== undefined) {
+        addListed(this.stepErrors, listed)
+        addListed(this.logErrors, listed)
+      } else if (this.stepErrors.first === undefined) {
+        const candidate = fallbackCandidate(line)
+        if (candidate !== undefined) {
+          this.stepErrors.first = candidate
+          this.logErrors.first ??= candidate
+          if (EXCEPTION_LINE.test(line)) this.frameLinesLeft = MAX_FRAME_LINES
+        }
       }
     }
     if (
@@ -243,9 +284,27 @@ class Extraction {
       const trailer = EXIT_CODE_TRAILER.exec(line)
       if (trailer !== null) {
         this.exitCode ??= trailer[1]
-        this.failedStepErrorLine ??= this.stepErrorLine
+        this.failedStepErrors ??= this.stepErrors
       }
     }
+  }
+
+  /**
+   * A line after the step's first error line when that was a thrown exception: its first frame
+   * in the project becomes the error's second detail; frames in dependencies are passed over.
+   */
+  private readFrame(line: string): void {
+    const first = this.stepErrors.first
+    if (first === undefined || !FRAME_LINE.test(line)) {
+      this.frameLinesLeft = 0
+      return
+    }
+    this.frameLinesLeft -= 1
+    const frame = detailLine(line)
+    if (frame === undefined) return
+    const own = detailLine(first.line)
+    first.details = own === undefined ? [frame] : [own, frame]
+    this.frameLinesLeft = 0
   }
 
   private pushToActive(line: string, previous: string | undefined): void {
@@ -272,9 +331,11 @@ class Extraction {
     }
     if (primary.size > 0) return withDetails([...primary.values()])
     if (secondary.size > 0) return withDetails([...secondary.values()])
-    // In a job log, the error line must come from a step that failed; in raw output, the first.
-    const fallback = this.exitCode === undefined ? this.firstErrorLine : this.failedStepErrorLine
-    if (fallback !== undefined) return withDetails([fallback])
+    // In a job log, the error lines must come from a step that failed; in raw output, the log's.
+    const errors = this.exitCode === undefined ? this.logErrors : this.failedStepErrors
+    if (errors !== undefined && errors.listed.size > 0)
+      return withDetails([...errors.listed.values()])
+    if (errors?.first !== undefined) return withDetails([errors.first])
     if (this.exitCode !== undefined) {
       const key = buildKey('gha', `exit code ${this.exitCode}`)
       return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }]
@@ -293,6 +354,49 @@ function withDetails(findings: Finding[]): Finding[] {
     const line = detailLine(finding.line)
     return line === undefined || line.trim() === '' ? finding : { ...finding, details: [line] }
   })
+}
+
+/** The general rule's error lines of a step or a log (see the module comment, 3). */
+interface ErrorLines {
+  /** The first line that reads as an error. */
+  first: Finding | undefined
+  /** Errors with a place and failed tests' lines, by key. */
+  listed: Map<string, Finding>
+}
+
+function noErrorLines(): ErrorLines {
+  return { first: undefined, listed: new Map() }
+}
+
+function addListed(errors: ErrorLines, finding: Finding): void {
+  if (errors.listed.size < MAX_LISTED_ERRORS && !errors.listed.has(finding.key))
+    errors.listed.set(finding.key, finding)
+}
+
+/** A thrown exception's line (`TypeError: …`, `java.lang.IllegalStateException: …`). */
+const EXCEPTION_LINE = /^\s*(?:Uncaught )?[A-Z][\w.$]{0,100}(?:Error|Exception)(?: \[\w+\])?: /
+
+/**
+ * The general rule's reading of a line (`##[error]` removed): a compiler's or linter's error at
+ * a place, `error:<path>:<code and message, masked>`, or a failed test's line,
+ * `error:FAIL <title, masked>`; the line number never enters the key.
+ */
+function listedCandidate(line: string): Finding | undefined {
+  const located = LOCATED_ERROR.exec(line)
+  if (located !== null) {
+    const message = maskMessage(
+      normalisePathsIn([located[2], located[3]].filter((part) => part !== undefined).join(' ')),
+      80
+    )
+    return { key: buildKey('error', normalisePath(located[1] ?? ''), message), line }
+  }
+  if (line.indexOf('FAIL') === -1 && !/[✗×✘]/.test(line)) return undefined
+  const test = FAILED_TEST_LINE.exec(line)
+  if (test === null) return undefined
+  const title = maskMessage(stripTrailingDuration(normalisePathsIn(test[1] ?? '').trim()), 120)
+  return title.length < MIN_SUBSTANCE
+    ? undefined
+    : { key: buildKey('error', `FAIL ${title}`), line }
 }
 
 /**
