@@ -306,6 +306,23 @@ export function gateSummaryMarkdown(program: string, report: GateReport): string
   const blocked = blockedOf(report.settlement)
   if (!gate || !verdict) {
     lines.push(report.message, '')
+    const { settlement } = report
+    if (settlement.kind === 'waiting') {
+      lines.push(
+        `**Waiting** (attempt ${settlement.index}, ${settlement.attemptsRemaining} fix attempt(s) left) for CI to finish, until ${new Date(settlement.deadline).toISOString()} (then \`ci-timeout\`).`,
+        ''
+      )
+      if (settlement.waitingFor.length > 0)
+        lines.push(
+          `Still running: ${settlement.waitingFor
+            .slice(0, 20)
+            .map((name) => inlineCode(name, 120))
+            .join(
+              ', '
+            )}${settlement.waitingFor.length > 20 ? ` +${settlement.waitingFor.length - 20} more` : ''}`,
+          ''
+        )
+    }
     if (pauseReason) lines.push(`**Paused:** ${tableCell(pauseReason, 200)}`, '')
     if (blocked) lines.push(`**Blocked:** ${blocked.advice}`, '')
     return lines.join('\n')

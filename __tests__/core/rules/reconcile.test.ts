@@ -81,6 +81,7 @@ describe('planReconcile', () => {
       const idle = plan(ledger)
       expect(idle).toEqual({
         inFlight: [],
+        waiting: null,
         fixer: null,
         expired: false,
         resume: null,
