@@ -24,6 +24,9 @@ import { createNodeTestParser, nodeTestGrepPatterns } from './node-test.js'
 import { createPhpunitParser, phpunitGrepPatterns } from './phpunit.js'
 import { createPytestParser, pytestGrepPatterns } from './pytest.js'
 import { createPyrightParser, pyrightGrepPatterns } from './pyright.js'
+import { createTerraformParser, terraformGrepPatterns } from './terraform.js'
+import { actionlintGrepPatterns, createActionlintParser } from './actionlint.js'
+import { createKotlinParser, kotlinGrepPatterns } from './kotlin.js'
 import { createFlake8Parser, createRuffParser, pythonLintGrepPatterns } from './python-lint.js'
 import { createRspecParser, rspecGrepPatterns } from './rspec.js'
 import { createRunnerParser, runnerGrepPatterns } from './runner.js'
@@ -306,6 +309,27 @@ export const PARSERS: readonly ParserEntry[] = [
     // `Type error: …`
     triggers: { anywhere: [ERROR_WORD] },
     grepPatterns: nextGrepPatterns
+  },
+  {
+    tool: 'terraform',
+    create: createTerraformParser,
+    // `Error: <summary>` (its place and detail follow while the parser reads them), also inside
+    // the box whose left edge leads every line (`│ Error: …`, colour between the words).
+    triggers: { anywhere: [ERROR_TITLE], lineStart: ['│'] },
+    grepPatterns: terraformGrepPatterns
+  },
+  {
+    tool: 'actionlint',
+    create: createActionlintParser,
+    // `.github/workflows/ci.yml:20:9: msg [rule]`
+    triggers: { lineStart: [pathWith('ya?ml')] },
+    grepPatterns: actionlintGrepPatterns
+  },
+  {
+    tool: 'kotlin',
+    create: createKotlinParser,
+    triggers: { lineStart: ['e: '] },
+    grepPatterns: kotlinGrepPatterns
   },
   {
     tool: 'gha',
