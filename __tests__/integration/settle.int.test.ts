@@ -129,11 +129,28 @@ describe('wait: false, then settle on events', () => {
       expect(writes(fake)).toBe(before)
       expect(early.summary).toContain('test')
 
-      // CI completes; its event starts settle: red, budget left, the fixer run started.
+      // CI completes, red; its event starts settle, which re-runs the failed test once (to
+      // tell a flaky one) and waits for nothing: the re-run's completion settles.
       fake.advance(16 * MINUTE)
-      const settled = await settleJob(
+      const rerun = await settleJob(
         fake,
         19_300_000_002,
+        'workflow_run',
+        workflowRunCompleted(push.head)
+      )
+      expect(rerun.errors).toEqual([])
+      expect(rerun.outputs.status).toBe('waiting')
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]).toMatchObject({
+        state: 'in-flight',
+        reruns: [{ checks: ['test'], outcome: 'pending', round: 1 }]
+      })
+      expect(fake.state.dispatches).toHaveLength(0)
+
+      // The re-run fails again: red, budget left, the fixer run started.
+      fake.advance(21 * MINUTE)
+      const settled = await settleJob(
+        fake,
+        19_300_000_005,
         'workflow_run',
         workflowRunCompleted(push.head)
       )
@@ -148,7 +165,10 @@ describe('wait: false, then settle on events', () => {
       })
       expect(settled.outputs.signature).toMatch(/^jest:/)
       expect(fake.state.dispatches).toHaveLength(1)
-      expect(ledgerOf(fake, PROGRAM)!.attempts[0]).toMatchObject({ state: 'red' })
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]).toMatchObject({
+        state: 'red',
+        reruns: [{ checks: ['test'], outcome: 'failed' }]
+      })
 
       // The same event again, a check_suite event for it, and a re-run of the workflow: one
       // verdict, one dispatch, nothing written.
@@ -233,8 +253,13 @@ describe('wait: false, then settle on events', () => {
       expect(early.errors).toEqual([])
       expect(early.outputs.abandoned).toBe('[]')
       expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.state).toBe('in-flight')
+      // Each scheduled reconcile looks once: CI done (the re-run requested), then the re-run done.
       fake.advance(16 * MINUTE)
-      const late = await reconcileJob(fake, 19_400_000_002)
+      const done = await reconcileJob(fake, 19_400_000_002)
+      expect(done.errors).toEqual([])
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.state).toBe('in-flight')
+      fake.advance(21 * MINUTE)
+      const late = await reconcileJob(fake, 19_400_000_003)
       expect(late.errors).toEqual([])
       expect(late.outputs.abandoned).toBe('[]')
       expect(ledgerOf(fake, PROGRAM)!.attempts[0]).toMatchObject({ sha: push.head, state: 'red' })
@@ -260,6 +285,44 @@ describe('wait: false, then settle on events', () => {
       expect(late.errors).toEqual([])
       expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.state).toBe('ci-timeout')
       expect(commentsOn(fake).some((c) => c.includes('ci-timeout'))).toBe(true)
+    })
+  })
+
+  it('a failed test that passes on re-run: settled green and reported flaky, never hidden', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const push = agentPush(fake, { 'src/ranges.js': 'module.exports = 1\n' }, 'perf: ranges')
+      planChecks(
+        fake,
+        failingCheck(push.head, 'test', JEST_LOG, { rerun: [{ conclusion: 'success' }] }),
+        passingCheck(push.head, 'lint')
+      )
+      await ciGateJob(fake, {
+        runId: 19_100_000_051,
+        iteration: { metric: 0.9, improved: true, change: 'cache parsed ranges' },
+        inputs: { wait: 'false' }
+      })
+      fake.advance(6 * MINUTE)
+      const first = await settleJob(
+        fake,
+        19_300_000_051,
+        'workflow_run',
+        workflowRunCompleted(push.head)
+      )
+      expect(first.outputs.status).toBe('waiting')
+      fake.advance(6 * MINUTE)
+      const green = await settleJob(
+        fake,
+        19_300_000_052,
+        'workflow_run',
+        workflowRunCompleted(push.head)
+      )
+      expect(green.errors).toEqual([])
+      expect(green.outputs).toMatchObject({ status: 'success', verdict: 'green', sha: push.head })
+      const attempt = ledgerOf(fake, PROGRAM)!.attempts[0]!
+      expect(attempt.state).toBe('green')
+      expect(attempt.classification?.flaky.map((f) => f.check)).toEqual(['test'])
+      expect(attempt.reruns?.map((r) => r.outcome)).toEqual(['passed'])
+      expect(fake.state.dispatches).toHaveLength(0)
     })
   })
 

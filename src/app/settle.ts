@@ -20,7 +20,6 @@ import type { StateStore } from '../ports.js'
 import type { CommandDeps, CommandResult } from './command-deps.js'
 import { programSource, readProgramFiles } from './snapshot-store.js'
 import type { ProgramFiles } from './program-files.js'
-import { readChecksOnce } from './wait-for-checks.js'
 import { observe } from './gate/observe.js'
 import { settle } from './gate/apply.js'
 import { stoppedReason, type GateRun } from './gate/run.js'
@@ -98,9 +97,7 @@ export async function settleWaiting(
   }
   const head = { sha: attempt.sha, pushed: waits.pushed }
   const began = { kind: 'resumed' as const, ledger: files.ledger, attempt, files }
-  const looked = await observe(run, began, head, null, (sha, pull, policy, window) =>
-    readChecksOnce(run.deps, sha, pull, policy, window)
-  )
+  const looked = await observe(run, began, head, null, 'once')
   if ('kind' in looked) {
     const report = skippedReport(
       `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, nothing written`,

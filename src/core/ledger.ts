@@ -159,7 +159,10 @@ const RerunSchema = z.object({
   checks: z.array(z.string()),
   why: z.enum(['infrastructure', 'flaky-test']),
   url: z.string().nullable(),
-  outcome: z.enum(['passed', 'failed', 'pending', 'refused'])
+  outcome: z.enum(['passed', 'failed', 'pending', 'refused']),
+  /** Which round of re-runs of the attempt (1 = the first), and the failed check runs it replaces. */
+  round: z.number().int().positive().optional(),
+  replaces: z.record(z.string(), z.number().int().nonnegative()).optional()
 })
 
 const DispatchSchema = z.object({

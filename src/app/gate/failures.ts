@@ -31,7 +31,7 @@ import { missingRequiredKey } from '../../core/signature/signature.js'
 import { redactSecrets, removeMarkers } from '../../core/text/untrusted.js'
 import { errorMessage, httpStatus } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
-import { waitForChecks, type WaitWindow } from '../wait-for-checks.js'
+import { waitForChecks, type StillRunning, type WaitWindow } from '../wait-for-checks.js'
 
 export interface RedContext {
   config: ProgramConfig
@@ -43,6 +43,13 @@ export interface RedContext {
   standing?: BranchStanding | null
   /** Records a re-run in the ledger before it is requested (so a crashed run never repeats it). */
   recordRerun(rerun: Rerun): Promise<void>
+  /**
+   * `settle` (README: "Settling on events"): look once and wait for nothing. Re-runs are
+   * requested and left to finish (their completion settles the attempt); those an earlier
+   * settle requested are judged first; a base branch head still running is waited for by
+   * ending the look.
+   */
+  once?: { earlier: readonly Rerun[] }
 }
 
 /**
@@ -128,27 +135,43 @@ async function awaitRerunsStarted(
   })
 }
 
-async function rerunRound(
+/** Re-runs requested in one round, and the failed check runs they replace (by name). */
+interface Started {
+  reruns: Rerun[]
+  failedIds: Map<string, number>
+  refused: boolean
+}
+
+/**
+ * Requests round `round` of re-runs of the failing checks that may clear (each recorded in the
+ * ledger before it is requested); null when there is nothing to re-run.
+ */
+async function startReruns(
   context: RedContext,
   observation: GateObservation,
-  failing: FailingCheck[],
-  round: number,
-  reruns: Rerun[],
-  flaky: Classification['flaky']
-): Promise<{ observation: GateObservation; failing: FailingCheck[]; refused: boolean } | null> {
+  failing: readonly FailingCheck[],
+  round: number
+): Promise<Started | null> {
   const { deps } = context
   const candidates = rerunCandidates(failing, round === 1)
   if (candidates.size === 0) return null
   if (deps.clock.now() >= context.window.deadline) return null
-  const failedIds = new Map<string, number>()
+  const started: Started = { reruns: [], failedIds: new Map(), refused: false }
   for (const [runId, { checks, why }] of candidates) {
+    const replaces: Record<string, number> = {}
+    for (const check of checks) {
+      const view = observation.checks.find((c) => c.name === check.name && isCounted(c))
+      if (view) replaces[check.name] = view.id
+    }
     const rerun: Rerun = {
       workflowRunId: runId,
       requestedAt: new Date(deps.clock.now()).toISOString(),
       checks: checks.map((check) => check.name),
       why,
       url: runUrl(deps.environment, runId),
-      outcome: 'pending'
+      outcome: 'pending',
+      round,
+      replaces
     }
     await context.recordRerun(rerun)
     try {
@@ -163,18 +186,54 @@ async function rerunRound(
           ? "Cannot re-run failed jobs: the token lacks `actions: write` (add it to the job's permissions). Going on without re-runs."
           : `Could not re-run the failed jobs of run ${runId}: ${errorMessage(error)}. Going on without re-runs.`
       )
-      reruns.push({ ...rerun, outcome: 'refused' })
-      return { observation, failing, refused: true }
+      started.reruns.push({ ...rerun, outcome: 'refused' })
+      return { ...started, refused: true }
     }
-    reruns.push(rerun)
-    for (const check of checks) {
-      const view = observation.checks.find((c) => c.name === check.name && isCounted(c))
-      if (view) failedIds.set(check.name, view.id)
-    }
+    started.reruns.push(rerun)
+    for (const [name, id] of Object.entries(replaces)) started.failedIds.set(name, id)
   }
+  return started
+}
+
+/**
+ * The pending re-runs judged on the checks as they are now: a re-run check that failed again
+ * fails the re-run, one whose every check passed is flaky (passed, not merely "not failing":
+ * a re-run still running at the wall-clock cap is neither).
+ */
+function judgeReruns(next: GateObservation, reruns: Rerun[], flaky: Classification['flaky']): void {
+  const stillFailing = new Set(failingOf(next).map((check) => check.name))
+  const passed = new Map(
+    next.checks
+      .filter((check) => isCounted(check) && check.state === 'passed')
+      .map((check) => [check.name, check.url] as const)
+  )
+  for (const rerun of reruns) {
+    if (rerun.outcome !== 'pending') continue
+    for (const name of rerun.checks)
+      if (passed.has(name) && !flaky.some((f) => f.check === name))
+        flaky.push({ check: name, url: passed.get(name) ?? null })
+    if (rerun.checks.some((name) => stillFailing.has(name))) rerun.outcome = 'failed'
+    else if (rerun.checks.every((name) => passed.has(name))) rerun.outcome = 'passed'
+  }
+}
+
+/** The polling gate's round: request the re-runs, wait for them, judge them. */
+async function rerunRound(
+  context: RedContext,
+  observation: GateObservation,
+  failing: FailingCheck[],
+  round: number,
+  reruns: Rerun[],
+  flaky: Classification['flaky']
+): Promise<{ observation: GateObservation; failing: FailingCheck[]; refused: boolean } | null> {
+  const { deps } = context
+  const started = await startReruns(context, observation, failing, round)
+  if (!started) return null
+  reruns.push(...started.reruns)
+  if (started.refused) return { observation, failing, refused: true }
   let next: GateObservation
   try {
-    await awaitRerunsStarted(context, observation.sha, failedIds)
+    await awaitRerunsStarted(context, observation.sha, started.failedIds)
     next = await waitForChecks(
       context.config,
       deps,
@@ -192,25 +251,43 @@ async function rerunRound(
     )
     return { observation, failing, refused: true }
   }
-  const stillFailing = new Set(failingOf(next).map((check) => check.name))
-  // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
-  const passed = new Set(
-    next.checks
-      .filter((check) => isCounted(check) && check.state === 'passed')
-      .map((check) => check.name)
-  )
-  for (const [, { checks }] of candidates) {
-    for (const check of checks) {
-      if (passed.has(check.name)) flaky.push({ check: check.name, url: check.url })
-    }
-  }
-  for (const rerun of reruns) {
-    if (rerun.outcome !== 'pending') continue
-    if (rerun.checks.some((name) => stillFailing.has(name))) rerun.outcome = 'failed'
-    else if (rerun.checks.every((name) => passed.has(name))) rerun.outcome = 'passed'
-  }
+  judgeReruns(next, reruns, flaky)
   const regathered = await gather(failingOf(next), deps)
   return { observation: next, failing: regathered, refused: false }
+}
+
+/**
+ * `settle`'s view of the re-runs an earlier run of it requested for this attempt: each judged
+ * on the checks as they are now, or what is still to start (then the attempt still waits).
+ * A re-run that has not started within the grace period is judged on the check as it stands.
+ */
+function earlierReruns(
+  context: RedContext,
+  observation: GateObservation,
+  earlier: readonly Rerun[]
+): { reruns: Rerun[]; flaky: Classification['flaky']; rounds: number } | StillRunning {
+  const now = context.deps.clock.now()
+  const reruns = earlier.map((rerun) => ({ ...rerun }))
+  const notStarted = reruns.filter(
+    (rerun) =>
+      rerun.outcome === 'pending' &&
+      Object.entries(rerun.replaces ?? {}).some(([name, id]) => {
+        const view = observation.checks.find((c) => c.name === name && isCounted(c))
+        return !view || view.id <= id
+      }) &&
+      now <
+        Math.min(Date.parse(rerun.requestedAt) + context.policy.graceMs, context.window.deadline)
+  )
+  if (notStarted.length > 0)
+    return {
+      kind: 'still-running',
+      checks: observation.checks,
+      waitingFor: notStarted.flatMap((rerun) => rerun.checks.map((name) => `${name} (re-run)`))
+    }
+  const flaky: Classification['flaky'] = []
+  judgeReruns(observation, reruns, flaky)
+  const rounds = reruns.reduce((most, rerun) => Math.max(most, rerun.round ?? 1), 0)
+  return { reruns, flaky, rounds }
 }
 
 const baseNoCiNote = (sha: string) =>
@@ -225,7 +302,7 @@ const baseNoCiNote = (sha: string) =>
 async function baseFailuresOf(
   context: RedContext,
   pullBase: string | undefined
-): Promise<{ base: BaseFailures | null; note: string | null }> {
+): Promise<{ base: BaseFailures | null; note: string | null } | StillRunning> {
   try {
     return await readBaseFailures(context, pullBase)
   } catch (error) {
@@ -240,7 +317,7 @@ async function baseFailuresOf(
 async function readBaseFailures(
   context: RedContext,
   pullBase: string | undefined
-): Promise<{ base: BaseFailures | null; note: string | null }> {
+): Promise<{ base: BaseFailures | null; note: string | null } | StillRunning> {
   const { deps, config, ledger } = context
   const branch = config.base ?? pullBase ?? (await deps.github.defaultBranch())
   const heads = context.standing?.heads
@@ -267,16 +344,26 @@ async function readBaseFailures(
     failFast: false,
     allowNoChecks: false
   }
-  const polled = await poll({
-    what: `the checks of the base branch head ${sha.slice(0, 12)}`,
-    read: async () => reduceChecks(await deps.github.readChecks(sha), policy, Infinity),
-    done: (verdict) => verdict.kind !== 'pending',
-    clock: deps.clock,
-    log: deps.log,
-    intervalMs: config.pollIntervalSeconds * 1000,
-    deadline: context.window.deadline
-  })
-  const verdict = polled.value
+  const read = async () => reduceChecks(await deps.github.readChecks(sha), policy, Infinity)
+  const verdict = context.once
+    ? await read()
+    : (
+        await poll({
+          what: `the checks of the base branch head ${sha.slice(0, 12)}`,
+          read,
+          done: (verdict) => verdict.kind !== 'pending',
+          clock: deps.clock,
+          log: deps.log,
+          intervalMs: config.pollIntervalSeconds * 1000,
+          deadline: context.window.deadline
+        })
+      ).value
+  if (verdict?.kind === 'pending' && context.once && deps.clock.now() < context.window.deadline)
+    return {
+      kind: 'still-running',
+      checks: verdict.checks,
+      waitingFor: verdict.waitingFor.map((name) => `${name} (base branch ${branch})`)
+    }
   if (!verdict)
     return {
       base: null,
@@ -315,14 +402,41 @@ async function readBaseFailures(
 export async function findRedFindings(
   context: RedContext,
   first: GateObservation
-): Promise<RedFindings> {
+): Promise<RedFindings | StillRunning> {
   const { config, deps } = context
   let observation = first
-  let failing = await gather(failingOf(first), deps)
   const reruns: Rerun[] = []
   const flaky: Classification['flaky'] = []
   let rechecked = false
-  for (let round = 1; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
+  let firstRound = 1
+  if (context.once) {
+    const earlier = earlierReruns(context, observation, context.once.earlier)
+    if ('kind' in earlier) return earlier
+    reruns.push(...earlier.reruns)
+    flaky.push(...earlier.flaky)
+    rechecked = earlier.reruns.length > 0
+    firstRound = earlier.rounds + 1
+  }
+  let failing = await gather(failingOf(first), deps)
+  for (
+    let round = firstRound;
+    round <= config.rerunFailed && observation.verdict === 'red';
+    round += 1
+  ) {
+    if (context.once) {
+      // settle waits for no re-run: it requests them and ends; their completion settles.
+      const started = await startReruns(context, observation, failing, round)
+      if (!started) break
+      reruns.push(...started.reruns)
+      if (started.refused) break
+      return {
+        kind: 'still-running',
+        checks: observation.checks,
+        waitingFor: started.reruns.flatMap((rerun) =>
+          rerun.checks.map((name) => `${name} (re-run)`)
+        )
+      }
+    }
     const result = await rerunRound(context, observation, failing, round, reruns, flaky)
     if (!result) break
     observation = result.observation
@@ -340,6 +454,7 @@ export async function findRedFindings(
   let baseNote: string | null = null
   if (observation.verdict === 'red' && failing.length > 0) {
     const base = await baseFailuresOf(context, observation.pull?.baseRef)
+    if ('kind' in base) return base
     baseNote = base.note
     if (base.base) baseFailures = base.base
     comparedWith = base.base

@@ -9,7 +9,7 @@ import type { ProgramConfig } from '../../core/inputs.js'
 import type { BranchStanding, PullInfo } from '../../core/github.js'
 import { isCounted, type ReducePolicy } from '../../core/checks/reduce.js'
 import type { GateObservation } from '../../core/checks/observation.js'
-import { waitForChecks, type StillRunning, type WaitWindow } from '../wait-for-checks.js'
+import { readChecksOnce, waitForChecks, type StillRunning } from '../wait-for-checks.js'
 import { checkPolicy } from '../../core/checks/policy.js'
 import { ActionError, errorMessage } from '../../core/errors.js'
 import type { CommandDeps } from '../command-deps.js'
@@ -180,32 +180,17 @@ export async function noFixArrived(
 }
 
 /**
- * How the gate looks at the checks of a commit: the polling gate waits for a verdict
- * (`waitForChecks`); `settle` reads them once (`readChecksOnce`), and they may still be running.
- */
-export type Look = (
-  sha: string,
-  pull: PullInfo | null,
-  policy: ReducePolicy,
-  window: WaitWindow
-) => Promise<GateObservation | StillRunning>
-
-/** The polling gate's look: wait until every check has completed, or the wall clock. */
-export function pollingLook(run: GateRun): Look {
-  return (sha, pull, policy, window) =>
-    waitForChecks(run.config, run.deps, sha, pull, policy, window)
-}
-
-/**
  * Looks at the checks of the attempt's commit, and when they are red, whose failures they
- * are; `StillRunning` when the look found CI still running (only `settle`'s look does).
+ * are. The polling gate waits for CI to finish (`poll`); `settle` looks once and waits for
+ * nothing (`once`: README, "Settling on events"), and gets `StillRunning` when CI, a re-run it
+ * requested, or the base branch head's CI is still running.
  */
 export async function observe(
   run: GateRun,
   began: BeganAttempt & { files: ProgramFiles },
   head: GatedHead,
   pull: PullInfo | null,
-  look: Look = pollingLook(run)
+  mode: 'poll' | 'once' = 'poll'
 ): Promise<{ observed: Observed; seen: Seen } | StillRunning> {
   const { config, deps } = run
   const iteration = iterationOf(began.ledger)
@@ -213,13 +198,21 @@ export async function observe(
   const policy = policyOf(run)
   const index = began.attempt.index
   const agentSha = began.attempt.agentSha ?? null
-  const looked = await look(head.sha, pull, policy, window)
+  const looked =
+    mode === 'once'
+      ? await readChecksOnce(deps, head.sha, pull, policy, window)
+      : await waitForChecks(config, deps, head.sha, pull, policy, window)
   if ('kind' in looked) return looked
   let observation = looked
   let blocked = await blockedOf(run, observation, head, agentSha)
   let findings: RedFindings | null = null
-  if (needsFindings(observation.verdict, blocked)) {
-    findings = await findRedFindings(
+  const earlier = mode === 'once' ? (began.attempt.reruns ?? []) : []
+  // A re-run an earlier settle requested is judged even when the checks are green now: a
+  // failure that passed on re-run is flaky, never hidden.
+  const rerunsToJudge =
+    observation.verdict === 'green' && earlier.some((rerun) => rerun.outcome === 'pending')
+  if (needsFindings(observation.verdict, blocked) || rerunsToJudge) {
+    const found = await findRedFindings(
       {
         config,
         deps,
@@ -227,10 +220,13 @@ export async function observe(
         window,
         ledger: began.ledger,
         standing: run.standing ?? null,
-        recordRerun: (rerun) => recordRerun(run, index, rerun)
+        recordRerun: (rerun) => recordRerun(run, index, rerun),
+        ...(mode === 'once' ? { once: { earlier } } : {})
       },
       observation
     )
+    if ('kind' in found) return found
+    findings = found
     // After re-runs the checks may say something else: green, still running at the wall
     // clock, nothing but skipped checks, a run waiting for approval.
     if (findings.rechecked) {
