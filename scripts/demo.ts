@@ -3,10 +3,16 @@
  * in-repo fake GitHub API and a local git repository; no token, no network. The fake runs on
  * real time (the bundle uses the system clock), with CI that takes seconds.
  *
- * Two scenes (`npm run demo -- --scene plain|gh-aw` runs one):
+ * Three scenes (`npm run demo -- --scene plain|gh-aw|events` runs one):
  * 1. plain `uses:` step: one step runs a whole iteration: the agent's commit is pushed and CI
  *    goes red (a real jest failure log); `fix-command` reads the failure summary and commits a
  *    fix; the gate pushes it and CI goes green.
+ * 3. events (`wait: false`, README: "Settling on events"): the gate begins the attempt and exits
+ *    while CI runs; each CI workflow's `workflow_run` completed event (GitHub's documented
+ *    example payload, `@octokit/webhooks-examples`, with this commit) starts `settle`: the first
+ *    finds CI still running and writes nothing, the last one settles red and starts the fixer
+ *    run. The fixer's commit is gated the same way, its event is lost, and the scheduled
+ *    `reconcile` settles it green.
  * 2. gh-aw autoloop: two workflow runs as gh-aw runs them, with gh-aw's own scripts
  *    (vendor/gh-aw-actions, docs/gh-aw.md: "gh-aw conformance") for the repo-memory clone, the push
  *    and the memory push. Run 1: the agent's commit lands through safe_outputs with gh-aw's
@@ -18,6 +24,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -35,7 +42,8 @@ import {
 import { LOCK_PATH, OWNER, REPO, ghAwWorld } from '../__tests__/conformance/gh-aw-runtime.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const DIST = join(ROOT, 'dist/index.js')
+/** The bundle; `DEMO_DIST` runs another build of it (a local check before dist/ is rebuilt). */
+const DIST = process.env.DEMO_DIST ? resolve(process.env.DEMO_DIST) : join(ROOT, 'dist/index.js')
 const JEST_LOG = join(ROOT, '__fixtures__/corpus/jest/assertion/job-log.log')
 const GOOD_CART = 'export const total = (prices) => prices.reduce((a, b) => a + b, 0)\n'
 const FAST_BROKEN_CART =
@@ -46,7 +54,7 @@ const FIXED_CART =
   'export const total = (prices) => prices.reduce((a, b) => a + b, 0) // fast path kept\n'
 
 const { values } = parseArgs({ options: { scene: { type: 'string' } } })
-const scenes = values.scene ? [values.scene] : ['plain', 'gh-aw']
+const scenes = values.scene ? [values.scene] : ['plain', 'gh-aw', 'events']
 
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
 const banner = (text: string) => console.log(`\n${bold(`━━━ ${text} ━━━`)}\n`)
@@ -105,7 +113,13 @@ const check = (
 async function runBundle(
   fake: FakeGitHub,
   tmp: string,
-  options: { cwd: string; runId: string; inputs: Record<string, string>; title: string }
+  options: {
+    cwd: string
+    runId: string
+    inputs: Record<string, string>
+    title: string
+    env?: Record<string, string>
+  }
 ): Promise<{ outputs: Record<string, string>; summary: string; exitCode: number }> {
   const dir = mkdtempSync(join(tmp, 'step-'))
   const outputFile = join(dir, 'output')
@@ -132,6 +146,7 @@ async function runBundle(
   }
   for (const [name, value] of Object.entries(options.inputs))
     env[`INPUT_${name.toUpperCase()}`] = value
+  Object.assign(env, options.env ?? {})
   console.log(`$ node dist/index.js   # ${options.title}\n`)
   const exitCode = await new Promise<number>((done) => {
     const child = spawn(process.execPath, [DIST], {
@@ -578,12 +593,217 @@ async function skippedFixerRun(): Promise<boolean> {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// Scene 3: settling on events (`wait: false`, then `settle`; `reconcile` as the safety net)
+
+/** GitHub's documented example payloads of every event. */
+const webhookExamples = createRequire(import.meta.url)('@octokit/webhooks-examples') as {
+  name: string
+  examples: Record<string, unknown>[]
+}[]
+
+/** GitHub's documented `workflow_run` completed payload, for `workflow` on this commit. */
+function workflowRunCompleted(
+  fake: FakeGitHub,
+  sha: string,
+  branch: string,
+  workflow: string,
+  id: number
+): unknown {
+  const example = webhookExamples
+    .find((entry) => entry.name === 'workflow_run')
+    ?.examples.find((e) => e.action === 'completed')
+  if (!example) throw new Error('no workflow_run completed example in @octokit/webhooks-examples')
+  const payload = structuredClone(example) as {
+    workflow_run: Record<string, unknown> & { head_repository: { full_name: string } }
+    repository: { full_name: string }
+  }
+  const full = `${fake.state.owner}/${fake.state.repo}`
+  Object.assign(payload.workflow_run, { id, name: workflow, head_sha: sha, head_branch: branch })
+  payload.workflow_run.head_repository.full_name = full
+  payload.repository.full_name = full
+  return payload
+}
+
+async function eventsScene(): Promise<boolean> {
+  const program = 'cart-speed'
+  const branch = `autoloop/${program}`
+  const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
+  const repo = project(tmp, branch)
+  repo.git('push', '-q', 'origin', branch)
+  const artifact = join(tmp, 'gh-aw', 'agent')
+  mkdirSync(artifact, { recursive: true })
+  const stateFile = createStateFile(program, {
+    machineState: { issue: 1, pr: 7, metricDirection: 'higher', bestMetric: 0.82 }
+  })
+  const fake = await startFakeGitHub({
+    realTime: true,
+    scenario: {
+      gitDir: repo.bare,
+      contents: { 'memory/autoloop': { [`${program}.md`]: stateFile } },
+      issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }],
+      pulls: [{ number: 7, head: branch, draft: true }],
+      workflows: ['autoloop.lock.yml'],
+      dispatchedRuns: { queuedSeconds: 1, runSeconds: 600, conclusion: 'success' }
+    }
+  })
+  const handOver = (iteration: object) => {
+    writeFileSync(
+      join(artifact, 'autoloop.json'),
+      JSON.stringify({ selected: program, selected_issue: 1, existing_pr: 7, head_branch: branch })
+    )
+    writeFileSync(join(artifact, 'autoloop-iteration.json'), JSON.stringify(iteration))
+  }
+  // The red check goes straight to the fixer run (no re-run first), so settle never waits.
+  const gateInputs = { ...ghAwGateInputs(artifact), wait: 'false', 'rerun-failed': '0' }
+  const settleInputs = { command: 'settle', 'state-branch': 'memory/autoloop' }
+  /** Sleeps until the fake says `name` on `sha` has completed. */
+  const completed = async (sha: string, name: string) => {
+    while (!fake.checkRunsFor(sha).some((c) => c.name === name && c.status === 'completed'))
+      await new Promise((done) => setTimeout(done, 200))
+  }
+  let events = 0
+  /** The `workflow_run` completed event of `workflow` starts the settle workflow. */
+  const onEvent = async (sha: string, workflow: string) => {
+    events += 1
+    const path = join(tmp, `event-${events}.json`)
+    writeFileSync(
+      path,
+      JSON.stringify(workflowRunCompleted(fake, sha, branch, workflow, 8000 + events))
+    )
+    const writes = fake.writeRequests().length
+    const step = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: String(7100 + events),
+      title: `settle, started by workflow_run completed (${workflow}) on ${sha.slice(0, 7)}`,
+      inputs: settleInputs,
+      env: { GITHUB_EVENT_NAME: 'workflow_run', GITHUB_EVENT_PATH: path }
+    })
+    const wrote = fake.writeRequests().length - writes
+    console.log(
+      `\n  status = ${step.outputs.status ?? ''}, verdict = ${step.outputs.verdict ?? ''}, dispatched = ${step.outputs.dispatched ?? ''}; API writes: ${wrote}\n`
+    )
+    return { ...step, wrote }
+  }
+  try {
+    banner(
+      'Scene 3, settling on events: the gate begins the attempt with `wait: false` and gives the runner back while CI runs'
+    )
+    const agent = repo.commit(
+      FAST_BROKEN_CART,
+      `[Autoloop: ${program}] Iteration 12: faster total()`
+    )
+    repo.git('push', '-q', 'origin', branch)
+    handOver({
+      program,
+      metric: 0.87,
+      improved: true,
+      change: 'faster total(): skip the first price'
+    })
+    // Three CI workflows: lint and build pass quickly, test fails last.
+    fake.state.checkRuns.push(
+      check(agent, 'lint', 2, 'success'),
+      check(agent, 'build', 4, 'success'),
+      check(agent, 'test', 7, 'failure', JEST_LOG)
+    )
+    const started = Date.now()
+    const gate = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: '7001',
+      title: 'the ci_gate job, wait: false',
+      inputs: gateInputs
+    })
+    const held = (Date.now() - started) / 1000
+    const running = fake.checkRunsFor(agent).filter((c) => c.status !== 'completed').length
+    console.log(
+      `\n  status = ${gate.outputs.status ?? ''}, attempt = ${gate.outputs.attempt ?? ''}: the gate held its runner ${held.toFixed(1)} s; ${running} of 3 checks still running`
+    )
+
+    banner('lint completes: its workflow_run event starts settle, CI is still running')
+    await completed(agent, 'lint')
+    const early = await onEvent(agent, 'lint')
+
+    banner('test completes last: its workflow_run event starts settle, which settles the attempt')
+    await completed(agent, 'test')
+    const red = await onEvent(agent, 'test')
+    const dispatch = fake.state.dispatches[0]
+    console.log(
+      dispatch
+        ? `  fixer run started: ${dispatch.workflow} on ${dispatch.ref} with ${JSON.stringify(dispatch.inputs)} (run ${dispatch.runId})`
+        : '  no fixer run was started'
+    )
+    const brief = section(fake.readFile('memory/autoloop', `${program}.md`) ?? '', '## 🚦 CI Gate')
+    console.log(indent(brief.split('\n').slice(0, 12).join('\n')))
+
+    banner(
+      `The fixer run ${dispatch?.runId ?? '?'} pushes a fix, gated with wait: false; its workflow_run events are lost`
+    )
+    const fix = repo.commit(FIXED_CART, `[Autoloop: ${program}] Iteration 12: fix total()`)
+    repo.git('push', '-q', 'origin', branch)
+    handOver({ program, metric: 0.91, improved: true, change: 'faster total(), first price kept' })
+    fake.state.checkRuns.push(
+      check(fix, 'lint', 2, 'success'),
+      check(fix, 'build', 3, 'success'),
+      check(fix, 'test', 4, 'success')
+    )
+    const fixGate = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: String(dispatch?.runId ?? 7002),
+      title: `the ci_gate job of the fixer run, wait: false`,
+      inputs: { ...gateInputs, program }
+    })
+    console.log(
+      `\n  status = ${fixGate.outputs.status ?? ''}, attempt = ${fixGate.outputs.attempt ?? ''}`
+    )
+    await completed(fix, 'test')
+    console.log(`  CI on ${fix.slice(0, 7)} has completed; no event came`)
+
+    banner('The scheduled reconcile (the safety net) finds the waiting attempt and settles it')
+    const reconcile = await runBundle(fake, tmp, {
+      cwd: tmp,
+      runId: '7201',
+      title: 'the scheduled ci_reconcile job',
+      inputs: { command: 'reconcile', 'state-branch': 'memory/autoloop' }
+    })
+    const state = fake.readFile('memory/autoloop', `${program}.md`) ?? ''
+    banner(`${program}.md after reconcile: Machine State (what the scheduler reads)`)
+    console.log(indent(section(state, '## ⚙️ Machine State')))
+    banner('Scene 3 result')
+    console.log(
+      `  branch history: ${fake
+        .headsOf(branch)
+        .map((sha) => sha.slice(0, 7))
+        .join(' → ')}`
+    )
+    console.log(`  fixer runs started: ${fake.state.dispatches.length}`)
+    const accepted =
+      /\| Best Metric \| 0\.91 \|/.test(state) && /\| Recent Statuses \| accepted/.test(state)
+    return result(
+      fake,
+      gate.outputs.status === 'waiting' &&
+        early.outputs.status === 'waiting' &&
+        early.wrote === 0 &&
+        red.outputs.verdict === 'red' &&
+        red.outputs.dispatched === 'true' &&
+        fixGate.outputs.status === 'waiting' &&
+        reconcile.exitCode === 0 &&
+        accepted &&
+        fake.state.dispatches.length === 1,
+      'wait: false → the last workflow_run event settles red and starts the fixer run → its event lost, reconcile settles green: accepted with 0.91.'
+    )
+  } finally {
+    await fake.close()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
 let ok = true
 for (const scene of scenes) {
   if (scene === 'plain') ok = (await plainScene()) && ok
   else if (scene === 'gh-aw') ok = (await ghawScene()) && (await skippedFixerRun()) && ok
+  else if (scene === 'events') ok = (await eventsScene()) && ok
   else {
-    console.error(`unknown scene "${scene}": use plain or gh-aw`)
+    console.error(`unknown scene "${scene}": use plain, gh-aw or events`)
     ok = false
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, printed as markdown (the figures in BENCHMARKS.md come
- * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command|details|ledger`
+ * from this command). `--only polling|reconcile|classification|signature|held-out|fix-command|details|ledger|settle`
  * runs one of them.
  */
 import { cpus, totalmem } from 'node:os'
@@ -14,6 +14,7 @@ import { runFixCommandBench } from './fix-command.js'
 import { runHeldOutBench } from './held-out.js'
 import { runDetailsBench } from './details.js'
 import { runLedgerBench } from './ledger.js'
+import { runSettleBench } from './settle.js'
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } })
 const only = values.only
@@ -66,5 +67,10 @@ if (!only || only === 'details') {
 if (!only || only === 'ledger') {
   console.log('## The ledger on the write path: compactLedger per call\n')
   console.log(runLedgerBench())
+  console.log()
+}
+if (!only || only === 'settle') {
+  console.log('## Settling on events: runner time and points per settled attempt\n')
+  console.log(await runSettleBench())
   console.log()
 }
