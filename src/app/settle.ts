@@ -144,7 +144,7 @@ export async function runSettleCommand(config: Config, deps: CommandDeps): Promi
   const named = namedProgram(config, target)
   if (named !== null && !isProgramName(named))
     return ignored(`the event names "${named}", which is not a program name`, deps)
-  const { programs, store, label } = await programSource(config, deps)
+  const { programs, store, label, head } = await programSource(config, deps)
   const candidates = named !== null ? programs.filter((p) => p === named) : programs
   if (named !== null && candidates.length === 0)
     return ignored(`no program ${named} in the state store (${label})`, deps)
@@ -153,7 +153,7 @@ export async function runSettleCommand(config: Config, deps: CommandDeps): Promi
   for (const program of candidates) {
     let files: ProgramFiles | null
     try {
-      files = await readProgramFiles(program, store, { config, deps })
+      files = await readProgramFiles(program, store, { config, deps }, head)
     } catch (error) {
       // A malformed ledger of a program this event is about is an error, as in the gate.
       if (named !== null) throw error

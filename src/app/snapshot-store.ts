@@ -35,6 +35,25 @@ export function throughSnapshot(store: StateStore, snapshot: MemorySnapshot): St
         throw error
       }
     },
+    ...(store.writeMany
+      ? {
+          async writeMany(written: readonly { path: string; text: string }[], head: string) {
+            try {
+              const result = await (store.writeMany as NonNullable<StateStore['writeMany']>)(
+                written,
+                head
+              )
+              written.forEach((file, i) =>
+                files.set(file.path, { text: file.text, version: result.versions[i] ?? '' })
+              )
+              return result
+            } catch (error) {
+              if (error instanceof StateConflictError) moved = true
+              throw error
+            }
+          }
+        }
+      : {}),
     list: () => store.list()
   }
 }
@@ -47,7 +66,14 @@ export function throughSnapshot(store: StateStore, snapshot: MemorySnapshot): St
 export async function programSource(
   config: Pick<Config, 'stateBranch'>,
   deps: Pick<CommandDeps, 'memoryBranch' | 'store' | 'log'>
-): Promise<{ programs: string[]; store: StateStore; label: string; branchFound?: boolean }> {
+): Promise<{
+  programs: string[]
+  store: StateStore
+  label: string
+  branchFound?: boolean
+  /** The commit the snapshot was read at (null: read through the store itself). */
+  head: string | null
+}> {
   if (deps.memoryBranch) {
     try {
       const snapshot = await deps.memoryBranch.read(config.stateBranch)
@@ -58,7 +84,8 @@ export async function programSource(
         label: snapshot
           ? `with git at ${snapshot.commit.slice(0, 12)}`
           : 'with git: the branch does not exist',
-        branchFound: snapshot !== null
+        branchFound: snapshot !== null,
+        head: snapshot?.commit ?? null
       }
     } catch (error) {
       deps.log.warning(
@@ -69,23 +96,32 @@ export async function programSource(
   return {
     programs: await deps.store.list(),
     store: deps.store,
-    label: `from ${deps.store.description}`
+    label: `from ${deps.store.description}`,
+    head: null
   }
 }
 
-/** A program's files as `store` holds them (null: `<program>.md` is gone). */
+/**
+ * A program's files as `store` holds them (null: `<program>.md` is gone). With the commit a
+ * snapshot was read at (`head`), a write of both files is one commit compared against it.
+ */
 export async function readProgramFiles(
   program: string,
   store: StateStore,
-  { config, deps }: { config: Pick<Config, 'stateMaxBytes'>; deps: Pick<CommandDeps, 'clock'> }
+  { config, deps }: { config: Pick<Config, 'stateMaxBytes'>; deps: Pick<CommandDeps, 'clock'> },
+  head: string | null = null
 ): Promise<ProgramFiles | null> {
   const [stored, storedLedger] = await Promise.all([
     store.read(stateFilePath(program)),
     store.read(ledgerPath(program))
   ])
   if (!stored) return null
-  return programFilesOf(program, stored, storedLedger, store.description, {
-    maxBytes: config.stateMaxBytes,
-    now: deps.clock.now()
-  })
+  return programFilesOf(
+    program,
+    stored,
+    storedLedger,
+    store.description,
+    { maxBytes: config.stateMaxBytes, now: deps.clock.now() },
+    head
+  )
 }
