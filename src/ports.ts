@@ -3,7 +3,7 @@
  * adapters/ implement them (GitHub over Octokit, git, the stores, the clock, the log); tests
  * implement them in memory. No Octokit type crosses this boundary.
  */
-import type { ChecksSnapshot } from './core/checks/reduce.js'
+import type { CheckRunInfo, ChecksSnapshot } from './core/checks/reduce.js'
 import type {
   BranchStanding,
   CommitInfo,
@@ -35,8 +35,15 @@ export interface GitHubPort {
     base: string
     body: string
   }): Promise<PullInfo>
-  /** Every check run (all pages, all re-runs) and the latest status per context of one SHA. */
-  readChecks(sha: string): Promise<ChecksSnapshot>
+  /**
+   * Every check run (all pages, all re-runs) and the latest status per context of one SHA. With
+   * `skipStatuses`, the statuses are not read (and listed as none) when it says the check runs
+   * alone settle the question.
+   */
+  readChecks(
+    sha: string,
+    options?: { skipStatuses?: (checkRuns: CheckRunInfo[]) => boolean }
+  ): Promise<ChecksSnapshot>
   /** Status of a workflow run. */
   workflowRunStatus(runId: number): Promise<WorkflowRunState>
   /** A commit's tree and parents, or null when there is no such commit. */

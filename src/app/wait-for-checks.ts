@@ -11,6 +11,7 @@ import type { CommandDeps } from './command-deps.js'
 import { poll } from './poll.js'
 import {
   isCounted,
+  pendingByCheckRuns,
   reduceChecks,
   type CheckView,
   type ChecksSnapshot,
@@ -187,11 +188,12 @@ export async function readChecksOnce(
   window: WaitWindow
 ): Promise<GateObservation | StillRunning> {
   const startedAt = deps.clock.now()
-  const verdict = reduceChecks(
-    await deps.github.readChecks(sha),
-    policy,
-    startedAt - window.graceFrom
-  )
+  const elapsed = startedAt - window.graceFrom
+  // A check run still running decides "still running" alone: the statuses are not read then.
+  const snapshot = await deps.github.readChecks(sha, {
+    skipStatuses: (checkRuns) => pendingByCheckRuns(checkRuns, policy, elapsed)
+  })
+  const verdict = reduceChecks(snapshot, policy, elapsed)
   const finishedAt = deps.clock.now()
   const base = { sha, pull, startedAt, finishedAt, polls: 1 }
   if (verdict.kind !== 'pending')

@@ -3,6 +3,7 @@ import {
   isCounted,
   reduceChecks,
   latestPerName,
+  pendingByCheckRuns,
   type CheckRunInfo,
   type CommitStatusInfo,
   type ReducePolicy
@@ -287,5 +288,35 @@ describe('which checks count', () => {
       AFTER_GRACE
     )
     expect(verdict.kind).toBe('green')
+  })
+})
+
+describe('pendingByCheckRuns: when the statuses cannot change "still running"', () => {
+  it('a counted check run still running, no fail-fast: pending whatever a status says', () => {
+    const runs = [run('test', 'in_progress'), done('lint', 'success')]
+    expect(pendingByCheckRuns(runs, policy(), AFTER_GRACE)).toBe(true)
+    // The claim holds: with any status added, the full reduction is still pending.
+    for (const state of ['success', 'failure', 'error', 'pending'])
+      expect(
+        reduceChecks({ checkRuns: runs, statuses: [status('ci/x', state)] }, policy(), AFTER_GRACE)
+          .kind
+      ).toBe('pending')
+  })
+
+  it('not when a status could end the wait, or only ignored or own-run checks run', () => {
+    const running = [run('test', 'in_progress'), done('lint', 'failure')]
+    // fail-fast: a failing status makes the verdict red at once.
+    expect(pendingByCheckRuns(running, policy({ failFast: true }), AFTER_GRACE)).toBe(false)
+    // Everything completed: the statuses decide.
+    expect(pendingByCheckRuns([done('lint', 'success')], policy(), AFTER_GRACE)).toBe(false)
+    // Nothing reported yet: a status may be all there is.
+    expect(pendingByCheckRuns([], policy(), 0)).toBe(false)
+    // The running check is not counted.
+    const ignored = [run('deploy', 'in_progress'), done('lint', 'success')]
+    expect(
+      pendingByCheckRuns(ignored, policy({ isIgnored: (name) => name === 'deploy' }), AFTER_GRACE)
+    ).toBe(false)
+    const own = [run('ci_gate', 'in_progress', null, { workflowRunId: 7 }), done('lint', 'success')]
+    expect(pendingByCheckRuns(own, policy({ ownWorkflowRunId: 7 }), AFTER_GRACE)).toBe(false)
   })
 })

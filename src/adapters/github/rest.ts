@@ -401,7 +401,10 @@ ${built.map((b) => b.fields).join('\n')}
     return result
   }
 
-  async readChecks(sha: string): Promise<ChecksSnapshot> {
+  async readChecks(
+    sha: string,
+    options: { skipStatuses?: (checkRuns: CheckRunInfo[]) => boolean } = {}
+  ): Promise<ChecksSnapshot> {
     const runs = await this.allPages(
       'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
       { ref: sha, filter: 'all' },
@@ -410,14 +413,17 @@ ${built.map((b) => b.fields).join('\n')}
         return { total: body.total_count, items: body.check_runs }
       }
     )
-    const statuses = await this.allPages(
-      'GET /repos/{owner}/{repo}/commits/{ref}/status',
-      { ref: sha },
-      (page) => {
-        const body = page as { total_count: number; statuses: RestStatus[] }
-        return { total: body.total_count, items: body.statuses }
-      }
-    )
+    const checkRuns = runs.map(toCheckRun)
+    const statuses = options.skipStatuses?.(checkRuns)
+      ? []
+      : await this.allPages(
+          'GET /repos/{owner}/{repo}/commits/{ref}/status',
+          { ref: sha },
+          (page) => {
+            const body = page as { total_count: number; statuses: RestStatus[] }
+            return { total: body.total_count, items: body.statuses }
+          }
+        )
     for (const run of runs)
       if (run.output)
         this.listedOutputs.set(run.id, {
@@ -427,7 +433,7 @@ ${built.map((b) => b.fields).join('\n')}
           annotationsCount: run.output.annotations_count
         })
     return {
-      checkRuns: runs.map(toCheckRun),
+      checkRuns,
       statuses: statuses.map((status): CommitStatusInfo => ({
         id: status.id,
         context: status.context,

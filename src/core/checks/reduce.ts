@@ -284,3 +284,23 @@ export function reduceChecks(
     reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
   }
 }
+
+/**
+ * Whether the check runs alone already make the verdict pending, whatever the commit
+ * statuses say: a counted check run is still running and no status can end the wait early
+ * (no `fail-fast`). `settle` then spares itself the statuses' request.
+ */
+export function pendingByCheckRuns(
+  checkRuns: CheckRunInfo[],
+  policy: ReducePolicy,
+  elapsedMs: number
+): boolean {
+  if (policy.failFast) return false
+  const verdict = reduceChecks({ checkRuns, statuses: [] }, policy, elapsedMs)
+  return (
+    verdict.kind === 'pending' &&
+    verdict.checks.some(
+      (check) => check.kind === 'check-run' && isCounted(check) && check.state === 'running'
+    )
+  )
+}
