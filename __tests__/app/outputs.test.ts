@@ -54,13 +54,27 @@ const observation: GateObservation = {
   polls: 9
 }
 
-function report(extra: Partial<GateReport> = {}): GateReport {
+const settledAttempt = (() => {
   const attempt = latestAttempt(
     completeAttempt(begin(fresh(), { sha: sha(0), now: START }).ledger, 0, {
       state: 'red',
       now: START + MINUTE
     })
   )
+  if (!attempt) throw new Error('the ledger helpers began no attempt')
+  return attempt
+})()
+
+const classification = {
+  preExisting: [],
+  baseSha: null,
+  baseNote: null,
+  flaky: [],
+  infrastructure: []
+}
+
+/** A red gate that wrote the failure summary and started the fixer run. */
+function report(): GateReport {
   const signature = signatureOf(['jest:tests/a.test.ts>fails'])
   return {
     settlement: {
@@ -73,19 +87,35 @@ function report(extra: Partial<GateReport> = {}): GateReport {
     },
     message: 'CI is red',
     observation,
-    attempt: attempt ?? null,
-    pauseReason: null,
+    attempt: settledAttempt,
     failureSummary: { markdown: '### ❌ CI failed', jsonPath: '/tmp/perf-attempt-0.json' },
     dispatched: true,
+    classification,
+    steps: [{ attempt: 0, sha: sha(0), verdict: 'red', signature: 'jest:tests/a.test.ts>fails' }]
+  }
+}
+
+/** A green gate, accepted except for the pre-existing keys. */
+type GreenReport = Extract<
+  GateReport,
+  { settlement: { kind: 'green' | 'green-except-pre-existing' } }
+>
+
+function greenExcept(preExisting: string[], extra: Partial<GreenReport> = {}): GateReport {
+  return {
+    settlement: { kind: 'green-except-pre-existing', index: 0, attemptsRemaining: 5, preExisting },
+    message: 'CI is green except pre-existing failures',
+    observation,
+    attempt: settledAttempt,
     classification: null,
     recorded: null,
-    steps: [{ attempt: 0, sha: sha(0), verdict: 'red', signature: 'jest:tests/a.test.ts>fails' }],
+    steps: [],
     ...extra
   }
 }
 
 /** A pause of attempt 0 as `decide` makes it. */
-function paused(extra: Partial<Pause> = {}): Settlement {
+function paused(extra: Partial<Pause> = {}): Extract<Settlement, { kind: 'paused' }> {
   return {
     kind: 'paused',
     pause: {
@@ -162,13 +192,7 @@ describe('gateOutputs', () => {
 
   it('pre-existing keys and check names come from CI: redacted, no markers', () => {
     const outputs = gateOutputs(
-      report({
-        settlement: {
-          kind: 'green-except-pre-existing',
-          index: 0,
-          attemptsRemaining: 5,
-          preExisting: [`eslint:x ${TOKEN}`, 'jest:a <!-- AUTOLOOP:STATUS -->']
-        },
+      greenExcept([`eslint:x ${TOKEN}`, 'jest:a <!-- AUTOLOOP:STATUS -->'], {
         observation: { ...observation, checks: [view(`deploy ${TOKEN}`, 'failed')] }
       })
     )
@@ -231,15 +255,7 @@ describe('gateSummaryMarkdown', () => {
   it('green except pre-existing failures: accepted loudly, with the keys and the base SHA', () => {
     const markdown = gateSummaryMarkdown(
       'perf',
-      report({
-        settlement: {
-          kind: 'green-except-pre-existing',
-          index: 0,
-          attemptsRemaining: 5,
-          preExisting: ['eslint:no-console:src/legacy.ts']
-        },
-        dispatched: false,
-        failureSummary: null,
+      greenExcept(['eslint:no-console:src/legacy.ts'], {
         classification: {
           preExisting: ['eslint:no-console:src/legacy.ts'],
           baseSha: sha('main'),
@@ -259,37 +275,50 @@ describe('gateSummaryMarkdown', () => {
     expect(markdown).toContain('**Infrastructure:** build (the runner was shut down)')
   })
 
-  it('blocked, paused, recorded and several attempts in one step', () => {
-    const markdown = gateSummaryMarkdown(
-      'perf',
-      report({
-        settlement: paused({ blocked: { cause: 'runs wait', advice: 'Approve the runs.' } }),
-        dispatched: false,
-        pauseReason: 'ci-blocked: runs wait | approval',
-        recorded: {
-          recorded: true,
-          status: 'recorded',
-          iteration: 4,
-          metric: 0.82,
-          previousBest: 0.8,
-          delta: '+0.02',
-          improved: true,
-          pauseReason: null,
-          completedReason: null,
-          fixAttempts: 1,
-          commit: sha(1),
-          runKey: '9000',
-          entry: null
-        },
-        steps: [
-          { attempt: 0, sha: sha(0), verdict: 'red', signature: 'a | b' },
-          { attempt: 1, sha: sha(1), verdict: 'green', signature: null }
-        ]
-      })
-    )
+  it('blocked and paused: the advice and the pause reason', () => {
+    const markdown = gateSummaryMarkdown('perf', {
+      settlement: paused({ blocked: { cause: 'runs wait', advice: 'Approve the runs.' } }),
+      message: 'CI waits for approval',
+      observation,
+      attempt: settledAttempt,
+      pauseReason: 'ci-blocked: runs wait | approval',
+      classification: null,
+      failureSummary: null,
+      steps: []
+    })
     expect(markdown).toContain('**🚧 blocked: no fix can help**')
     expect(markdown).toContain('**Blocked:** Approve the runs.')
     expect(markdown).toContain('**Paused:** ci-blocked: runs wait ¦ approval')
+    expect(markdown).not.toContain('**Fixer run started**')
+  })
+
+  it('recorded, and several attempts in one step', () => {
+    const markdown = gateSummaryMarkdown('perf', {
+      settlement: { kind: 'green', index: 1, attemptsRemaining: 4 },
+      message: 'CI is green',
+      observation,
+      attempt: settledAttempt,
+      classification: null,
+      recorded: {
+        recorded: true,
+        status: 'recorded',
+        iteration: 4,
+        metric: 0.82,
+        previousBest: 0.8,
+        delta: '+0.02',
+        improved: true,
+        pauseReason: null,
+        completedReason: null,
+        fixAttempts: 1,
+        commit: sha(1),
+        runKey: '9000',
+        entry: null
+      },
+      steps: [
+        { attempt: 0, sha: sha(0), verdict: 'red', signature: 'a | b' },
+        { attempt: 1, sha: sha(1), verdict: 'green', signature: null }
+      ]
+    })
     expect(markdown).toContain('**Recorded** iteration 4: status `recorded`, metric 0.82.')
     expect(markdown).toContain('**Attempts in this step** (fix-command):')
     expect(markdown).toMatch(/\| 1 +\| `[0-9a-f]{12}` \| green +\| — +\|/)

@@ -148,48 +148,98 @@ export interface Waiting {
 /** What a gate or `settle` reports: a settlement `decide` made, or an attempt still waiting. */
 export type Reported = Settlement | Waiting
 
-/**
- * What one gate did, the outputs and the job summary are made from it: the settlement `decide`
- * made (the verdict, the pause, the signature, the fix attempts left are its), and what the
- * run observed and wrote on the way.
- */
-export interface GateReport {
-  settlement: Reported
-  message: string
-  /** The checks of the settled attempt's commit, when the run waited on them. */
-  observation: GateObservation | null
-  /** The settled attempt as the ledger holds it after this gate. */
-  attempt: Attempt | null
-  /** Whose failures they were, when the settlement was made of them. */
-  classification: Classification | null
-  /** The failure summary written for the fixer: its markdown, and its JSON file. */
-  failureSummary: { markdown: string; jsonPath: string } | null
-  /** Whether this step started the fixer run. */
-  dispatched: boolean
-  /** The iteration recorded, when the agent handed over its metric. */
-  recorded: RecordOutcome | null
-  /** The pause reason the program's state file shows after this gate (this one's, or an earlier one). */
-  pauseReason: string | null
-  /** Every attempt this step gated, in order (more than one with fix-command). */
-  steps: ReadonlyArray<{ attempt: number; sha: string; verdict: string; signature: string | null }>
+/** One attempt a step gated (more than one with `fix-command`). */
+export interface GateStep {
+  attempt: number
+  sha: string
+  verdict: string
+  signature: string | null
 }
 
+/** The failure summary written for the fixer: its markdown, and its JSON file. */
+export interface WrittenSummary {
+  markdown: string
+  jsonPath: string
+}
+
+type SettlementOf<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>
+
+/**
+ * What one gate (or `settle`) did; the outputs and the job summary are rendered from it. It is
+ * the settlement `decide` made (the verdict, the pause, the signature, the fix attempts left),
+ * or an attempt still waiting, and beside it only what applying that settlement observed and
+ * wrote: each kind carries what it has, nothing that it cannot.
+ */
+export type GateReport = {
+  message: string
+  /** Every attempt this step gated, in order. */
+  steps: readonly GateStep[]
+} & (
+  | {
+      settlement: SettlementOf<'skipped'>
+      /** The attempt the gate found, when it found one. */
+      attempt: Attempt | null
+      /** The pause the program's state file shows, when it is paused. */
+      pauseReason: string | null
+      /** The iteration recorded without a new commit, if it was. */
+      recorded: RecordOutcome | null
+    }
+  | { settlement: Waiting; attempt: Attempt }
+  | {
+      settlement: SettlementOf<'green' | 'green-except-pre-existing'>
+      observation: GateObservation
+      /** The settled attempt as the ledger holds it after this gate. */
+      attempt: Attempt
+      classification: Classification | null
+      /** The iteration recorded, when the agent handed over its metric. */
+      recorded: RecordOutcome | null
+    }
+  | {
+      settlement: SettlementOf<'paused'>
+      /** The checks of the attempt's commit, when the pause came from them. */
+      observation: GateObservation | null
+      attempt: Attempt
+      /** The pause reason the state file shows after this gate (this one's, or an earlier one). */
+      pauseReason: string
+      classification: Classification | null
+      failureSummary: WrittenSummary | null
+    }
+  | {
+      settlement: SettlementOf<'red'>
+      observation: GateObservation
+      attempt: Attempt
+      classification: Classification
+      failureSummary: WrittenSummary
+      /** Whether this step started the fixer run. */
+      dispatched: boolean
+    }
+)
+
 /** A gate that settled nothing: the program was stopped, or there was nothing to gate. */
-export function skippedReport(reason: string, extra: Partial<GateReport> = {}): GateReport {
+export function skippedReport(
+  reason: string,
+  extra: { attempt?: Attempt; pauseReason?: string | null; recorded?: RecordOutcome | null } = {}
+): GateReport {
   return {
     settlement: { kind: 'skipped', reason },
     message: reason,
-    observation: null,
-    attempt: null,
-    classification: null,
-    failureSummary: null,
-    dispatched: false,
-    recorded: null,
-    pauseReason: null,
     steps: [],
-    ...extra
+    attempt: extra.attempt ?? null,
+    pauseReason: extra.pauseReason ?? null,
+    recorded: extra.recorded ?? null
   }
 }
+
+/** What the report observed, recorded, wrote, by kind (null where the kind has none). */
+const observationOf = (report: GateReport): GateObservation | null =>
+  'observation' in report ? report.observation : null
+const classificationOf = (report: GateReport): Classification | null =>
+  'classification' in report ? report.classification : null
+const summaryOf = (report: GateReport): WrittenSummary | null =>
+  'failureSummary' in report ? report.failureSummary : null
+const recordedOf = (report: GateReport): RecordOutcome | null =>
+  'recorded' in report ? report.recorded : null
+const dispatchedIn = (report: GateReport): boolean => 'dispatched' in report && report.dispatched
 
 const STATUS: Record<Reported['kind'], 'success' | 'failure' | 'paused' | 'skipped' | 'waiting'> = {
   skipped: 'skipped',
@@ -239,7 +289,7 @@ function preExistingOf(report: GateReport): string[] {
   const { settlement } = report
   if (settlement.kind === 'green-except-pre-existing') return settlement.preExisting
   if (settlement.kind === 'green') return []
-  return report.classification?.preExisting ?? []
+  return classificationOf(report)?.preExisting ?? []
 }
 
 function blockedOf(settlement: Reported): Blocked | null {
@@ -247,12 +297,13 @@ function blockedOf(settlement: Reported): Blocked | null {
 }
 
 function pauseReasonOf(report: GateReport): string | null {
-  const { settlement } = report
-  return report.pauseReason ?? (settlement.kind === 'paused' ? settlement.pause.reason : null)
+  return 'pauseReason' in report ? report.pauseReason : null
 }
 
 export function gateOutputs(report: GateReport): Outputs {
-  const { observation, settlement } = report
+  const { settlement } = report
+  const observation = observationOf(report)
+  const summary = summaryOf(report)
   const remaining = attemptsRemainingOf(settlement)
   return {
     status: statusOf(settlement),
@@ -263,17 +314,17 @@ export function gateOutputs(report: GateReport): Outputs {
     'attempts-remaining': remaining === null ? '' : String(remaining),
     signature: signatureOfSettlement(settlement)?.full ?? '',
     'pause-reason': pauseReasonOf(report) ?? '',
-    'failure-summary': report.failureSummary?.markdown ?? '',
-    'failure-summary-path': report.failureSummary?.jsonPath ?? '',
+    'failure-summary': summary?.markdown ?? '',
+    'failure-summary-path': summary?.jsonPath ?? '',
     checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
-    dispatched: report.dispatched ? 'true' : 'false',
+    dispatched: dispatchedIn(report) ? 'true' : 'false',
     'pre-existing': JSON.stringify(preExistingOf(report).map(outputText))
   }
 }
 
 function classificationLines(report: GateReport): string[] {
   const lines: string[] = []
-  const c = report.classification
+  const c = classificationOf(report)
   const blocked = blockedOf(report.settlement)
   if (blocked) lines.push(`**Blocked:** ${blocked.advice}`, '')
   if (c && c.preExisting.length > 0)
@@ -300,7 +351,7 @@ function classificationLines(report: GateReport): string[] {
 
 export function gateSummaryMarkdown(program: string, report: GateReport): string {
   const lines = [`## autoloop-ci-gate: ${program}`, '']
-  const gate = report.observation
+  const gate = observationOf(report)
   const verdict = verdictOf(report.settlement)
   const pauseReason = pauseReasonOf(report)
   const blocked = blockedOf(report.settlement)
@@ -338,10 +389,11 @@ export function gateSummaryMarkdown(program: string, report: GateReport): string
   }
   lines.push(...classificationLines(report))
   if (pauseReason) lines.push(`**Paused:** ${tableCell(pauseReason, 200)}`, '')
-  if (report.dispatched) lines.push('**Fixer run started** (`dispatch-workflow`).', '')
-  if (report.recorded?.recorded)
+  if (dispatchedIn(report)) lines.push('**Fixer run started** (`dispatch-workflow`).', '')
+  const recorded = recordedOf(report)
+  if (recorded?.recorded)
     lines.push(
-      `**Recorded** iteration ${report.recorded.iteration}: status \`${report.recorded.status}\`${report.recorded.metric === null ? '' : `, metric ${report.recorded.metric}`}.`,
+      `**Recorded** iteration ${recorded.iteration}: status \`${recorded.status}\`${recorded.metric === null ? '' : `, metric ${recorded.metric}`}.`,
       ''
     )
   if (report.steps.length > 1) {
@@ -365,6 +417,7 @@ export function gateSummaryMarkdown(program: string, report: GateReport): string
     '',
     checksTable(gate.checks)
   )
-  if (report.failureSummary) lines.push('', report.failureSummary.markdown)
+  const summary = summaryOf(report)
+  if (summary) lines.push('', summary.markdown)
   return lines.join('\n') + '\n'
 }

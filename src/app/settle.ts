@@ -21,7 +21,7 @@ import type { CommandDeps, CommandResult } from './command-deps.js'
 import { programSource, readProgramFiles } from './snapshot-store.js'
 import type { ProgramFiles } from './program-files.js'
 import { observe } from './gate/observe.js'
-import { settle } from './gate/apply.js'
+import { settle, waitingReport } from './gate/apply.js'
 import { stoppedReason, type GateRun } from './gate/run.js'
 import {
   gateOutputs,
@@ -98,27 +98,13 @@ export async function settleWaiting(
   const head = { sha: attempt.sha, pushed: waits.pushed }
   const began = { kind: 'resumed' as const, ledger: files.ledger, attempt, files }
   const looked = await observe(run, began, head, null, 'once')
-  if ('kind' in looked) {
-    const report = skippedReport(
+  if ('kind' in looked)
+    return waitingReport(
+      files.ledger,
+      attempt,
       `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, nothing written`,
-      { attempt }
+      looked.waitingFor
     )
-    return {
-      ...report,
-      settlement: {
-        kind: 'waiting',
-        index: attempt.index,
-        attemptsRemaining: Math.max(
-          0,
-          (files.ledger.iteration?.maxFixAttempts ?? 0) - Math.max(0, attempt.index - 1)
-        ),
-        deadline:
-          Date.parse(files.ledger.iteration?.startedAt ?? attempt.startedAt) +
-          (files.ledger.iteration?.timeoutMinutes ?? 0) * 60_000,
-        waitingFor: looked.waitingFor
-      }
-    }
-  }
   const settled = await deps.log.group(
     `Decide and apply: attempt ${attempt.index} of ${program}`,
     () => settle(run, files.ledger, looked.observed, looked.seen)

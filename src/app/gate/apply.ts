@@ -26,7 +26,12 @@ import {
 import { deadlineOf } from '../../core/rules/guard.js'
 import { waitsOf } from '../../core/waits.js'
 import { pauseInLedger } from '../../core/rules/pause.js'
-import type { Observed, Pause, Settlement } from '../../core/rules/decide.js'
+import {
+  budgetBefore,
+  type Observed,
+  type Pause,
+  type Settlement
+} from '../../core/rules/decide.js'
 import {
   recordIteration,
   reportedOutcome,
@@ -147,25 +152,38 @@ function withWaits(
   return { ...began, ledger, attempt: attemptAt(ledger, began.attempt.index) }
 }
 
-/** `wait: false`: the attempt is begun and waits; `settle` settles it once CI has finished. */
-export function waitingReport(run: GateRun, began: BeganAttempt, head: GatedHead): GateReport {
-  const { config } = run
-  const iteration = iterationOf(began.ledger)
-  const deadline = deadlineOf(iteration)
-  const { index } = began.attempt
+/**
+ * An attempt that waits for `settle` (README: "Settling on events"): nothing is decided yet,
+ * so it has the budget it had before it; still running then is `ci-timeout`.
+ */
+export function waitingReport(
+  ledger: Ledger,
+  attempt: Attempt,
+  message: string,
+  waitingFor: readonly string[] = []
+): GateReport {
   return {
-    ...skippedReport(
-      `Attempt ${index} on ${head.sha.slice(0, 12)} is begun and waits for CI (wait: false): the settle command settles it when GitHub says CI finished, and reconcile if no event comes, by ${new Date(deadline).toISOString()} at the latest`,
-      { attempt: began.attempt }
-    ),
     settlement: {
       kind: 'waiting',
-      index,
-      attemptsRemaining: Math.max(0, config.maxFixAttempts - Math.max(0, index - 1)),
-      deadline,
-      waitingFor: []
-    }
+      index: attempt.index,
+      attemptsRemaining: budgetBefore(ledger, attempt.index),
+      deadline: deadlineOf(iterationOf(ledger)),
+      waitingFor
+    },
+    message,
+    steps: [],
+    attempt
   }
+}
+
+/** `wait: false`: the attempt is begun and waits; `settle` settles it once CI has finished. */
+export function begunAndWaiting(began: BeganAttempt, head: GatedHead): GateReport {
+  const deadline = deadlineOf(iterationOf(began.ledger))
+  return waitingReport(
+    began.ledger,
+    began.attempt,
+    `Attempt ${began.attempt.index} on ${head.sha.slice(0, 12)} is begun and waits for CI (wait: false): the settle command settles it when GitHub says CI finished, and reconcile if no event comes, by ${new Date(deadline).toISOString()} at the latest`
+  )
 }
 
 /**
@@ -227,15 +245,6 @@ function recordReported(
     now,
     maskedValues: deps.maskedValues
   })
-}
-
-/** The report of a settlement the run applied, with what it observed and wrote. */
-function report(
-  settlement: Settlement,
-  message: string,
-  seen: Partial<Omit<GateReport, 'settlement' | 'message'>>
-): GateReport {
-  return { ...skippedReport(message, seen), settlement }
 }
 
 /** `fix-command` runs next, on these failure summary files, until the wall clock. */
@@ -493,12 +502,15 @@ async function announceGreen(
     (recorded?.recorded
       ? `; recorded iteration ${recorded.iteration} (status ${recorded.status})`
       : '')
-  return report(settlement, message, {
+  return {
+    settlement,
+    message,
+    steps: [],
     observation,
     attempt,
     classification: classification ?? null,
     recorded
-  })
+  }
 }
 
 /** A pause, written: the failure summary (when it has one), said on the program issue. */
@@ -560,13 +572,16 @@ async function announcePause(
       })
     }
   })
-  return report({ kind: 'paused', pause }, `Paused ${config.program}: ${pause.reason}`, {
+  return {
+    settlement: { kind: 'paused', pause },
+    message: `Paused ${config.program}: ${pause.reason}`,
+    steps: [],
     observation,
     attempt,
     pauseReason: files.machine.pauseReason ?? pause.reason,
     classification: findings?.classification ?? null,
     failureSummary: summary
-  })
+  }
 }
 
 /** Red with budget left: the failure summary, then the fixer run or `fix-command`. */
@@ -601,17 +616,16 @@ async function startFix(
   const fixCommand = settlement.next.includes('fix-command') ? config.fixCommand : undefined
   const left = settlement.attemptsRemaining
   return {
-    result: report(
+    result: {
       settlement,
-      `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
-      {
-        observation,
-        attempt,
-        failureSummary: { markdown, jsonPath },
-        dispatched,
-        classification
-      }
-    ),
+      message: `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
+      steps: [],
+      observation,
+      attempt,
+      failureSummary: { markdown, jsonPath },
+      dispatched,
+      classification
+    },
     fix: fixCommand
       ? {
           command: fixCommand,

@@ -41,7 +41,7 @@ import {
   recordWithoutCommit,
   runFixCommand,
   settle,
-  waitingReport
+  begunAndWaiting
 } from './apply.js'
 import {
   ciTriggerParent,
@@ -185,7 +185,7 @@ async function gateProgram(run: GateRun): Promise<GateReport> {
       )
     if (began.kind === 'already-gated') return recordWithoutCommit(run, began, head)
     if (!config.wait && began.kind !== 'no-new-commit')
-      return { ...waitingReport(run, began, head), steps }
+      return { ...begunAndWaiting(began, head), steps }
     const { observed, seen } =
       began.kind === 'no-new-commit'
         ? {

@@ -151,7 +151,7 @@ function budgetLeft(ledger: Ledger, index: number): number {
  * The fix attempts left before attempt `index` was gated: a blocked commit is not judged, so
  * it spends none (it is gated again, with this budget, once it can be).
  */
-function budgetBefore(ledger: Ledger, index: number): number {
+export function budgetBefore(ledger: Ledger, index: number): number {
   return budgetLeft(ledger, Math.max(0, index - 1))
 }
 
