@@ -15,11 +15,24 @@ import {
   OLDEST_SUPPORTED_GH_AW,
   WORKFLOW_FILE,
   type Finding,
-  type Level,
   type RepoFacts
 } from './model.js'
 import { ACCESS_RANK, COMMAND_PERMISSIONS, grantedAccess } from './permissions.js'
 import { asMap, at, compareVersions, type ParsedSetup, type YamlMap } from './setup.js'
+import { finding, type CheckId } from './findings.js'
+import {
+  RECOMPILE,
+  actionSteps,
+  input,
+  judged,
+  needsOf,
+  ruleFinding,
+  sameExpression,
+  staleMessage,
+  stepsOf,
+  views,
+  type View
+} from './workflow-view.js'
 
 /** gh-aw's jobs the gate job must wait for (docs/gh-aw.md: "The job graph, and why"). */
 export const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'] as const
@@ -31,134 +44,11 @@ const DISPATCH_BOT = 'github-actions[bot]'
 const GH_AW_ROOT = '/tmp/gh-aw'
 const HANDOVER_DIR = `${GH_AW_ROOT}/agent`
 const PUSH_OUTPUTS = ['create-pull-request', 'push-to-pull-request-branch'] as const
-const RECOMPILE = 'run `gh aw compile autoloop` and commit autoloop.lock.yml'
 const EXAMPLE = 'examples/gh-aw/autoloop.md of autoloop-ci-gate'
 
 export interface DoctorOptions {
   /** The state branch when the workflow's gate step names none (the `state-branch` input). */
   stateBranch: string
-}
-
-const TITLES = {
-  workflow: 'autoloop workflow',
-  'gh-aw-version': 'gh-aw version',
-  'ci-gate': 'ci_gate job',
-  'ci-reconcile': 'ci_reconcile job',
-  'action-pinned': 'action pinned to a SHA',
-  permissions: 'permissions',
-  'fixer-run': 'fixer run can start',
-  'memory-glob': 'memory file-glob',
-  'ci-trigger-token': 'CI-trigger token',
-  'push-fallback': 'fallback-as-pull-request off',
-  handover: 'hand-over to the gate',
-  'ci-workflow': 'CI on the program branch',
-  'state-branch': 'state branch'
-} as const
-type CheckId = keyof typeof TITLES
-
-function finding(id: CheckId, level: Level, message: string, fix: string | null = null): Finding {
-  return { id, title: TITLES[id], level, message, fix: level === 'ok' ? null : fix }
-}
-
-/** Lock or frontmatter: the document a job check reads. */
-interface View {
-  doc: YamlMap
-  file: string
-  compiled: boolean
-}
-
-function views(setup: ParsedSetup): { main: View | null; frontmatter: View | null } {
-  const frontmatter = setup.workflow?.doc
-    ? { doc: setup.workflow.doc, file: 'autoloop.md', compiled: false }
-    : null
-  const lock = setup.lock?.doc
-    ? { doc: setup.lock.doc, file: 'autoloop.lock.yml', compiled: true }
-    : null
-  return { main: lock ?? frontmatter, frontmatter }
-}
-
-interface ActionStep {
-  job: string
-  jobDoc: YamlMap
-  step: YamlMap
-  index: number
-  command: string
-  uses: string
-}
-
-/** `owner/autoloop-ci-gate@ref` (any owner, a fork too), or the repository's own `./`. */
-function isActionUses(uses: string): boolean {
-  return /(^|\/)autoloop-ci-gate(\/[^@\s]*)?@\S+$/.test(uses) || uses === './'
-}
-
-function stepsOf(job: YamlMap): YamlMap[] {
-  const steps = job.steps
-  return Array.isArray(steps) ? steps.map((s) => asMap(s)).filter((s): s is YamlMap => !!s) : []
-}
-
-function actionSteps(doc: YamlMap): ActionStep[] {
-  const found: ActionStep[] = []
-  for (const [job, value] of Object.entries(asMap(doc.jobs) ?? {})) {
-    const jobDoc = asMap(value)
-    if (!jobDoc) continue
-    for (const [index, step] of stepsOf(jobDoc).entries()) {
-      const uses = typeof step.uses === 'string' ? step.uses.trim() : ''
-      if (!isActionUses(uses)) continue
-      const command = String(at(step, 'with', 'command') ?? 'gate').trim() || 'gate'
-      found.push({ job, jobDoc, step, index, command, uses })
-    }
-  }
-  return found
-}
-
-function input(step: ActionStep, name: string): string | undefined {
-  const value = at(step.step, 'with', name)
-  return value === undefined || value === null ? undefined : String(value).trim()
-}
-
-function needsOf(job: YamlMap): string[] {
-  const needs = job.needs
-  if (typeof needs === 'string') return [needs]
-  return Array.isArray(needs) ? needs.map(String) : []
-}
-
-/** `${{ a.b }}` and `${{a.b}}` are the same expression. */
-function sameExpression(a: string | undefined, b: string): boolean {
-  const norm = (text: string) => text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, '${{ $1 }}').trim()
-  return a !== undefined && norm(a) === norm(b)
-}
-
-/**
- * Runs a rule on the main view (the lock when there is one); when the lock breaks it but the
- * frontmatter keeps it, the lock is stale.
- */
-function judged(
-  setup: ParsedSetup,
-  rule: (view: View) => string[]
-): { problems: string[]; stale: boolean; view: View | null } {
-  const { main, frontmatter } = views(setup)
-  if (!main) return { problems: [], stale: false, view: null }
-  const problems = rule(main)
-  const stale =
-    problems.length > 0 && main.compiled && frontmatter !== null && rule(frontmatter).length === 0
-  return { problems, stale, view: main }
-}
-
-function staleMessage(problems: string[], view: View | null): string {
-  return `${problems.join('; ')} in ${view?.file ?? 'the lock'}, though autoloop.md has it right: the lock is older than the workflow`
-}
-
-/** The finding of a rule read through `judged`: ok, broken in the lock only (compile it again), or broken. */
-function ruleFinding(
-  id: CheckId,
-  { problems, stale, view }: ReturnType<typeof judged>,
-  ok: string,
-  fix: string
-): Finding {
-  if (problems.length === 0) return finding(id, 'ok', ok)
-  return stale
-    ? finding(id, 'fail', staleMessage(problems, view), RECOMPILE)
-    : finding(id, 'fail', problems.join('; '), fix)
 }
 
 // --- the checks ---------------------------------------------------------------------------
