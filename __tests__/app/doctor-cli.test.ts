@@ -3,6 +3,8 @@
  * object, the exit code, bad arguments, and the API asked when there is one.
  */
 import { describe, expect, it } from '@jest/globals'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { runDoctorCli } from '../../src/cli/doctor.js'
 import type { DoctorApi } from '../../src/ports.js'
@@ -65,7 +67,7 @@ describeWithAutoloop('autoloop-ci-gate doctor', () => {
     const run = await cli(['--dir', PUBLISHED])
     expect(run.code).toBe(1)
     const lines = run.stdout.trim().split('\n')
-    expect(lines).toHaveLength(13)
+    expect(lines).toHaveLength(14)
     const parsed = lines.map((line) => /^(ok|warn|fail) +([a-z-]+) +(.*)$/.exec(line))
     expect(parsed.every((m) => m !== null)).toBe(true)
     for (const m of parsed) expect(m?.[3]?.includes('Fix: ')).toBe(m?.[1] !== 'ok')
@@ -102,8 +104,36 @@ describeWithAutoloop('autoloop-ci-gate doctor', () => {
       'list main:.github/workflows',
       'file main:.github/workflows/autoloop.md',
       'file main:.github/workflows/autoloop.lock.yml',
+      'file main:.github/workflows/autoloop-settle.yml',
       'file main:.github/workflows/tests.yml',
       'head memory/autoloop'
+    ])
+  })
+
+  it('with a checkout, lists the default branch once to find the settle workflow there', async () => {
+    const setup = filesOf(installed(PUBLISHED))
+    const dir = tempDir()
+    for (const file of [setup.workflow, setup.lock, ...setup.others]) {
+      if (!file) continue
+      mkdirSync(dirname(join(dir, file.path)), { recursive: true })
+      writeFileSync(join(dir, file.path), file.text)
+    }
+    const settle = '.github/workflows/autoloop-settle.yml'
+    const onMain = Object.fromEntries(
+      [setup.workflow, setup.lock, ...setup.others].flatMap((f) => (f ? [[f.path, f.text]] : []))
+    )
+    const { api, asked } = memoryApi(onMain, ['memory/autoloop'])
+    const ok = await cli(['--dir', dir, '--json'], api)
+    expect(ok.code).toBe(0)
+    expect(asked.filter((a) => a.startsWith('list'))).toEqual(['list main:.github/workflows'])
+    expect(asked.filter((a) => a.startsWith('file'))).toEqual([])
+
+    delete onMain[settle]
+    const missing = await cli(['--dir', dir, '--json'], memoryApi(onMain, ['memory/autoloop']).api)
+    expect(missing.code).toBe(1)
+    const report = JSON.parse(missing.stdout) as { checks: { id: string; level: string }[] }
+    expect(report.checks.filter((c) => c.level !== 'ok')).toEqual([
+      expect.objectContaining({ id: 'settle-workflow', level: 'fail' })
     ])
   })
 })

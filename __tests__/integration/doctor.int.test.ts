@@ -63,16 +63,18 @@ describeWithAutoloop('doctor, in-process against the fake API', () => {
       const report = JSON.parse(run.outputs.doctor ?? '') as DoctorJson
       expect(report.source).toBe('contents API at main')
       expect(report.checks.every((c) => c.level === 'ok')).toBe(true)
-      expect(report.checks).toHaveLength(13)
+      expect(report.checks).toHaveLength(14)
       expect(run.summary).toContain('## autoloop-ci-gate: doctor')
       expect(run.summary).toMatch(/^\| ✅ +\| ci_gate job +\|/m)
-      // The folder, then autoloop.md, its lock and the one other workflow; the state branch.
+      // The folder, then autoloop.md, its lock and the other workflows (the settle workflow
+      // is found on the default branch by that listing); the state branch.
       expect(
         contentsReads(fake).map((r) => decodeURIComponent(r.path.split('/contents/')[1] ?? ''))
       ).toEqual([
         '.github/workflows',
         '.github/workflows/autoloop.md',
         '.github/workflows/autoloop.lock.yml',
+        '.github/workflows/autoloop-settle.yml',
         '.github/workflows/tests.yml'
       ])
       expect(fake.writeRequests()).toEqual([])

@@ -1,7 +1,8 @@
 /**
  * The doctor's reading (docs/commands.md: "doctor"): the workflow files of the checkout, or of
  * the default branch through the contents API when the checkout has none; what only the API
- * knows (the default branch, whether the state branch exists); then the pure checks.
+ * knows (the default branch, whether the state branch exists, which workflow files the
+ * default branch has); then the pure checks.
  */
 import type { DoctorApi, WorkflowFolder } from '../ports.js'
 import { errorMessage } from '../core/errors.js'
@@ -17,6 +18,7 @@ import {
 } from '../core/doctor/model.js'
 import { diagnose } from '../render/doctor-report.js'
 import { parseSetup } from '../core/doctor/setup.js'
+import { settleWorkflows } from '../core/doctor/settle-workflow.js'
 
 /** Other workflow files read at most (one contents request each). */
 const MAX_OTHER_WORKFLOWS = 40
@@ -114,6 +116,28 @@ async function stateBranchFacts(
   }
 }
 
+/** The workflow files on the default branch: listed already when they were read from there. */
+async function defaultBranchFacts(
+  sources: DoctorSources,
+  defaultBranch: string | null,
+  listed: string[] | null
+): Promise<Pick<RepoFacts, 'defaultBranchWorkflows' | 'defaultBranchNote'>> {
+  if (listed) return { defaultBranchWorkflows: listed }
+  if (!sources.api || defaultBranch === null)
+    return {
+      defaultBranchWorkflows: null,
+      defaultBranchNote: 'offline (no token or repository to ask the API)'
+    }
+  try {
+    return { defaultBranchWorkflows: await sources.api.listDir(defaultBranch, WORKFLOWS_DIR) }
+  } catch (error) {
+    return {
+      defaultBranchWorkflows: null,
+      defaultBranchNote: `the API answered: ${errorMessage(error).split('\n')[0]}`
+    }
+  }
+}
+
 /**
  * Reads the setup and checks it: the checkout's files when it has `.github/workflows/`, else the
  * default branch's through the API. Throws only when the API fails to list or read them.
@@ -127,12 +151,15 @@ export async function runDoctor(
   const defaultBranch = api ? await api.defaultBranch() : null
   const remote = !local && api && defaultBranch !== null ? branchFolder(api, defaultBranch) : null
   // Through the API a missing folder lists as empty: the report names the branch read.
+  const remoteNames = !local && remote ? ((await remote.names()) ?? []) : null
   const files =
-    local ??
-    (remote ? await readSetupFiles(remote, (await remote.names()) ?? []) : nothingFound(sources))
+    local ?? (remote ? await readSetupFiles(remote, remoteNames ?? []) : nothingFound(sources))
   const setup = parseSetup(files)
   const facts: RepoFacts = { defaultBranch, stateBranchExists: null }
   if (setup.workflow)
     Object.assign(facts, await stateBranchFacts(sources, stateBranchOf(setup, options)))
+  // Whether the settle workflow is on the default branch: one listing, only when there is one.
+  if (setup.workflow && settleWorkflows(setup).length > 0)
+    Object.assign(facts, await defaultBranchFacts(sources, defaultBranch, remoteNames))
   return diagnose(setup, facts, options)
 }

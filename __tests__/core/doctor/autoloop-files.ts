@@ -25,6 +25,7 @@ export const AUTOLOOP = resolve(ROOT, '../shared/autoloop')
 export const PUBLISHED = join(AUTOLOOP, '438782ff')
 export const PR64 = join(AUTOLOOP, 'pr64-3db4328b')
 const EXAMPLE = join(ROOT, 'examples/gh-aw/autoloop.md')
+export const SETTLE_EXAMPLE = join(ROOT, 'examples/autoloop-settle.yml')
 const WORKFLOWS = '.github/workflows'
 
 const present = existsSync(join(PUBLISHED, WORKFLOWS, 'autoloop.lock.yml'))
@@ -127,7 +128,18 @@ export function installed(folder: string): Installed {
       example.getIn(fallback)
   })
   const tests = parseDocument(read(PUBLISHED, 'tests.yml').text)
-  return { md, body: `${real.body}\n${exampleBody}`, lock, others: new Map([['tests.yml', tests]]) }
+  // The example's settle workflow, listing autoloop's CI workflow by its name.
+  const settle = parseDocument(readFileSync(SETTLE_EXAMPLE, 'utf8'))
+  settle.setIn(['on', 'workflow_run', 'workflows'], settle.createNode([tests.get('name')]))
+  return {
+    md,
+    body: `${real.body}\n${exampleBody}`,
+    lock,
+    others: new Map([
+      ['tests.yml', tests],
+      ['autoloop-settle.yml', settle]
+    ])
+  }
 }
 
 /** Edits the JSON of GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG in the lock's safe_outputs job. */

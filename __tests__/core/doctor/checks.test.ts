@@ -25,7 +25,11 @@ import {
 } from './autoloop-files.js'
 
 const OPTIONS = { stateBranch: 'memory/autoloop' }
-const ONLINE: RepoFacts = { defaultBranch: 'main', stateBranchExists: true }
+const ONLINE: RepoFacts = {
+  defaultBranch: 'main',
+  stateBranchExists: true,
+  defaultBranchWorkflows: ['autoloop.lock.yml', 'autoloop.md', 'autoloop-settle.yml', 'tests.yml']
+}
 const RECOMPILE = /gh aw compile autoloop/
 
 function check(files: SetupFiles, facts: RepoFacts = ONLINE): Finding[] {
@@ -49,6 +53,7 @@ const ALL_OK = {
   'push-fallback': 'ok',
   handover: 'ok',
   'ci-workflow': 'ok',
+  'settle-workflow': 'ok',
   'state-branch': 'ok'
 } as const
 
@@ -370,6 +375,71 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
       /runs on pushes to autoloop\/<program>/
     ],
     [
+      'wait: false and no settle workflow',
+      (s) => void s.others.delete('autoloop-settle.yml'),
+      'settle-workflow',
+      'fail',
+      /no workflow runs settle/
+    ],
+    [
+      'a settle workflow that does not name the CI workflow',
+      (s) =>
+        s.others
+          .get('autoloop-settle.yml')
+          ?.setIn(['on', 'workflow_run', 'workflows'], s.md.createNode(['Lint'])),
+      'settle-workflow',
+      'fail',
+      /workflows lacks "Tests"/
+    ],
+    [
+      'a settle workflow on requested runs only',
+      (s) =>
+        s.others
+          .get('autoloop-settle.yml')
+          ?.setIn(['on', 'workflow_run', 'types'], s.md.createNode(['requested'])),
+      'settle-workflow',
+      'fail',
+      /types \(requested\) lacks completed/
+    ],
+    [
+      'a settle workflow for main only',
+      (s) =>
+        s.others
+          .get('autoloop-settle.yml')
+          ?.setIn(['on', 'workflow_run', 'branches'], s.md.createNode(['main'])),
+      'settle-workflow',
+      'fail',
+      /leaves out autoloop\/<program>/
+    ],
+    [
+      'a settle workflow on a schedule instead of workflow_run',
+      (s) =>
+        s.others
+          .get('autoloop-settle.yml')
+          ?.set('on', s.md.createNode({ schedule: [{ cron: '7 * * * *' }] })),
+      'settle-workflow',
+      'fail',
+      /not triggered by workflow_run/
+    ],
+    [
+      'a settle workflow that cannot start the fixer run',
+      (s) => s.others.get('autoloop-settle.yml')?.setIn(['permissions', 'actions'], 'read'),
+      'settle-workflow',
+      'fail',
+      /runs settle without actions: write/
+    ],
+    [
+      'wait: true and no settle workflow: the gate polls',
+      (s) => {
+        s.others.delete('autoloop-settle.yml')
+        for (const doc of [s.md, s.lock])
+          doc.setIn(['jobs', 'ci_gate', 'steps', gateStep(doc), 'with', 'wait'], true)
+      },
+      'settle-workflow',
+      'ok',
+      /waits for CI itself/
+    ],
+    [
       'CI on the PR for another base branch',
       (s) =>
         s.others
@@ -492,13 +562,48 @@ describeWithAutoloop('the doctor on autoloop with the CI gate installed', () => 
   })
 })
 
+describeWithAutoloop('the settle workflow and the default branch', () => {
+  it.each<[string, RepoFacts, Level, RegExp]>([
+    [
+      'is only on another branch',
+      { ...ONLINE, defaultBranchWorkflows: ['autoloop.lock.yml', 'autoloop.md', 'tests.yml'] },
+      'fail',
+      /not on the default branch main/
+    ],
+    [
+      'is unknown offline',
+      {
+        defaultBranch: null,
+        stateBranchExists: true,
+        defaultBranchWorkflows: null,
+        defaultBranchNote: 'offline'
+      },
+      'warn',
+      /on the default branch is unknown: offline/
+    ]
+  ])('the settle workflow %s', (_name, facts, level, message) => {
+    const finding = check(filesOf(installed(PUBLISHED)), facts).find(
+      (f) => f.id === 'settle-workflow'
+    ) as Finding
+    expect(finding.level).toBe(level)
+    expect(finding.message).toMatch(message)
+    expect(finding.fix).not.toBeNull()
+  })
+})
+
 describe("the repository's own gh-aw example", () => {
   const text = readFileSync(join(ROOT, 'examples/gh-aw/autoloop.md'), 'utf8')
   const findings = check({
     source: 'examples/',
     workflow: { path: 'examples/gh-aw/autoloop.md', text },
     lock: null,
-    others: [],
+    // Its settle workflow beside it (the CI workflows it names are the repository's own).
+    others: [
+      {
+        path: '.github/workflows/autoloop-settle.yml',
+        text: readFileSync(join(ROOT, 'examples/autoloop-settle.yml'), 'utf8')
+      }
+    ],
     skipped: 0
   })
   const byId = (id: string) => findings.find((f) => f.id === id) as Finding
@@ -515,7 +620,8 @@ describe("the repository's own gh-aw example", () => {
     'memory-glob',
     'ci-trigger-token',
     'push-fallback',
-    'handover'
+    'handover',
+    'settle-workflow'
   ])('passes %s', (id) => {
     expect(byId(id)).toMatchObject({ level: 'ok', fix: null })
   })

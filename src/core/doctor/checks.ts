@@ -7,6 +7,7 @@
  * older than the workflow: the fix is to compile it again.
  */
 import { ciWorkflowVerdicts } from './ci-workflows.js'
+import { settleWorkflowCheck } from './settle-workflow.js'
 import {
   FIRST_GH_AW_SKIPPING_BOT_DISPATCH,
   GH_AW_WITHOUT_PUSH_FALLBACK,
@@ -692,6 +693,7 @@ export function runChecks(setup: ParsedSetup, facts: RepoFacts, options: DoctorO
     pushFallbackCheck(setup),
     handoverCheck(setup),
     ciWorkflowCheck(setup, facts),
+    settleWorkflowCheck(setup, facts),
     stateBranchCheck(setup, facts, options)
   ]
 }

@@ -11,7 +11,7 @@
 import { asMap, type ParsedFile, type YamlMap } from './setup.js'
 
 /** A program branch as the doctor tests branch filters with it. */
-const SAMPLE_PROGRAM_BRANCH = 'autoloop/example'
+export const SAMPLE_PROGRAM_BRANCH = 'autoloop/example'
 
 interface CiWorkflowVerdict {
   path: string
@@ -46,7 +46,7 @@ function filterRegex(pattern: string): RegExp {
   }
 }
 
-function list(value: unknown): string[] | undefined {
+export function list(value: unknown): string[] | undefined {
   if (typeof value === 'string') return [value]
   if (Array.isArray(value)) return value.map((item) => String(item))
   return undefined
@@ -63,7 +63,7 @@ export function filterMatches(patterns: readonly string[], name: string): boolea
 }
 
 /** The events of an `on:` value, each with its configuration map (null when none). */
-function eventsOf(on: unknown): Map<string, YamlMap | null> {
+export function eventsOf(on: unknown): Map<string, YamlMap | null> {
   const events = new Map<string, YamlMap | null>()
   if (typeof on === 'string') events.set(on, null)
   else if (Array.isArray(on)) for (const event of on) events.set(String(event), null)
@@ -74,7 +74,7 @@ function eventsOf(on: unknown): Map<string, YamlMap | null> {
 }
 
 /** Whether the ref filters of an event let `name` through. */
-function refAllowed(config: YamlMap | null, name: string, kind: 'branches' | 'tags'): boolean {
+export function refAllowed(config: YamlMap | null, name: string, kind: 'branches' | 'tags'): boolean {
   if (!config) return true
   const only = list(config[kind])
   const ignore = list(config[`${kind}-ignore`])

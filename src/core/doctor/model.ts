@@ -68,6 +68,10 @@ export interface RepoFacts {
   stateBranchExists: boolean | null
   /** Why the state branch is unknown (offline, or the error), when it is. */
   stateBranchNote?: string
+  /** The workflow file names on the default branch; null when unknown, absent when not asked. */
+  defaultBranchWorkflows?: string[] | null
+  /** Why they are unknown, when they are. */
+  defaultBranchNote?: string
 }
 
 export interface DoctorReport {

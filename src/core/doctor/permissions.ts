@@ -6,10 +6,19 @@
 export type Access = 'read' | 'write'
 
 export const COMMAND_PERMISSIONS: Record<
-  'gate' | 'reconcile' | 'record' | 'reset' | 'doctor',
+  'gate' | 'settle' | 'reconcile' | 'record' | 'reset' | 'doctor',
   Record<string, Access>
 > = {
   gate: {
+    contents: 'write',
+    checks: 'read',
+    statuses: 'read',
+    actions: 'write',
+    issues: 'write',
+    'pull-requests': 'read'
+  },
+  /** settle applies what the gate would: the same writes, dispatch and re-runs. */
+  settle: {
     contents: 'write',
     checks: 'read',
     statuses: 'read',
