@@ -18,7 +18,7 @@ import { RestGitHub } from './adapters/github/rest.js'
 import { readEnvironment } from './core/environment.js'
 
 const USAGE = `Usage:
-  autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
+  autoloop-ci-gate gate|settle|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
   autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]
   autoloop-ci-gate brief [--log FILE]... [--max-bytes N]
