@@ -27,6 +27,13 @@ export const HELD_OUT_DIR = join(
 /** The second batch, collected after the first had been scored (its own manifest). */
 export const HELD_OUT_BATCH_2_DIR = join(HELD_OUT_DIR, 'batch-2')
 
+/**
+ * The third batch (issue 27): the JavaScript/TypeScript families and wrappers the other batches
+ * have least (tsc --build, vitest, jest, node:test, mocha, Cypress, npm/pnpm/turbo, docker), its
+ * own manifest.
+ */
+export const HELD_OUT_BATCH_3_DIR = join(HELD_OUT_DIR, 'batch-3')
+
 /** The fourth batch (issue 27): the non-JavaScript tool families, its own manifest. */
 export const HELD_OUT_BATCH_4_DIR = join(HELD_OUT_DIR, 'batch-4')
 
@@ -183,7 +190,7 @@ export function scoreHeldOut(dir: string = HELD_OUT_DIR): ScoredLog[] {
 
 const VERDICTS: readonly Verdict[] = ['good', 'partial', 'wrong', 'empty']
 
-/** Both batches' tables, each under its own heading. */
+/** Every batch's table, each under its own heading. */
 export function runHeldOutBench(options: { details?: boolean } = {}): string {
   return [
     '### First batch',
@@ -193,6 +200,10 @@ export function runHeldOutBench(options: { details?: boolean } = {}): string {
     '### Second batch',
     '',
     heldOutTable(scoreHeldOut(HELD_OUT_BATCH_2_DIR), options),
+    '',
+    '### Third batch',
+    '',
+    heldOutTable(scoreHeldOut(HELD_OUT_BATCH_3_DIR), options),
     '',
     '### Fourth batch',
     '',

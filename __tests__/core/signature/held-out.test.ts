@@ -9,6 +9,7 @@ import {
   factsCarried,
   factsOf,
   HELD_OUT_BATCH_2_DIR,
+  HELD_OUT_BATCH_3_DIR,
   HELD_OUT_DIR,
   NOISY_COPIES,
   scoreHeldOut,
@@ -22,7 +23,8 @@ interface Manifest {
 
 describe.each([
   ['first batch', HELD_OUT_DIR, 60],
-  ['second batch', HELD_OUT_BATCH_2_DIR, 10]
+  ['second batch', HELD_OUT_BATCH_2_DIR, 10],
+  ['third batch', HELD_OUT_BATCH_3_DIR, 35]
 ])('held-out real logs, %s', (_name, dir, atLeast) => {
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
 
@@ -38,6 +40,22 @@ describe.each([
   test('every log is scored', () => {
     const scored = scoreHeldOut(dir)
     expect(scored.map((log) => log.file)).toEqual(manifest.logs.map((log) => log.file))
+  })
+})
+
+/**
+ * The third batch (issue 27) has a floor: a little below the good logs it scored when its
+ * manifest, written first, was first run (39 of 46, none wrong), so a parser change that loses
+ * good logs or names something that is not the failure shows here. The floor is not a target:
+ * the parsers are still not tuned on these logs.
+ */
+describe('held-out real logs, third batch, floor', () => {
+  const scored = scoreHeldOut(HELD_OUT_BATCH_3_DIR)
+  test('at least 36 good logs', () => {
+    expect(scored.filter((log) => log.verdict === 'good').length).toBeGreaterThanOrEqual(36)
+  })
+  test('no wrong log', () => {
+    expect(scored.filter((log) => log.verdict === 'wrong').map((log) => log.file)).toEqual([])
   })
 })
 
