@@ -178,6 +178,32 @@ describe('cleanLine', () => {
   })
 })
 
+  test("removes Nix's builder prefixes: a derivation's name (nix build -L) and a failed build's tail", () => {
+    // Lines of the fixtures quoted/go-test/nix-build-log-prefix and quoted/pytest/nix-log-tail-summary
+    expect(cleanLine('mkuimage>     --- FAIL: TestUrootCmdline/template_command (0.91s)')).toBe(
+      '    --- FAIL: TestUrootCmdline/template_command (0.91s)'
+    )
+    expect(cleanLine('python3.12-wandb-0.18.5> FAILED tests/a.py::test_x - AssertionError')).toBe(
+      'FAILED tests/a.py::test_x - AssertionError'
+    )
+    expect(cleanLine('       > FAILED tests/a.py::test_x - AssertionError')).toBe(
+      'FAILED tests/a.py::test_x - AssertionError'
+    )
+    expect(cleanLine('       >     test_dot')).toBe('    test_dot')
+    expect(cleanLine('       >')).toBe('')
+    expect(cleanLine('2026-07-28T23:19:32.4965943Z many-logs> :: doing stuff')).toBe(
+      ':: doing stuff'
+    )
+    // Not a builder's prefix: other indentation before `>`, a blank or `>` inside the name,
+    // pytest's own `>` line, Gradle's task line.
+    expect(cleanLine('      > x')).toBe('      > x')
+    expect(cleanLine('        > x')).toBe('        > x')
+    expect(cleanLine('a b> x')).toBe('a b> x')
+    expect(cleanLine('>           ruff_check(example)')).toBe('>           ruff_check(example)')
+    expect(cleanLine('> Task :app:test FAILED')).toBe('> Task :app:test FAILED')
+    expect(cleanLine('x>>y')).toBe('x>>y')
+  })
+
 describe('runnerMarker', () => {
   test('reads group titles as step names and drops endgroup and debug lines', () => {
     expect(runnerMarker('##[group]Run npx jest --ci')).toEqual({ step: 'npx jest --ci' })

@@ -12,6 +12,7 @@
  * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
  */
 import {
+  builderPrefixLength,
   bytesToText,
   byteStringPattern,
   cleanLine,
@@ -436,6 +437,7 @@ function textStart(block: string, start: number, end: number, ghCopy: boolean): 
     if (z < limit) i = block.charCodeAt(z + 1) === 32 ? z + 2 : z + 1
   }
   i += foreignPrefixLength(block, i)
+  i += builderPrefixLength(block, i)
   for (;;) {
     const code = block.charCodeAt(i)
     if (code === 32 || code === 9) i++

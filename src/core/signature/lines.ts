@@ -156,7 +156,8 @@ export function cleanLine(raw: string): string {
     if (line.indexOf('\ufeff') !== -1) line = line.replaceAll('\ufeff', '')
     line = line.replace(CONTROL_SEQUENCES, '')
   }
-  const prefix = foreignPrefixLength(line, 0)
+  let prefix = foreignPrefixLength(line, 0)
+  prefix += builderPrefixLength(line, prefix)
   return prefix === 0 ? line : line.slice(prefix)
 }
 
@@ -186,6 +187,32 @@ export function foreignPrefixLength(text: string, start: number): number {
     at = FOREIGN_PREFIX.lastIndex
   }
   return at - start
+}
+
+/**
+ * The prefixes Nix puts before a build's lines: `nix build -L` and `nix log` the derivation's
+ * name and `> ` (`python3.12-foo-1.0> `, `foo> `), and the tail of a failed build's log that it
+ * prints under its error seven blanks and `> ` (`       > `, `       >` on an empty line).
+ */
+const NIX_NAME_PREFIX = /[A-Za-z0-9][\w.+-]{0,200}> /y
+const NIX_TAIL_INDENT = 7
+
+/** Length of a Nix builder prefix (see NIX_NAME_PREFIX) at `start` of `text`; 0 when there is none. */
+export function builderPrefixLength(text: string, start: number): number {
+  const code = text.charCodeAt(start)
+  if (code === 32) {
+    const gt = start + NIX_TAIL_INDENT
+    if (text.charCodeAt(gt) !== 62) return 0
+    for (let i = start + 1; i < gt; i++) if (text.charCodeAt(i) !== 32) return 0
+    const after = text.charCodeAt(gt + 1)
+    if (after === 32) return NIX_TAIL_INDENT + 2
+    return Number.isNaN(after) || after === 10 || after === 13 ? NIX_TAIL_INDENT + 1 : 0
+  }
+  // Cheap first test: a name starts with a letter or a digit.
+  if (!((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57)))
+    return 0
+  NIX_NAME_PREFIX.lastIndex = start
+  return NIX_NAME_PREFIX.test(text) ? NIX_NAME_PREFIX.lastIndex - start : 0
 }
 
 /** Removes a runner timestamp, `2026-07-28T23:19:32.4965943Z ` (0 to 9 fraction digits). */
