@@ -221,6 +221,30 @@ describe('extractFailures', () => {
     expect(keys(noisy)).toEqual(found)
   })
 
+  test("shellcheck's tty format: each finding under its block's header, never its wiki list", () => {
+    const text = readFileSync(
+      join(CORPUS, 'quoted', 'shellcheck/tty-no-level-parse-errors/ci-log.txt'),
+      'utf8'
+    )
+    const findings = extractFailuresFromString(text).findings
+    expect(findings.map((finding) => finding.key)).toEqual([
+      'shellcheck:SC1009:rubbish-shell-scriopt.sh',
+      'shellcheck:SC1019:rubbish-shell-scriopt.sh',
+      'shellcheck:SC1073:rubbish-shell-scriopt.sh',
+      'shellcheck:SC1072:rubbish-shell-scriopt.sh'
+    ])
+    // The header, the script's line and the finding's marker, as printed.
+    expect(findings[0]?.details).toEqual([
+      'In rubbish-shell-scriopt.sh line 5:',
+      `if [ -z x"FOO' == ]; then`,
+      '   ^-- SC1009: The mentioned syntax error was in this test expression.'
+    ])
+    // A marker without its block, a header another tool prints, a block with no marker.
+    expect(keys('   ^-- SC2086: Double quote to prevent globbing and word splitting.')).toEqual([])
+    expect(keys('In file included from src/a.c line 3:\n#include "b.h"\n')).toEqual([])
+    expect(keys('In ./a.sh line 3:\necho $x\n\nDid you mean:\n')).toEqual([])
+  })
+
   test('an empty log has no findings', async () => {
     expect(keys('')).toEqual([])
     expect((await extractFailures(Readable.from([]))).findings).toEqual([])

@@ -30,6 +30,7 @@ import { createKotlinParser, kotlinGrepPatterns } from './kotlin.js'
 import { createFlake8Parser, createRuffParser, pythonLintGrepPatterns } from './python-lint.js'
 import { createRspecParser, rspecGrepPatterns } from './rspec.js'
 import { createRunnerParser, runnerGrepPatterns } from './runner.js'
+import { createShellcheckParser, shellcheckGrepPatterns } from './shellcheck.js'
 import { createRustcParser, rustGrepPatterns } from './rust.js'
 import { createSurefireParser, surefireGrepPatterns } from './surefire.js'
 import { createTscParser, tscGrepPatterns } from './tsc.js'
@@ -324,6 +325,13 @@ export const PARSERS: readonly ParserEntry[] = [
     // `.github/workflows/ci.yml:20:9: msg [rule]`
     triggers: { lineStart: [pathWith('ya?ml')] },
     grepPatterns: actionlintGrepPatterns
+  },
+  {
+    tool: 'shellcheck',
+    create: createShellcheckParser,
+    // `In scripts/a.sh line 17:`, the header of a finding's block (the parser reads the block).
+    triggers: { lineStart: ['In [^\\n]{1,1000}? line \\d{1,7}:'] },
+    grepPatterns: shellcheckGrepPatterns
   },
   {
     tool: 'kotlin',
