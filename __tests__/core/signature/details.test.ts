@@ -418,6 +418,21 @@ describe('details attributed to their own failure (quoted tuning fixtures)', () 
     expect(lines.filter((line) => / - error: /.test(line))).toHaveLength(2)
   })
 
+  it('cargo before Rust 1.73: a panic message over several lines is the panic, left and right kept', () => {
+    const assertion = quoted('cargo-test/old-panic-assertion-lines/ci-log.txt')
+    expect(detailsOf(assertion, 'cargo:tests::testing')).toEqual([
+      "        thread 'tests::testing' panicked at 'assertion failed: `(left == right)`",
+      '  left: `"World"`,',
+      ' right: `"Hello"`\', src/main.rs:11:9'
+    ])
+    // A custom message (a panic, not an assertion); the backtrace note is no detail.
+    const custom = quoted('cargo-test/old-panic-custom-message-lines/ci-log.txt')
+    expect(detailsOf(custom, 'cargo:all_the_fields:panic')).toEqual([
+      "thread 'all_the_fields' panicked at 'cargo -V output is unexpected: cargo 1.33.0",
+      "', tests/test_samples.rs:130:5"
+    ])
+  })
+
   it('ESC written visibly (`^[[31m`) is cleaned like ESC itself', () => {
     const text = readFileSync(
       join(CORPUS, 'quoted', 'vitest/grouped-error-gh-log-failed/ci-log.txt'),

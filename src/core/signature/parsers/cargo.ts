@@ -39,8 +39,14 @@ const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/
 /** A doc test's name without the line of its example (`src/lib.rs - add (line 5)`). */
 const testName = (name: string): string => name.replace(/ \(line \d+\)$/, '')
 
+/**
+ * A test thread's panic: before Rust 1.73 the message quoted on the line (`panicked at 'msg',
+ * src/lib.rs:9:5`), a message of several lines closing on a later one (`panicked at 'assertion
+ * failed: …` then `  left: …` and ` right: …', src/lib.rs:9:5`); since then the place, and the
+ * message on the next line.
+ */
 const PANIC =
-  /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/
+  /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?|'(.*))\s*$/
 
 export const cargoGrepPatterns = [
   '^test .* \\.\\.\\. FAILED',
@@ -78,7 +84,7 @@ interface FailedTest {
 }
 
 /** libtest's hint after every panic: says nothing about the failure. */
-const BACKTRACE_NOTE = /^note: run with `RUST_BACKTRACE=/
+const BACKTRACE_NOTE = /^note: [Rr]un with `RUST_BACKTRACE=/
 
 export function createCargoParser(): ToolParser {
   const failed: FailedTest[] = []
@@ -223,7 +229,7 @@ export function createCargoParser(): ToolParser {
     const panic = PANIC.exec(line)
     if (panic === null) return
     const name = testName(panic[1] ?? '')
-    const message = panic[2] ?? panic[3]
+    const message = panic[2] ?? panic[3] ?? panic[4]
     details.open(name, line)
     if (message !== undefined && message !== '') {
       if (!kinds.has(name)) kinds.set(name, panicKind(message) ?? null)
