@@ -176,7 +176,6 @@ describe('cleanLine', () => {
     expect(cleanLine('[   0.004s] shop::tests::adds')).toBe('[   0.004s] shop::tests::adds')
     expect(cleanLine('[14s]elapsed')).toBe('[14s]elapsed')
   })
-})
 
   test("removes Nix's builder prefixes: a derivation's name (nix build -L) and a failed build's tail", () => {
     // Lines of the fixtures quoted/go-test/nix-build-log-prefix and quoted/pytest/nix-log-tail-summary
@@ -203,6 +202,7 @@ describe('cleanLine', () => {
     expect(cleanLine('> Task :app:test FAILED')).toBe('> Task :app:test FAILED')
     expect(cleanLine('x>>y')).toBe('x>>y')
   })
+})
 
 describe('runnerMarker', () => {
   test('reads group titles as step names and drops endgroup and debug lines', () => {
