@@ -433,6 +433,16 @@ describe('details attributed to their own failure (quoted tuning fixtures)', () 
     ])
   })
 
+  it('Surefire 2.x: an entry on the Failed tests: line keeps the header, as printed', () => {
+    const findings = quoted('maven-surefire/surefire-2-12-failed-tests-inline/ci-log.txt')
+    expect(detailsOf(findings, 'surefire:ClassificationAnalysisTest.pica')).toEqual([
+      'Failed tests:   pica(de.gwdg.metadataqa.marc.cli.ClassificationAnalysisTest): expected:<...t,percent(..)'
+    ])
+    expect(detailsOf(findings, 'surefire:CollocationTest.formatRow')).toEqual([
+      '  formatRow(de.gwdg.metadataqa.marc.cli.utils.CollocationTest): expected:<lcsh;udc,3416,68[.]32%(..)'
+    ])
+  })
+
   it('ESC written visibly (`^[[31m`) is cleaned like ESC itself', () => {
     const text = readFileSync(
       join(CORPUS, 'quoted', 'vitest/grouped-error-gh-log-failed/ci-log.txt'),

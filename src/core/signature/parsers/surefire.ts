@@ -67,14 +67,17 @@ export function createSurefireParser(): ToolParser {
   let section: 'Failures' | 'Errors' | undefined
   /** Inside Surefire 2.x's summary: which list. */
   let oldSection: 'Failures' | 'Errors' | undefined
-  /** Reads one entry of Surefire 2.x's summary; false when the line is not one. */
-  function addOld(text: string, list: 'Failures' | 'Errors'): boolean {
+  /**
+   * Reads one entry of Surefire 2.x's summary; false when the line is not one. `line` is the
+   * line as printed: the list's header too for its first entry (`Failed tests:   method(…)`).
+   */
+  function addOld(text: string, list: 'Failures' | 'Errors', line = text): boolean {
     const entry = OLD_SUMMARY_ENTRY.exec(text)
     if (entry === null) return false
     const [cls, method] =
       entry[1] !== undefined ? [entry[2] ?? '', entry[1]] : splitId(entry[3] ?? '')
     const kind = list === 'Errors' ? entry[4] : undefined
-    if (summary.length < 1000) summary.push({ cls, method, line: text, kind })
+    if (summary.length < 1000) summary.push({ cls, method, line, kind })
     return true
   }
   /** Per test: its exception and stack frames, the lines after its `<<< FAILURE!` line. */
@@ -115,7 +118,7 @@ export function createSurefireParser(): ToolParser {
         const old = OLD_SUMMARY_HEADER.exec(line)
         if (old !== null) {
           oldSection = old[1] === 'Tests in error' ? 'Errors' : 'Failures'
-          if ((old[2] ?? '') !== '') addOld(old[2] ?? '', oldSection)
+          if ((old[2] ?? '') !== '') addOld(old[2] ?? '', oldSection, line)
           return true
         }
       }
