@@ -443,6 +443,25 @@ describe('details attributed to their own failure (quoted tuning fixtures)', () 
     ])
   })
 
+  it('flake8 and mypy: a key found at several places keeps each place', () => {
+    const flake8 = detailsOf(
+      quoted('flake8/one-code-four-lines/ci-log.txt'),
+      'flake8:E501:upyun/rest.py'
+    )
+    expect(flake8.map((line) => line.split(': ')[0])).toEqual([
+      'upyun/rest.py:148:80',
+      'upyun/rest.py:230:80',
+      'upyun/rest.py:235:80',
+      'upyun/rest.py:262:80'
+    ])
+    const mypy = detailsOf(
+      quoted('mypy/one-code-eleven-lines/ci-log.txt'),
+      'mypy:union-attr:None:capa/ida/plugin/form.py'
+    )
+    expect(mypy).toHaveLength(11)
+    expect(mypy.at(-1)).toMatch(/^capa\/ida\/plugin\/form\.py:1276: error: /)
+  })
+
   it('ESC written visibly (`^[[31m`) is cleaned like ESC itself', () => {
     const text = readFileSync(
       join(CORPUS, 'quoted', 'vitest/grouped-error-gh-log-failed/ci-log.txt'),

@@ -3,11 +3,14 @@
  * when a fix exists); ruff's full format, the default in recent releases, puts the code first,
  * ``F401 [*] `os` imported but unused``, and the place on the next line, ` --> input.py:1:8`.
  * A log is ruff's when it shows any ruff-only mark (`[*]`, ` --> `, `Found N error`, a fix
- * hint); otherwise the one-line form is flake8's. Key: `<tool>:<code>:<first quoted name>:<path>`.
+ * hint); otherwise the one-line form is flake8's. Details: each distinct finding of a key with
+ * its lines, a repeat (the same message at another place) by its first line, which says where.
+ * Key: `<tool>:<code>:<first quoted name>:<path>`.
  */
 import { buildKey, firstQuotedSymbol, normalisePath, stripErrorMarker } from '../normalise.js'
 import type { Finding, ToolParser } from '../types.js'
-import { FindingSet } from './common.js'
+import { FailureDetails } from '../details.js'
+import { DiagnosticWindows, FindingSet } from './common.js'
 
 /** A path has no blanks here, so a report quoted inside another line is not read as one. */
 const CONCISE =
@@ -25,12 +28,20 @@ export const pythonLintGrepPatterns = [
 interface PythonLintState {
   concise: FindingSet
   full: FindingSet
+  windows: DiagnosticWindows
   ruffMarks: boolean
   header: { code: string; message: string; line: string } | undefined
 }
 
 function createState(): PythonLintState {
-  return { concise: new FindingSet(), full: new FindingSet(), ruffMarks: false, header: undefined }
+  const details = new FailureDetails()
+  return {
+    concise: new FindingSet(details),
+    full: new FindingSet(details),
+    windows: new DiagnosticWindows(details),
+    ruffMarks: false,
+    header: undefined
+  }
 }
 
 /** Reads one line; returns true while a full-format header waits for its ` --> ` line. */
@@ -40,10 +51,14 @@ function read(state: PythonLintState, tool: 'ruff' | 'flake8', raw: string): boo
     const location = FULL_LOCATION.exec(raw)
     if (location !== null) {
       const { code, message, line } = state.header
-      state.full.add(
-        buildKey('ruff', code, firstQuotedSymbol(message), normalisePath(location[1] ?? '')),
-        line
+      const key = buildKey(
+        'ruff',
+        code,
+        firstQuotedSymbol(message),
+        normalisePath(location[1] ?? '')
       )
+      state.windows.add(key, message, [line, raw])
+      state.full.add(key, line)
       state.ruffMarks = true
     }
     state.header = undefined
@@ -62,10 +77,9 @@ function read(state: PythonLintState, tool: 'ruff' | 'flake8', raw: string): boo
   if (match === null) return false
   const message = match[3] ?? ''
   if (raw.indexOf('[*]') !== -1) state.ruffMarks = true
-  state.concise.add(
-    buildKey(tool, match[2], firstQuotedSymbol(message), normalisePath(match[1] ?? '')),
-    raw
-  )
+  const key = buildKey(tool, match[2], firstQuotedSymbol(message), normalisePath(match[1] ?? ''))
+  state.windows.add(key, message, [raw])
+  state.concise.add(key, raw)
   return false
 }
 
