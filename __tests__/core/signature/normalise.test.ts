@@ -26,6 +26,9 @@ describe('normalisePath', () => {
     ['/home/runner/work/_temp/3f2a9c/out.txt', 'out.txt'],
     ['C:\\Users\\dev\\AppData\\Local\\Temp\\abc123\\out.txt', 'out.txt'],
     ['/work/checkout/tests/test_x.py', 'tests/test_x.py'],
+    // Jenkins' workspaces: its packages' home, its Docker image's (/var/jenkins_home).
+    ['/var/lib/jenkins/workspace/shop-PR-7/src/cart.ts', 'src/cart.ts'],
+    ['/var/jenkins_home/workspace/shop_PR-436/web/cart.ts', 'web/cart.ts'],
     ['file:///home/runner/work/a/a/test/util.test.js', 'test/util.test.js'],
     ['./src/a.ts', 'src/a.ts'],
     ['../../src/a.ts', 'src/a.ts'],
@@ -48,6 +51,21 @@ describe('normalisePath', () => {
     // Under a usual folder of checkouts the next folder is the checkout, whatever follows.
     ['/Users/dev/src/shop/web/src/cart.ts', 'web/src/cart.ts'],
     ['C:\\Users\\dev\\source\\repos\\shop\\web\\cart.ts', 'web/cart.ts'],
+    // Folders that group checkouts below it: a host, a language, another usual folder (paths
+    // as people's files and logs in public repositories name them).
+    ['/Users/dev/dev/github/fathom/fathom.js', 'fathom.js'],
+    ['/home/dev/code/rust/rust-analyzer/target/release/deps/xtask', 'target/release/deps/xtask'],
+    ['/home/dev/dev/kotlin/recipe-cost-calculator/app/build.gradle.kts', 'app/build.gradle.kts'],
+    [
+      '/home/dev/code/github.com/buddhi1980/mandelbulber2/mandelbulber2/qt/preferences_dialog.cpp',
+      'mandelbulber2/qt/preferences_dialog.cpp'
+    ],
+    ['/Users/dev/Documents/dev/kotlin/examples/hello/build.gradle.kts', 'hello/build.gradle.kts'],
+    // …unless the folder after them starts a project path: the last of them was the checkout.
+    ['/home/dev/src/node/lib/fs.js', 'lib/fs.js'],
+    ['/home/dev/code/go/internal/x/y.go', 'internal/x/y.go'],
+    // A usual folder named like a project folder is still the checkout's parent.
+    ['/home/dev/src/lib/index.js', 'index.js'],
     // Any other home folder: the depth is unknown, so the path starts at its first project folder.
     ['/Users/dev/DEV/Experiments/shop/src/components/Cart.tsx', 'src/components/Cart.tsx'],
     ['/home/dev/Desktop/shop/tests/test_cart.py', 'tests/test_cart.py'],

@@ -34,22 +34,37 @@ export function runnerCheckoutRoots(sep: string, char: string): string {
 /** A home directory: macOS, Linux, root's, Windows (after `\\` became `/`). */
 const HOME_DIR = String.raw`(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)`
 
+/** The usual folders of checkouts in a home directory (`~/src/`, `~/code/`, `~/Documents/GitHub/`, …). */
+const CHECKOUT_FOLDERS = String.raw`src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?`
+/**
+ * Folders that group checkouts below a usual folder of checkouts: another usual folder
+ * (`~/Documents/dev/`), a host (`~/dev/github/`, `~/code/github.com/<owner>/`) or a language
+ * (`~/code/rust/`, `~/dev/kotlin/`).
+ */
+const GROUPING_FOLDERS = String.raw`${CHECKOUT_FOLDERS}|gitlab|bitbucket|GitHub|GitLab|(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)\/[^/]+|kotlin|java|scala|go|golang|rust|python|ruby|php|js|javascript|typescript|node|nodejs|swift|c|cpp|csharp|dotnet|elixir|erlang|haskell|clojure|dart|flutter|android|ios|web|lua|zig|ocaml|julia`
+/** The folders that start a project-relative path (see PROJECT_FOLDERS), by name. */
+const PROJECT_FOLDER_NAMES =
+  'src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules'
+
 const CHECKOUT_ROOTS: readonly RegExp[] = [
   new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
-  // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
-  // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
+  // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/, the
+  // Docker image's /var/jenkins_home), Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
   /^\/builds\/[^/]+\/[^/]+\//,
-  /^(?:\/var\/lib\/jenkins|\/home\/jenkins(?:\/agent)?|[A-Za-z]:\/[Jj]enkins)\/workspace\/[^/]+\//,
+  /^(?:\/var\/lib\/jenkins|\/var\/jenkins_home|\/home\/jenkins(?:\/agent)?|[A-Za-z]:\/[Jj]enkins)\/workspace\/[^/]+\//,
   /^\/home\/travis\/build\/[^/]+\/[^/]+\//,
   /^\/var\/lib\/buildkite-agent\/builds\/[^/]+\/[^/]+\/[^/]+\//,
   /^\/home\/vsts\/work\/\d+\/s\//,
   // A container's working directory (Docker builds, Cloud Build, dev containers).
   /^\/(?:workspace|workspaces\/[^/]+|app|code|src|usr\/src\/app|opt\/app)\//,
   // A checkout in a home directory under a usual folder of checkouts: ~/src/<repo>/,
-  // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … Dot folders
+  // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … and under folders
+  // that group checkouts below it: ~/dev/github/<repo>/, ~/code/rust/<repo>/,
+  // ~/Documents/dev/kotlin/<repo>/. A folder after the grouping ones that starts a project path
+  // (`lib/`, `src/`) says the last of them was the checkout (~/src/node/lib/). Dot folders
   // (caches, toolchains) and the runner's _temp are not checkouts.
   new RegExp(
-    String.raw`^${HOME_DIR}\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\/`
+    String.raw`^${HOME_DIR}\/(?:${CHECKOUT_FOLDERS}|go\/src\/[^/]+\/[^/]+)(?:(?:\/(?:${GROUPING_FOLDERS}))+\/(?!(?:${PROJECT_FOLDER_NAMES})\/)|\/)(?![._])[^/]+\/`
   )
 ]
 
@@ -67,8 +82,7 @@ const TEMP_ROOTS: readonly RegExp[] = [
  * Folder names that start a project-relative path inside an unknown absolute prefix: the usual
  * source and test folders, and `node_modules/`, which sits in the project's root.
  */
-const PROJECT_FOLDERS =
-  /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules)\//
+const PROJECT_FOLDERS = new RegExp(`\\/(?:${PROJECT_FOLDER_NAMES})\\/`)
 
 /**
  * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
