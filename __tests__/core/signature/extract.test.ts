@@ -245,6 +245,87 @@ describe('extractFailures', () => {
     expect(keys('In ./a.sh line 3:\necho $x\n\nDid you mean:\n')).toEqual([])
   })
 
+  test('pyright --outputjson: errors only, with the text form’s key; warnings never', () => {
+    // Two diagnostics of a pyright 1.1.410 report of eight warnings (errorCount 0) as quoted
+    // in a public repository, then an error added in the same form.
+    const report = [
+      '{',
+      '    "version": "1.1.410",',
+      '    "time": "1785725164034",',
+      '    "generalDiagnostics": [',
+      '        {',
+      '            "file": "d:\\\\桌面文件\\\\软件项目_qt6\\\\tests\\\\test_phase_b_dialog.py",',
+      '            "severity": "warning",',
+      '            "message": "Object of type \\"None\\" is not subscriptable",',
+      '            "range": {',
+      '                "start": {',
+      '                    "line": 107,',
+      '                    "character": 14',
+      '                },',
+      '                "end": {',
+      '                    "line": 107,',
+      '                    "character": 17',
+      '                }',
+      '            },',
+      '            "rule": "reportOptionalSubscript"',
+      '        },',
+      '        {',
+      '            "file": "d:\\\\桌面文件\\\\软件项目_qt6\\\\tests\\\\test_phase_b_dialog.py",',
+      '            "severity": "warning",',
+      '            "message": "Cannot access attribute \\"_run_compensation_pipeline\\" for class \\"PhaseBDialog\\"\\n  Attribute \\"_run_compensation_pipeline\\" is unknown",',
+      '            "range": {',
+      '                "start": {',
+      '                    "line": 508,',
+      '                    "character": 40',
+      '                },',
+      '                "end": {',
+      '                    "line": 508,',
+      '                    "character": 66',
+      '                }',
+      '            },',
+      '            "rule": "reportAttributeAccessIssue"',
+      '        }',
+      '    ],',
+      '    "summary": {',
+      '        "filesAnalyzed": 1,',
+      '        "errorCount": 0,',
+      '        "warningCount": 8,',
+      '        "informationCount": 0,',
+      '        "timeInSec": 1.688',
+      '    }',
+      '}'
+    ]
+    expect(keys(report.join('\n'))).toEqual([])
+    // The second diagnostic an error, on a runner.
+    const errorReport = [...report]
+    errorReport[22] = '            "severity": "error",'
+    const findings = extractFailuresFromString(
+      errorReport
+        .join('\n')
+        .replaceAll(
+          'd:\\\\桌面文件\\\\软件项目_qt6\\\\tests\\\\',
+          '/home/runner/work/qt6/qt6/tests/'
+        )
+    ).findings
+    expect(findings.map((finding) => finding.key)).toEqual([
+      'pyright:reportAttributeAccessIssue:tests/test_phase_b_dialog.py'
+    ])
+    expect(findings[0]?.details).toEqual(
+      [
+        '"file": "tests/test_phase_b_dialog.py",',
+        '"severity": "error",',
+        '"message": "Cannot access attribute \\"_run_compensation_pipeline\\" for class \\"PhaseBDialog\\"\\n  Attribute \\"_run_compensation_pipeline\\" is unknown",',
+        '"rule": "reportAttributeAccessIssue"'
+      ].map((line) => `            ${line}`)
+    )
+    // An empty report after pyright's log lines: nothing.
+    expect(
+      keys(
+        'No configuration file found.\nFound 1 source file\n{\n    "version": "1.1.157",\n    "generalDiagnostics": [],\n    "summary": {\n        "errorCount": 0\n    }\n}\n'
+      )
+    ).toEqual([])
+  })
+
   test('an empty log has no findings', async () => {
     expect(keys('')).toEqual([])
     expect((await extractFailures(Readable.from([]))).findings).toEqual([])

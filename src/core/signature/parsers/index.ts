@@ -148,11 +148,15 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'pyright',
     create: createPyrightParser,
-    // A diagnostic (`path.py:12:5 - error:`, or `  12:5 - error:` under its file's header line)
-    // and the header line itself, a Python file's path alone.
+    // A diagnostic (`path.py:12:5 - error:`, or `  12:5 - error:` under its file's header line),
+    // the header line itself, a Python file's path alone, and the JSON report's array.
     triggers: {
       anywhere: [ERROR_WORD],
-      lineStart: [pathWith('pyi?'), `${PATH_START}\\.pyi?[ \\t\\r]*(?:\\n|$)`]
+      lineStart: [
+        pathWith('pyi?'),
+        `${PATH_START}\\.pyi?[ \\t\\r]*(?:\\n|$)`,
+        '"generalDiagnostics": \\['
+      ]
     },
     grepPatterns: pyrightGrepPatterns
   },
