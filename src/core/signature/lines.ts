@@ -194,10 +194,29 @@ export function foreignPrefixLength(text: string, start: number): number {
  * name and `> ` (`python3.12-foo-1.0> `, `foo> `), and the tail of a failed build's log that it
  * prints under its error seven blanks and `> ` (`       > `, `       >` on an empty line).
  */
-const NIX_NAME_PREFIX = /[A-Za-z0-9][\w.+-]{0,200}> /y
 const NIX_TAIL_INDENT = 7
+/** Longest derivation name read before `> `. */
+const MAX_NIX_NAME = 200
 
-/** Length of a Nix builder prefix (see NIX_NAME_PREFIX) at `start` of `text`; 0 when there is none. */
+/** A character of a derivation's name: a letter, a digit, `_`, `.`, `+` or `-`. */
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 46 ||
+    code === 43 ||
+    code === 45
+  )
+}
+
+/**
+ * Length of a Nix builder prefix at `start` of `text` (a line or a byte string): a derivation's
+ * name (a letter or digit, then name characters) and `> `, or seven blanks and `>` followed by a
+ * blank or the line's end; 0 when there is none. Read by character codes: it is tried where
+ * every line begins.
+ */
 export function builderPrefixLength(text: string, start: number): number {
   const code = text.charCodeAt(start)
   if (code === 32) {
@@ -208,11 +227,12 @@ export function builderPrefixLength(text: string, start: number): number {
     if (after === 32) return NIX_TAIL_INDENT + 2
     return Number.isNaN(after) || after === 10 || after === 13 ? NIX_TAIL_INDENT + 1 : 0
   }
-  // Cheap first test: a name starts with a letter or a digit.
-  if (!((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57)))
-    return 0
-  NIX_NAME_PREFIX.lastIndex = start
-  return NIX_NAME_PREFIX.test(text) ? NIX_NAME_PREFIX.lastIndex - start : 0
+  // A name starts with a letter or a digit.
+  if (!isNameCode(code) || code === 95 || code === 46 || code === 43 || code === 45) return 0
+  const limit = Math.min(text.length, start + MAX_NIX_NAME + 1)
+  let i = start + 1
+  while (i < limit && isNameCode(text.charCodeAt(i))) i++
+  return text.charCodeAt(i) === 62 && text.charCodeAt(i + 1) === 32 ? i + 2 - start : 0
 }
 
 /** Removes a runner timestamp, `2026-07-28T23:19:32.4965943Z ` (0 to 9 fraction digits). */
