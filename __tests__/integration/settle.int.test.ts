@@ -27,7 +27,8 @@ import {
   planChecks,
   reconcileJob
 } from '../helpers/gh-aw.js'
-import { commentsOn, ledgerOf } from '../app/commands/lifecycle-helpers.js'
+import { STATE_BRANCH, commentsOn, ledgerOf } from '../app/commands/lifecycle-helpers.js'
+import { ledgerPath } from '../../src/core/ledger.js'
 
 /** GitHub's documented webhook example payloads, every event. */
 const examples = createRequire(import.meta.url)('@octokit/webhooks-examples') as unknown
@@ -64,7 +65,7 @@ function settleJob(
   payload: unknown
 ): Promise<InProcessRun> {
   const path = join(tempDir('autoloop-event-'), 'event.json')
-  writeFileSync(path, JSON.stringify(payload))
+  writeFileSync(path, typeof payload === 'string' ? payload : JSON.stringify(payload))
   return runInProcess(fake, {
     inputs: { command: 'settle', 'state-branch': 'memory/autoloop' },
     env: { GITHUB_RUN_ID: String(runId), GITHUB_EVENT_NAME: event, GITHUB_EVENT_PATH: path }
@@ -344,6 +345,63 @@ describe('wait: false, then settle on events', () => {
       )
       expect(green.outputs).toMatchObject({ status: 'success', verdict: 'green', sha: push.head })
       expect(ledgerOf(fake, PROGRAM)!.iteration?.outcome).toBe('green')
+    })
+  })
+
+  it('a payload that is not JSON, or a dispatch naming a program not here: exit 0, nothing written', async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      await waitingRed(fake)
+      fake.advance(21 * MINUTE)
+      const before = writes(fake)
+      const garbled = await settleJob(fake, 19_300_000_051, 'workflow_run', '{"action": "compl')
+      const dispatch = example('workflow_dispatch')
+      const elsewhere = await settleJob(fake, 19_300_000_052, 'workflow_dispatch', {
+        ...dispatch,
+        inputs: { program: 'not-here' }
+      })
+      const notAName = await settleJob(fake, 19_300_000_053, 'workflow_dispatch', {
+        ...dispatch,
+        inputs: { program: '../etc' }
+      })
+      for (const run of [garbled, elsewhere, notAName]) {
+        expect(run.errors).toEqual([])
+        expect(run.exitCode).toBe(0)
+        expect(run.outputs.status).toBe('ignored')
+      }
+      expect(writes(fake)).toBe(before)
+      expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.state).toBe('in-flight')
+    })
+  })
+
+  it("a malformed ledger of the program an event names is the gate's error; nothing is written", async () => {
+    await withFake(ghAwScenario(), async (fake) => {
+      const { push } = await waitingRed(fake)
+      fake.advance(21 * MINUTE)
+      fake.commit(STATE_BRANCH, { [ledgerPath(PROGRAM)]: '{"version": 1, "attempts": [' }, 'x')
+      const before = writes(fake)
+      const named = await settleJob(fake, 19_300_000_061, 'workflow_dispatch', {
+        ...example('workflow_dispatch'),
+        inputs: { program: PROGRAM }
+      })
+      expect(named.exitCode).toBe(1)
+      expect(named.errors.join('\n')).toContain(ledgerPath(PROGRAM))
+      // The polling gate on the same files stops on the same error.
+      const gate = await ciGateJob(fake, {
+        runId: 19_100_000_061,
+        iteration: { metric: 0.86, improved: true, change: 'c' }
+      })
+      expect(gate.exitCode).toBe(1)
+      expect(named.errors).toEqual(gate.errors)
+      // An event about a commit names no program: the broken ledger is left as it is.
+      const byCommit = await settleJob(
+        fake,
+        19_300_000_062,
+        'workflow_run',
+        workflowRunCompleted(push.head)
+      )
+      expect(byCommit.exitCode).toBe(0)
+      expect(byCommit.outputs.status).toBe('ignored')
+      expect(writes(fake)).toBe(before)
     })
   })
 })
