@@ -18,7 +18,7 @@ export class RestIssues {
 
   async createComment(issue: number, body: string): Promise<IssueComment> {
     // Not retried by the client: a lost answer may hide a created comment, so the caller
-    // looks for it before posting again (upsert in issue/program-issue.ts).
+    // looks for it before posting again (README: "The state file and the program issue").
     const { data } = await this.api.client.rest.issues.createComment({
       ...this.api.repo,
       issue_number: issue,
