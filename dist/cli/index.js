@@ -37808,90 +37808,29 @@ function retryAfterSeconds(error, now) {
 
 /***/ }),
 
-/***/ 3078:
+/***/ 771:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   En: () => (/* binding */ RestGitHub)
-/* harmony export */ });
-/* unused harmony exports actionsJobOf, toCheckRun */
-/* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4296);
-/* harmony import */ var _core_state_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8036);
 
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  En: () => (/* binding */ RestGitHub)
+});
+
+// UNUSED EXPORTS: actionsJobOf, toCheckRun
+
+// EXTERNAL MODULE: ./src/core/errors.ts
+var errors = __nccwpck_require__(4296);
+;// CONCATENATED MODULE: ./src/adapters/github/requests.ts
 
 const PAGE_SIZE = 100;
-/** Where a GitHub Actions job's details URL points: …/actions/runs/<run>/job/<job>. */
-function actionsJobOf(url) {
-    const match = url ? /\/actions\/runs\/(\d+)\/job\/(\d+)/.exec(url) : null;
-    if (!match?.[1] || !match[2])
-        return undefined;
-    return { runId: Number(match[1]), jobId: Number(match[2]) };
-}
-function toPull(pull) {
-    return {
-        number: pull.number,
-        url: pull.html_url,
-        headSha: pull.head.sha,
-        headRef: pull.head.ref,
-        baseRef: pull.base.ref,
-        draft: pull.draft ?? false,
-        state: pull.state
-    };
-}
-function toCheckRun(run) {
-    const job = actionsJobOf(run.details_url) ?? actionsJobOf(run.html_url);
-    return {
-        id: run.id,
-        name: run.name,
-        status: run.status,
-        conclusion: run.conclusion,
-        url: run.html_url ?? run.details_url ?? '',
-        startedAt: run.started_at,
-        workflowRunId: job?.runId,
-        jobId: job?.jobId,
-        checkSuiteId: run.check_suite?.id,
-        appSlug: run.app?.slug
-    };
-}
-const PULL_FIELDS = 'number url state isDraft headRefName headRefOid baseRefName baseRef { name target { oid } }';
-const COMMIT_FIELDS = 'oid committedDate tree { oid } parents(first: 2) { nodes { oid tree { oid } } }';
-function gqlPull(pull) {
-    return {
-        number: pull.number,
-        url: pull.url,
-        headSha: pull.headRefOid,
-        headRef: pull.headRefName,
-        baseRef: pull.baseRefName,
-        draft: pull.isDraft,
-        state: pull.state.toLowerCase()
-    };
-}
-function gqlCommit(commit) {
-    if (!commit?.oid)
-        return null;
-    const committedAt = Date.parse(commit.committedDate ?? '');
-    const parents = commit.parents.nodes;
-    return {
-        sha: commit.oid,
-        tree: commit.tree.oid,
-        parents: parents.map((parent) => parent.oid),
-        ...(Number.isFinite(committedAt) ? { committedAt } : {}),
-        parentTree: parents.length === 1 ? (parents[0]?.tree.oid ?? null) : null
-    };
-}
-class RestGitHub {
+/** The client and repository every part of RestGitHub asks through, with what they share. */
+class RestRequests {
     client;
     repo;
     cache = new Map();
-    /**
-     * Each check run's output as its commit's listing last showed it: the listing carries the
-     * same output as the check run itself, so gathering a failure needs no request of its own.
-     */
-    listedOutputs = new Map();
     /** GraphQL reads of the repository asked for together, sent as one query (`readRepository`). */
     pendingParts = null;
-    /** The default branch, once read: it does not change during a run. */
-    knownDefaultBranch = null;
     constructor(client, repo) {
         this.client = client;
         this.repo = repo;
@@ -37945,11 +37884,99 @@ ${built.map((b) => b.fields).join('\n')}
                     b.entry.resolve({ repository: data?.repository ?? null, p: b.p });
         }
     }
+    /** A GET that sends the last ETag of the same URL and re-uses the cached body on 304. */
+    async conditionalGet(route, params) {
+        const key = `${route} ${JSON.stringify(params)}`;
+        const cached = this.cache.get(key);
+        try {
+            const response = await this.client.request(route, {
+                ...this.repo,
+                ...params,
+                headers: cached ? { 'if-none-match': cached.etag } : {}
+            });
+            const etag = response.headers.etag;
+            if (etag)
+                this.cache.set(key, { etag, data: response.data });
+            return response.data;
+        }
+        catch (error) {
+            if ((0,errors/* httpStatus */.nG)(error) === 304 && cached)
+                return cached.data;
+            throw error;
+        }
+    }
+    /**
+     * Every page of a list whose first page says how many items there are. Not
+     * `octokit.paginate`: that cannot send `If-None-Match`, and polled lists must, so that a page
+     * that did not change is a free 304.
+     */
+    async allPages(route, params, items) {
+        const first = items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page: 1 }));
+        const pages = Math.ceil(first.total / PAGE_SIZE);
+        const result = [...first.items];
+        for (let page = 2; page <= pages; page++) {
+            result.push(...items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page })).items);
+        }
+        return result;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/github/repository.ts
+/**
+ * The repository's branches, commits and pull requests as RestGitHub reads them: where a branch
+ * stands in one GraphQL read (`standing`), and the REST reads it stands for, one by one.
+ */
+
+
+function toPull(pull) {
+    return {
+        number: pull.number,
+        url: pull.html_url,
+        headSha: pull.head.sha,
+        headRef: pull.head.ref,
+        baseRef: pull.base.ref,
+        draft: pull.draft ?? false,
+        state: pull.state
+    };
+}
+const PULL_FIELDS = 'number url state isDraft headRefName headRefOid baseRefName baseRef { name target { oid } }';
+const COMMIT_FIELDS = 'oid committedDate tree { oid } parents(first: 2) { nodes { oid tree { oid } } }';
+function gqlPull(pull) {
+    return {
+        number: pull.number,
+        url: pull.url,
+        headSha: pull.headRefOid,
+        headRef: pull.headRefName,
+        baseRef: pull.baseRefName,
+        draft: pull.isDraft,
+        state: pull.state.toLowerCase()
+    };
+}
+function gqlCommit(commit) {
+    if (!commit?.oid)
+        return null;
+    const committedAt = Date.parse(commit.committedDate ?? '');
+    const parents = commit.parents.nodes;
+    return {
+        sha: commit.oid,
+        tree: commit.tree.oid,
+        parents: parents.map((parent) => parent.oid),
+        ...(Number.isFinite(committedAt) ? { committedAt } : {}),
+        parentTree: parents.length === 1 ? (parents[0]?.tree.oid ?? null) : null
+    };
+}
+class RestRepository {
+    api;
+    /** The default branch, once read: it does not change during a run. */
+    knownDefaultBranch = null;
+    constructor(api) {
+        this.api = api;
+    }
     /** See GitHubPort.standing: one GraphQL read; null when GraphQL refuses it. */
     async standing(query) {
         let read;
         try {
-            read = await this.readRepository((p) => ({
+            read = await this.api.readRepository((p) => ({
                 fields: [
                     `    ${p}branch: ref(qualifiedName: $${p}branch) {
       target { ... on Commit { ${COMMIT_FIELDS} } }
@@ -37998,61 +38025,40 @@ ${built.map((b) => b.fields).join('\n')}
             heads
         };
     }
-    /** A GET that sends the last ETag of the same URL and re-uses the cached body on 304. */
-    async conditionalGet(route, params) {
-        const key = `${route} ${JSON.stringify(params)}`;
-        const cached = this.cache.get(key);
-        try {
-            const response = await this.client.request(route, {
-                ...this.repo,
-                ...params,
-                headers: cached ? { 'if-none-match': cached.etag } : {}
-            });
-            const etag = response.headers.etag;
-            if (etag)
-                this.cache.set(key, { etag, data: response.data });
-            return response.data;
-        }
-        catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 304 && cached)
-                return cached.data;
-            throw error;
-        }
-    }
     async defaultBranch() {
         if (this.knownDefaultBranch !== null)
             return this.knownDefaultBranch;
-        const repo = await this.conditionalGet('GET /repos/{owner}/{repo}', {});
+        const repo = await this.api.conditionalGet('GET /repos/{owner}/{repo}', {});
         this.knownDefaultBranch = repo.default_branch;
         return repo.default_branch;
     }
     async branchHead(branch) {
         try {
-            const ref = await this.conditionalGet('GET /repos/{owner}/{repo}/git/ref/{ref}', { ref: `heads/${branch}` });
+            const ref = await this.api.conditionalGet('GET /repos/{owner}/{repo}/git/ref/{ref}', { ref: `heads/${branch}` });
             return ref.object.sha;
         }
         catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
+            if ((0,errors/* httpStatus */.nG)(error) === 404)
                 return null;
             throw error;
         }
     }
     async getPull(number) {
         try {
-            const pull = await this.conditionalGet('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+            const pull = await this.api.conditionalGet('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
                 pull_number: number
             });
             return toPull(pull);
         }
         catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
+            if ((0,errors/* httpStatus */.nG)(error) === 404)
                 return null;
             throw error;
         }
     }
     async findOpenPull(branch) {
-        const pulls = await this.conditionalGet('GET /repos/{owner}/{repo}/pulls', {
-            head: `${this.repo.owner}:${branch}`,
+        const pulls = await this.api.conditionalGet('GET /repos/{owner}/{repo}/pulls', {
+            head: `${this.api.repo.owner}:${branch}`,
             state: 'open',
             per_page: 10
         });
@@ -38060,73 +38066,16 @@ ${built.map((b) => b.fields).join('\n')}
         return first ? toPull(first) : null;
     }
     async createDraftPull(input) {
-        const response = await this.client.rest.pulls.create({ ...this.repo, ...input, draft: true });
+        const response = await this.api.client.rest.pulls.create({
+            ...this.api.repo,
+            ...input,
+            draft: true
+        });
         return toPull(response.data);
-    }
-    /**
-     * Every page of a list whose first page says how many items there are. Not
-     * `octokit.paginate`: that cannot send `If-None-Match`, and polled lists must, so that a page
-     * that did not change is a free 304.
-     */
-    async allPages(route, params, items) {
-        const first = items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page: 1 }));
-        const pages = Math.ceil(first.total / PAGE_SIZE);
-        const result = [...first.items];
-        for (let page = 2; page <= pages; page++) {
-            result.push(...items(await this.conditionalGet(route, { ...params, per_page: PAGE_SIZE, page })).items);
-        }
-        return result;
-    }
-    async readChecks(sha) {
-        const runs = await this.allPages('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ref: sha, filter: 'all' }, (page) => {
-            const body = page;
-            return { total: body.total_count, items: body.check_runs };
-        });
-        const statuses = await this.allPages('GET /repos/{owner}/{repo}/commits/{ref}/status', { ref: sha }, (page) => {
-            const body = page;
-            return { total: body.total_count, items: body.statuses };
-        });
-        for (const run of runs)
-            if (run.output)
-                this.listedOutputs.set(run.id, {
-                    title: run.output.title,
-                    summary: run.output.summary,
-                    text: run.output.text,
-                    annotationsCount: run.output.annotations_count
-                });
-        return {
-            checkRuns: runs.map(toCheckRun),
-            statuses: statuses.map((status) => ({
-                id: status.id,
-                context: status.context,
-                state: status.state,
-                description: status.description,
-                url: status.target_url
-            }))
-        };
-    }
-    async workflowRunStatus(runId) {
-        try {
-            const run = await this.conditionalGet('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { run_id: runId });
-            return {
-                kind: 'found',
-                status: run.status ?? 'unknown',
-                conclusion: run.conclusion ?? null,
-                runAttempt: run.run_attempt ?? null
-            };
-        }
-        catch (error) {
-            const status = (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
-            if (status === 404)
-                return { kind: 'not-found' };
-            if (status === 403)
-                return { kind: 'forbidden' };
-            throw error;
-        }
     }
     async commit(sha) {
         try {
-            const commit = await this.conditionalGet('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha });
+            const commit = await this.api.conditionalGet('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { commit_sha: sha });
             const committedAt = Date.parse(commit.committer?.date ?? '');
             return {
                 sha: commit.sha,
@@ -38136,14 +38085,185 @@ ${built.map((b) => b.fields).join('\n')}
             };
         }
         catch (error) {
-            const status = (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
+            const status = (0,errors/* httpStatus */.nG)(error);
             if (status === 404 || status === 422)
                 return null;
             throw error;
         }
     }
+    async branchesStartingWith(prefix) {
+        const refs = await this.api.conditionalGet('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ref: `heads/${prefix}` });
+        return refs.map((ref) => ({
+            name: ref.ref.replace(/^refs\/heads\//, ''),
+            sha: ref.object.sha
+        }));
+    }
+    async pullsInto(base, headPrefix) {
+        const pulls = await this.api.conditionalGet('GET /repos/{owner}/{repo}/pulls', {
+            base,
+            state: 'all',
+            sort: 'created',
+            direction: 'desc',
+            per_page: PAGE_SIZE
+        });
+        return pulls
+            .filter((pull) => pull.head.ref.startsWith(headPrefix))
+            .map((pull) => ({ ...toPull(pull), createdAt: Date.parse(pull.created_at ?? '') || 0 }));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/github/checks.ts
+/**
+ * A commit's check runs and statuses, and what gathering a failure reads of a check run: its
+ * output, its annotations, its job's log (FailureSources).
+ */
+
+
+/** Where a GitHub Actions job's details URL points: …/actions/runs/<run>/job/<job>. */
+function actionsJobOf(url) {
+    const match = url ? /\/actions\/runs\/(\d+)\/job\/(\d+)/.exec(url) : null;
+    if (!match?.[1] || !match[2])
+        return undefined;
+    return { runId: Number(match[1]), jobId: Number(match[2]) };
+}
+function toCheckRun(run) {
+    const job = actionsJobOf(run.details_url) ?? actionsJobOf(run.html_url);
+    return {
+        id: run.id,
+        name: run.name,
+        status: run.status,
+        conclusion: run.conclusion,
+        url: run.html_url ?? run.details_url ?? '',
+        startedAt: run.started_at,
+        workflowRunId: job?.runId,
+        jobId: job?.jobId,
+        checkSuiteId: run.check_suite?.id,
+        appSlug: run.app?.slug
+    };
+}
+class RestChecks {
+    api;
+    /**
+     * Each check run's output as its commit's listing last showed it: the listing carries the
+     * same output as the check run itself, so gathering a failure needs no request of its own.
+     */
+    listedOutputs = new Map();
+    constructor(api) {
+        this.api = api;
+    }
+    async readChecks(sha, options = {}) {
+        const runs = await this.api.allPages('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ref: sha, filter: 'all' }, (page) => {
+            const body = page;
+            return { total: body.total_count, items: body.check_runs };
+        });
+        const checkRuns = runs.map(toCheckRun);
+        const statuses = options.skipStatuses?.(checkRuns)
+            ? []
+            : await this.api.allPages('GET /repos/{owner}/{repo}/commits/{ref}/status', { ref: sha }, (page) => {
+                const body = page;
+                return { total: body.total_count, items: body.statuses };
+            });
+        for (const run of runs)
+            if (run.output)
+                this.listedOutputs.set(run.id, {
+                    title: run.output.title,
+                    summary: run.output.summary,
+                    text: run.output.text,
+                    annotationsCount: run.output.annotations_count
+                });
+        return {
+            checkRuns,
+            statuses: statuses.map((status) => ({
+                id: status.id,
+                context: status.context,
+                state: status.state,
+                description: status.description,
+                url: status.target_url
+            }))
+        };
+    }
+    async checkRunOutput(checkRunId) {
+        const listed = this.listedOutputs.get(checkRunId);
+        if (listed)
+            return listed;
+        const { data } = await this.api.client.rest.checks.get({
+            ...this.api.repo,
+            check_run_id: checkRunId
+        });
+        return {
+            title: data.output.title,
+            summary: data.output.summary,
+            text: data.output.text,
+            annotationsCount: data.output.annotations_count
+        };
+    }
+    async annotations(checkRunId) {
+        const { client } = this.api;
+        const all = await client.paginate(client.rest.checks.listAnnotations, {
+            ...this.api.repo,
+            check_run_id: checkRunId,
+            per_page: PAGE_SIZE
+        });
+        return all.map((a) => ({
+            path: a.path,
+            level: a.annotation_level ?? 'failure',
+            title: a.title ?? null,
+            message: a.message ?? ''
+        }));
+    }
+    async jobLog(jobId) {
+        try {
+            // The API answers with a redirect to the log; fetch follows it, and the body is read
+            // as a stream, never buffered whole.
+            const response = await this.api.client.request('GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs', {
+                ...this.api.repo,
+                job_id: jobId,
+                request: { parseSuccessResponseBody: false }
+            });
+            return response.data;
+        }
+        catch (error) {
+            const status = (0,errors/* httpStatus */.nG)(error);
+            if (status === 404 || status === 410)
+                return null;
+            throw error;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/github/workflow-runs.ts
+/**
+ * GitHub Actions workflow runs: a run's status and jobs, the runs of a commit, starting a
+ * workflow (`workflow_dispatch`) and finding the run it started, re-running failed jobs.
+ */
+
+
+class RestWorkflowRuns {
+    api;
+    constructor(api) {
+        this.api = api;
+    }
+    async workflowRunStatus(runId) {
+        try {
+            const run = await this.api.conditionalGet('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { run_id: runId });
+            return {
+                kind: 'found',
+                status: run.status ?? 'unknown',
+                conclusion: run.conclusion ?? null,
+                runAttempt: run.run_attempt ?? null
+            };
+        }
+        catch (error) {
+            const status = (0,errors/* httpStatus */.nG)(error);
+            if (status === 404)
+                return { kind: 'not-found' };
+            if (status === 403)
+                return { kind: 'forbidden' };
+            throw error;
+        }
+    }
     async workflowRunsOf(sha) {
-        const runs = await this.allPages('GET /repos/{owner}/{repo}/actions/runs', { head_sha: sha }, (page) => {
+        const runs = await this.api.allPages('GET /repos/{owner}/{repo}/actions/runs', { head_sha: sha }, (page) => {
             const body = page;
             return { total: body.total_count, items: body.workflow_runs };
         });
@@ -38159,8 +38279,8 @@ ${built.map((b) => b.fields).join('\n')}
     async dispatchWorkflow(request) {
         // Not retried by the client: a lost answer may hide a started run, and a second dispatch
         // would start a second fixer. The ledger records the dispatch before it is sent.
-        const response = await this.client.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
-            ...this.repo,
+        const response = await this.api.client.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+            ...this.api.repo,
             workflow_id: request.workflow,
             ref: request.ref,
             inputs: request.inputs,
@@ -38171,7 +38291,7 @@ ${built.map((b) => b.fields).join('\n')}
         return { runId: details?.workflow_run_id ?? null, url: details?.html_url ?? null };
     }
     async workflowRunJobs(runId) {
-        const jobs = await this.allPages('GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { run_id: runId, filter: 'latest' }, (page) => {
+        const jobs = await this.api.allPages('GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { run_id: runId, filter: 'latest' }, (page) => {
             const body = page;
             return { total: body.total_count, items: body.jobs };
         });
@@ -38190,7 +38310,7 @@ ${built.map((b) => b.fields).join('\n')}
     async findDispatchedRun(query) {
         // Creation times have whole seconds: a run created in the dispatch's second counts.
         const since = new Date(Math.floor(query.since / 1000) * 1000).toISOString();
-        const body = await this.conditionalGet('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
+        const body = await this.api.conditionalGet('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
             workflow_id: query.workflow,
             branch: query.ref.replace(/^refs\/heads\//, ''),
             event: 'workflow_dispatch',
@@ -38200,78 +38320,27 @@ ${built.map((b) => b.fields).join('\n')}
         const earliest = [...body.workflow_runs].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id)[0];
         return earliest ? { runId: earliest.id, url: earliest.html_url } : null;
     }
-    async branchesStartingWith(prefix) {
-        const refs = await this.conditionalGet('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ref: `heads/${prefix}` });
-        return refs.map((ref) => ({
-            name: ref.ref.replace(/^refs\/heads\//, ''),
-            sha: ref.object.sha
-        }));
-    }
-    async pullsInto(base, headPrefix) {
-        const pulls = await this.conditionalGet('GET /repos/{owner}/{repo}/pulls', {
-            base,
-            state: 'all',
-            sort: 'created',
-            direction: 'desc',
-            per_page: PAGE_SIZE
-        });
-        return pulls
-            .filter((pull) => pull.head.ref.startsWith(headPrefix))
-            .map((pull) => ({ ...toPull(pull), createdAt: Date.parse(pull.created_at ?? '') || 0 }));
-    }
     async rerunFailedJobs(runId) {
-        await this.client.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
-            ...this.repo,
+        await this.api.client.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
+            ...this.api.repo,
             run_id: runId
         });
     }
-    async checkRunOutput(checkRunId) {
-        const listed = this.listedOutputs.get(checkRunId);
-        if (listed)
-            return listed;
-        const { data } = await this.client.rest.checks.get({ ...this.repo, check_run_id: checkRunId });
-        return {
-            title: data.output.title,
-            summary: data.output.summary,
-            text: data.output.text,
-            annotationsCount: data.output.annotations_count
-        };
+}
+
+;// CONCATENATED MODULE: ./src/adapters/github/issues.ts
+/** The program issue's comments and labels (IssuesPort). */
+
+
+class RestIssues {
+    api;
+    constructor(api) {
+        this.api = api;
     }
-    async annotations(checkRunId) {
-        const all = await this.client.paginate(this.client.rest.checks.listAnnotations, {
-            ...this.repo,
-            check_run_id: checkRunId,
-            per_page: PAGE_SIZE
-        });
-        return all.map((a) => ({
-            path: a.path,
-            level: a.annotation_level ?? 'failure',
-            title: a.title ?? null,
-            message: a.message ?? ''
-        }));
-    }
-    async jobLog(jobId) {
-        try {
-            // The API answers with a redirect to the log; fetch follows it, and the body is read
-            // as a stream, never buffered whole.
-            const response = await this.client.request('GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs', {
-                ...this.repo,
-                job_id: jobId,
-                request: { parseSuccessResponseBody: false }
-            });
-            return response.data;
-        }
-        catch (error) {
-            const status = (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
-            if (status === 404 || status === 410)
-                return null;
-            throw error;
-        }
-    }
-    // Program issue ---------------------------------------------------------------------
     async listComments(issue) {
-        const comments = await this.client.paginate(this.client.rest.issues.listComments, {
-            ...this.repo,
+        const { client } = this.api;
+        const comments = await client.paginate(client.rest.issues.listComments, {
+            ...this.api.repo,
             issue_number: issue,
             per_page: PAGE_SIZE
         });
@@ -38279,9 +38348,9 @@ ${built.map((b) => b.fields).join('\n')}
     }
     async createComment(issue, body) {
         // Not retried by the client: a lost answer may hide a created comment, so the caller
-        // looks for it before posting again (upsert in issue/program-issue.ts).
-        const { data } = await this.client.rest.issues.createComment({
-            ...this.repo,
+        // looks for it before posting again (README: "The state file and the program issue").
+        const { data } = await this.api.client.rest.issues.createComment({
+            ...this.api.repo,
             issue_number: issue,
             body,
             request: { retries: 0 }
@@ -38289,28 +38358,62 @@ ${built.map((b) => b.fields).join('\n')}
         return { id: data.id, body: data.body ?? body };
     }
     async updateComment(commentId, body) {
-        await this.client.rest.issues.updateComment({ ...this.repo, comment_id: commentId, body });
+        await this.api.client.rest.issues.updateComment({
+            ...this.api.repo,
+            comment_id: commentId,
+            body
+        });
     }
     async issueLabels(issue) {
-        const { data } = await this.client.rest.issues.get({ ...this.repo, issue_number: issue });
+        const { data } = await this.api.client.rest.issues.get({
+            ...this.api.repo,
+            issue_number: issue
+        });
         return data.labels.map((label) => (typeof label === 'string' ? label : (label.name ?? '')));
     }
     async addLabel(issue, label) {
-        await this.client.rest.issues.addLabels({ ...this.repo, issue_number: issue, labels: [label] });
+        await this.api.client.rest.issues.addLabels({
+            ...this.api.repo,
+            issue_number: issue,
+            labels: [label]
+        });
     }
     async removeLabel(issue, label) {
         try {
-            await this.client.rest.issues.removeLabel({ ...this.repo, issue_number: issue, name: label });
+            await this.api.client.rest.issues.removeLabel({
+                ...this.api.repo,
+                issue_number: issue,
+                name: label
+            });
         }
         catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) !== 404)
+            if ((0,errors/* httpStatus */.nG)(error) !== 404)
                 throw error;
         }
     }
-    // State branch (contents API) ---------------------------------------------------------
+}
+
+// EXTERNAL MODULE: ./src/core/state-errors.ts
+var state_errors = __nccwpck_require__(8036);
+;// CONCATENATED MODULE: ./src/adapters/github/contents.ts
+
+
+class RestContents {
+    api;
+    branches;
+    constructor(api, 
+    /** Where the branches stand: a branch is created from the default branch's head. */
+    branches) {
+        this.api = api;
+        this.branches = branches;
+    }
     async getFile(branch, path) {
         try {
-            const { data } = await this.client.rest.repos.getContent({ ...this.repo, path, ref: branch });
+            const { data } = await this.api.client.rest.repos.getContent({
+                ...this.api.repo,
+                path,
+                ref: branch
+            });
             if (Array.isArray(data) || data.type !== 'file')
                 return null;
             const text = 'content' in data && data.content
@@ -38319,7 +38422,7 @@ ${built.map((b) => b.fields).join('\n')}
             return { text, sha: data.sha };
         }
         catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
+            if ((0,errors/* httpStatus */.nG)(error) === 404)
                 return null;
             throw error;
         }
@@ -38331,7 +38434,7 @@ ${built.map((b) => b.fields).join('\n')}
      * short for its size) is read through the contents API.
      */
     async getFiles(branch, paths) {
-        const { repository, p } = await this.readRepository((p) => ({
+        const { repository, p } = await this.api.readRepository((p) => ({
             fields: [
                 `    ${p}head: ref(qualifiedName: $${p}ref) { target { oid } }`,
                 ...paths.map((_, i) => `    ${p}f${i}: object(expression: $${p}f${i}) { ... on Blob { oid text isBinary isTruncated } }`)
@@ -38361,10 +38464,10 @@ ${built.map((b) => b.fields).join('\n')}
   createCommitOnBranch(input: $input) { commit { oid } }
 }`;
         try {
-            const result = await this.client.graphql(mutation, {
+            const result = await this.api.client.graphql(mutation, {
                 input: {
                     branch: {
-                        repositoryNameWithOwner: `${this.repo.owner}/${this.repo.repo}`,
+                        repositoryNameWithOwner: `${this.api.repo.owner}/${this.api.repo.repo}`,
                         branchName: branch
                     },
                     expectedHeadOid: head,
@@ -38382,7 +38485,7 @@ ${built.map((b) => b.fields).join('\n')}
         catch (error) {
             const errors = error.errors ?? [];
             if (errors.some((e) => e.type === 'STALE_DATA' || /expected branch to point to/i.test(e.message ?? '')))
-                throw new _core_state_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ContentsConflictError */ .Ld(`${branch} moved since ${head.slice(0, 12)} was read`, {
+                throw new state_errors/* ContentsConflictError */.Ld(`${branch} moved since ${head.slice(0, 12)} was read`, {
                     cause: error
                 });
             throw error;
@@ -38390,8 +38493,8 @@ ${built.map((b) => b.fields).join('\n')}
     }
     async putFile(branch, path, text, sha, message) {
         try {
-            const { data } = await this.client.rest.repos.createOrUpdateFileContents({
-                ...this.repo,
+            const { data } = await this.api.client.rest.repos.createOrUpdateFileContents({
+                ...this.api.repo,
                 path,
                 branch,
                 message,
@@ -38401,9 +38504,9 @@ ${built.map((b) => b.fields).join('\n')}
             return { sha: data.content?.sha ?? '' };
         }
         catch (error) {
-            const status = (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error);
+            const status = (0,errors/* httpStatus */.nG)(error);
             if (status === 409 || status === 422)
-                throw new _core_state_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ContentsConflictError */ .Ld(`${path} on ${branch} changed since it was read (HTTP ${status})`, { cause: error });
+                throw new state_errors/* ContentsConflictError */.Ld(`${path} on ${branch} changed since it was read (HTTP ${status})`, { cause: error });
             throw error;
         }
     }
@@ -38412,13 +38515,17 @@ ${built.map((b) => b.fields).join('\n')}
         if (path === '')
             return this.rootFiles(branch);
         try {
-            const { data } = await this.client.rest.repos.getContent({ ...this.repo, path, ref: branch });
+            const { data } = await this.api.client.rest.repos.getContent({
+                ...this.api.repo,
+                path,
+                ref: branch
+            });
             return Array.isArray(data)
                 ? data.filter((entry) => entry.type === 'file').map((entry) => entry.name)
                 : [];
         }
         catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404)
+            if ((0,errors/* httpStatus */.nG)(error) === 404)
                 return [];
             throw error;
         }
@@ -38426,36 +38533,171 @@ ${built.map((b) => b.fields).join('\n')}
     /** File names at the root of a branch (one request, the tree named by the branch). */
     async rootFiles(branch) {
         try {
-            const tree = await this.conditionalGet('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { tree_sha: branch });
+            const tree = await this.api.conditionalGet('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { tree_sha: branch });
             return tree.tree.filter((entry) => entry.type === 'blob').map((entry) => entry.path);
         }
         catch (error) {
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 404 || (0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) === 409)
+            if ((0,errors/* httpStatus */.nG)(error) === 404 || (0,errors/* httpStatus */.nG)(error) === 409)
                 return [];
             throw error;
         }
     }
     async ensureBranch(branch) {
-        if ((await this.branchHead(branch)) !== null)
+        if ((await this.branches.branchHead(branch)) !== null)
             return;
-        const base = await this.branchHead(await this.defaultBranch());
+        const base = await this.branches.branchHead(await this.branches.defaultBranch());
         if (!base)
             throw new Error(`cannot create ${branch}: the default branch has no head`);
         try {
-            await this.client.rest.git.createRef({ ...this.repo, ref: `refs/heads/${branch}`, sha: base });
+            await this.api.client.rest.git.createRef({
+                ...this.api.repo,
+                ref: `refs/heads/${branch}`,
+                sha: base
+            });
         }
         catch (error) {
             // Created meanwhile by another run: fine.
-            if ((0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .httpStatus */ .nG)(error) !== 422)
+            if ((0,errors/* httpStatus */.nG)(error) !== 422)
                 throw error;
         }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/github/rest.ts
+
+
+
+
+
+
+
+class RestGitHub {
+    repo;
+    /** The ETag cache and the GraphQL reads sent together, shared by every part. */
+    requests;
+    repository;
+    checks;
+    runs;
+    issues;
+    contents;
+    constructor(client, repo) {
+        this.repo = repo;
+        this.requests = new RestRequests(client, repo);
+        this.repository = new RestRepository(this.requests);
+        this.checks = new RestChecks(this.requests);
+        this.runs = new RestWorkflowRuns(this.requests);
+        this.issues = new RestIssues(this.requests);
+        this.contents = new RestContents(this.requests, this.repository);
+    }
+    /** A GET that sends the last ETag of the same URL and re-uses the cached body on 304. */
+    conditionalGet(route, params) {
+        return this.requests.conditionalGet(route, params);
+    }
+    // Branches, commits, pull requests ----------------------------------------------------
+    /** See GitHubPort.standing: one GraphQL read; null when GraphQL refuses it. */
+    standing(query) {
+        return this.repository.standing(query);
+    }
+    defaultBranch() {
+        return this.repository.defaultBranch();
+    }
+    branchHead(branch) {
+        return this.repository.branchHead(branch);
+    }
+    getPull(number) {
+        return this.repository.getPull(number);
+    }
+    findOpenPull(branch) {
+        return this.repository.findOpenPull(branch);
+    }
+    createDraftPull(input) {
+        return this.repository.createDraftPull(input);
+    }
+    commit(sha) {
+        return this.repository.commit(sha);
+    }
+    branchesStartingWith(prefix) {
+        return this.repository.branchesStartingWith(prefix);
+    }
+    pullsInto(base, headPrefix) {
+        return this.repository.pullsInto(base, headPrefix);
+    }
+    // Checks and statuses, failure sources -----------------------------------------------
+    readChecks(sha, options) {
+        return this.checks.readChecks(sha, options);
+    }
+    checkRunOutput(checkRunId) {
+        return this.checks.checkRunOutput(checkRunId);
+    }
+    annotations(checkRunId) {
+        return this.checks.annotations(checkRunId);
+    }
+    jobLog(jobId) {
+        return this.checks.jobLog(jobId);
+    }
+    // Workflow runs ------------------------------------------------------------------------
+    workflowRunStatus(runId) {
+        return this.runs.workflowRunStatus(runId);
+    }
+    workflowRunsOf(sha) {
+        return this.runs.workflowRunsOf(sha);
+    }
+    dispatchWorkflow(request) {
+        return this.runs.dispatchWorkflow(request);
+    }
+    workflowRunJobs(runId) {
+        return this.runs.workflowRunJobs(runId);
+    }
+    findDispatchedRun(query) {
+        return this.runs.findDispatchedRun(query);
+    }
+    rerunFailedJobs(runId) {
+        return this.runs.rerunFailedJobs(runId);
+    }
+    // Program issue ---------------------------------------------------------------------
+    listComments(issue) {
+        return this.issues.listComments(issue);
+    }
+    createComment(issue, body) {
+        return this.issues.createComment(issue, body);
+    }
+    updateComment(commentId, body) {
+        return this.issues.updateComment(commentId, body);
+    }
+    issueLabels(issue) {
+        return this.issues.issueLabels(issue);
+    }
+    addLabel(issue, label) {
+        return this.issues.addLabel(issue, label);
+    }
+    removeLabel(issue, label) {
+        return this.issues.removeLabel(issue, label);
+    }
+    // State branch (contents API) ---------------------------------------------------------
+    getFile(branch, path) {
+        return this.contents.getFile(branch, path);
+    }
+    getFiles(branch, paths) {
+        return this.contents.getFiles(branch, paths);
+    }
+    commitFiles(branch, head, files, message) {
+        return this.contents.commitFiles(branch, head, files, message);
+    }
+    putFile(branch, path, text, sha, message) {
+        return this.contents.putFile(branch, path, text, sha, message);
+    }
+    listDir(branch, path) {
+        return this.contents.listDir(branch, path);
+    }
+    ensureBranch(branch) {
+        return this.contents.ensureBranch(branch);
     }
 }
 
 
 /***/ }),
 
-/***/ 5503:
+/***/ 7884:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -38513,10 +38755,12 @@ function checkoutWorkflowFolder(dir) {
 /* harmony export */   j: () => (/* binding */ runDoctor)
 /* harmony export */ });
 /* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4296);
-/* harmony import */ var _core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3006);
-/* harmony import */ var _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7006);
+/* harmony import */ var _core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2354);
+/* harmony import */ var _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(7006);
 /* harmony import */ var _render_doctor_report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8008);
 /* harmony import */ var _core_doctor_setup_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6718);
+/* harmony import */ var _core_doctor_settle_workflow_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(9612);
+
 
 
 
@@ -38524,8 +38768,8 @@ function checkoutWorkflowFolder(dir) {
 
 /** Other workflow files read at most (one contents request each). */
 const MAX_OTHER_WORKFLOWS = 40;
-const WORKFLOW_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOW_FILE */ .XC.split('/').pop();
-const LOCK_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .LOCK_FILE */ .FI.split('/').pop();
+const WORKFLOW_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .WORKFLOW_FILE */ .XC.split('/').pop();
+const LOCK_NAME = _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .LOCK_FILE */ .FI.split('/').pop();
 /** Which files of `.github/workflows/` the doctor reads. */
 function pick(names) {
     const others = names.filter((name) => /\.ya?ml$/.test(name) && !name.endsWith('.lock.yml')).sort();
@@ -38538,8 +38782,8 @@ function pick(names) {
 function branchFolder(api, branch) {
     return {
         source: `contents API at ${branch}`,
-        names: () => api.listDir(branch, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs),
-        read: async (name) => (await api.getFile(branch, `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs}/${name}`))?.text ?? null
+        names: () => api.listDir(branch, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .WORKFLOWS_DIR */ .xs),
+        read: async (name) => (await api.getFile(branch, `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .WORKFLOWS_DIR */ .xs}/${name}`))?.text ?? null
     };
 }
 /**
@@ -38551,7 +38795,7 @@ async function readSetupFiles(folder, names) {
         if (!names.includes(name))
             return null;
         const text = await folder.read(name);
-        return text === null ? null : { path: `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs}/${name}`, text };
+        return text === null ? null : { path: `${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .WORKFLOWS_DIR */ .xs}/${name}`, text };
     };
     const workflow = await read(WORKFLOW_NAME);
     const { others, skipped } = workflow ? pick(names) : { others: [], skipped: 0 };
@@ -38572,7 +38816,7 @@ async function readFolder(folder) {
 function nothingFound(sources) {
     return {
         source: sources.checkout
-            ? `${sources.checkout.source} (no ${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_4__/* .WORKFLOWS_DIR */ .xs}/)`
+            ? `${sources.checkout.source} (no ${_core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .WORKFLOWS_DIR */ .xs}/)`
             : 'nothing (no checkout, no API)',
         workflow: null,
         lock: null,
@@ -38598,6 +38842,25 @@ async function stateBranchFacts(sources, branch) {
         };
     }
 }
+/** The workflow files on the default branch: listed already when they were read from there. */
+async function defaultBranchFacts(sources, defaultBranch, listed) {
+    if (listed)
+        return { defaultBranchWorkflows: listed };
+    if (!sources.api || defaultBranch === null)
+        return {
+            defaultBranchWorkflows: null,
+            defaultBranchNote: 'offline (no token or repository to ask the API)'
+        };
+    try {
+        return { defaultBranchWorkflows: await sources.api.listDir(defaultBranch, _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_5__/* .WORKFLOWS_DIR */ .xs) };
+    }
+    catch (error) {
+        return {
+            defaultBranchWorkflows: null,
+            defaultBranchNote: `the API answered: ${(0,_core_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .errorMessage */ .gJ)(error).split('\n')[0]}`
+        };
+    }
+}
 /**
  * Reads the setup and checks it: the checkout's files when it has `.github/workflows/`, else the
  * default branch's through the API. Throws only when the API fails to list or read them.
@@ -38608,12 +38871,15 @@ async function runDoctor(sources, options) {
     const defaultBranch = api ? await api.defaultBranch() : null;
     const remote = !local && api && defaultBranch !== null ? branchFolder(api, defaultBranch) : null;
     // Through the API a missing folder lists as empty: the report names the branch read.
-    const files = local ??
-        (remote ? await readSetupFiles(remote, (await remote.names()) ?? []) : nothingFound(sources));
+    const remoteNames = !local && remote ? ((await remote.names()) ?? []) : null;
+    const files = local ?? (remote ? await readSetupFiles(remote, remoteNames ?? []) : nothingFound(sources));
     const setup = (0,_core_doctor_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .parseSetup */ .Ju)(files);
     const facts = { defaultBranch, stateBranchExists: null };
     if (setup.workflow)
         Object.assign(facts, await stateBranchFacts(sources, (0,_core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__/* .stateBranchOf */ .x1)(setup, options)));
+    // Whether the settle workflow is on the default branch: one listing, only when there is one.
+    if (setup.workflow && (0,_core_doctor_settle_workflow_js__WEBPACK_IMPORTED_MODULE_4__/* .settleWorkflows */ .c)(setup).length > 0)
+        Object.assign(facts, await defaultBranchFacts(sources, defaultBranch, remoteNames));
     return (0,_render_doctor_report_js__WEBPACK_IMPORTED_MODULE_2__/* .diagnose */ .h4)(setup, facts, options);
 }
 
@@ -38626,7 +38892,7 @@ async function runDoctor(sources, options) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5754);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3188);
 /* harmony import */ var _adapters_clock_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3350);
 /* harmony import */ var _deps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3770);
 /* harmony import */ var _core_inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(9114);
@@ -38634,7 +38900,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _cli_signature_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(5016);
 /* harmony import */ var _cli_doctor_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(5343);
 /* harmony import */ var _adapters_github_client_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(5801);
-/* harmony import */ var _adapters_github_rest_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(3078);
+/* harmony import */ var _adapters_github_rest_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(771);
 /* harmony import */ var _core_environment_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(6738);
 /**
  * `autoloop-ci-gate <command> [--flag value]...`: the action's core from a shell, for local
@@ -38653,7 +38919,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 const USAGE = `Usage:
-  autoloop-ci-gate gate|record|reset|reconcile [--<input> <value>]...
+  autoloop-ci-gate gate|settle|record|reset|reconcile [--<input> <value>]...
   autoloop-ci-gate signature [--log FILE]... [--json]
   autoloop-ci-gate doctor [--dir PATH] [--json] [--state-branch BRANCH]
   autoloop-ci-gate brief [--log FILE]... [--max-bytes N]
@@ -38776,12 +39042,13 @@ __webpack_async_result__();
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   j: () => (/* binding */ runBriefCommand)
 /* harmony export */ });
+/* unused harmony export renderBriefFailurePart */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4296);
-/* harmony import */ var _core_signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7884);
+/* harmony import */ var _core_signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4041);
 /* harmony import */ var _core_signature_signature_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6864);
 /* harmony import */ var _render_failure_details_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(9969);
 /* harmony import */ var _core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9069);
@@ -38831,22 +39098,13 @@ async function runBriefCommand(args, io) {
         return 2;
     }
     const openFile = io.openFile ?? ((path) => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.createReadStream)(path));
-    const keys = [];
-    const details = [];
+    const logs = [];
     const sources = values.log && values.log.length > 0 ? values.log : [undefined];
     for (const path of sources) {
         try {
             const stream = path === undefined ? io.stdin : openFile(path);
             const result = await (0,_core_signature_extract_js__WEBPACK_IMPORTED_MODULE_3__/* .extractFailures */ .R)(stream);
-            for (const finding of result.findings) {
-                keys.push(finding.key);
-                if (finding.details)
-                    details.push({
-                        check: path ?? 'standard input',
-                        key: finding.key,
-                        lines: finding.details
-                    });
-            }
+            logs.push({ check: path ?? 'standard input', findings: result.findings });
         }
         catch (error) {
             io.stderr.write(`error: cannot read the log ${path === undefined ? 'from standard input' : `file '${path}'`}: ` +
@@ -38854,19 +39112,36 @@ async function runBriefCommand(args, io) {
             return 2;
         }
     }
-    const signature = (0,_core_signature_signature_js__WEBPACK_IMPORTED_MODULE_4__/* .signatureOf */ .yK)(keys);
-    if (signature.keys.length === 0) {
-        io.stdout.write('no failure found\n');
-        return 0;
+    const lines = renderBriefFailurePart(logs, maxBytes);
+    io.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+}
+/**
+ * The failure part of the brief for these logs, within `maxBytes`: the signature and each
+ * failure's details (`renderFailureDetails`, with each check's failure count); `no failure
+ * found` when no log gave a key. Pure: the held-out benchmark renders real logs through it.
+ */
+function renderBriefFailurePart(logs, maxBytes) {
+    const keys = [];
+    const details = [];
+    const counts = new Map();
+    for (const { check, findings } of logs) {
+        counts.set(check, (counts.get(check) ?? 0) + findings.length);
+        for (const finding of findings) {
+            keys.push(finding.key);
+            if (finding.details)
+                details.push({ check, key: finding.key, lines: finding.details });
+        }
     }
+    const signature = (0,_core_signature_signature_js__WEBPACK_IMPORTED_MODULE_4__/* .signatureOf */ .yK)(keys);
+    if (signature.keys.length === 0)
+        return ['no failure found'];
     const head = [
         `- **Signature** (${signature.keys.length} key${signature.keys.length === 1 ? '' : 's'}): ${(0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_6__/* .inlineCode */ .ti)(signature.short, 160)}`,
         ''
     ];
     const room = maxBytes - Buffer.byteLength(head.join('\n'), 'utf8') - 1;
-    const lines = [...head, ...(0,_render_failure_details_js__WEBPACK_IMPORTED_MODULE_5__/* .renderFailureDetails */ .Z)(details, room)];
-    io.stdout.write(`${lines.join('\n')}\n`);
-    return 0;
+    return [...head, ...(0,_render_failure_details_js__WEBPACK_IMPORTED_MODULE_5__/* .renderFailureDetails */ .Z)(details, room, {}, keys.length, counts)];
 }
 
 
@@ -38884,7 +39159,7 @@ async function runBriefCommand(args, io) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4296);
 /* harmony import */ var _app_doctor_run_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9212);
-/* harmony import */ var _adapters_workflow_folder_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5503);
+/* harmony import */ var _adapters_workflow_folder_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7884);
 /* harmony import */ var _render_doctor_report_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8008);
 /* harmony import */ var _core_inputs_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9114);
 /**
@@ -38964,7 +39239,7 @@ async function runDoctorCli(args, io) {
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7975);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4296);
-/* harmony import */ var _core_signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7884);
+/* harmony import */ var _core_signature_extract_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4041);
 /* harmony import */ var _core_signature_signature_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6864);
 /**
  * `autoloop-ci-gate signature [--log FILE]... [--json]` (README: "Failure signatures"): reads CI logs, raw tool
@@ -39057,21 +39332,535 @@ async function runSignatureCommand(args, io) {
 
 /***/ }),
 
-/***/ 3006:
+/***/ 2354:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   JT: () => (/* binding */ runChecks),
+/* harmony export */   x1: () => (/* binding */ stateBranchOf)
+/* harmony export */ });
+/* unused harmony exports GATE_NEEDS, SAFE_OUTPUTS_RESULT */
+/* harmony import */ var _ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9676);
+/* harmony import */ var _settle_workflow_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9612);
+/* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(7006);
+/* harmony import */ var _permissions_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6787);
+/* harmony import */ var _setup_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6718);
+/* harmony import */ var _findings_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5169);
+/* harmony import */ var _workflow_view_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(9058);
+/**
+ * The doctor's checks (docs/commands.md: "doctor"): parsed files and API facts in, one finding per fact
+ * the loop rests on out. Pure.
+ *
+ * The compiled lock is what GitHub runs, so a check reads the lock when there is one and the
+ * frontmatter otherwise. When the lock breaks a rule that the frontmatter keeps, the lock is
+ * older than the workflow: the fix is to compile it again.
+ */
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  JT: () => (/* binding */ runChecks),
-  x1: () => (/* binding */ stateBranchOf)
-});
 
-// UNUSED EXPORTS: GATE_NEEDS, SAFE_OUTPUTS_RESULT
 
-// EXTERNAL MODULE: ./src/core/doctor/setup.ts
-var doctor_setup = __nccwpck_require__(6718);
-;// CONCATENATED MODULE: ./src/core/doctor/ci-workflows.ts
+
+
+
+
+/** gh-aw's jobs the gate job must wait for (docs/gh-aw.md: "The job graph, and why"). */
+const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'];
+/** What the gate step passes as `safe-outputs-result`. */
+const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}';
+/** The bot a fixer run dispatched with GITHUB_TOKEN runs as. */
+const DISPATCH_BOT = 'github-actions[bot]';
+/** Where gh-aw's agent job keeps its files, and the folder its `agent` artifact carries. */
+const GH_AW_ROOT = '/tmp/gh-aw';
+const HANDOVER_DIR = `${GH_AW_ROOT}/agent`;
+const PUSH_OUTPUTS = ['create-pull-request', 'push-to-pull-request-branch'];
+const EXAMPLE = 'examples/gh-aw/autoloop.md of autoloop-ci-gate';
+// --- the checks ---------------------------------------------------------------------------
+function workflowCheck(setup) {
+    if (!setup.workflow)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('workflow', 'fail', `no ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .WORKFLOW_FILE */ .XC} (read ${setup.source})`, 'install autoloop (its README), then merge in the CI gate from ' + EXAMPLE);
+    const broken = [setup.workflow, setup.lock].filter((file) => file?.error);
+    if (broken.length > 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('workflow', 'fail', broken.map((file) => `${file?.path} ${file?.error}`).join('; '), 'correct the file (its YAML), then run `gh aw compile autoloop`');
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('workflow', 'ok', `read ${[setup.workflow.path, setup.lock?.path].filter(Boolean).join(' and ')} (${setup.source})`);
+}
+function versionCheck(setup) {
+    const range = `supported from ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .OLDEST_SUPPORTED_GH_AW */ .i2}, tested up to ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .NEWEST_TESTED_GH_AW */ .EI}`;
+    if (!setup.lock)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('gh-aw-version', 'fail', `no ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .LOCK_FILE */ .FI}: the workflow was never compiled`, _workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf);
+    const version = setup.ghAwVersion;
+    if (version === null)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('gh-aw-version', 'warn', `the lock names no gh-aw release (a development build of gh-aw compiled it); ${range}`, `compile it with a gh-aw release: \`gh extension upgrade gh-aw\`, then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`);
+    if ((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .compareVersions */ .Zy)(version, _model_js__WEBPACK_IMPORTED_MODULE_6__/* .OLDEST_SUPPORTED_GH_AW */ .i2) < 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('gh-aw-version', 'fail', `compiled by gh-aw ${version}, older than ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .OLDEST_SUPPORTED_GH_AW */ .i2}`, `\`gh extension upgrade gh-aw\`, then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`);
+    if ((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .compareVersions */ .Zy)(version, _model_js__WEBPACK_IMPORTED_MODULE_6__/* .NEWEST_TESTED_GH_AW */ .EI) > 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('gh-aw-version', 'warn', `compiled by gh-aw ${version}, newer than ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .NEWEST_TESTED_GH_AW */ .EI}, the newest this release of autoloop-ci-gate was tested with; the other checks still apply`, 'nothing to change when every other check is ok; report anything the gate gets wrong');
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('gh-aw-version', 'ok', `compiled by gh-aw ${version} (${range})`);
+}
+function ciGateCheck(setup) {
+    const fix = `add the ci_gate job of ${EXAMPLE} (needs: [${GATE_NEEDS.join(', ')}], if: always() && …, push: false, safe-outputs-result: ${SAFE_OUTPUTS_RESULT}), then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`;
+    const { problems, stale, view } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .judged */ .g$)(setup, ({ doc }) => {
+        const gates = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(doc).filter((s) => s.command === 'gate');
+        if (gates.length === 0)
+            return ['no job runs the gate (a step with `command: gate`)'];
+        const problems = [];
+        for (const gate of gates) {
+            const needs = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .needsOf */ .hN)(gate.jobDoc);
+            const missing = GATE_NEEDS.filter((need) => !needs.includes(need));
+            if (missing.length > 0)
+                problems.push(`jobs.${gate.job}.needs lacks ${missing.join(', ')}`);
+            const condition = typeof gate.jobDoc.if === 'string' ? gate.jobDoc.if.trim() : '';
+            if (!condition.startsWith('always()'))
+                problems.push(`jobs.${gate.job}.if does not start with always()`);
+            if ((0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(gate, 'push') !== 'false')
+                problems.push(`jobs.${gate.job}: the gate step does not set push: false`);
+            if (!(0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .sameExpression */ .V0)((0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(gate, 'safe-outputs-result'), SAFE_OUTPUTS_RESULT))
+                problems.push(`jobs.${gate.job}: the gate step does not pass safe-outputs-result: ${SAFE_OUTPUTS_RESULT}`);
+        }
+        return problems;
+    });
+    return (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .ruleFinding */ .Ex)('ci-gate', { problems, stale, view }, `the gate job waits for ${GATE_NEEDS.join(', ')}, runs always(), gates without pushing`, fix);
+}
+function ciReconcileCheck(setup) {
+    const fix = `add the ci_reconcile job of ${EXAMPLE} (no needs, continue-on-error: true), then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`;
+    const { problems, stale, view } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .judged */ .g$)(setup, ({ doc, compiled }) => {
+        const reconciles = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(doc).filter((s) => s.command === 'reconcile');
+        if (reconciles.length === 0)
+            return ['no job runs reconcile before the agent'];
+        const problems = [];
+        const agentNeeds = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .needsOf */ .hN)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(doc, 'jobs', 'agent')) ?? {});
+        for (const reconcile of reconciles) {
+            const before = compiled
+                ? agentNeeds.includes(reconcile.job)
+                : !(0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .needsOf */ .hN)(reconcile.jobDoc).some((n) => n === 'agent' || n === 'pre_activation');
+            if (!before)
+                problems.push(compiled
+                    ? `the agent job does not wait for jobs.${reconcile.job}`
+                    : `jobs.${reconcile.job}.needs names agent or pre_activation, so it does not run before the agent`);
+            if (reconcile.jobDoc['continue-on-error'] !== true)
+                problems.push(`jobs.${reconcile.job} is not continue-on-error: true (a reconcile error would stop the agent)`);
+        }
+        return problems;
+    });
+    return (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .ruleFinding */ .Ex)('ci-reconcile', { problems, stale, view }, 'reconcile runs before the agent, fail-soft', fix);
+}
+function pinnedCheck(setup) {
+    const { main } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .views */ .l8)(setup);
+    const steps = main ? (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(main.doc) : [];
+    if (steps.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('action-pinned', 'warn', 'no step uses autoloop-ci-gate yet', 'see ci_gate and ci_reconcile');
+    const loose = [
+        ...new Set(steps.filter((s) => s.uses !== './' && !/@[0-9a-f]{40}$/.test(s.uses)).map((s) => s.uses))
+    ];
+    if (loose.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('action-pinned', 'ok', `${steps.length} step(s) use the action at a full commit SHA`);
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('action-pinned', 'warn', `${loose.join(', ')} is not pinned to a full commit SHA: whoever moves that ref runs code with the job's write token`, 'pin each `uses:` to the full commit SHA of a release, with the tag as a comment (`@<40-hex sha> # v1.2.3`)');
+}
+/** A command's scopes as the permissions fix names them (`contents write, checks read, …`). */
+function scopesOf(command) {
+    return Object.entries(_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .COMMAND_PERMISSIONS */ .j3[command])
+        .map(([scope, access]) => `${scope} ${access}`)
+        .join(', ');
+}
+const PERMISSIONS_FIX = `grant each job the README's permissions for its command (gate: ${scopesOf('gate')}; reconcile: ${scopesOf('reconcile')}), in map form`;
+function permissionsCheck(setup) {
+    const { problems, stale, view } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .judged */ .g$)(setup, ({ doc, compiled }) => {
+        const problems = [];
+        const seen = new Set();
+        for (const step of (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(doc)) {
+            const required = _permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .COMMAND_PERMISSIONS */ .j3[step.command];
+            if (!required || seen.has(`${step.job} ${step.command}`))
+                continue;
+            seen.add(`${step.job} ${step.command}`);
+            const granted = step.jobDoc.permissions ?? (compiled ? doc.permissions : undefined);
+            if (!compiled && typeof granted === 'string') {
+                problems.push(`jobs.${step.job}.permissions is \`${granted}\`: write the map form (older gh-aw drops any other form from a custom job)`);
+                continue;
+            }
+            for (const [scope, access] of Object.entries(required)) {
+                const given = (0,_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .grantedAccess */ .Ie)(granted, scope);
+                if ((_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .ACCESS_RANK */ .On[given] ?? 0) < (_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .ACCESS_RANK */ .On[access] ?? 0))
+                    problems.push(`jobs.${step.job} runs \`${step.command}\` and needs ${scope}: ${access}; it grants ${given}`);
+            }
+        }
+        return problems;
+    });
+    if (!view || (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(view.doc).length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('permissions', 'warn', 'no job runs the action yet', 'see ci_gate and ci_reconcile');
+    return (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .ruleFinding */ .Ex)('permissions', { problems, stale, view }, 'every job that runs the action grants what its command needs', PERMISSIONS_FIX);
+}
+/** Does pre-activation let the dispatch bot through? From the lock's membership step, or the frontmatter. */
+function botAllowed(view) {
+    const isBot = (name) => {
+        const id = name.trim().toLowerCase();
+        return id === DISPATCH_BOT || id === 'github-actions';
+    };
+    const names = (value) => typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value.map(String) : [];
+    if (view.compiled) {
+        const pre = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(view.doc, 'jobs', 'pre_activation'));
+        if (!pre)
+            return true;
+        const membership = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .stepsOf */ .B_)(pre).find((s) => (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(s, 'env', 'GH_AW_REQUIRED_ROLES') !== undefined);
+        if (!membership)
+            return true;
+        if (names((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(membership, 'env', 'GH_AW_REQUIRED_ROLES')).some((r) => r.trim() === 'all'))
+            return true;
+        return names((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(membership, 'env', 'GH_AW_ALLOWED_BOTS')).some(isBot);
+    }
+    const roles = [...names((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(view.doc, 'on', 'roles')), ...names(view.doc.roles)];
+    if (roles.some((r) => r.trim() === 'all'))
+        return true;
+    return [...names((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(view.doc, 'on', 'bots')), ...names(view.doc.bots)].some(isBot);
+}
+/** One finding from several issues: the worst level, every text, each fix once. */
+function fromIssues(id, issues, okMessage) {
+    if (issues.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)(id, 'ok', okMessage);
+    const level = issues.some((issue) => issue.level === 'fail') ? 'fail' : 'warn';
+    const fixes = [...new Set(issues.map((issue) => issue.fix))];
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)(id, level, issues.map((issue) => issue.text).join('; '), fixes.join('; '));
+}
+function fixerRunCheck(setup) {
+    const { main, frontmatter } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .views */ .l8)(setup);
+    if (!main)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('fixer-run', 'fail', 'no workflow to read', 'see the autoloop workflow check');
+    const version = setup.ghAwVersion;
+    const issues = [];
+    const gates = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(main.doc).filter((s) => s.command === 'gate');
+    const dispatch = gates.map((g) => (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(g, 'dispatch-workflow')).find((w) => w !== undefined);
+    const dispatchFix = 'give the gate step `dispatch-workflow: autoloop.lock.yml`';
+    if (gates.length > 0 && dispatch === undefined)
+        issues.push({
+            level: 'warn',
+            text: 'the gate starts no fixer run (no dispatch-workflow): a red attempt waits for the next scheduled run',
+            fix: dispatchFix
+        });
+    if (dispatch !== undefined && dispatch !== 'autoloop.lock.yml')
+        issues.push({
+            level: 'fail',
+            text: `the gate dispatches ${dispatch}, not this workflow (autoloop.lock.yml)`,
+            fix: dispatchFix
+        });
+    if ((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(main.doc, 'on', 'workflow_dispatch', 'inputs', 'program') === undefined)
+        issues.push({
+            level: 'fail',
+            text: 'on.workflow_dispatch takes no `program` input, so a fixer run cannot name its program',
+            fix: "keep autoloop's on.workflow_dispatch.inputs.program"
+        });
+    if (!botAllowed(main)) {
+        const stale = main.compiled && frontmatter !== null && botAllowed(frontmatter);
+        const what = stale
+            ? `autoloop.md lets ${DISPATCH_BOT} through pre-activation but the lock does not (it is older than the workflow)`
+            : `pre-activation does not let ${DISPATCH_BOT} start the workflow (on.bots does not list it)`;
+        const fix = stale
+            ? _workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf
+            : `add \`bots: ["${DISPATCH_BOT}"]\` under \`on:\` in autoloop.md, then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`;
+        const since = `gh-aw PR #31605 (${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .FIRST_GH_AW_SKIPPING_BOT_DISPATCH */ .Xp} on)`;
+        if (version === null)
+            issues.push({
+                level: 'fail',
+                text: `${what}: the lock names no gh-aw release, so a release after ${since} is assumed, which skips every fixer run the gate dispatches`,
+                fix
+            });
+        else if ((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .compareVersions */ .Zy)(version, _model_js__WEBPACK_IMPORTED_MODULE_6__/* .FIRST_GH_AW_SKIPPING_BOT_DISPATCH */ .Xp) >= 0)
+            issues.push({
+                level: 'fail',
+                text: `${what}: gh-aw ${version}, like every release since ${since}, skips every fixer run the gate dispatches`,
+                fix
+            });
+        else
+            issues.push({
+                level: 'warn',
+                text: `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${_model_js__WEBPACK_IMPORTED_MODULE_6__/* .FIRST_GH_AW_SKIPPING_BOT_DISPATCH */ .Xp} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`,
+                fix
+            });
+    }
+    return fromIssues('fixer-run', issues, `the gate dispatches autoloop.lock.yml with its program, and ${DISPATCH_BOT} passes pre-activation`);
+}
+/** gh-aw's file-glob as its push_repo_memory reads it: `*` stays in a folder, `**` crosses them. */
+function memoryGlobMatches(glob, path) {
+    let source = '';
+    for (let i = 0; i < glob.length; i += 1) {
+        const c = glob[i];
+        if (c === '*' && glob[i + 1] === '*') {
+            source += '.*';
+            i += 1;
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?')
+            source += '[^/]';
+        else
+            source += c.replace(/[.+^$|(){}[\]\\]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`).test(path);
+}
+/** The gate's state branch: its step's `state-branch`, else the configured one. */
+function stateBranchOf(setup, options) {
+    const { main } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .views */ .l8)(setup);
+    const steps = main ? (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(main.doc) : [];
+    const step = steps.find((s) => s.command === 'gate') ?? steps[0];
+    return (step && (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(step, 'state-branch')) ?? options.stateBranch;
+}
+/** Every state branch the action's steps use (a step without `state-branch`: the configured one). */
+function stateBranchesOf(view, options) {
+    const steps = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(view.doc).filter((s) => s.command !== 'doctor');
+    const branches = steps.map((s) => (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(s, 'state-branch') ?? options.stateBranch);
+    return [...new Set(branches.length > 0 ? branches : [options.stateBranch])];
+}
+/** The file-globs of the memory on `branch`: null when no memory pushes to it, [] when none is set. */
+function memoryGlobs(view, branch) {
+    const globs = (value) => typeof value === 'string'
+        ? value.split(view.compiled ? /\s+/ : /\n/).filter(Boolean)
+        : Array.isArray(value)
+            ? value.map(String)
+            : [];
+    if (view.compiled) {
+        const job = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(view.doc, 'jobs', 'push_repo_memory'));
+        const step = job ? (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .stepsOf */ .B_)(job).find((s) => (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(s, 'env', 'BRANCH_NAME') === branch) : undefined;
+        return step ? globs((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(step, 'env', 'FILE_GLOB_FILTER')) : null;
+    }
+    const memory = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(view.doc, 'tools', 'repo-memory');
+    const entries = Array.isArray(memory) ? memory.map(_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H) : [memory === true ? {} : (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)(memory)];
+    for (const entry of entries) {
+        if (!entry)
+            continue;
+        const name = entry['branch-name'] ?? `memory/${String(entry.id ?? 'default')}`;
+        if (name === branch)
+            return globs(entry['file-glob']);
+    }
+    return null;
+}
+function memoryGlobCheck(setup, options) {
+    const branch = stateBranchOf(setup, options);
+    const ledger = 'ci-gate/example.json';
+    const { problems, stale, view } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .judged */ .g$)(setup, (view) => stateBranchesOf(view, options).flatMap((branch) => {
+        const globs = memoryGlobs(view, branch);
+        if (globs === null)
+            return [`no repo-memory pushes to ${branch}, the state branch the action is given`];
+        if (globs.length === 0)
+            return [
+                `repo-memory on ${branch} has no file-glob: every memory push copies the agent's whole snapshot, its stale ci-gate/ ledgers too`
+            ];
+        const leaking = globs.filter((glob) => memoryGlobMatches(glob, ledger));
+        return leaking.length > 0
+            ? [
+                `file-glob ${leaking.join(', ')} matches ${ledger}: memory pushes copy the agent's stale ledgers over the gate's`
+            ]
+            : [];
+    }));
+    if (!view)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('memory-glob', 'fail', 'no workflow to read', 'see the autoloop workflow check');
+    return (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .ruleFinding */ .Ex)('memory-glob', { problems, stale, view }, `repo-memory on ${branch} pushes ${memoryGlobs(view, branch)?.join(', ')} only: ci-gate/ stays the gate's`, `set \`file-glob: ['*.md']\` on tools.repo-memory (branch-name: ${branch}) in autoloop.md, then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`);
+}
+function safeOutputsEnv(doc, name) {
+    const job = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(doc, 'jobs', 'safe_outputs'));
+    if (!job)
+        return undefined;
+    const value = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(job, 'env', name);
+    if (value !== undefined)
+        return value;
+    return (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .stepsOf */ .B_)(job)
+        .map((step) => (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(step, 'env', name))
+        .find((v) => v !== undefined);
+}
+function ciTriggerTokenCheck(setup) {
+    const { main, frontmatter } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .views */ .l8)(setup);
+    const fix = `add \`github-token-for-extra-empty-commit: \${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}\` to create-pull-request and push-to-pull-request-branch in autoloop.md, set that secret (a token with Contents: read and write), then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`;
+    if (!main)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-trigger-token', 'fail', 'no workflow to read', fix);
+    const magic = main.compiled ? safeOutputsEnv(main.doc, 'GH_AW_CI_TRIGGER_TOKEN') : undefined;
+    const magicWired = typeof magic === 'string' && /secrets\./.test(magic);
+    const outputs = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)((frontmatter ?? main).doc, 'safe-outputs'));
+    const declared = frontmatter ? PUSH_OUTPUTS.filter((o) => outputs?.[o] !== undefined) : [];
+    if (frontmatter && declared.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-trigger-token', 'fail', 'autoloop.md declares neither create-pull-request nor push-to-pull-request-branch', fix);
+    // gh-aw's full token override: the pushes themselves are made with a token that starts CI.
+    const pushToken = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(outputs, 'github-token');
+    if (typeof pushToken === 'string' &&
+        /secrets\./.test(pushToken) &&
+        !/\bGITHUB_TOKEN\b/.test(pushToken))
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-trigger-token', 'ok', `safe outputs push with ${pushToken} (safe-outputs.github-token), not GITHUB_TOKEN, so the pushes start CI themselves`);
+    const problems = [];
+    const missing = [];
+    for (const output of declared) {
+        const token = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(outputs, output, 'github-token-for-extra-empty-commit');
+        if (token === undefined)
+            missing.push(output);
+        else if (/github\.token|secrets\.GITHUB_TOKEN\b/.test(String(token)))
+            problems.push(`${output} pushes its CI-trigger commit with GITHUB_TOKEN, which starts no workflow`);
+    }
+    if (missing.length > 0 && !magicWired)
+        problems.push(main.compiled
+            ? `${missing.join(' and ')} get no CI-trigger token and the lock does not wire GH_AW_CI_TRIGGER_TOKEN`
+            : `${missing.join(' and ')} set no github-token-for-extra-empty-commit (there is no lock to show that gh-aw wires GH_AW_CI_TRIGGER_TOKEN in)`);
+    if (!frontmatter && !magicWired)
+        problems.push('the lock does not wire GH_AW_CI_TRIGGER_TOKEN into safe_outputs');
+    if (problems.length > 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-trigger-token', 'fail', problems.join('; '), fix);
+    const how = missing.length > 0 || !frontmatter
+        ? 'gh-aw wires secrets.GH_AW_CI_TRIGGER_TOKEN into safe_outputs'
+        : `${declared.join(' and ')} set github-token-for-extra-empty-commit`;
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-trigger-token', 'ok', `${how}; GITHUB_TOKEN cannot read secrets, so that the secret is set is not checked (a no-checks pause says when CI did not start)`);
+}
+function handlerConfig(doc) {
+    const raw = safeOutputsEnv(doc, 'GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG');
+    if (typeof raw !== 'string')
+        return undefined;
+    try {
+        return (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)(JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
+}
+function pushFallbackCheck(setup) {
+    const fix = `set \`fallback-as-pull-request: false\` on safe-outputs.push-to-pull-request-branch in autoloop.md, then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`;
+    const { main, frontmatter } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .views */ .l8)(setup);
+    if (!main)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('push-fallback', 'fail', 'no workflow to read', fix);
+    const version = setup.ghAwVersion;
+    if (version !== null && (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .compareVersions */ .Zy)(version, _model_js__WEBPACK_IMPORTED_MODULE_6__/* .GH_AW_WITHOUT_PUSH_FALLBACK */ .yq) <= 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('push-fallback', 'ok', `gh-aw ${version} has no fallback-as-pull-request: a push that does not fast-forward fails safe_outputs, which the gate reads as blocked`);
+    const problems = [];
+    if (frontmatter) {
+        const push = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(frontmatter.doc, 'safe-outputs', 'push-to-pull-request-branch');
+        if (push === undefined)
+            problems.push('autoloop.md declares no push-to-pull-request-branch, the output a fixer run pushes with');
+        else if ((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(push, 'fallback-as-pull-request') !== false)
+            problems.push("push-to-pull-request-branch keeps gh-aw's fallback-as-pull-request (on by default): a push that does not fast-forward opens autoloop/<program>-fallback-* and a PR into the program branch, whose head does not move");
+    }
+    if (problems.length === 0 && main.compiled) {
+        const config = (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)(handlerConfig(main.doc)?.push_to_pull_request_branch);
+        if (!config)
+            problems.push('the lock configures no push_to_pull_request_branch handler');
+        else if (config.fallback_as_pull_request !== false)
+            problems.push(frontmatter
+                ? 'autoloop.md turns fallback-as-pull-request off but the lock does not (it is older than the workflow)'
+                : 'the lock keeps fallback_as_pull_request on');
+    }
+    if (problems.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('push-fallback', 'ok', 'a push that does not fast-forward fails safe_outputs, which the gate reads as blocked');
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('push-fallback', 'fail', problems.join('; '), problems[0]?.includes('older than') ? _workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf : fix);
+}
+function handoverCheck(setup) {
+    const fix = `copy the post-steps, the download step and the gate's selection-file/iteration-file of ${EXAMPLE}, and its Step 5 for the agent; then ${_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf}`;
+    const { problems, stale, view } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .judged */ .g$)(setup, ({ doc, compiled }) => {
+        const gate = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(doc).find((s) => s.command === 'gate');
+        if (!gate)
+            return ['no gate step to hand the files to'];
+        const problems = [];
+        const files = ['selection-file', 'iteration-file'].map((name) => ({
+            name,
+            path: (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(gate, name)
+        }));
+        for (const { name, path } of files)
+            if (!path?.startsWith(`${HANDOVER_DIR}/`))
+                problems.push(`the gate step's ${name} ${path ?? '(unset)'} is not in ${HANDOVER_DIR}/`);
+        const steps = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .stepsOf */ .B_)(gate.jobDoc);
+        const download = steps
+            .slice(0, gate.index)
+            .find((s) => typeof s.uses === 'string' && s.uses.startsWith('actions/download-artifact@'));
+        if (!download || (0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(download, 'with', 'name') !== 'agent')
+            problems.push(`jobs.${gate.job} downloads no \`agent\` artifact before the gate step`);
+        const postSteps = compiled
+            ? (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .stepsOf */ .B_)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H)((0,_setup_js__WEBPACK_IMPORTED_MODULE_3__.at)(doc, 'jobs', 'agent')) ?? {})
+            : Array.isArray(doc['post-steps'])
+                ? doc['post-steps'].map(_setup_js__WEBPACK_IMPORTED_MODULE_3__/* .asMap */ .$H).filter((s) => !!s)
+                : [];
+        const names = files.map((f) => f.path?.split('/').pop() ?? '').filter(Boolean);
+        const handing = postSteps.find((s) => typeof s.run === 'string' &&
+            s.run.includes(HANDOVER_DIR) &&
+            names.every((name) => s.run.includes(name)));
+        if (!handing)
+            problems.push(`no post-step copies ${names.join(' and ')} into ${HANDOVER_DIR}/`);
+        else if (handing.if !== 'always()')
+            problems.push('the hand-over post-step does not run if: always() (a failed agent would hand over nothing)');
+        return problems;
+    });
+    const iteration = view
+        ? (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .actionSteps */ .Ui)(view.doc)
+            .map((s) => (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .input */ .hF)(s, 'iteration-file'))
+            .find((p) => p !== undefined)
+            ?.split('/')
+            .pop()
+        : undefined;
+    const body = setup.workflow?.body ?? '';
+    const prompt = iteration && !body.includes(`${GH_AW_ROOT}/${iteration}`)
+        ? [`the agent's prompt (autoloop.md's body) never asks for ${GH_AW_ROOT}/${iteration}`]
+        : [];
+    const all = [...problems, ...prompt];
+    if (all.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('handover', 'ok', `the agent hands the selection and its iteration file to the gate through ${HANDOVER_DIR}/`);
+    return stale && prompt.length === 0
+        ? (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('handover', 'fail', (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .staleMessage */ .HH)(problems, view), _workflow_view_js__WEBPACK_IMPORTED_MODULE_5__/* .RECOMPILE */ .rf)
+        : (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('handover', 'fail', all.join('; '), fix);
+}
+function ciWorkflowCheck(setup, facts) {
+    const verdicts = (0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .ciWorkflowVerdicts */ .Y_)(setup.others, facts.defaultBranch);
+    const unread = setup.others.filter((w) => w.error).map((w) => `${w.path} ${w.error}`);
+    const skipped = setup.skipped > 0 ? ` (${setup.skipped} workflow file(s) not read)` : '';
+    const runs = verdicts.filter((v) => v.kind === 'runs');
+    const limited = verdicts.filter((v) => v.kind === 'limited');
+    const fix = "run CI on `push: branches: ['autoloop/**']` or on `pull_request` (with synchronize) without `paths`; a `push` filtered by paths never runs on the CI-trigger commit";
+    if (runs.length > 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-workflow', 'ok', runs.map((v) => `${v.path} runs ${v.why}`).join('; ') + skipped);
+    const never = verdicts.filter((v) => v.kind === 'never').map((v) => `${v.path} runs ${v.why}`);
+    if (limited.length > 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-workflow', 'warn', [
+            ...limited.map((v) => `${v.path} runs only ${v.why}: an iteration that changes other files gets no checks and pauses as blocked`),
+            ...never
+        ].join('; ') + skipped, fix);
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('ci-workflow', 'fail', [
+        `no workflow runs on pushes to autoloop/<program> or on the program PR (read ${setup.others.length})`,
+        ...never,
+        ...unread
+    ].join('; ') + skipped, fix);
+}
+function stateBranchCheck(setup, facts, options) {
+    const branch = stateBranchOf(setup, options);
+    if (facts.stateBranchExists === true)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('state-branch', 'ok', `${branch} exists`);
+    if (facts.stateBranchExists === false)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('state-branch', 'warn', `${branch} does not exist: no memory push has made it yet (or the gate's state-branch names another branch than repo-memory's)`, `run the workflow once (gh-aw's first memory push creates ${branch}), and keep the gate's state-branch equal to tools.repo-memory.branch-name`);
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_4__/* .finding */ .g)('state-branch', 'warn', `whether ${branch} exists is unknown: ${facts.stateBranchNote ?? 'no API access'}`, 'run the doctor with GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY set');
+}
+/** Every check, in the README's order. */
+function runChecks(setup, facts, options) {
+    const workflow = workflowCheck(setup);
+    if (!setup.workflow)
+        return [workflow];
+    return [
+        workflow,
+        versionCheck(setup),
+        ciGateCheck(setup),
+        ciReconcileCheck(setup),
+        pinnedCheck(setup),
+        permissionsCheck(setup),
+        fixerRunCheck(setup),
+        memoryGlobCheck(setup, options),
+        ciTriggerTokenCheck(setup),
+        pushFallbackCheck(setup),
+        handoverCheck(setup),
+        ciWorkflowCheck(setup, facts),
+        (0,_settle_workflow_js__WEBPACK_IMPORTED_MODULE_1__/* .settleWorkflowCheck */ .b)(setup, facts),
+        stateBranchCheck(setup, facts, options)
+    ];
+}
+
+
+/***/ }),
+
+/***/ 9676:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   XL: () => (/* binding */ eventsOf),
+/* harmony export */   Y_: () => (/* binding */ ciWorkflowVerdicts),
+/* harmony export */   ah: () => (/* binding */ refAllowed),
+/* harmony export */   nn: () => (/* binding */ SAMPLE_PROGRAM_BRANCH),
+/* harmony export */   p_: () => (/* binding */ list),
+/* harmony export */   wX: () => (/* binding */ filterMatches)
+/* harmony export */ });
+/* harmony import */ var _setup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6718);
 /**
  * Does any CI workflow run on the program branch? (docs/commands.md: "doctor", the check `ci-workflow`.)
  * Pure. gh-aw pushes the agent's commit with GITHUB_TOKEN, which starts no workflow; CI starts
@@ -39143,8 +39932,8 @@ function eventsOf(on) {
         for (const event of on)
             events.set(String(event), null);
     else
-        for (const [event, config] of Object.entries((0,doctor_setup/* asMap */.$H)(on) ?? {}))
-            events.set(event, (0,doctor_setup/* asMap */.$H)(config) ?? null);
+        for (const [event, config] of Object.entries((0,_setup_js__WEBPACK_IMPORTED_MODULE_0__/* .asMap */ .$H)(on) ?? {}))
+            events.set(event, (0,_setup_js__WEBPACK_IMPORTED_MODULE_0__/* .asMap */ .$H)(config) ?? null);
     return events;
 }
 /** Whether the ref filters of an event let `name` through. */
@@ -39219,69 +40008,17 @@ function ciWorkflowVerdicts(workflows, defaultBranch) {
     return verdicts;
 }
 
-// EXTERNAL MODULE: ./src/core/doctor/model.ts
-var model = __nccwpck_require__(7006);
-;// CONCATENATED MODULE: ./src/core/doctor/permissions.ts
-const COMMAND_PERMISSIONS = {
-    gate: {
-        contents: 'write',
-        checks: 'read',
-        statuses: 'read',
-        actions: 'write',
-        issues: 'write',
-        'pull-requests': 'read'
-    },
-    reconcile: {
-        contents: 'write',
-        checks: 'read',
-        statuses: 'read',
-        actions: 'read',
-        issues: 'write',
-        'pull-requests': 'read'
-    },
-    record: { contents: 'write', issues: 'write' },
-    reset: { contents: 'write', issues: 'write' },
-    doctor: { contents: 'read' }
-};
-const ACCESS_RANK = { none: 0, read: 1, write: 2 };
-/** The access a job's `permissions:` value grants to one scope (`write-all`, `read-all`, a map). */
-function grantedAccess(permissions, scope) {
-    if (permissions === 'write-all')
-        return 'write';
-    if (permissions === 'read-all')
-        return 'read';
-    if (typeof permissions === 'object' && permissions !== null && !Array.isArray(permissions)) {
-        const value = permissions[scope];
-        return typeof value === 'string' ? value : 'none';
-    }
-    return 'none';
-}
 
-;// CONCATENATED MODULE: ./src/core/doctor/checks.ts
-/**
- * The doctor's checks (docs/commands.md: "doctor"): parsed files and API facts in, one finding per fact
- * the loop rests on out. Pure.
- *
- * The compiled lock is what GitHub runs, so a check reads the lock when there is one and the
- * frontmatter otherwise. When the lock breaks a rule that the frontmatter keeps, the lock is
- * older than the workflow: the fix is to compile it again.
- */
+/***/ }),
 
+/***/ 5169:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-
-/** gh-aw's jobs the gate job must wait for (docs/gh-aw.md: "The job graph, and why"). */
-const GATE_NEEDS = ['agent', 'safe_outputs', 'push_repo_memory'];
-/** What the gate step passes as `safe-outputs-result`. */
-const SAFE_OUTPUTS_RESULT = '${{ needs.safe_outputs.result }}';
-/** The bot a fixer run dispatched with GITHUB_TOKEN runs as. */
-const DISPATCH_BOT = 'github-actions[bot]';
-/** Where gh-aw's agent job keeps its files, and the folder its `agent` artifact carries. */
-const GH_AW_ROOT = '/tmp/gh-aw';
-const HANDOVER_DIR = `${GH_AW_ROOT}/agent`;
-const PUSH_OUTPUTS = ['create-pull-request', 'push-to-pull-request-branch'];
-const RECOMPILE = 'run `gh aw compile autoloop` and commit autoloop.lock.yml';
-const EXAMPLE = 'examples/gh-aw/autoloop.md of autoloop-ci-gate';
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   g: () => (/* binding */ finding)
+/* harmony export */ });
+/* unused harmony export TITLES */
+/** Every check's id and title, in the order the report lists them. */
 const TITLES = {
     workflow: 'autoloop workflow',
     'gh-aw-version': 'gh-aw version',
@@ -39295,552 +40032,11 @@ const TITLES = {
     'push-fallback': 'fallback-as-pull-request off',
     handover: 'hand-over to the gate',
     'ci-workflow': 'CI on the program branch',
+    'settle-workflow': 'settle on events',
     'state-branch': 'state branch'
 };
 function finding(id, level, message, fix = null) {
     return { id, title: TITLES[id], level, message, fix: level === 'ok' ? null : fix };
-}
-function views(setup) {
-    const frontmatter = setup.workflow?.doc
-        ? { doc: setup.workflow.doc, file: 'autoloop.md', compiled: false }
-        : null;
-    const lock = setup.lock?.doc
-        ? { doc: setup.lock.doc, file: 'autoloop.lock.yml', compiled: true }
-        : null;
-    return { main: lock ?? frontmatter, frontmatter };
-}
-/** `owner/autoloop-ci-gate@ref` (any owner, a fork too), or the repository's own `./`. */
-function isActionUses(uses) {
-    return /(^|\/)autoloop-ci-gate(\/[^@\s]*)?@\S+$/.test(uses) || uses === './';
-}
-function stepsOf(job) {
-    const steps = job.steps;
-    return Array.isArray(steps) ? steps.map((s) => (0,doctor_setup/* asMap */.$H)(s)).filter((s) => !!s) : [];
-}
-function actionSteps(doc) {
-    const found = [];
-    for (const [job, value] of Object.entries((0,doctor_setup/* asMap */.$H)(doc.jobs) ?? {})) {
-        const jobDoc = (0,doctor_setup/* asMap */.$H)(value);
-        if (!jobDoc)
-            continue;
-        for (const [index, step] of stepsOf(jobDoc).entries()) {
-            const uses = typeof step.uses === 'string' ? step.uses.trim() : '';
-            if (!isActionUses(uses))
-                continue;
-            const command = String((0,doctor_setup.at)(step, 'with', 'command') ?? 'gate').trim() || 'gate';
-            found.push({ job, jobDoc, step, index, command, uses });
-        }
-    }
-    return found;
-}
-function input(step, name) {
-    const value = (0,doctor_setup.at)(step.step, 'with', name);
-    return value === undefined || value === null ? undefined : String(value).trim();
-}
-function needsOf(job) {
-    const needs = job.needs;
-    if (typeof needs === 'string')
-        return [needs];
-    return Array.isArray(needs) ? needs.map(String) : [];
-}
-/** `${{ a.b }}` and `${{a.b}}` are the same expression. */
-function sameExpression(a, b) {
-    const norm = (text) => text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, '${{ $1 }}').trim();
-    return a !== undefined && norm(a) === norm(b);
-}
-/**
- * Runs a rule on the main view (the lock when there is one); when the lock breaks it but the
- * frontmatter keeps it, the lock is stale.
- */
-function judged(setup, rule) {
-    const { main, frontmatter } = views(setup);
-    if (!main)
-        return { problems: [], stale: false, view: null };
-    const problems = rule(main);
-    const stale = problems.length > 0 && main.compiled && frontmatter !== null && rule(frontmatter).length === 0;
-    return { problems, stale, view: main };
-}
-function staleMessage(problems, view) {
-    return `${problems.join('; ')} in ${view?.file ?? 'the lock'}, though autoloop.md has it right: the lock is older than the workflow`;
-}
-/** The finding of a rule read through `judged`: ok, broken in the lock only (compile it again), or broken. */
-function ruleFinding(id, { problems, stale, view }, ok, fix) {
-    if (problems.length === 0)
-        return finding(id, 'ok', ok);
-    return stale
-        ? finding(id, 'fail', staleMessage(problems, view), RECOMPILE)
-        : finding(id, 'fail', problems.join('; '), fix);
-}
-// --- the checks ---------------------------------------------------------------------------
-function workflowCheck(setup) {
-    if (!setup.workflow)
-        return finding('workflow', 'fail', `no ${model/* WORKFLOW_FILE */.XC} (read ${setup.source})`, 'install autoloop (its README), then merge in the CI gate from ' + EXAMPLE);
-    const broken = [setup.workflow, setup.lock].filter((file) => file?.error);
-    if (broken.length > 0)
-        return finding('workflow', 'fail', broken.map((file) => `${file?.path} ${file?.error}`).join('; '), 'correct the file (its YAML), then run `gh aw compile autoloop`');
-    return finding('workflow', 'ok', `read ${[setup.workflow.path, setup.lock?.path].filter(Boolean).join(' and ')} (${setup.source})`);
-}
-function versionCheck(setup) {
-    const range = `supported from ${model/* OLDEST_SUPPORTED_GH_AW */.i2}, tested up to ${model/* NEWEST_TESTED_GH_AW */.EI}`;
-    if (!setup.lock)
-        return finding('gh-aw-version', 'fail', `no ${model/* LOCK_FILE */.FI}: the workflow was never compiled`, RECOMPILE);
-    const version = setup.ghAwVersion;
-    if (version === null)
-        return finding('gh-aw-version', 'warn', `the lock names no gh-aw release (a development build of gh-aw compiled it); ${range}`, `compile it with a gh-aw release: \`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
-    if ((0,doctor_setup/* compareVersions */.Zy)(version, model/* OLDEST_SUPPORTED_GH_AW */.i2) < 0)
-        return finding('gh-aw-version', 'fail', `compiled by gh-aw ${version}, older than ${model/* OLDEST_SUPPORTED_GH_AW */.i2}`, `\`gh extension upgrade gh-aw\`, then ${RECOMPILE}`);
-    if ((0,doctor_setup/* compareVersions */.Zy)(version, model/* NEWEST_TESTED_GH_AW */.EI) > 0)
-        return finding('gh-aw-version', 'warn', `compiled by gh-aw ${version}, newer than ${model/* NEWEST_TESTED_GH_AW */.EI}, the newest this release of autoloop-ci-gate was tested with; the other checks still apply`, 'nothing to change when every other check is ok; report anything the gate gets wrong');
-    return finding('gh-aw-version', 'ok', `compiled by gh-aw ${version} (${range})`);
-}
-function ciGateCheck(setup) {
-    const fix = `add the ci_gate job of ${EXAMPLE} (needs: [${GATE_NEEDS.join(', ')}], if: always() && …, push: false, safe-outputs-result: ${SAFE_OUTPUTS_RESULT}), then ${RECOMPILE}`;
-    const { problems, stale, view } = judged(setup, ({ doc }) => {
-        const gates = actionSteps(doc).filter((s) => s.command === 'gate');
-        if (gates.length === 0)
-            return ['no job runs the gate (a step with `command: gate`)'];
-        const problems = [];
-        for (const gate of gates) {
-            const needs = needsOf(gate.jobDoc);
-            const missing = GATE_NEEDS.filter((need) => !needs.includes(need));
-            if (missing.length > 0)
-                problems.push(`jobs.${gate.job}.needs lacks ${missing.join(', ')}`);
-            const condition = typeof gate.jobDoc.if === 'string' ? gate.jobDoc.if.trim() : '';
-            if (!condition.startsWith('always()'))
-                problems.push(`jobs.${gate.job}.if does not start with always()`);
-            if (input(gate, 'push') !== 'false')
-                problems.push(`jobs.${gate.job}: the gate step does not set push: false`);
-            if (!sameExpression(input(gate, 'safe-outputs-result'), SAFE_OUTPUTS_RESULT))
-                problems.push(`jobs.${gate.job}: the gate step does not pass safe-outputs-result: ${SAFE_OUTPUTS_RESULT}`);
-        }
-        return problems;
-    });
-    return ruleFinding('ci-gate', { problems, stale, view }, `the gate job waits for ${GATE_NEEDS.join(', ')}, runs always(), gates without pushing`, fix);
-}
-function ciReconcileCheck(setup) {
-    const fix = `add the ci_reconcile job of ${EXAMPLE} (no needs, continue-on-error: true), then ${RECOMPILE}`;
-    const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
-        const reconciles = actionSteps(doc).filter((s) => s.command === 'reconcile');
-        if (reconciles.length === 0)
-            return ['no job runs reconcile before the agent'];
-        const problems = [];
-        const agentNeeds = needsOf((0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(doc, 'jobs', 'agent')) ?? {});
-        for (const reconcile of reconciles) {
-            const before = compiled
-                ? agentNeeds.includes(reconcile.job)
-                : !needsOf(reconcile.jobDoc).some((n) => n === 'agent' || n === 'pre_activation');
-            if (!before)
-                problems.push(compiled
-                    ? `the agent job does not wait for jobs.${reconcile.job}`
-                    : `jobs.${reconcile.job}.needs names agent or pre_activation, so it does not run before the agent`);
-            if (reconcile.jobDoc['continue-on-error'] !== true)
-                problems.push(`jobs.${reconcile.job} is not continue-on-error: true (a reconcile error would stop the agent)`);
-        }
-        return problems;
-    });
-    return ruleFinding('ci-reconcile', { problems, stale, view }, 'reconcile runs before the agent, fail-soft', fix);
-}
-function pinnedCheck(setup) {
-    const { main } = views(setup);
-    const steps = main ? actionSteps(main.doc) : [];
-    if (steps.length === 0)
-        return finding('action-pinned', 'warn', 'no step uses autoloop-ci-gate yet', 'see ci_gate and ci_reconcile');
-    const loose = [
-        ...new Set(steps.filter((s) => s.uses !== './' && !/@[0-9a-f]{40}$/.test(s.uses)).map((s) => s.uses))
-    ];
-    if (loose.length === 0)
-        return finding('action-pinned', 'ok', `${steps.length} step(s) use the action at a full commit SHA`);
-    return finding('action-pinned', 'warn', `${loose.join(', ')} is not pinned to a full commit SHA: whoever moves that ref runs code with the job's write token`, 'pin each `uses:` to the full commit SHA of a release, with the tag as a comment (`@<40-hex sha> # v1.2.3`)');
-}
-/** A command's scopes as the permissions fix names them (`contents write, checks read, …`). */
-function scopesOf(command) {
-    return Object.entries(COMMAND_PERMISSIONS[command])
-        .map(([scope, access]) => `${scope} ${access}`)
-        .join(', ');
-}
-const PERMISSIONS_FIX = `grant each job the README's permissions for its command (gate: ${scopesOf('gate')}; reconcile: ${scopesOf('reconcile')}), in map form`;
-function permissionsCheck(setup) {
-    const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
-        const problems = [];
-        const seen = new Set();
-        for (const step of actionSteps(doc)) {
-            const required = COMMAND_PERMISSIONS[step.command];
-            if (!required || seen.has(`${step.job} ${step.command}`))
-                continue;
-            seen.add(`${step.job} ${step.command}`);
-            const granted = step.jobDoc.permissions ?? (compiled ? doc.permissions : undefined);
-            if (!compiled && typeof granted === 'string') {
-                problems.push(`jobs.${step.job}.permissions is \`${granted}\`: write the map form (older gh-aw drops any other form from a custom job)`);
-                continue;
-            }
-            for (const [scope, access] of Object.entries(required)) {
-                const given = grantedAccess(granted, scope);
-                if ((ACCESS_RANK[given] ?? 0) < (ACCESS_RANK[access] ?? 0))
-                    problems.push(`jobs.${step.job} runs \`${step.command}\` and needs ${scope}: ${access}; it grants ${given}`);
-            }
-        }
-        return problems;
-    });
-    if (!view || actionSteps(view.doc).length === 0)
-        return finding('permissions', 'warn', 'no job runs the action yet', 'see ci_gate and ci_reconcile');
-    return ruleFinding('permissions', { problems, stale, view }, 'every job that runs the action grants what its command needs', PERMISSIONS_FIX);
-}
-/** Does pre-activation let the dispatch bot through? From the lock's membership step, or the frontmatter. */
-function botAllowed(view) {
-    const isBot = (name) => {
-        const id = name.trim().toLowerCase();
-        return id === DISPATCH_BOT || id === 'github-actions';
-    };
-    const names = (value) => typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value.map(String) : [];
-    if (view.compiled) {
-        const pre = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(view.doc, 'jobs', 'pre_activation'));
-        if (!pre)
-            return true;
-        const membership = stepsOf(pre).find((s) => (0,doctor_setup.at)(s, 'env', 'GH_AW_REQUIRED_ROLES') !== undefined);
-        if (!membership)
-            return true;
-        if (names((0,doctor_setup.at)(membership, 'env', 'GH_AW_REQUIRED_ROLES')).some((r) => r.trim() === 'all'))
-            return true;
-        return names((0,doctor_setup.at)(membership, 'env', 'GH_AW_ALLOWED_BOTS')).some(isBot);
-    }
-    const roles = [...names((0,doctor_setup.at)(view.doc, 'on', 'roles')), ...names(view.doc.roles)];
-    if (roles.some((r) => r.trim() === 'all'))
-        return true;
-    return [...names((0,doctor_setup.at)(view.doc, 'on', 'bots')), ...names(view.doc.bots)].some(isBot);
-}
-/** One finding from several issues: the worst level, every text, each fix once. */
-function fromIssues(id, issues, okMessage) {
-    if (issues.length === 0)
-        return finding(id, 'ok', okMessage);
-    const level = issues.some((issue) => issue.level === 'fail') ? 'fail' : 'warn';
-    const fixes = [...new Set(issues.map((issue) => issue.fix))];
-    return finding(id, level, issues.map((issue) => issue.text).join('; '), fixes.join('; '));
-}
-function fixerRunCheck(setup) {
-    const { main, frontmatter } = views(setup);
-    if (!main)
-        return finding('fixer-run', 'fail', 'no workflow to read', 'see the autoloop workflow check');
-    const version = setup.ghAwVersion;
-    const issues = [];
-    const gates = actionSteps(main.doc).filter((s) => s.command === 'gate');
-    const dispatch = gates.map((g) => input(g, 'dispatch-workflow')).find((w) => w !== undefined);
-    const dispatchFix = 'give the gate step `dispatch-workflow: autoloop.lock.yml`';
-    if (gates.length > 0 && dispatch === undefined)
-        issues.push({
-            level: 'warn',
-            text: 'the gate starts no fixer run (no dispatch-workflow): a red attempt waits for the next scheduled run',
-            fix: dispatchFix
-        });
-    if (dispatch !== undefined && dispatch !== 'autoloop.lock.yml')
-        issues.push({
-            level: 'fail',
-            text: `the gate dispatches ${dispatch}, not this workflow (autoloop.lock.yml)`,
-            fix: dispatchFix
-        });
-    if ((0,doctor_setup.at)(main.doc, 'on', 'workflow_dispatch', 'inputs', 'program') === undefined)
-        issues.push({
-            level: 'fail',
-            text: 'on.workflow_dispatch takes no `program` input, so a fixer run cannot name its program',
-            fix: "keep autoloop's on.workflow_dispatch.inputs.program"
-        });
-    if (!botAllowed(main)) {
-        const stale = main.compiled && frontmatter !== null && botAllowed(frontmatter);
-        const what = stale
-            ? `autoloop.md lets ${DISPATCH_BOT} through pre-activation but the lock does not (it is older than the workflow)`
-            : `pre-activation does not let ${DISPATCH_BOT} start the workflow (on.bots does not list it)`;
-        const fix = stale
-            ? RECOMPILE
-            : `add \`bots: ["${DISPATCH_BOT}"]\` under \`on:\` in autoloop.md, then ${RECOMPILE}`;
-        const since = `gh-aw PR #31605 (${model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp} on)`;
-        if (version === null)
-            issues.push({
-                level: 'fail',
-                text: `${what}: the lock names no gh-aw release, so a release after ${since} is assumed, which skips every fixer run the gate dispatches`,
-                fix
-            });
-        else if ((0,doctor_setup/* compareVersions */.Zy)(version, model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp) >= 0)
-            issues.push({
-                level: 'fail',
-                text: `${what}: gh-aw ${version}, like every release since ${since}, skips every fixer run the gate dispatches`,
-                fix
-            });
-        else
-            issues.push({
-                level: 'warn',
-                text: `${what}: gh-aw ${version} still trusts workflow_dispatch, but from ${model/* FIRST_GH_AW_SKIPPING_BOT_DISPATCH */.Xp} on (gh-aw PR #31605) every fixer run the gate dispatches is skipped`,
-                fix
-            });
-    }
-    return fromIssues('fixer-run', issues, `the gate dispatches autoloop.lock.yml with its program, and ${DISPATCH_BOT} passes pre-activation`);
-}
-/** gh-aw's file-glob as its push_repo_memory reads it: `*` stays in a folder, `**` crosses them. */
-function memoryGlobMatches(glob, path) {
-    let source = '';
-    for (let i = 0; i < glob.length; i += 1) {
-        const c = glob[i];
-        if (c === '*' && glob[i + 1] === '*') {
-            source += '.*';
-            i += 1;
-        }
-        else if (c === '*')
-            source += '[^/]*';
-        else if (c === '?')
-            source += '[^/]';
-        else
-            source += c.replace(/[.+^$|(){}[\]\\]/g, '\\$&');
-    }
-    return new RegExp(`^${source}$`).test(path);
-}
-/** The gate's state branch: its step's `state-branch`, else the configured one. */
-function stateBranchOf(setup, options) {
-    const { main } = views(setup);
-    const steps = main ? actionSteps(main.doc) : [];
-    const step = steps.find((s) => s.command === 'gate') ?? steps[0];
-    return (step && input(step, 'state-branch')) ?? options.stateBranch;
-}
-/** Every state branch the action's steps use (a step without `state-branch`: the configured one). */
-function stateBranchesOf(view, options) {
-    const steps = actionSteps(view.doc).filter((s) => s.command !== 'doctor');
-    const branches = steps.map((s) => input(s, 'state-branch') ?? options.stateBranch);
-    return [...new Set(branches.length > 0 ? branches : [options.stateBranch])];
-}
-/** The file-globs of the memory on `branch`: null when no memory pushes to it, [] when none is set. */
-function memoryGlobs(view, branch) {
-    const globs = (value) => typeof value === 'string'
-        ? value.split(view.compiled ? /\s+/ : /\n/).filter(Boolean)
-        : Array.isArray(value)
-            ? value.map(String)
-            : [];
-    if (view.compiled) {
-        const job = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(view.doc, 'jobs', 'push_repo_memory'));
-        const step = job ? stepsOf(job).find((s) => (0,doctor_setup.at)(s, 'env', 'BRANCH_NAME') === branch) : undefined;
-        return step ? globs((0,doctor_setup.at)(step, 'env', 'FILE_GLOB_FILTER')) : null;
-    }
-    const memory = (0,doctor_setup.at)(view.doc, 'tools', 'repo-memory');
-    const entries = Array.isArray(memory) ? memory.map(doctor_setup/* asMap */.$H) : [memory === true ? {} : (0,doctor_setup/* asMap */.$H)(memory)];
-    for (const entry of entries) {
-        if (!entry)
-            continue;
-        const name = entry['branch-name'] ?? `memory/${String(entry.id ?? 'default')}`;
-        if (name === branch)
-            return globs(entry['file-glob']);
-    }
-    return null;
-}
-function memoryGlobCheck(setup, options) {
-    const branch = stateBranchOf(setup, options);
-    const ledger = 'ci-gate/example.json';
-    const { problems, stale, view } = judged(setup, (view) => stateBranchesOf(view, options).flatMap((branch) => {
-        const globs = memoryGlobs(view, branch);
-        if (globs === null)
-            return [`no repo-memory pushes to ${branch}, the state branch the action is given`];
-        if (globs.length === 0)
-            return [
-                `repo-memory on ${branch} has no file-glob: every memory push copies the agent's whole snapshot, its stale ci-gate/ ledgers too`
-            ];
-        const leaking = globs.filter((glob) => memoryGlobMatches(glob, ledger));
-        return leaking.length > 0
-            ? [
-                `file-glob ${leaking.join(', ')} matches ${ledger}: memory pushes copy the agent's stale ledgers over the gate's`
-            ]
-            : [];
-    }));
-    if (!view)
-        return finding('memory-glob', 'fail', 'no workflow to read', 'see the autoloop workflow check');
-    return ruleFinding('memory-glob', { problems, stale, view }, `repo-memory on ${branch} pushes ${memoryGlobs(view, branch)?.join(', ')} only: ci-gate/ stays the gate's`, `set \`file-glob: ['*.md']\` on tools.repo-memory (branch-name: ${branch}) in autoloop.md, then ${RECOMPILE}`);
-}
-function safeOutputsEnv(doc, name) {
-    const job = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(doc, 'jobs', 'safe_outputs'));
-    if (!job)
-        return undefined;
-    const value = (0,doctor_setup.at)(job, 'env', name);
-    if (value !== undefined)
-        return value;
-    return stepsOf(job)
-        .map((step) => (0,doctor_setup.at)(step, 'env', name))
-        .find((v) => v !== undefined);
-}
-function ciTriggerTokenCheck(setup) {
-    const { main, frontmatter } = views(setup);
-    const fix = `add \`github-token-for-extra-empty-commit: \${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}\` to create-pull-request and push-to-pull-request-branch in autoloop.md, set that secret (a token with Contents: read and write), then ${RECOMPILE}`;
-    if (!main)
-        return finding('ci-trigger-token', 'fail', 'no workflow to read', fix);
-    const magic = main.compiled ? safeOutputsEnv(main.doc, 'GH_AW_CI_TRIGGER_TOKEN') : undefined;
-    const magicWired = typeof magic === 'string' && /secrets\./.test(magic);
-    const outputs = (0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)((frontmatter ?? main).doc, 'safe-outputs'));
-    const declared = frontmatter ? PUSH_OUTPUTS.filter((o) => outputs?.[o] !== undefined) : [];
-    if (frontmatter && declared.length === 0)
-        return finding('ci-trigger-token', 'fail', 'autoloop.md declares neither create-pull-request nor push-to-pull-request-branch', fix);
-    // gh-aw's full token override: the pushes themselves are made with a token that starts CI.
-    const pushToken = (0,doctor_setup.at)(outputs, 'github-token');
-    if (typeof pushToken === 'string' &&
-        /secrets\./.test(pushToken) &&
-        !/\bGITHUB_TOKEN\b/.test(pushToken))
-        return finding('ci-trigger-token', 'ok', `safe outputs push with ${pushToken} (safe-outputs.github-token), not GITHUB_TOKEN, so the pushes start CI themselves`);
-    const problems = [];
-    const missing = [];
-    for (const output of declared) {
-        const token = (0,doctor_setup.at)(outputs, output, 'github-token-for-extra-empty-commit');
-        if (token === undefined)
-            missing.push(output);
-        else if (/github\.token|secrets\.GITHUB_TOKEN\b/.test(String(token)))
-            problems.push(`${output} pushes its CI-trigger commit with GITHUB_TOKEN, which starts no workflow`);
-    }
-    if (missing.length > 0 && !magicWired)
-        problems.push(main.compiled
-            ? `${missing.join(' and ')} get no CI-trigger token and the lock does not wire GH_AW_CI_TRIGGER_TOKEN`
-            : `${missing.join(' and ')} set no github-token-for-extra-empty-commit (there is no lock to show that gh-aw wires GH_AW_CI_TRIGGER_TOKEN in)`);
-    if (!frontmatter && !magicWired)
-        problems.push('the lock does not wire GH_AW_CI_TRIGGER_TOKEN into safe_outputs');
-    if (problems.length > 0)
-        return finding('ci-trigger-token', 'fail', problems.join('; '), fix);
-    const how = missing.length > 0 || !frontmatter
-        ? 'gh-aw wires secrets.GH_AW_CI_TRIGGER_TOKEN into safe_outputs'
-        : `${declared.join(' and ')} set github-token-for-extra-empty-commit`;
-    return finding('ci-trigger-token', 'ok', `${how}; GITHUB_TOKEN cannot read secrets, so that the secret is set is not checked (a no-checks pause says when CI did not start)`);
-}
-function handlerConfig(doc) {
-    const raw = safeOutputsEnv(doc, 'GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG');
-    if (typeof raw !== 'string')
-        return undefined;
-    try {
-        return (0,doctor_setup/* asMap */.$H)(JSON.parse(raw));
-    }
-    catch {
-        return undefined;
-    }
-}
-function pushFallbackCheck(setup) {
-    const fix = `set \`fallback-as-pull-request: false\` on safe-outputs.push-to-pull-request-branch in autoloop.md, then ${RECOMPILE}`;
-    const { main, frontmatter } = views(setup);
-    if (!main)
-        return finding('push-fallback', 'fail', 'no workflow to read', fix);
-    const version = setup.ghAwVersion;
-    if (version !== null && (0,doctor_setup/* compareVersions */.Zy)(version, model/* GH_AW_WITHOUT_PUSH_FALLBACK */.yq) <= 0)
-        return finding('push-fallback', 'ok', `gh-aw ${version} has no fallback-as-pull-request: a push that does not fast-forward fails safe_outputs, which the gate reads as blocked`);
-    const problems = [];
-    if (frontmatter) {
-        const push = (0,doctor_setup.at)(frontmatter.doc, 'safe-outputs', 'push-to-pull-request-branch');
-        if (push === undefined)
-            problems.push('autoloop.md declares no push-to-pull-request-branch, the output a fixer run pushes with');
-        else if ((0,doctor_setup.at)(push, 'fallback-as-pull-request') !== false)
-            problems.push("push-to-pull-request-branch keeps gh-aw's fallback-as-pull-request (on by default): a push that does not fast-forward opens autoloop/<program>-fallback-* and a PR into the program branch, whose head does not move");
-    }
-    if (problems.length === 0 && main.compiled) {
-        const config = (0,doctor_setup/* asMap */.$H)(handlerConfig(main.doc)?.push_to_pull_request_branch);
-        if (!config)
-            problems.push('the lock configures no push_to_pull_request_branch handler');
-        else if (config.fallback_as_pull_request !== false)
-            problems.push(frontmatter
-                ? 'autoloop.md turns fallback-as-pull-request off but the lock does not (it is older than the workflow)'
-                : 'the lock keeps fallback_as_pull_request on');
-    }
-    if (problems.length === 0)
-        return finding('push-fallback', 'ok', 'a push that does not fast-forward fails safe_outputs, which the gate reads as blocked');
-    return finding('push-fallback', 'fail', problems.join('; '), problems[0]?.includes('older than') ? RECOMPILE : fix);
-}
-function handoverCheck(setup) {
-    const fix = `copy the post-steps, the download step and the gate's selection-file/iteration-file of ${EXAMPLE}, and its Step 5 for the agent; then ${RECOMPILE}`;
-    const { problems, stale, view } = judged(setup, ({ doc, compiled }) => {
-        const gate = actionSteps(doc).find((s) => s.command === 'gate');
-        if (!gate)
-            return ['no gate step to hand the files to'];
-        const problems = [];
-        const files = ['selection-file', 'iteration-file'].map((name) => ({
-            name,
-            path: input(gate, name)
-        }));
-        for (const { name, path } of files)
-            if (!path?.startsWith(`${HANDOVER_DIR}/`))
-                problems.push(`the gate step's ${name} ${path ?? '(unset)'} is not in ${HANDOVER_DIR}/`);
-        const steps = stepsOf(gate.jobDoc);
-        const download = steps
-            .slice(0, gate.index)
-            .find((s) => typeof s.uses === 'string' && s.uses.startsWith('actions/download-artifact@'));
-        if (!download || (0,doctor_setup.at)(download, 'with', 'name') !== 'agent')
-            problems.push(`jobs.${gate.job} downloads no \`agent\` artifact before the gate step`);
-        const postSteps = compiled
-            ? stepsOf((0,doctor_setup/* asMap */.$H)((0,doctor_setup.at)(doc, 'jobs', 'agent')) ?? {})
-            : Array.isArray(doc['post-steps'])
-                ? doc['post-steps'].map(doctor_setup/* asMap */.$H).filter((s) => !!s)
-                : [];
-        const names = files.map((f) => f.path?.split('/').pop() ?? '').filter(Boolean);
-        const handing = postSteps.find((s) => typeof s.run === 'string' &&
-            s.run.includes(HANDOVER_DIR) &&
-            names.every((name) => s.run.includes(name)));
-        if (!handing)
-            problems.push(`no post-step copies ${names.join(' and ')} into ${HANDOVER_DIR}/`);
-        else if (handing.if !== 'always()')
-            problems.push('the hand-over post-step does not run if: always() (a failed agent would hand over nothing)');
-        return problems;
-    });
-    const iteration = view
-        ? actionSteps(view.doc)
-            .map((s) => input(s, 'iteration-file'))
-            .find((p) => p !== undefined)
-            ?.split('/')
-            .pop()
-        : undefined;
-    const body = setup.workflow?.body ?? '';
-    const prompt = iteration && !body.includes(`${GH_AW_ROOT}/${iteration}`)
-        ? [`the agent's prompt (autoloop.md's body) never asks for ${GH_AW_ROOT}/${iteration}`]
-        : [];
-    const all = [...problems, ...prompt];
-    if (all.length === 0)
-        return finding('handover', 'ok', `the agent hands the selection and its iteration file to the gate through ${HANDOVER_DIR}/`);
-    return stale && prompt.length === 0
-        ? finding('handover', 'fail', staleMessage(problems, view), RECOMPILE)
-        : finding('handover', 'fail', all.join('; '), fix);
-}
-function ciWorkflowCheck(setup, facts) {
-    const verdicts = ciWorkflowVerdicts(setup.others, facts.defaultBranch);
-    const unread = setup.others.filter((w) => w.error).map((w) => `${w.path} ${w.error}`);
-    const skipped = setup.skipped > 0 ? ` (${setup.skipped} workflow file(s) not read)` : '';
-    const runs = verdicts.filter((v) => v.kind === 'runs');
-    const limited = verdicts.filter((v) => v.kind === 'limited');
-    const fix = "run CI on `push: branches: ['autoloop/**']` or on `pull_request` (with synchronize) without `paths`; a `push` filtered by paths never runs on the CI-trigger commit";
-    if (runs.length > 0)
-        return finding('ci-workflow', 'ok', runs.map((v) => `${v.path} runs ${v.why}`).join('; ') + skipped);
-    const never = verdicts.filter((v) => v.kind === 'never').map((v) => `${v.path} runs ${v.why}`);
-    if (limited.length > 0)
-        return finding('ci-workflow', 'warn', [
-            ...limited.map((v) => `${v.path} runs only ${v.why}: an iteration that changes other files gets no checks and pauses as blocked`),
-            ...never
-        ].join('; ') + skipped, fix);
-    return finding('ci-workflow', 'fail', [
-        `no workflow runs on pushes to autoloop/<program> or on the program PR (read ${setup.others.length})`,
-        ...never,
-        ...unread
-    ].join('; ') + skipped, fix);
-}
-function stateBranchCheck(setup, facts, options) {
-    const branch = stateBranchOf(setup, options);
-    if (facts.stateBranchExists === true)
-        return finding('state-branch', 'ok', `${branch} exists`);
-    if (facts.stateBranchExists === false)
-        return finding('state-branch', 'warn', `${branch} does not exist: no memory push has made it yet (or the gate's state-branch names another branch than repo-memory's)`, `run the workflow once (gh-aw's first memory push creates ${branch}), and keep the gate's state-branch equal to tools.repo-memory.branch-name`);
-    return finding('state-branch', 'warn', `whether ${branch} exists is unknown: ${facts.stateBranchNote ?? 'no API access'}`, 'run the doctor with GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY set');
-}
-/** Every check, in the README's order. */
-function runChecks(setup, facts, options) {
-    const workflow = workflowCheck(setup);
-    if (!setup.workflow)
-        return [workflow];
-    return [
-        workflow,
-        versionCheck(setup),
-        ciGateCheck(setup),
-        ciReconcileCheck(setup),
-        pinnedCheck(setup),
-        permissionsCheck(setup),
-        fixerRunCheck(setup),
-        memoryGlobCheck(setup, options),
-        ciTriggerTokenCheck(setup),
-        pushFallbackCheck(setup),
-        handoverCheck(setup),
-        ciWorkflowCheck(setup, facts),
-        stateBranchCheck(setup, facts, options)
-    ];
 }
 
 
@@ -39894,6 +40090,159 @@ function statusOf(findings) {
     if (findings.some((f) => f.level === 'warn'))
         return 'warn';
     return 'ok';
+}
+
+
+/***/ }),
+
+/***/ 6787:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ie: () => (/* binding */ grantedAccess),
+/* harmony export */   On: () => (/* binding */ ACCESS_RANK),
+/* harmony export */   j3: () => (/* binding */ COMMAND_PERMISSIONS)
+/* harmony export */ });
+const COMMAND_PERMISSIONS = {
+    gate: {
+        contents: 'write',
+        checks: 'read',
+        statuses: 'read',
+        actions: 'write',
+        issues: 'write',
+        'pull-requests': 'read'
+    },
+    /** settle applies what the gate would: the same writes, dispatch and re-runs. */
+    settle: {
+        contents: 'write',
+        checks: 'read',
+        statuses: 'read',
+        actions: 'write',
+        issues: 'write',
+        'pull-requests': 'read'
+    },
+    reconcile: {
+        contents: 'write',
+        checks: 'read',
+        statuses: 'read',
+        actions: 'read',
+        issues: 'write',
+        'pull-requests': 'read'
+    },
+    record: { contents: 'write', issues: 'write' },
+    reset: { contents: 'write', issues: 'write' },
+    doctor: { contents: 'read' }
+};
+const ACCESS_RANK = { none: 0, read: 1, write: 2 };
+/** The access a job's `permissions:` value grants to one scope (`write-all`, `read-all`, a map). */
+function grantedAccess(permissions, scope) {
+    if (permissions === 'write-all')
+        return 'write';
+    if (permissions === 'read-all')
+        return 'read';
+    if (typeof permissions === 'object' && permissions !== null && !Array.isArray(permissions)) {
+        const value = permissions[scope];
+        return typeof value === 'string' ? value : 'none';
+    }
+    return 'none';
+}
+
+
+/***/ }),
+
+/***/ 9612:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ settleWorkflowCheck),
+/* harmony export */   c: () => (/* binding */ settleWorkflows)
+/* harmony export */ });
+/* harmony import */ var _ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9676);
+/* harmony import */ var _findings_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5169);
+/* harmony import */ var _permissions_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6787);
+/* harmony import */ var _workflow_view_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9058);
+/**
+ * The doctor's `settle-workflow` check (docs/commands.md: "doctor"; README: "Settling on
+ * events"). Pure. A gate step with `wait: false` exits while CI runs and leaves its attempt to
+ * `settle`, so some workflow must run `settle` when the repository's CI workflows complete:
+ * triggered by `workflow_run` `completed` for each of them, on branches that let
+ * `autoloop/<program>` through, with the permissions `settle` needs, and on the default branch
+ * (GitHub starts a `workflow_run` workflow only from the default branch's file).
+ */
+
+
+
+
+const EXAMPLE = 'examples/autoloop-settle.yml of autoloop-ci-gate';
+/** The name `workflow_run.workflows` matches a workflow by: its `name:`, else its file path. */
+function workflowName(file) {
+    const name = file.doc?.name;
+    return typeof name === 'string' && name.trim() !== '' ? name.trim() : file.path;
+}
+/** The workflows among `others` with a step that runs `settle`. */
+function settleWorkflows(setup) {
+    return setup.others.filter((file) => file.doc !== null && (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_3__/* .actionSteps */ .Ui)(file.doc).some((s) => s.command === 'settle'));
+}
+/** What keeps one settle workflow from settling the gate's attempts. */
+function problemsOf(file, ciNames, facts) {
+    const doc = file.doc ?? {};
+    const problems = [];
+    const events = (0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .eventsOf */ .XL)(doc.on);
+    if (!events.has('workflow_run'))
+        problems.push(`${file.path} is not triggered by workflow_run, the event a CI workflow's completion sends`);
+    else {
+        const config = events.get('workflow_run') ?? null;
+        const types = (0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .list */ .p_)(config?.types);
+        if (types && !types.includes('completed'))
+            problems.push(`${file.path}: on.workflow_run.types (${types.join(', ')}) lacks completed`);
+        if (!(0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .refAllowed */ .ah)(config, _ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .SAMPLE_PROGRAM_BRANCH */ .nn, 'branches'))
+            problems.push(`${file.path}: on.workflow_run's branch filter leaves out autoloop/<program>`);
+        const listed = (0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .list */ .p_)(config?.workflows) ?? [];
+        const missing = ciNames.filter((name) => !listed.includes(name) && !(0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .filterMatches */ .wX)(listed, name));
+        if (missing.length > 0)
+            problems.push(`${file.path}: on.workflow_run.workflows lacks ${missing.map((n) => JSON.stringify(n)).join(', ')} (CI on autoloop/<program>)`);
+    }
+    for (const step of (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_3__/* .actionSteps */ .Ui)(doc).filter((s) => s.command === 'settle')) {
+        const granted = step.jobDoc.permissions ?? doc.permissions;
+        const short = Object.entries(_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .COMMAND_PERMISSIONS */ .j3.settle)
+            .filter(([scope, access]) => (_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .ACCESS_RANK */ .On[(0,_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .grantedAccess */ .Ie)(granted, scope)] ?? 0) < (_permissions_js__WEBPACK_IMPORTED_MODULE_2__/* .ACCESS_RANK */ .On[access] ?? 0))
+            .map(([scope, access]) => `${scope}: ${access}`);
+        if (short.length > 0)
+            problems.push(`${file.path}: jobs.${step.job} runs settle without ${short.join(', ')}`);
+    }
+    const onDefault = facts.defaultBranchWorkflows;
+    const name = file.path.split('/').pop();
+    if (Array.isArray(onDefault) && !onDefault.includes(name))
+        problems.push(`${file.path} is not on the default branch${facts.defaultBranch ? ` ${facts.defaultBranch}` : ''}: GitHub starts a workflow_run workflow only from the default branch's file`);
+    return problems;
+}
+function settleWorkflowCheck(setup, facts) {
+    const { main } = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_3__/* .views */ .l8)(setup);
+    const gates = main ? (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_3__/* .actionSteps */ .Ui)(main.doc).filter((s) => s.command === 'gate') : [];
+    const waiting = gates.filter((s) => {
+        const wait = (0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_3__/* .input */ .hF)(s, 'wait');
+        return wait !== undefined && wait !== 'true';
+    });
+    if (waiting.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_1__/* .finding */ .g)('settle-workflow', 'ok', 'no gate step has wait: false: the gate waits for CI itself, no settle workflow is needed');
+    const ciNames = (0,_ci_workflows_js__WEBPACK_IMPORTED_MODULE_0__/* .ciWorkflowVerdicts */ .Y_)(setup.others, facts.defaultBranch)
+        .filter((v) => v.kind !== 'never')
+        .map((v) => workflowName(setup.others.find((f) => f.path === v.path)));
+    const wanted = `on: workflow_run: {workflows: [${ciNames.map((n) => JSON.stringify(n)).join(', ')}], types: [completed], branches: ['autoloop/**']}`;
+    const candidates = settleWorkflows(setup);
+    const first = waiting[0];
+    const where = `jobs.${first.job} has wait: ${(0,_workflow_view_js__WEBPACK_IMPORTED_MODULE_3__/* .input */ .hF)(first, 'wait') ?? 'false'}`;
+    if (candidates.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_1__/* .finding */ .g)('settle-workflow', 'fail', `${where}, but no workflow runs settle: a waiting attempt is settled only by the scheduled reconcile`, `add ${EXAMPLE} to .github/workflows/ on the default branch, with ${wanted}`);
+    const judged = candidates
+        .map((file) => ({ file, problems: problemsOf(file, ciNames, facts) }))
+        .sort((a, b) => a.problems.length - b.problems.length);
+    const best = judged[0];
+    if (best.problems.length > 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_1__/* .finding */ .g)('settle-workflow', 'fail', best.problems.join('; '), `make ${best.file.path} match ${EXAMPLE}: ${wanted}, the permissions of settle, on the default branch`);
+    if (facts.defaultBranchWorkflows === undefined || facts.defaultBranchWorkflows === null)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_1__/* .finding */ .g)('settle-workflow', 'warn', `${best.file.path} settles on the completion of ${ciNames.join(', ') || 'the CI workflows'}; whether it is on the default branch is unknown: ${facts.defaultBranchNote ?? 'no API access'}`, 'run the doctor with GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY set, or check that the file is on the default branch');
+    return (0,_findings_js__WEBPACK_IMPORTED_MODULE_1__/* .finding */ .g)('settle-workflow', 'ok', `${best.file.path} settles on the completion of ${ciNames.join(', ') || 'the CI workflows'}`);
 }
 
 
@@ -40021,6 +40370,102 @@ function parseSetup(files) {
 
 /***/ }),
 
+/***/ 9058:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B_: () => (/* binding */ stepsOf),
+/* harmony export */   Ex: () => (/* binding */ ruleFinding),
+/* harmony export */   HH: () => (/* binding */ staleMessage),
+/* harmony export */   Ui: () => (/* binding */ actionSteps),
+/* harmony export */   V0: () => (/* binding */ sameExpression),
+/* harmony export */   g$: () => (/* binding */ judged),
+/* harmony export */   hF: () => (/* binding */ input),
+/* harmony export */   hN: () => (/* binding */ needsOf),
+/* harmony export */   l8: () => (/* binding */ views),
+/* harmony export */   rf: () => (/* binding */ RECOMPILE)
+/* harmony export */ });
+/* unused harmony export isActionUses */
+/* harmony import */ var _findings_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5169);
+/* harmony import */ var _setup_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6718);
+
+
+const RECOMPILE = 'run `gh aw compile autoloop` and commit autoloop.lock.yml';
+function views(setup) {
+    const frontmatter = setup.workflow?.doc
+        ? { doc: setup.workflow.doc, file: 'autoloop.md', compiled: false }
+        : null;
+    const lock = setup.lock?.doc
+        ? { doc: setup.lock.doc, file: 'autoloop.lock.yml', compiled: true }
+        : null;
+    return { main: lock ?? frontmatter, frontmatter };
+}
+/** `owner/autoloop-ci-gate@ref` (any owner, a fork too), or the repository's own `./`. */
+function isActionUses(uses) {
+    return /(^|\/)autoloop-ci-gate(\/[^@\s]*)?@\S+$/.test(uses) || uses === './';
+}
+function stepsOf(job) {
+    const steps = job.steps;
+    return Array.isArray(steps) ? steps.map((s) => (0,_setup_js__WEBPACK_IMPORTED_MODULE_1__/* .asMap */ .$H)(s)).filter((s) => !!s) : [];
+}
+function actionSteps(doc) {
+    const found = [];
+    for (const [job, value] of Object.entries((0,_setup_js__WEBPACK_IMPORTED_MODULE_1__/* .asMap */ .$H)(doc.jobs) ?? {})) {
+        const jobDoc = (0,_setup_js__WEBPACK_IMPORTED_MODULE_1__/* .asMap */ .$H)(value);
+        if (!jobDoc)
+            continue;
+        for (const [index, step] of stepsOf(jobDoc).entries()) {
+            const uses = typeof step.uses === 'string' ? step.uses.trim() : '';
+            if (!isActionUses(uses))
+                continue;
+            const command = String((0,_setup_js__WEBPACK_IMPORTED_MODULE_1__.at)(step, 'with', 'command') ?? 'gate').trim() || 'gate';
+            found.push({ job, jobDoc, step, index, command, uses });
+        }
+    }
+    return found;
+}
+function input(step, name) {
+    const value = (0,_setup_js__WEBPACK_IMPORTED_MODULE_1__.at)(step.step, 'with', name);
+    return value === undefined || value === null ? undefined : String(value).trim();
+}
+function needsOf(job) {
+    const needs = job.needs;
+    if (typeof needs === 'string')
+        return [needs];
+    return Array.isArray(needs) ? needs.map(String) : [];
+}
+/** `${{ a.b }}` and `${{a.b}}` are the same expression. */
+function sameExpression(a, b) {
+    const norm = (text) => text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, '${{ $1 }}').trim();
+    return a !== undefined && norm(a) === norm(b);
+}
+/**
+ * Runs a rule on the main view (the lock when there is one); when the lock breaks it but the
+ * frontmatter keeps it, the lock is stale.
+ */
+function judged(setup, rule) {
+    const { main, frontmatter } = views(setup);
+    if (!main)
+        return { problems: [], stale: false, view: null };
+    const problems = rule(main);
+    const stale = problems.length > 0 && main.compiled && frontmatter !== null && rule(frontmatter).length === 0;
+    return { problems, stale, view: main };
+}
+function staleMessage(problems, view) {
+    return `${problems.join('; ')} in ${view?.file ?? 'the lock'}, though autoloop.md has it right: the lock is older than the workflow`;
+}
+/** The finding of a rule read through `judged`: ok, broken in the lock only (compile it again), or broken. */
+function ruleFinding(id, { problems, stale, view }, ok, fix) {
+    if (problems.length === 0)
+        return (0,_findings_js__WEBPACK_IMPORTED_MODULE_0__/* .finding */ .g)(id, 'ok', ok);
+    return stale
+        ? (0,_findings_js__WEBPACK_IMPORTED_MODULE_0__/* .finding */ .g)(id, 'fail', staleMessage(problems, view), RECOMPILE)
+        : (0,_findings_js__WEBPACK_IMPORTED_MODULE_0__/* .finding */ .g)(id, 'fail', problems.join('; '), fix);
+}
+
+
+/***/ }),
+
 /***/ 6738:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -40054,7 +40499,9 @@ function readEnvironment(env, cwd) {
         runAttempt: positiveInteger(env.GITHUB_RUN_ATTEMPT),
         actor: env.GITHUB_ACTOR || undefined,
         workspace: env.GITHUB_WORKSPACE || cwd,
-        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp'
+        tempDir: env.RUNNER_TEMP || env.TMPDIR || '/tmp',
+        eventName: env.GITHUB_EVENT_NAME || undefined,
+        eventPath: env.GITHUB_EVENT_PATH || undefined
     };
 }
 /** `owner/repo`. */
@@ -40143,7 +40590,7 @@ function httpStatus(error) {
 
 
 
-const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor'];
+const COMMANDS = ['gate', 'record', 'reset', 'reconcile', 'doctor', 'settle'];
 class InputError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ {
     problems;
     constructor(problems) {
@@ -40393,6 +40840,7 @@ const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     'required-checks': listInput,
     'ignore-checks': globListInput,
     'fail-fast': booleanInput(false),
+    wait: booleanInput(true),
     'allow-no-checks': booleanInput(false),
     'fix-command': optionalText,
     'fix-command-env': envNameListInput,
@@ -40434,6 +40882,7 @@ const inputSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     requiredChecks: raw['required-checks'],
     ignoreChecks: raw['ignore-checks'],
     failFast: raw['fail-fast'],
+    wait: raw.wait,
     allowNoChecks: raw['allow-no-checks'],
     fixCommand: raw['fix-command'],
     fixCommandEnv: raw['fix-command-env'],
@@ -40502,6 +40951,8 @@ function crossFieldProblems(config) {
         problems.push('input `metric`: required when `outcome` is accepted');
     if (config.fixCommand && !config.push)
         problems.push('input `fix-command`: needs `push: true`, since the fixes it commits must reach the branch to be gated; remove `push: false`, or drive the fix loop from the workflow instead');
+    if (config.fixCommand && !config.wait)
+        problems.push('input `wait`: false cannot go with `fix-command`, which fixes and gates again in the same step; drop one of them');
     if (!config.githubToken)
         problems.push(EMPTY_TOKEN);
     return problems;
@@ -40823,7 +41274,7 @@ const CHECKOUT_ROOT_IN_LINE = new RegExp(`(?:file:///?)?(?:${(0,_normalise_js__W
  * own frames, assertion libraries), .NET (`System.`, the test frameworks), Go's module cache,
  * Ruby gems, PHP's vendor folder, Deno's runtime (`ext:cli/40_test.js`).
  */
-const DEPENDENCY_FRAME = /node_modules[\\/]|\(node:|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:|\(ext:\w|^\s*at ext:\w/;
+const DEPENDENCY_FRAME = /node_modules[\\/]|\(node:[a-z]|\bnode:(?:internal|async_hooks|events|timers)|\(<anonymous>\)|[\\/](?:site|dist)-packages[\\/]|\/usr\/(?:local\/)?lib\/(?:python\d|go|node|ruby|jvm)|[\\/]go[\\/]src[\\/](?:testing|runtime|reflect|time|sync)[\\/]|\/rustc\/[0-9a-f]+\/|[\\/]\.cargo[\\/]registry[\\/]|[\\/]\.rustup[\\/]|^\s*at (?:[\w.-]+\/\/)?(?:java\.|javax\.|jdk\.|sun\.|org\.junit\.|junit\.|org\.hamcrest\.|org\.opentest4j\.|org\.assertj\.|org\.apache\.maven\.|org\.gradle\.|worker\.org\.gradle\.|kotlin\.|org\.testng\.|System\.|Xunit\.|NUnit\.|Microsoft\.VisualStudio\.|Microsoft\.TestPlatform\.)|[\\/]pkg[\\/]mod[\\/]|[\\/]gems[\\/]|[\\/]vendor[\\/](?:phpunit|bin)[\\/]|^(?:created by )?(?:testing|runtime|time|sync|reflect)\.|^\s+\d+: (?:<.{0,500} as )?(?:core|std|alloc|test|__rustc)::|^panic\(\{|^main\.main\(\)$|\b_testmain\.go:|\(ext:\w|^\s*at ext:\w/;
 /** A detail line as kept: the checkout root removed; undefined for a dependency or runtime frame. */
 function detailLine(line) {
     if (DEPENDENCY_FRAME.test(line))
@@ -40924,7 +41375,7 @@ class FailureDetails {
 
 /***/ }),
 
-/***/ 7884:
+/***/ 4041:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41028,18 +41479,21 @@ function bytesToText(bytes) {
 function byteStringPattern(source) {
     return Buffer.from(source, 'utf8').toString('latin1');
 }
-/** Characters that mean a line needs more than the timestamp cut: CR, ESC, C1 controls, U+FFFD, BOM. */
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
-const NEEDS_CLEANING = /[\r\x1b\x80-\x9f\ufeff\ufffd]/;
 /**
- * Terminal control sequences: 7-bit CSI (`ESC [`), 8-bit CSI (U+009B, or a raw 0x9b byte that
+ * Characters that mean a line needs more than the timestamp cut: CR, ESC, C1 controls, U+FFFD,
+ * BOM, and ESC written visibly as `^[` (`cat -v`, log archives) before a CSI's `[`.
+ */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const NEEDS_CLEANING = /[\r\x1b\x80-\x9f\ufeff\ufffd]|\^\[\[/;
+/**
+ * Terminal control sequences: 7-bit CSI (`ESC [`, also with ESC written as `^[`), 8-bit CSI (U+009B, or a raw 0x9b byte that
  * decoded to U+FFFD), OSC (`ESC ]` or U+009D, up to BEL or ST, e.g. hyperlinks), other
  * two-byte escapes, and any remaining C1 control. Every alternative is a run of disjoint
  * character classes, so matching stays linear.
  */
 const CONTROL_SEQUENCES = 
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
-/\x1b\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g;
+/(?:\x1b|\^\[)\[[0-?]*[ -/]*[@-~]?|[\x9b\ufffd][0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?|[\x80-\x9f]/g;
 /**
  * `gh run view --log` and `--log-failed` put the job's and the step's names, each followed by a
  * tab, before the runner's timestamp of every line (the step's first line has a BOM after them).
@@ -41083,7 +41537,8 @@ function cleanLine(raw) {
             line = line.replaceAll('\ufeff', '');
         line = line.replace(CONTROL_SEQUENCES, '');
     }
-    const prefix = foreignPrefixLength(line, 0);
+    let prefix = foreignPrefixLength(line, 0);
+    prefix += builderPrefixLength(line, prefix);
     return prefix === 0 ? line : line.slice(prefix);
 }
 /**
@@ -41112,6 +41567,53 @@ function foreignPrefixLength(text, start) {
         at = FOREIGN_PREFIX.lastIndex;
     }
     return at - start;
+}
+/**
+ * The prefixes Nix puts before a build's lines: `nix build -L` and `nix log` the derivation's
+ * name and `> ` (`python3.12-foo-1.0> `, `foo> `), and the tail of a failed build's log that it
+ * prints under its error seven blanks and `> ` (`       > `, `       >` on an empty line).
+ */
+const NIX_TAIL_INDENT = 7;
+/** Longest derivation name read before `> `. */
+const MAX_NIX_NAME = 200;
+/** A character of a derivation's name: a letter, a digit, `_`, `.`, `+` or `-`. */
+function isNameCode(code) {
+    return ((code >= 97 && code <= 122) ||
+        (code >= 65 && code <= 90) ||
+        (code >= 48 && code <= 57) ||
+        code === 95 ||
+        code === 46 ||
+        code === 43 ||
+        code === 45);
+}
+/**
+ * Length of a Nix builder prefix at `start` of `text` (a line or a byte string): a derivation's
+ * name (a letter or digit, then name characters) and `> `, or seven blanks and `>` followed by a
+ * blank or the line's end; 0 when there is none. Read by character codes: it is tried where
+ * every line begins.
+ */
+function builderPrefixLength(text, start) {
+    const code = text.charCodeAt(start);
+    if (code === 32) {
+        const gt = start + NIX_TAIL_INDENT;
+        if (text.charCodeAt(gt) !== 62)
+            return 0;
+        for (let i = start + 1; i < gt; i++)
+            if (text.charCodeAt(i) !== 32)
+                return 0;
+        const after = text.charCodeAt(gt + 1);
+        if (after === 32)
+            return NIX_TAIL_INDENT + 2;
+        return Number.isNaN(after) || after === 10 || after === 13 ? NIX_TAIL_INDENT + 1 : 0;
+    }
+    // A name starts with a letter or a digit.
+    if (!isNameCode(code) || code === 95 || code === 46 || code === 43 || code === 45)
+        return 0;
+    const limit = Math.min(text.length, start + MAX_NIX_NAME + 1);
+    let i = start + 1;
+    while (i < limit && isNameCode(text.charCodeAt(i)))
+        i++;
+    return text.charCodeAt(i) === 62 && text.charCodeAt(i + 1) === 32 ? i + 2 - start : 0;
 }
 /** Removes a runner timestamp, `2026-07-28T23:19:32.4965943Z ` (0 to 9 fraction digits). */
 function stripTimestamp(line) {
@@ -41170,6 +41672,8 @@ var signature_details = __nccwpck_require__(3488);
 // EXTERNAL MODULE: ./src/core/signature/normalise.ts
 var normalise = __nccwpck_require__(12);
 ;// CONCATENATED MODULE: ./src/core/signature/parsers/common.ts
+/** Helpers shared by the parsers. */
+
 /** Most findings one parser keeps for one log, so per-log state stays bounded. */
 const MAX_FINDINGS_PER_PARSER = 1000;
 /**
@@ -41219,6 +41723,46 @@ function indentOf(line) {
         i++;
     return i;
 }
+/** Distinct messages remembered per key, to tell a repeated diagnostic from a new one. */
+const MAX_MESSAGES_PER_KEY = 100;
+/**
+ * A compiler's or type checker's diagnostics in one window per key (several errors of one code
+ * in one file share a key): each distinct message with its continuation lines (what is not
+ * assignable to what), a repeat of a message already kept by its first line only, which says
+ * where it is. Bounded as every window is (DETAIL_LIMITS).
+ */
+class DiagnosticWindows {
+    details;
+    messages = new Map();
+    constructor(details) {
+        this.details = details;
+    }
+    /** Adds one diagnostic of `key`: its `message` (for telling repeats) and the lines it printed. */
+    add(key, message, lines) {
+        const seen = this.messages.get(key);
+        if (seen === undefined) {
+            if (this.messages.size >= signature_details/* DETAIL_LIMITS */.jt.failures)
+                return;
+            this.messages.set(key, new Set([message]));
+            this.details.open(key, ...lines);
+        }
+        else {
+            this.details.resume(key);
+            if (seen.has(message)) {
+                if (lines[0] !== undefined)
+                    this.details.add(lines[0]);
+            }
+            else {
+                if (seen.size < MAX_MESSAGES_PER_KEY)
+                    seen.add(message);
+                for (const line of lines)
+                    if (!this.details.add(line))
+                        break;
+            }
+        }
+        this.details.close();
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/core/signature/parsers/cargo.ts
 /**
@@ -41257,7 +41801,13 @@ const LIST_ENTRY = /^ {4}(\S.*?)\s*$/;
 const CAPTURED_BLOCK = /^---- (.{1,1000}?) std(?:out|err) ----$/;
 /** A doc test's name without the line of its example (`src/lib.rs - add (line 5)`). */
 const testName = (name) => name.replace(/ \(line \d+\)$/, '');
-const PANIC = /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?)\s*$/;
+/**
+ * A test thread's panic: before Rust 1.73 the message quoted on the line (`panicked at 'msg',
+ * src/lib.rs:9:5`), a message of several lines closing on a later one (`panicked at 'assertion
+ * failed: …` then `  left: …` and ` right: …', src/lib.rs:9:5`); since then the place, and the
+ * message on the next line.
+ */
+const PANIC = /^\s*thread '([^']{1,1000})'(?: \(\d+\))? panicked at (?:'(.*)', \S+:\d+:\d+|\S+:\d+:\d+:(?: (.*))?|'(.*))\s*$/;
 const cargoGrepPatterns = [
     '^test .* \\.\\.\\. FAILED',
     '^\\s*(TRY [0-9]+ )?(FAIL|TIMEOUT|SIG[A-Z]+) \\[',
@@ -41287,7 +41837,7 @@ function panicKind(message) {
     return 'panic';
 }
 /** libtest's hint after every panic: says nothing about the failure. */
-const BACKTRACE_NOTE = /^note: run with `RUST_BACKTRACE=/;
+const BACKTRACE_NOTE = /^note: [Rr]un with `RUST_BACKTRACE=/;
 function createCargoParser() {
     const failed = [];
     /** Per test (its thread's name): the panic and what follows it in the test's output block. */
@@ -41443,7 +41993,7 @@ function createCargoParser() {
         if (panic === null)
             return;
         const name = testName(panic[1] ?? '');
-        const message = panic[2] ?? panic[3];
+        const message = panic[2] ?? panic[3] ?? panic[4];
         details.open(name, line);
         if (message !== undefined && message !== '') {
             if (!kinds.has(name))
@@ -42496,9 +43046,11 @@ function createMochaParser() {
  * mypy: `app/models.py:12: error: Incompatible return value type (got "int", expected "str")
  * [return-value]` (`:col` too with --show-column-numbers). With --pretty the message wraps and
  * the code comes on a following line at column 0, before the indented source excerpt.
- * Notes and warnings are not failures.
+ * Notes and warnings are not failures. Details: each distinct error of a key with its lines, a
+ * repeat (the same error at another line) by its first line, which says where.
  * Key: `mypy:<error code>:<first quoted name>:<path>`; without a code, the masked message.
  */
+
 
 
 const ERROR_LINE = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.pyi?):\d+(?::\d+)?(?::\d+:\d+)?: error: (.*?)(?:\s{2}\[([\w-]{1,80})\])?\s*$/;
@@ -42506,16 +43058,20 @@ const TRAILING_CODE = /\[([\w-]{1,80})\]$/;
 const NEXT_DIAGNOSTIC = /^(?:[A-Za-z]:)?[^:\s][^:]{0,1000}\.pyi?:\d+/;
 const mypyGrepPatterns = ['\\.pyi?:[0-9]+(:[0-9]+)?: error: '];
 function createMypyParser() {
-    const findings = new FindingSet();
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    const windows = new DiagnosticWindows(details);
     /** An error whose code has not been seen yet (--pretty puts it on a later line). */
     let pending;
     const flush = (code) => {
         if (pending === undefined)
             return;
-        const { path, message, line } = pending;
-        findings.add(code === undefined
+        const { path, message, line, lines } = pending;
+        const key = code === undefined
             ? (0,normalise/* buildKey */.sI)('mypy', (0,normalise/* maskMessage */.I1)(message, 80), path)
-            : (0,normalise/* buildKey */.sI)('mypy', code, (0,normalise/* firstQuotedSymbol */.Ju)(message), path), line);
+            : (0,normalise/* buildKey */.sI)('mypy', code, (0,normalise/* firstQuotedSymbol */.Ju)(message), path);
+        windows.add(key, message, lines);
+        findings.add(key, line);
         pending = undefined;
     };
     return {
@@ -42530,10 +43086,10 @@ function createMypyParser() {
                     const code = TRAILING_CODE.exec(text);
                     const part = code === null ? text : text.slice(0, code.index);
                     pending.message = `${pending.message} ${part.trim()}`.trim();
-                    pending.lines += 1;
+                    pending.lines.push(raw);
                     if (code !== null)
                         flush(code[1]);
-                    else if (pending.lines > 5)
+                    else if (pending.lines.length > 6)
                         flush();
                     else
                         return true;
@@ -42548,7 +43104,7 @@ function createMypyParser() {
                 path: (0,normalise/* normalisePath */.qb)(match[1] ?? ''),
                 message: match[2] ?? '',
                 line: raw,
-                lines: 0
+                lines: [raw]
             };
             if (match[3] !== undefined) {
                 flush(match[3]);
@@ -42968,14 +43524,340 @@ function sectionTitle(id, isError) {
     return isError ? `ERROR at setup of ${name}` : name;
 }
 
+;// CONCATENATED MODULE: ./src/core/signature/parsers/pyright.ts
+/**
+ * pyright and basedpyright, the command-line form: a file's header line (its path alone), then
+ * each diagnostic indented under it, `  /abs/src/a.py:12:5 - error: Argument of type "Path |
+ * None" cannot be assigned to parameter "dest_path" …`, its continuation lines indented deeper,
+ * and the rule in parentheses at the end of the diagnostic's last line (`(reportArgumentType)`);
+ * a summary `2 errors, 0 warnings, 0 informations` at the end. Older releases print
+ * `  12:5 - error: …` under the header, without the path. Warnings and informations are never
+ * failures. Key: `pyright:<rule>:<path>` (the tool's own name for what is wrong, as mypy's
+ * and tsc's codes); a diagnostic without a rule (a syntax error): the masked message instead.
+ * `--outputjson` prints the same diagnostics as JSON, one property a line: each object of the
+ * `"generalDiagnostics"` array has its `"file"`, `"severity"`, `"message"` (its lines joined by
+ * `\n`), `"range"` and, when it has one, `"rule"`; an error gets the key the text form gives, and
+ * its file, severity, message and rule lines as details.
+ */
+
+
+
+/** `  path.py:12:5 - error: message` (`- warning:`, `- information:` are read to be skipped). */
+const pyright_DIAGNOSTIC = /^(\s*)(?:((?:[A-Za-z]:)?[^\s:][^:]{0,1000}?\.pyi?):)?\d+:\d+ - (error|warning|information|info): (.*)$/;
+/** The header line that names the file of the diagnostics under it. */
+const FILE_HEADER = /^\s{0,8}((?:[A-Za-z]:)?[^\s:][^:]{0,1000}?\.pyi?)\s*$/;
+const RULE = /\((report[A-Za-z]{1,80})\)\s*$/;
+/** Continuation lines read for one diagnostic at most. */
+const MAX_CONTINUATION = 30;
+/** The JSON report's array of diagnostics opens (`"generalDiagnostics": [`). */
+const JSON_DIAGNOSTICS = /^\s*"generalDiagnostics": \[\s*$/;
+/** A property of a diagnostic in the JSON report, its value a JSON string. */
+const JSON_PROPERTY = /^\s*"(file|severity|message|rule)": ("(?:[^"\\]|\\.){0,20000}")\s*,?\s*$/;
+/** The end of the JSON report's array of diagnostics. */
+const JSON_END = /^\s*\](?:,|\s*$)/;
+const pyrightGrepPatterns = [
+    '\\.pyi?:[0-9]+:[0-9]+ - error: ',
+    '^\\s+[0-9]+:[0-9]+ - error: ',
+    '"severity": "error"'
+];
+function createPyrightParser() {
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    const windows = new DiagnosticWindows(details);
+    /** The file named by the last header line: the path of a diagnostic that names none. */
+    let header;
+    let pending;
+    /** Inside the JSON report's array of diagnostics: the one being read. */
+    let json;
+    const flushJson = () => {
+        const diagnostic = json;
+        json = { lines: [] };
+        if (diagnostic?.severity !== 'error' || diagnostic.file === undefined)
+            return;
+        const message = (diagnostic.message ?? '').replace(/\s*\n\s*/g, ' ').trim();
+        const path = (0,normalise/* normalisePath */.qb)(diagnostic.file);
+        const key = diagnostic.rule === undefined
+            ? (0,normalise/* buildKey */.sI)('pyright', (0,normalise/* maskMessage */.I1)(message, 80), path)
+            : (0,normalise/* buildKey */.sI)('pyright', diagnostic.rule, path);
+        windows.add(key, message, diagnostic.lines);
+        findings.add(key, diagnostic.lines[0] ?? '');
+    };
+    /** Reads a line inside the JSON report's array; false once the array has ended. */
+    const readJson = (line) => {
+        if (JSON_END.test(line)) {
+            flushJson();
+            json = undefined;
+            return false;
+        }
+        const property = JSON_PROPERTY.exec(line);
+        if (property === null)
+            return true;
+        const name = property[1];
+        if (name === 'file')
+            flushJson();
+        const diagnostic = (json ??= { lines: [] });
+        try {
+            const value = JSON.parse(property[2] ?? '""');
+            if (typeof value === 'string')
+                diagnostic[name] = value;
+        }
+        catch {
+            return true;
+        }
+        if (diagnostic.lines.length < MAX_CONTINUATION)
+            diagnostic.lines.push(line);
+        return true;
+    };
+    const flush = () => {
+        if (pending === undefined)
+            return;
+        const { path, message, rule, lines } = pending;
+        const key = rule === undefined
+            ? (0,normalise/* buildKey */.sI)('pyright', (0,normalise/* maskMessage */.I1)(message.replace(RULE, '').trim(), 80), path)
+            : (0,normalise/* buildKey */.sI)('pyright', rule, path);
+        windows.add(key, message, lines);
+        findings.add(key, lines[0] ?? '');
+        pending = undefined;
+    };
+    return {
+        tool: 'pyright',
+        push(raw) {
+            if (json !== undefined)
+                return readJson(raw);
+            if (raw.indexOf('"generalDiagnostics"') !== -1 && JSON_DIAGNOSTICS.test(raw)) {
+                json = { lines: [] };
+                return true;
+            }
+            const line = (0,normalise/* stripErrorMarker */.D0)(raw);
+            if (pending !== undefined) {
+                const deeper = line.trim() !== '' && indentOf(line) > pending.indent;
+                if (deeper && !pyright_DIAGNOSTIC.test(line) && pending.lines.length <= MAX_CONTINUATION) {
+                    pending.lines.push(raw);
+                    if (pending.rule === undefined)
+                        pending.rule = RULE.exec(line)?.[1];
+                    pending.message = `${pending.message} ${line.trim()}`;
+                    return true;
+                }
+                flush();
+            }
+            if (line.indexOf(' - ') === -1) {
+                const file = FILE_HEADER.exec(line);
+                if (file !== null)
+                    header = file[1];
+                return false;
+            }
+            const match = pyright_DIAGNOSTIC.exec(line);
+            if (match === null)
+                return false;
+            if (match[3] !== 'error')
+                return false;
+            const path = match[2] ?? header;
+            if (path === undefined)
+                return false;
+            const message = match[4] ?? '';
+            pending = {
+                path: (0,normalise/* normalisePath */.qb)(path),
+                message,
+                rule: RULE.exec(message)?.[1],
+                indent: (match[1] ?? '').length,
+                lines: [raw]
+            };
+            return true;
+        },
+        finish() {
+            flush();
+            if (json !== undefined)
+                flushJson();
+            return findings.list();
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/signature/parsers/terraform.ts
+/**
+ * Terraform and OpenTofu diagnostics: `Error: <summary>`, then its place `  on main.tf line 4,
+ * in module "x":`, the source line and the detail; since 0.15 each diagnostic sits in a box
+ * (`╷`, every line led by `│ `, `╵`), before that it ends at two blank lines. Only an error with
+ * a place in a configuration file is read (an `Error:` line of another tool has none); warnings
+ * never. Key: `terraform:<summary>:<file>`.
+ */
+
+
+
+/** The box's left edge, which leads every line of a diagnostic since 0.15. */
+const BOX = /^[│|] ?/;
+const terraform_SUMMARY = /^\s{0,4}Error: (\S.{0,300}?)\s*$/;
+const terraform_PLACE = /^\s{0,8}on (\S.{0,1000}?\.(?:tf|tf\.json|tfvars|hcl)) line \d+/;
+const OTHER_DIAGNOSTIC = /^\s{0,4}(?:Error|Warning): /;
+/** Lines of one diagnostic read at most. */
+const MAX_LINES = 25;
+const terraformGrepPatterns = ['Error: ', ' on .*\\.(tf|tfvars|hcl) line [0-9]+'];
+function createTerraformParser() {
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    const windows = new DiagnosticWindows(details);
+    let pending;
+    const flush = () => {
+        if (pending === undefined)
+            return;
+        const { summary, path, lines } = pending;
+        pending = undefined;
+        if (path === undefined)
+            return;
+        const key = (0,normalise/* buildKey */.sI)('terraform', summary, path);
+        // Repeats are told apart by their text without the line numbers.
+        windows.add(key, lines.join('\n').replace(/\d+/g, 'N'), lines);
+        findings.add(key, lines[0] ?? '');
+    };
+    return {
+        tool: 'terraform',
+        push(raw) {
+            const boxed = BOX.test(raw);
+            const line = boxed ? raw.replace(BOX, '') : raw;
+            if (pending !== undefined) {
+                const end = raw.startsWith('╵') ||
+                    raw.startsWith('╷') ||
+                    OTHER_DIAGNOSTIC.test(line) ||
+                    pending.lines.length >= MAX_LINES ||
+                    (!boxed && line.trim() === '' && pending.blanks >= 1 && pending.path !== undefined);
+                if (!end) {
+                    if (line.trim() === '')
+                        pending.blanks += 1;
+                    else
+                        pending.blanks = 0;
+                    const place = pending.path === undefined ? terraform_PLACE.exec(line) : null;
+                    if (place !== null)
+                        pending.path = (0,normalise/* normalisePath */.qb)(place[1] ?? '');
+                    pending.lines.push(line);
+                    return true;
+                }
+                flush();
+            }
+            if (line.indexOf('Error: ') === -1)
+                return false;
+            const summary = terraform_SUMMARY.exec(line);
+            if (summary === null)
+                return false;
+            pending = { summary: summary[1] ?? '', path: undefined, lines: [line], blanks: 0 };
+            return true;
+        },
+        finish() {
+            flush();
+            return findings.list();
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/signature/parsers/actionlint.ts
+/**
+ * actionlint: `.github/workflows/ci.yml:20:9: <message> [<rule>]`, then a code frame (`   |`,
+ * `20 |   run: |`, `   |   ^~~~`). Its shellcheck and pyflakes rules report what those tools
+ * found in a `run:` script (`shellcheck reported issue in this script: SC2086:info:1:51: …`);
+ * actionlint fails on every finding, whatever level shellcheck gave it. Key:
+ * `actionlint:<rule>:<path>`, with the shellcheck code after the rule: `actionlint:shellcheck:SC2086:<path>`.
+ */
+
+
+
+const FINDING = /^((?:[A-Za-z]:)?[^\s:][^:]{0,1000}?\.ya?ml):\d+:\d+: (.{1,2000}?) \[([a-z][a-z0-9-]{0,60})\]\s*$/;
+const SHELLCHECK_CODE = /\b(SC\d{4})\b/;
+/** A line of the code frame under a finding. */
+const FRAME = /^\s*\d*\s*\|/;
+const MAX_FRAME_LINES = 6;
+const actionlintGrepPatterns = ['\\.ya?ml:[0-9]+:[0-9]+: .* \\[[a-z][a-z0-9-]*\\]$'];
+function createActionlintParser() {
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    const windows = new DiagnosticWindows(details);
+    let pending;
+    const flush = () => {
+        if (pending === undefined)
+            return;
+        windows.add(pending.key, pending.message, pending.lines);
+        findings.add(pending.key, pending.lines[0] ?? '');
+        pending = undefined;
+    };
+    return {
+        tool: 'actionlint',
+        push(raw) {
+            if (pending !== undefined) {
+                if (FRAME.test(raw) && pending.lines.length <= MAX_FRAME_LINES) {
+                    pending.lines.push(raw);
+                    return true;
+                }
+                flush();
+            }
+            const line = (0,normalise/* stripErrorMarker */.D0)(raw);
+            if (line.indexOf('.y') === -1)
+                return false;
+            const match = FINDING.exec(line);
+            if (match === null)
+                return false;
+            const rule = match[3] ?? '';
+            const message = match[2] ?? '';
+            const code = rule === 'shellcheck' ? SHELLCHECK_CODE.exec(message)?.[1] : undefined;
+            pending = {
+                key: (0,normalise/* buildKey */.sI)('actionlint', rule, code, (0,normalise/* normalisePath */.qb)(match[1] ?? '')),
+                message: message.replace(/\d+/g, 'N'),
+                lines: [raw]
+            };
+            return true;
+        },
+        finish() {
+            flush();
+            return findings.list();
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/signature/parsers/kotlin.ts
+/**
+ * The Kotlin compiler as Gradle and Maven print it: `e: file:///…/src/A.kt:12:5 Unresolved
+ * reference 'x'.` (Kotlin 2), `e: /…/build.gradle.kts:32:5: Unresolved reference: compile`, and
+ * the older `e: /…/A.kt: (38, 40): Unresolved reference: x`. Warnings (`w:`) never. Key:
+ * `kotlin:<kind>:<path>`, the kind being the message up to its first `: ` (`Unresolved
+ * reference`, `Type mismatch`), else the message masked.
+ */
+
+
+
+const ERROR = /^e: (?:file:\/\/)?((?:[A-Za-z]:)?[^:]{1,1000}?\.kts?)(?::\d+:\d+:?|: \(\d+, \d+\):) (\S.{0,2000})$/;
+const KIND = /^([A-Z][A-Za-z ]{2,60}?): /;
+const kotlinGrepPatterns = ['^e: .*\\.kts?(:[0-9]+:[0-9]+|: \\([0-9]+, [0-9]+\\))'];
+function createKotlinParser() {
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    const windows = new DiagnosticWindows(details);
+    return {
+        tool: 'kotlin',
+        push(line) {
+            if (!line.startsWith('e: '))
+                return false;
+            const match = ERROR.exec(line);
+            if (match === null)
+                return false;
+            const message = match[2] ?? '';
+            const kind = KIND.exec(message)?.[1] ?? (0,normalise/* maskMessage */.I1)(message, 80);
+            const key = (0,normalise/* buildKey */.sI)('kotlin', kind, (0,normalise/* normalisePath */.qb)(match[1] ?? ''));
+            windows.add(key, message, [line]);
+            findings.add(key, line);
+            return false;
+        },
+        finish: () => findings.list()
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/core/signature/parsers/python-lint.ts
 /**
  * ruff and flake8. Both print `path.py:4:1: F401 'sys' imported but unused` (ruff adds `[*]`
  * when a fix exists); ruff's full format, the default in recent releases, puts the code first,
  * ``F401 [*] `os` imported but unused``, and the place on the next line, ` --> input.py:1:8`.
  * A log is ruff's when it shows any ruff-only mark (`[*]`, ` --> `, `Found N error`, a fix
- * hint); otherwise the one-line form is flake8's. Key: `<tool>:<code>:<first quoted name>:<path>`.
+ * hint); otherwise the one-line form is flake8's. Details: each distinct finding of a key with
+ * its lines, a repeat (the same message at another place) by its first line, which says where.
+ * Key: `<tool>:<code>:<first quoted name>:<path>`.
  */
+
 
 
 /** A path has no blanks here, so a report quoted inside another line is not read as one. */
@@ -42988,7 +43870,14 @@ const pythonLintGrepPatterns = [
     '^[A-Z]{1,4}[0-9]{1,4} '
 ];
 function createState() {
-    return { concise: new FindingSet(), full: new FindingSet(), ruffMarks: false, header: undefined };
+    const details = new signature_details/* FailureDetails */.b3();
+    return {
+        concise: new FindingSet(details),
+        full: new FindingSet(details),
+        windows: new DiagnosticWindows(details),
+        ruffMarks: false,
+        header: undefined
+    };
 }
 /** Reads one line; returns true while a full-format header waits for its ` --> ` line. */
 function read(state, tool, raw) {
@@ -42997,7 +43886,9 @@ function read(state, tool, raw) {
         const location = FULL_LOCATION.exec(raw);
         if (location !== null) {
             const { code, message, line } = state.header;
-            state.full.add((0,normalise/* buildKey */.sI)('ruff', code, (0,normalise/* firstQuotedSymbol */.Ju)(message), (0,normalise/* normalisePath */.qb)(location[1] ?? '')), line);
+            const key = (0,normalise/* buildKey */.sI)('ruff', code, (0,normalise/* firstQuotedSymbol */.Ju)(message), (0,normalise/* normalisePath */.qb)(location[1] ?? ''));
+            state.windows.add(key, message, [line, raw]);
+            state.full.add(key, line);
             state.ruffMarks = true;
         }
         state.header = undefined;
@@ -43020,7 +43911,9 @@ function read(state, tool, raw) {
     const message = match[3] ?? '';
     if (raw.indexOf('[*]') !== -1)
         state.ruffMarks = true;
-    state.concise.add((0,normalise/* buildKey */.sI)(tool, match[2], (0,normalise/* firstQuotedSymbol */.Ju)(message), (0,normalise/* normalisePath */.qb)(match[1] ?? '')), raw);
+    const key = (0,normalise/* buildKey */.sI)(tool, match[2], (0,normalise/* firstQuotedSymbol */.Ju)(message), (0,normalise/* normalisePath */.qb)(match[1] ?? ''));
+    state.windows.add(key, message, [raw]);
+    state.concise.add(key, raw);
     return false;
 }
 function createRuffParser() {
@@ -43257,6 +44150,58 @@ function decodeCommandText(text) {
     return text.replaceAll('%0D', '').replaceAll('%0A', '\n').replaceAll('%25', '%');
 }
 
+;// CONCATENATED MODULE: ./src/core/signature/parsers/shellcheck.ts
+/**
+ * ShellCheck's default (tty) output: `In scripts/a.sh line 17:`, the script's line, then one
+ * marker line per finding under it (`     ^-- SC2086 (info): Double quote to prevent …`;
+ * releases before 0.7 print no level: `^-- SC2086: …`). ShellCheck fails on every finding it
+ * prints (the level only decides what `--severity` hides), so each one is a failure; the
+ * `For more information:` list after them repeats the codes and is not read. Key:
+ * `shellcheck:<code>:<path>`.
+ */
+
+
+
+const HEADER = /^In (\S.{0,1000}?) line \d{1,7}:\s*$/;
+const MARKER = /^\s*\^-*\^?\s+(SC\d{4})(?: \((?:error|warning|info|style)\))?: (\S.{0,2000})$/;
+const shellcheckGrepPatterns = ['^In .* line [0-9]+:', '\\^-*\\^? +SC[0-9]{4}'];
+function createShellcheckParser() {
+    const details = new signature_details/* FailureDetails */.b3();
+    const findings = new FindingSet(details);
+    const windows = new DiagnosticWindows(details);
+    /** Inside a finding's block: its header, then the script's line once read. */
+    let block;
+    return {
+        tool: 'shellcheck',
+        push(line) {
+            if (line.startsWith('In ')) {
+                const header = HEADER.exec(line);
+                if (header !== null) {
+                    block = { path: (0,normalise/* normalisePath */.qb)(header[1] ?? ''), header: line };
+                    return true;
+                }
+            }
+            if (block === undefined)
+                return false;
+            if (block.source === undefined) {
+                block.source = line;
+                return true;
+            }
+            const marker = MARKER.exec(line);
+            if (marker === null) {
+                block = undefined;
+                return false;
+            }
+            const code = marker[1] ?? '';
+            const key = (0,normalise/* buildKey */.sI)('shellcheck', code, block.path);
+            windows.add(key, `${code} ${marker[2] ?? ''}`, [block.header, block.source, line]);
+            findings.add(key, line);
+            return true;
+        },
+        finish: () => findings.list()
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/core/signature/parsers/rust.ts
 /**
  * rustc diagnostics, which also carry clippy's lints. A block starts at column 0 with
@@ -43410,15 +44355,18 @@ function createSurefireParser() {
     let section;
     /** Inside Surefire 2.x's summary: which list. */
     let oldSection;
-    /** Reads one entry of Surefire 2.x's summary; false when the line is not one. */
-    function addOld(text, list) {
+    /**
+     * Reads one entry of Surefire 2.x's summary; false when the line is not one. `line` is the
+     * line as printed: the list's header too for its first entry (`Failed tests:   method(…)`).
+     */
+    function addOld(text, list, line = text) {
         const entry = OLD_SUMMARY_ENTRY.exec(text);
         if (entry === null)
             return false;
         const [cls, method] = entry[1] !== undefined ? [entry[2] ?? '', entry[1]] : splitId(entry[3] ?? '');
         const kind = list === 'Errors' ? entry[4] : undefined;
         if (summary.length < 1000)
-            summary.push({ cls, method, line: text, kind });
+            summary.push({ cls, method, line, kind });
         return true;
     }
     /** Per test: its exception and stack frames, the lines after its `<<< FAILURE!` line. */
@@ -43467,7 +44415,7 @@ function createSurefireParser() {
                 if (old !== null) {
                     oldSection = old[1] === 'Tests in error' ? 'Errors' : 'Failures';
                     if ((old[2] ?? '') !== '')
-                        addOld(old[2] ?? '', oldSection);
+                        addOld(old[2] ?? '', oldSection, line);
                     return true;
                 }
             }
@@ -43550,7 +44498,10 @@ function withoutParameters(method) {
  * fork-ts-checker-webpack-plugin's `ERROR in ./src/a.ts:3:13` and awesome-typescript-loader's
  * `ERROR in [at-loader] ./src/a.ts:3:13`, each followed by `TS2339: msg`, and the older ones
  * that name only the file (`ERROR in ./src/a.ts`, then `(3,13): error TS2339: msg`).
- * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it.
+ * Key: `tsc:TS<code>:<first quoted symbol>:<path>`, whichever tool printed it. A diagnostic's
+ * details are its line and what follows it, indented (the `Type '…' is not assignable to …`
+ * chain) or as the pretty form's code frame; errors that share a key share a window, each
+ * distinct message whole and a repeat by its line only (DiagnosticWindows).
  */
 
 
@@ -43564,6 +44515,11 @@ const tsc_DIAGNOSTIC = /^\s{0,40}(?:\d{1,4}>\s?)?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1
 const LOADER_PLACE = /^\s{0,4}(?:\[tsl\] )?(?:ERROR|error)\s{1,4}in (?:\[at-loader\] )?((?:[A-Za-z]:)?[^\s(:][^(:]{0,1000}?\.[cm]?tsx?)(?:\(\d+,\d+\)|:\d+:\d+(?:-\d+)?)?(?:\s+\d\d:\d\d:\d\d)?\s*$/;
 const LOADER_CODE = /^\s*(?:\(\d+,\d+\): error )?TS(\d+):\s*(.*)$/;
 const LOADER_PLACE_WORDS = /(?:ERROR|error)\s{1,4}in /;
+/** The pretty form's code frame: `12   const x = f()` and the `~~~` under it. */
+const CODE_FRAME = /^(?:\d{1,6} {1,8}\S|\s*~)/;
+/** Lines of one diagnostic's continuation and code frame read at most; blank lines in a row. */
+const tsc_MAX_CONTINUATION = 30;
+const MAX_BLANKS = 2;
 /** Lines after a loader's place line within which its `TSnnnn:` line must come. */
 const LOADER_CODE_WITHIN = 3;
 const tscGrepPatterns = [
@@ -43577,9 +44533,43 @@ function createTscParser() {
     const findings = new FindingSet(details);
     /** A loader's place line waiting for its code line. */
     let place;
+    const windows = new DiagnosticWindows(details);
+    /** A diagnostic whose continuation lines are read. */
+    let pending;
+    const flush = () => {
+        if (pending === undefined)
+            return;
+        const lines = pending.lines.slice(0, pending.lines.length - pending.blanks);
+        windows.add(pending.key, pending.message, lines);
+        findings.add(pending.key, lines[0] ?? '');
+        pending = undefined;
+    };
+    /** Whether `line` continues the pending diagnostic (and keeps it). */
+    const continues = (line) => {
+        if (pending === undefined || pending.lines.length > tsc_MAX_CONTINUATION)
+            return false;
+        if (line.trim() === '') {
+            if (pending.blanks >= MAX_BLANKS)
+                return false;
+            pending.blanks += 1;
+            pending.lines.push(line);
+            return true;
+        }
+        const deeper = indentOf(line) > pending.indent;
+        if (!(deeper || CODE_FRAME.test(line)) || line.indexOf('error TS') !== -1)
+            return false;
+        pending.blanks = 0;
+        pending.lines.push(line);
+        return true;
+    };
     return {
         tool: 'tsc',
         push(line) {
+            if (pending !== undefined) {
+                if (continues(line))
+                    return true;
+                flush();
+            }
             if (place !== undefined) {
                 const code = LOADER_CODE.exec(line);
                 if (code !== null) {
@@ -43610,10 +44600,14 @@ function createTscParser() {
                 return place !== undefined;
             const path = (0,normalise/* normalisePath */.qb)(match[1] ?? '');
             const message = match[7] ?? '';
-            findings.add((0,normalise/* buildKey */.sI)('tsc', `TS${match[6]}`, (0,normalise/* firstQuotedSymbol */.Ju)(message), path), line);
-            return place !== undefined;
+            const key = (0,normalise/* buildKey */.sI)('tsc', `TS${match[6]}`, (0,normalise/* firstQuotedSymbol */.Ju)(message), path);
+            pending = { key, message, indent: indentOf(line), lines: [line], blanks: 0 };
+            return true;
         },
-        finish: () => findings.list()
+        finish() {
+            flush();
+            return findings.list();
+        }
     };
 }
 
@@ -43622,7 +44616,10 @@ function createTscParser() {
  * Vitest. Each failure is detailed under `⎯⎯ Failed Tests N ⎯⎯` as ` FAIL  src/a.test.ts > suite
  * > test` (workspace projects add `|name| ` first); a file that could not run is listed under
  * `Failed Suites` as ` FAIL  src/a.test.ts [ src/a.test.ts ]` followed by its error.
- * The line after a test's ` FAIL ` line is its error. Key: `vitest:<path>><suite > test>`, plus
+ * The line after a test's ` FAIL ` line is its error; several FAIL lines in a row share the error
+ * that follows them (vitest prints an error once for every test that threw it), and each gets
+ * its key and details. The runner's annotation lines (`##[error]…`, from vitest's
+ * github-actions reporter) may sit between or inside blocks and belong to none. Key: `vitest:<path>><suite > test>`, plus
  * `:<kind>` when the test threw rather than failed an assertion; a file that could not run:
  * `vitest:<path>>(suite):<masked first error line>`.
  */
@@ -43632,27 +44629,80 @@ function createTscParser() {
 const PROJECT_PREFIX = /^\|([^|]{1,100})\|\s+/;
 const SUITE_LINE = /^(\S+)\s+\[\s.*\s\]$/;
 const vitestGrepPatterns = ['^\\s*FAIL\\s+.* > ', '^\\s*FAIL\\s+.*\\[ .* \\]$'];
-/** Lines that end a failure's block: the `⎯⎯⎯[1/2]⎯` rule, the next failure, the totals. */
-const vitest_BLOCK_END = /^\s*(?:⎯|FAIL |Test Files |Tests )/;
+/** Lines that end a failure's block: the `⎯⎯⎯[1/2]⎯` rule, the next failure. */
+const vitest_BLOCK_END = /^\s*(?:⎯|FAIL )/;
+/**
+ * The run's totals, which end no block: on a runner stdout and stderr interleave, so they may
+ * come inside the last block; they belong to none.
+ */
+const TOTALS = /^\s*(?:Test Files |Tests |Type Errors |Start at |Duration |Errors )/;
 function createVitestParser() {
     const details = new signature_details/* FailureDetails */.b3();
     const findings = new FindingSet(details);
     let failedSuite;
-    /** A failed test whose error line comes next. */
-    let failedTest;
+    /**
+     * Failed tests whose error comes next: one FAIL line, or several in a row when vitest printed
+     * one error for them all. The window is the first one's; the others get a copy at its end.
+     */
+    let group = [];
+    /** The tests the open window's lines belong to (its own first). */
+    let blockIds = [];
+    const endBlock = () => {
+        const [first, ...others] = blockIds;
+        if (first !== undefined && others.length > 0) {
+            const lines = details.of(first) ?? [];
+            for (const id of others)
+                details.open(id, ...lines);
+        }
+        details.close();
+        blockIds = [];
+    };
+    const failedTestOf = (line) => {
+        const first = line.charCodeAt(0);
+        if (first !== 32 && first !== 70)
+            return undefined; // ' ', 'F'
+        const text = line.trimStart();
+        if (!text.startsWith('FAIL '))
+            return undefined;
+        let rest = text.slice(5).trim();
+        let project = '';
+        const projectMatch = PROJECT_PREFIX.exec(rest);
+        if (projectMatch !== null) {
+            project = `${(projectMatch[1] ?? '').trim()}/`;
+            rest = rest.slice(projectMatch[0].length);
+        }
+        const separator = rest.indexOf(' > ');
+        if (separator === -1)
+            return undefined;
+        const path = (0,normalise/* normalisePath */.qb)(rest.slice(0, separator));
+        const title = (0,normalise/* stripTrailingDuration */.DP)(rest.slice(separator + 3));
+        return { id: `${project}${path}>${title}`, line };
+    };
     return {
         tool: 'vitest',
+        keepsMarkers: true,
         push(line) {
-            const ended = details.collecting && vitest_BLOCK_END.test(line);
-            if (ended)
-                details.close();
-            if (failedTest !== undefined) {
+            // The runner's annotation lines (vitest's github-actions reporter) and the totals may come
+            // anywhere, even inside a block: they neither end a block nor belong to it.
+            if (line.startsWith('##[') || TOTALS.test(line))
+                return group.length > 0 || details.collecting;
+            if (group.length > 0) {
                 const text = line.trim();
                 if (text === '')
                     return true;
-                const id = failedTest.id;
-                findings.add((0,normalise/* buildKey */.sI)('vitest', id, (0,normalise/* failureKind */.zU)(text)), failedTest.line, false, id);
-                failedTest = undefined;
+                const test = failedTestOf(line);
+                if (test !== undefined) {
+                    group.push(test);
+                    return true;
+                }
+                // The error of every test of the group.
+                const kind = (0,normalise/* failureKind */.zU)(text);
+                for (const member of group)
+                    findings.add((0,normalise/* buildKey */.sI)('vitest', member.id, kind), member.line, false, member.id);
+                blockIds = group.map((member) => member.id);
+                group = [];
+                details.add(line);
+                return true;
             }
             if (failedSuite !== undefined) {
                 const text = line.trim();
@@ -43663,8 +44713,19 @@ function createVitestParser() {
                 findings.add((0,normalise/* buildKey */.sI)('vitest', id, reason), failedSuite.line, false, id);
                 failedSuite = undefined;
             }
+            const ended = vitest_BLOCK_END.test(line);
+            if (ended)
+                endBlock();
             if (!ended && details.add(line))
                 return true;
+            const test = failedTestOf(line);
+            if (test !== undefined) {
+                endBlock();
+                group = [test];
+                blockIds = [test.id];
+                details.open(test.id);
+                return true;
+            }
             const first = line.charCodeAt(0);
             if (first !== 32 && first !== 70)
                 return; // ' ', 'F'
@@ -43678,25 +44739,19 @@ function createVitestParser() {
                 project = `${(projectMatch[1] ?? '').trim()}/`;
                 rest = rest.slice(projectMatch[0].length);
             }
-            const separator = rest.indexOf(' > ');
-            if (separator !== -1) {
-                const path = (0,normalise/* normalisePath */.qb)(rest.slice(0, separator));
-                const title = (0,normalise/* stripTrailingDuration */.DP)(rest.slice(separator + 3));
-                failedTest = { id: `${project}${path}>${title}`, line };
-                details.open(failedTest.id);
-                return true;
-            }
             const suite = SUITE_LINE.exec(rest);
             if (suite === null)
                 return false;
+            endBlock();
             failedSuite = { path: `${project}${(0,normalise/* normalisePath */.qb)(suite[1] ?? '')}`, line };
             details.open(`${failedSuite.path}>(suite)`);
             return true;
         },
         finish() {
-            if (failedTest !== undefined)
-                findings.add((0,normalise/* buildKey */.sI)('vitest', failedTest.id), failedTest.line, false, failedTest.id);
-            failedTest = undefined;
+            for (const member of group)
+                findings.add((0,normalise/* buildKey */.sI)('vitest', member.id), member.line, false, member.id);
+            group = [];
+            endBlock();
             return findings.list();
         }
     };
@@ -43714,7 +44769,7 @@ function createVitestParser() {
 
 
 
-const HEADER = /^((?:[A-Za-z]:)?[^\s:]{1,1000}?)(?::\d+:\d+)? ([a-z][\w-]{0,60}(?:\/[\w-]{1,100}){0,3})(?:\s+FIXABLE)?\s+━{3,}\s*$/;
+const biome_HEADER = /^((?:[A-Za-z]:)?[^\s:]{1,1000}?)(?::\d+:\d+)? ([a-z][\w-]{0,60}(?:\/[\w-]{1,100}){0,3})(?:\s+FIXABLE)?\s+━{3,}\s*$/;
 const SEVERITY = /^\s+([×✖!i⚠ℹ]) /;
 /** The run's closing lines, after the last diagnostic. */
 const RUN_END = /^(?:Checked|Found) \d+ /;
@@ -43748,7 +44803,7 @@ function createBiomeParser() {
                 return false;
             }
             details.close();
-            const header = HEADER.exec(line);
+            const header = biome_HEADER.exec(line);
             if (header === null)
                 return false;
             pending = { key: (0,normalise/* buildKey */.sI)('biome', header[2], (0,normalise/* normalisePath */.qb)(header[1] ?? '')), line };
@@ -43774,7 +44829,7 @@ function createBiomeParser() {
 
 
 
-const FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/;
+const bun_FILE_HEADER = /^(?:::group::)?((?:[A-Za-z]:)?[^\s:]{1,500}\.[cm]?[jt]sx?):\s*$/;
 const FAILED = /^(?:\(fail\)|✗) (\S.{0,2000}?)\s*$/;
 const RESULT = /^\((?:pass|fail|skip|todo)\) |^[✓✗] /;
 /** `bun test v1.4.5 (a7733435c)`: the run's banner (other tools print `✗` lines too). */
@@ -43823,7 +44878,7 @@ function createBunParser() {
             }
             if (bun_BANNER.test(line))
                 bunRun = banner = true;
-            const header = FILE_HEADER.exec(line);
+            const header = bun_FILE_HEADER.exec(line);
             if (header !== null) {
                 bunRun = true;
                 file = (0,normalise/* normalisePath */.qb)(header[1] ?? '');
@@ -44187,7 +45242,7 @@ function createSwiftParser() {
 
 
 const unittest_HEADER = /^(FAIL|ERROR): (\w{1,300}) \(([\w.]{1,500})\)(?: \[.{0,500}\])?(?: \(.{0,500}\))?\s*$/;
-const RULE = /^(?:={20,}|-{20,})\s*$/;
+const unittest_RULE = /^(?:={20,}|-{20,})\s*$/;
 /** Lines read for one block before it is given up as cut. */
 const MAX_BLOCK_LINES = 2000;
 const unittestGrepPatterns = ['^(FAIL|ERROR): [A-Za-z0-9_]+ \\([A-Za-z0-9_.]+\\)'];
@@ -44200,7 +45255,7 @@ function createUnittestParser() {
         tool: 'unittest',
         push(line) {
             if (block !== undefined) {
-                if (RULE.test(line)) {
+                if (unittest_RULE.test(line)) {
                     block.rules += 1;
                     // The rule under the header opens the traceback; the next one ends the block.
                     if (block.rules < 2)
@@ -44346,6 +45401,11 @@ function createViteParser() {
 
 
 
+
+
+
+
+
 /** `error` in its lower-case forms (`error TS`, `: error:`, `##[error]`); ERROR needs `RROR`. */
 const ERROR_WORD = 'error';
 /** `Error:` and ESLint's `[Error/rule]`, but not `Errors: 0` in every Maven test summary. */
@@ -44427,6 +45487,21 @@ const PARSERS = [
         grepPatterns: pythonLintGrepPatterns
     },
     { tool: 'flake8', create: createFlake8Parser, triggers: PY_LINT, grepPatterns: [] },
+    {
+        tool: 'pyright',
+        create: createPyrightParser,
+        // A diagnostic (`path.py:12:5 - error:`, or `  12:5 - error:` under its file's header line),
+        // the header line itself, a Python file's path alone, and the JSON report's array.
+        triggers: {
+            anywhere: [ERROR_WORD],
+            lineStart: [
+                pathWith('pyi?'),
+                `${PATH_START}\\.pyi?[ \\t\\r]*(?:\\n|$)`,
+                '"generalDiagnostics": \\['
+            ]
+        },
+        grepPatterns: pyrightGrepPatterns
+    },
     {
         tool: 'go',
         create: createGoParser,
@@ -44583,6 +45658,34 @@ const PARSERS = [
         grepPatterns: nextGrepPatterns
     },
     {
+        tool: 'terraform',
+        create: createTerraformParser,
+        // `Error: <summary>` (its place and detail follow while the parser reads them), also inside
+        // the box whose left edge leads every line (`│ Error: …`, colour between the words).
+        triggers: { anywhere: [ERROR_TITLE], lineStart: ['│'] },
+        grepPatterns: terraformGrepPatterns
+    },
+    {
+        tool: 'actionlint',
+        create: createActionlintParser,
+        // `.github/workflows/ci.yml:20:9: msg [rule]`
+        triggers: { lineStart: [pathWith('ya?ml')] },
+        grepPatterns: actionlintGrepPatterns
+    },
+    {
+        tool: 'shellcheck',
+        create: createShellcheckParser,
+        // `In scripts/a.sh line 17:`, the header of a finding's block (the parser reads the block).
+        triggers: { lineStart: ['In [^\\n]{1,1000}? line \\d{1,7}:'] },
+        grepPatterns: shellcheckGrepPatterns
+    },
+    {
+        tool: 'kotlin',
+        create: createKotlinParser,
+        triggers: { lineStart: ['e: '] },
+        grepPatterns: kotlinGrepPatterns
+    },
+    {
         tool: 'gha',
         create: createRunnerParser,
         triggers: { anywhere: [ERROR_WORD], lineStart: ['##\\[', '::error'] },
@@ -44617,7 +45720,12 @@ function grepEquivalentPatterns() {
  * every parser, then the findings by precedence:
  * 1. what the tool parsers found (test ids, diagnostic codes, lint rules);
  * 2. else the wrappers: the runner's own `##[error]` lines, failed Gradle tasks, MSBuild errors;
- * 3. else the first line that reads as an error in the step that failed, masked: `error:<text>`;
+ * 3. else the general rule, in the step that failed (in raw output: the whole log): the lines a
+ *    person calls the error — each compiler or linter error with a location
+ *    (`src/a.c:3:5: error: …` → `error:<path>:<code and message, masked>`) and each failed test
+ *    line (`FAIL <title>`, `✗`, `×`, `✘` → `error:FAIL <title, masked>`); when there are none, the
+ *    step's first line that reads as an error, masked (`error:<text>`; a thrown exception keeps
+ *    its first frame in the project as a detail);
  * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
  */
 
@@ -44655,7 +45763,23 @@ const FALLBACK_ANYWHERE = [
     // distinctive fragment, since every fragment here is searched over the whole log.
     'No such file or directory'
 ];
-const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)'];
+const FALLBACK_LINE_START = ['\\[?(?:fatal|FATAL|Fatal)', '[×✘] '];
+/**
+ * A compiler's or linter's error at a place: `src/a.c:3:5: error: msg`, `a.py:3: error: msg`,
+ * `x.sh:3:1: error: msg [SC1009]`, `src/A.cs(3,5): error CS0103: msg`, `a.ts:3:5 - error TS2322:
+ * msg`, `fatal error`; the path has an extension and no blanks. Warnings and notes never match.
+ */
+const LOCATED_ERROR = /^\s*((?:[A-Za-z]:)?[^\s:()'"`]{1,300}\.[A-Za-z][A-Za-z0-9]{0,7})(?:\(\d{1,7}(?:,\d{1,7})?\)|:\d{1,7}(?::\d{1,7})?)(?::\s*|\s+-\s+|\s+)(?:fatal\s+)?(?:error|ERROR|Error)(?:\s*\[?([A-Za-z]{0,10}\d{1,6})\]?)?\s*:?\s+(\S.{0,1000})$/;
+/**
+ * A failed test's line in a tool nobody parses: `FAIL <title>`, `FAILED <title>`, `✗ <title>`,
+ * `× <title>`, `✘ <title>`; never a count (`× 2 failed`) or a summary in parentheses.
+ */
+const FAILED_TEST_LINE = /^\s*(?:FAIL|FAILED|✗|×|✘)\s+(?![(\d])(\S.{0,300})$/;
+/** Error lines the general rule keeps per step (and per log). */
+const MAX_LISTED_ERRORS = 50;
+/** Lines after a thrown exception read for its first frame in the project. */
+const extract_MAX_FRAME_LINES = 30;
+const extract_FRAME_LINE = /^\s+(?:at |File "|[^\s:]{1,300}\.[A-Za-z]{1,8}:\d)/;
 /**
  * The parsers' triggers, written for text and rewritten for byte strings (one character per
  * byte). `anywhere` is searched over a whole block at once; `lineStart` is tried where each
@@ -44665,6 +45789,12 @@ const ANYWHERE_SOURCE = byteStringPattern([...new Set([...anywhereFragments(), .
 const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join('|');
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`);
+/**
+ * A line of a job log that the runner stamped (after a BOM and a `gh run view --log` copy's job
+ * and step names). A multi-line annotation (`::error::a%0Ab`) is written as one stamped
+ * `##[error]a` line and unstamped lines for the rest.
+ */
+const STAMPED = /^\ufeff?(?:[^\t\n]{0,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
 /** The first lines of a log, where a `gh run view --log` copy's prefix is looked for. */
 const GH_COPY_LINES = 20;
 /**
@@ -44683,14 +45813,18 @@ class Extraction {
     previousBlock = '';
     previousStart = 0;
     previousEnd = 0;
-    /** The unknown-tool fallback: the first error line of the log, and of the current step. */
-    firstErrorLine;
-    stepErrorLine;
-    /** The first error line of a step that failed (its exit-code trailer came after it). */
-    failedStepErrorLine;
+    /** The general rule's error lines (unknown tools): of the log, and of the current step. */
+    logErrors = noErrorLines();
+    stepErrors = noErrorLines();
+    /** The error lines of a step that failed (its exit-code trailer came after them). */
+    failedStepErrors;
+    /** Lines left to read for the first frame of the exception the step's first error line threw. */
+    frameLinesLeft = 0;
     exitCode;
     /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
     inStepHeader = false;
+    /** After a stamped annotation line (`##[error]…`): its unstamped lines are its message's. */
+    inAnnotation = false;
     /** The line being fed is the last one and no newline ended it: it may be cut. */
     unterminated = false;
     anywhere = new RegExp(ANYWHERE_SOURCE, 'g');
@@ -44737,7 +45871,7 @@ class Extraction {
                     triggered = lineStart.test(block);
                 }
             }
-            if (triggered || this.everyLine || this.active.length > 0) {
+            if (triggered || this.everyLine || this.active.length > 0 || this.frameLinesLeft > 0) {
                 this.pushLine(block, pos, end, triggered || this.everyLine);
             }
             this.previousBlock = block;
@@ -44753,13 +45887,24 @@ class Extraction {
         if (!this.ghCopy && ghCopyPrefixLength(raw, 0) > 0)
             this.ghCopy = true;
         const line = cleanLine(raw);
+        // The rest of a multi-line annotation: a copy of what a tool printed, between its lines.
+        if (this.inAnnotation) {
+            if (!STAMPED.test(raw))
+                return;
+            this.inAnnotation = false;
+        }
+        if (line.charCodeAt(0) === 35 && /^##\[(?:error|warning)\]/.test(line)) {
+            this.inAnnotation = STAMPED.test(raw);
+        }
         const marker = runnerMarker(line);
         if (marker !== undefined) {
             if (marker.step !== undefined) {
                 this.step = marker.step;
                 this.inStepHeader = line.startsWith('##[group]Run ');
-                if (this.inStepHeader)
-                    this.stepErrorLine = undefined;
+                if (this.inStepHeader) {
+                    this.stepErrors = noErrorLines();
+                    this.frameLinesLeft = 0;
+                }
             }
             else if (line.startsWith('##[endgroup]'))
                 this.inStepHeader = false;
@@ -44769,6 +45914,8 @@ class Extraction {
         if (this.inStepHeader && (raw.includes(STEP_SCRIPT_COLOUR) || STEP_HEADER_LINE.test(line))) {
             return;
         }
+        if (this.frameLinesLeft > 0)
+            this.readFrame(line);
         const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength);
         const previous = this.previousBlock === ''
             ? undefined
@@ -44786,18 +45933,30 @@ class Extraction {
         let active;
         for (let i = 0; i < parsers.length; i++) {
             const parser = parsers[i];
-            const text = bare === line || parser.tool === 'gha' ? line : bare;
+            const marked = bare === line ||
+                parser.tool === 'gha' ||
+                (parser.keepsMarkers === true && this.active.includes(parser));
+            const text = marked ? line : bare;
             if (parser.push(text, previous) === true)
                 (active ??= []).push(parser);
         }
         this.setActive(active ?? []);
         if (this.capturing)
             return;
-        if (this.stepErrorLine === undefined && !this.unterminated) {
-            const candidate = fallbackCandidate(line);
-            if (candidate !== undefined) {
-                this.stepErrorLine = candidate;
-                this.firstErrorLine ??= candidate;
+        if (!this.unterminated) {
+            const listed = listedCandidate(bare);
+            if (listed !== undefined) {
+                addListed(this.stepErrors, listed);
+                addListed(this.logErrors, listed);
+            }
+            else if (this.stepErrors.first === undefined) {
+                const candidate = fallbackCandidate(line);
+                if (candidate !== undefined) {
+                    this.stepErrors.first = candidate;
+                    this.logErrors.first ??= candidate;
+                    if (EXCEPTION_LINE.test(line))
+                        this.frameLinesLeft = extract_MAX_FRAME_LINES;
+                }
             }
         }
         if (line.startsWith('##[error]Process completed') ||
@@ -44805,9 +45964,27 @@ class Extraction {
             const trailer = EXIT_CODE_TRAILER.exec(line);
             if (trailer !== null) {
                 this.exitCode ??= trailer[1];
-                this.failedStepErrorLine ??= this.stepErrorLine;
+                this.failedStepErrors ??= this.stepErrors;
             }
         }
+    }
+    /**
+     * A line after the step's first error line when that was a thrown exception: its first frame
+     * in the project becomes the error's second detail; frames in dependencies are passed over.
+     */
+    readFrame(line) {
+        const first = this.stepErrors.first;
+        if (first === undefined || !extract_FRAME_LINE.test(line)) {
+            this.frameLinesLeft = 0;
+            return;
+        }
+        this.frameLinesLeft -= 1;
+        const frame = (0,signature_details/* detailLine */.mr)(line);
+        if (frame === undefined)
+            return;
+        const own = (0,signature_details/* detailLine */.mr)(first.line);
+        first.details = own === undefined ? [frame] : [own, frame];
+        this.frameLinesLeft = 0;
     }
     pushToActive(line, previous) {
         const still = [];
@@ -44838,10 +46015,12 @@ class Extraction {
             return withDetails([...primary.values()]);
         if (secondary.size > 0)
             return withDetails([...secondary.values()]);
-        // In a job log, the error line must come from a step that failed; in raw output, the first.
-        const fallback = this.exitCode === undefined ? this.firstErrorLine : this.failedStepErrorLine;
-        if (fallback !== undefined)
-            return withDetails([fallback]);
+        // In a job log, the error lines must come from a step that failed; in raw output, the log's.
+        const errors = this.exitCode === undefined ? this.logErrors : this.failedStepErrors;
+        if (errors !== undefined && errors.listed.size > 0)
+            return withDetails([...errors.listed.values()]);
+        if (errors?.first !== undefined)
+            return withDetails([errors.first]);
         if (this.exitCode !== undefined) {
             const key = (0,normalise/* buildKey */.sI)('gha', `exit code ${this.exitCode}`);
             return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }];
@@ -44861,6 +46040,36 @@ function withDetails(findings) {
         return line === undefined || line.trim() === '' ? finding : { ...finding, details: [line] };
     });
 }
+function noErrorLines() {
+    return { first: undefined, listed: new Map() };
+}
+function addListed(errors, finding) {
+    if (errors.listed.size < MAX_LISTED_ERRORS && !errors.listed.has(finding.key))
+        errors.listed.set(finding.key, finding);
+}
+/** A thrown exception's line (`TypeError: …`, `java.lang.IllegalStateException: …`). */
+const EXCEPTION_LINE = /^\s*(?:Uncaught )?[A-Z][\w.$]{0,100}(?:Error|Exception)(?: \[\w+\])?: /;
+/**
+ * The general rule's reading of a line (`##[error]` removed): a compiler's or linter's error at
+ * a place, `error:<path>:<code and message, masked>`, or a failed test's line,
+ * `error:FAIL <title, masked>`; the line number never enters the key.
+ */
+function listedCandidate(line) {
+    const located = LOCATED_ERROR.exec(line);
+    if (located !== null) {
+        const message = (0,normalise/* maskMessage */.I1)((0,normalise/* normalisePathsIn */.Sg)([located[2], located[3]].filter((part) => part !== undefined).join(' ')), 80);
+        return { key: (0,normalise/* buildKey */.sI)('error', (0,normalise/* normalisePath */.qb)(located[1] ?? ''), message), line };
+    }
+    if (line.indexOf('FAIL') === -1 && !/[✗×✘]/.test(line))
+        return undefined;
+    const test = FAILED_TEST_LINE.exec(line);
+    if (test === null)
+        return undefined;
+    const title = (0,normalise/* maskMessage */.I1)((0,normalise/* stripTrailingDuration */.DP)((0,normalise/* normalisePathsIn */.Sg)(test[1] ?? '').trim()), 120);
+    return title.length < MIN_SUBSTANCE
+        ? undefined
+        : { key: (0,normalise/* buildKey */.sI)('error', `FAIL ${title}`), line };
+}
 /**
  * The unknown-tool fallback's reading of a line: an error line that is neither a wrapper around
  * another failure (`npm error code 1`, Maven's `Failed to execute goal`, make's `***`) nor a
@@ -44879,7 +46088,7 @@ function fallbackCandidate(line) {
  * Where the text of the line `block[start, end)` begins: after a UTF-8 BOM, a `gh run view --log`
  * copy's job and step names (when the log is one), a runner timestamp
  * (`2026-07-28T23:19:32.4965943Z `), another CI system's prefix and blanks; -1 when the text begins with an escape
- * sequence (colour), which the caller must clean first.
+ * sequence (colour, or its visible `^[[` form), which the caller must clean first.
  */
 function textStart(block, start, end, ghCopy) {
     let i = start;
@@ -44901,12 +46110,14 @@ function textStart(block, start, end, ghCopy) {
             i = block.charCodeAt(z + 1) === 32 ? z + 2 : z + 1;
     }
     i += foreignPrefixLength(block, i);
+    i += builderPrefixLength(block, i);
     for (;;) {
         const code = block.charCodeAt(i);
         if (code === 32 || code === 9)
             i++;
+        // ESC, or ESC written visibly (`^[[31m`): the caller cleans the line first.
         else
-            return code === 27 ? -1 : i;
+            return code === 27 || (code === 94 && block.charCodeAt(i + 1) === 91) ? -1 : i;
     }
 }
 /** Reads a log stream (chunks of bytes; strings are accepted too) or a whole string. */
@@ -44994,35 +46205,49 @@ function runnerCheckoutRoots(sep, char) {
 }
 /** A home directory: macOS, Linux, root's, Windows (after `\\` became `/`). */
 const HOME_DIR = String.raw `(?:\/Users\/[^/]+|\/home\/[^/]+|\/root|[A-Za-z]:\/Users\/[^/]+)`;
+/** The usual folders of checkouts in a home directory (`~/src/`, `~/code/`, `~/Documents/GitHub/`, …). */
+const CHECKOUT_FOLDERS = String.raw `src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?`;
+/**
+ * Folders that group checkouts below a usual folder of checkouts: another usual folder
+ * (`~/Documents/dev/`), a host (`~/dev/github/`, `~/code/github.com/<owner>/`) or a language
+ * (`~/code/rust/`, `~/dev/kotlin/`).
+ */
+const GROUPING_FOLDERS = String.raw `${CHECKOUT_FOLDERS}|gitlab|bitbucket|GitHub|GitLab|(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)\/[^/]+|kotlin|java|scala|go|golang|rust|python|ruby|php|js|javascript|typescript|node|nodejs|swift|c|cpp|csharp|dotnet|elixir|erlang|haskell|clojure|dart|flutter|android|ios|web|lua|zig|ocaml|julia`;
+/** The folders that start a project-relative path (see PROJECT_FOLDERS), by name. */
+const PROJECT_FOLDER_NAMES = 'src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules';
 const CHECKOUT_ROOTS = [
     new RegExp(`^(?:${runnerCheckoutRoots('/', '[^/]')})`),
-    // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/),
-    // Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
+    // Other CI systems: GitLab (/builds/<group>/<project>/), Jenkins (<home>/workspace/<job>/, the
+    // Docker image's /var/jenkins_home), Travis CI, Buildkite, Azure Pipelines (/home/vsts/work/<n>/s/).
     /^\/builds\/[^/]+\/[^/]+\//,
-    /^(?:\/var\/lib\/jenkins|\/home\/jenkins(?:\/agent)?|[A-Za-z]:\/[Jj]enkins)\/workspace\/[^/]+\//,
+    /^(?:\/var\/lib\/jenkins|\/var\/jenkins_home|\/home\/jenkins(?:\/agent)?|[A-Za-z]:\/[Jj]enkins)\/workspace\/[^/]+\//,
     /^\/home\/travis\/build\/[^/]+\/[^/]+\//,
     /^\/var\/lib\/buildkite-agent\/builds\/[^/]+\/[^/]+\/[^/]+\//,
     /^\/home\/vsts\/work\/\d+\/s\//,
     // A container's working directory (Docker builds, Cloud Build, dev containers).
     /^\/(?:workspace|workspaces\/[^/]+|app|code|src|usr\/src\/app|opt\/app)\//,
     // A checkout in a home directory under a usual folder of checkouts: ~/src/<repo>/,
-    // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … Dot folders
+    // ~/code/<repo>/, ~/source/repos/<repo>/, ~/go/src/<host>/<owner>/<repo>/, … and under folders
+    // that group checkouts below it: ~/dev/github/<repo>/, ~/code/rust/<repo>/,
+    // ~/Documents/dev/kotlin/<repo>/. A folder after the grouping ones that starts a project path
+    // (`lib/`, `src/`) says the last of them was the checkout (~/src/node/lib/). Dot folders
     // (caches, toolchains) and the runner's _temp are not checkouts.
-    new RegExp(String.raw `^${HOME_DIR}\/(?:src|code|dev|devel|projects?|repos|git|github|work|workspace|ws|source\/repos|Developer|Documents(?:\/GitHub)?|go\/src\/[^/]+\/[^/]+)\/(?![._])[^/]+\/`)
+    new RegExp(String.raw `^${HOME_DIR}\/(?:${CHECKOUT_FOLDERS}|go\/src\/[^/]+\/[^/]+)(?:(?:\/(?:${GROUPING_FOLDERS}))+\/(?!(?:${PROJECT_FOLDER_NAMES})\/)|\/)(?![._])[^/]+\/`)
 ];
 /** Temporary directories: the runner's own, pytest's tmp_path, mktemp, macOS and Windows temp. */
 const TEMP_ROOTS = [
     /^\/home\/runner\/work\/_temp\/(?:[^/]+\/)?/,
     /^\/tmp\/pytest-of-[^/]+\/pytest-\d+\/(?:[^/]+\/)?/,
     /^\/(?:private\/)?var\/folders\/[^/]+\/[^/]+\/T\/[^/]+\//,
-    /^\/tmp\/[^/]+\//,
+    // `/tmp/<dir>/…`, or a file right in /tmp (`/tmp/foo.py`).
+    /^\/tmp\/(?:[^/]+\/)?/,
     /^[A-Za-z]:\/Users\/[^/]+\/AppData\/Local\/Temp\/[^/]+\//
 ];
 /**
  * Folder names that start a project-relative path inside an unknown absolute prefix: the usual
  * source and test folders, and `node_modules/`, which sits in the project's root.
  */
-const PROJECT_FOLDERS = /\/(?:src|test|tests|__tests__|spec|lib|pkg|cmd|internal|packages|crates|node_modules)\//;
+const PROJECT_FOLDERS = new RegExp(`\\/(?:${PROJECT_FOLDER_NAMES})\\/`);
 /**
  * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
  * toolchains). A temporary directory in a home is cut as a temporary directory instead.
@@ -48726,8 +49951,8 @@ var external_node_path_ = __nccwpck_require__(6760);
 var core_environment = __nccwpck_require__(6738);
 // EXTERNAL MODULE: ./src/adapters/github/client.ts + 24 modules
 var github_client = __nccwpck_require__(5801);
-// EXTERNAL MODULE: ./src/adapters/github/rest.ts
-var rest = __nccwpck_require__(3078);
+// EXTERNAL MODULE: ./src/adapters/github/rest.ts + 6 modules
+var rest = __nccwpck_require__(771);
 // EXTERNAL MODULE: ./src/core/errors.ts
 var errors = __nccwpck_require__(4296);
 // EXTERNAL MODULE: ./src/adapters/credentials.ts
@@ -49159,7 +50384,7 @@ function gitMemoryBranchReader(options) {
 }
 
 // EXTERNAL MODULE: ./src/adapters/workflow-folder.ts
-var workflow_folder = __nccwpck_require__(5503);
+var workflow_folder = __nccwpck_require__(7884);
 // EXTERNAL MODULE: ./src/core/text/untrusted.ts
 var untrusted = __nccwpck_require__(9069);
 ;// CONCATENATED MODULE: external "node:os"
@@ -49382,7 +50607,7 @@ function realConnect(options) {
 
 /***/ }),
 
-/***/ 5754:
+/***/ 3188:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -49611,6 +50836,18 @@ function reduceChecks(snapshot, policy, elapsedMs) {
         checks,
         reasons: [`${succeeded.length} of ${counted.length} checks succeeded, none failed`]
     };
+}
+/**
+ * Whether the check runs alone already make the verdict pending, whatever the commit
+ * statuses say: a counted check run is still running and no status can end the wait early
+ * (no `fail-fast`). `settle` then spares itself the statuses' request.
+ */
+function pendingByCheckRuns(checkRuns, policy, elapsedMs) {
+    if (policy.failFast)
+        return false;
+    const verdict = reduceChecks({ checkRuns, statuses: [] }, policy, elapsedMs);
+    return (verdict.kind === 'pending' &&
+        verdict.checks.some((check) => check.kind === 'check-run' && isCounted(check) && check.state === 'running'));
 }
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 10 modules
@@ -49893,7 +51130,7 @@ function renderFailureSummaryMarkdown(summary, options = {}) {
     const whole = everything.join(BLOCK_SEPARATOR);
     if (whole.length <= maxChars) {
         // The failure details, under what is left of the one budget (bytes bound characters too).
-        const details = (0,failure_details/* renderFailureDetails */.Z)(detailsOf(summary), maxChars - whole.length - BLOCK_SEPARATOR.length, text);
+        const details = (0,failure_details/* renderFailureDetails */.Z)(detailsOf(summary), maxChars - whole.length - BLOCK_SEPARATOR.length, text, keyCount(summary), keysPerCheck(summary));
         return details.length === 0 ? whole : `${whole}${BLOCK_SEPARATOR}${details.join('\n')}`;
     }
     // Too long: fill greedily, keeping room for the note.
@@ -49936,11 +51173,18 @@ function renderFailureSummaryMarkdown(summary, options = {}) {
         }
     }
     // The failure details in what is left (the first failures first), then the note.
-    const details = (0,failure_details/* renderFailureDetails */.Z)(detailsOf(summary), limit - used - BLOCK_SEPARATOR.length, text);
+    const details = (0,failure_details/* renderFailureDetails */.Z)(detailsOf(summary), limit - used - BLOCK_SEPARATOR.length, text, keyCount(summary), keysPerCheck(summary));
     if (details.length > 0)
         add(details.join('\n'));
     blocks.push(cutNote(maxChars, withoutDetails, left));
     return blocks.join(BLOCK_SEPARATOR);
+}
+/** How many failures (keys) each check had. */
+function keysPerCheck(summary) {
+    return new Map(summary.checks.map((check) => [check.name, check.keys.length]));
+}
+function keyCount(summary) {
+    return summary.checks.reduce((n, check) => n + check.keys.length, 0);
 }
 /** Every check's failure details, in check order. */
 function detailsOf(summary) {
@@ -50150,6 +51394,7 @@ const OUTPUT_NAMES = [
     'pre-existing',
     'resumed',
     'abandoned',
+    'paused',
     'errors',
     'doctor'
 ];
@@ -50225,19 +51470,21 @@ function skippedReport(reason, extra = {}) {
     return {
         settlement: { kind: 'skipped', reason },
         message: reason,
-        observation: null,
-        attempt: null,
-        classification: null,
-        failureSummary: null,
-        dispatched: false,
-        recorded: null,
-        pauseReason: null,
         steps: [],
-        ...extra
+        attempt: extra.attempt ?? null,
+        pauseReason: extra.pauseReason ?? null,
+        recorded: extra.recorded ?? null
     };
 }
+/** What the report observed, recorded, wrote, by kind (null where the kind has none). */
+const observationOf = (report) => 'observation' in report ? report.observation : null;
+const classificationOf = (report) => 'classification' in report ? report.classification : null;
+const summaryOf = (report) => 'failureSummary' in report ? report.failureSummary : null;
+const recordedOf = (report) => 'recorded' in report ? report.recorded : null;
+const dispatchedIn = (report) => 'dispatched' in report && report.dispatched;
 const STATUS = {
     skipped: 'skipped',
+    waiting: 'waiting',
     green: 'success',
     'green-except-pre-existing': 'success',
     paused: 'paused',
@@ -50251,6 +51498,7 @@ function statusOf(settlement) {
 function verdictOf(settlement) {
     switch (settlement.kind) {
         case 'skipped':
+        case 'waiting':
             return null;
         case 'paused':
             return settlement.pause.verdict;
@@ -50280,17 +51528,18 @@ function preExistingOf(report) {
         return settlement.preExisting;
     if (settlement.kind === 'green')
         return [];
-    return report.classification?.preExisting ?? [];
+    return classificationOf(report)?.preExisting ?? [];
 }
 function blockedOf(settlement) {
     return settlement.kind === 'paused' ? settlement.pause.blocked : null;
 }
 function pauseReasonOf(report) {
-    const { settlement } = report;
-    return report.pauseReason ?? (settlement.kind === 'paused' ? settlement.pause.reason : null);
+    return 'pauseReason' in report ? report.pauseReason : null;
 }
 function gateOutputs(report) {
-    const { observation, settlement } = report;
+    const { settlement } = report;
+    const observation = observationOf(report);
+    const summary = summaryOf(report);
     const remaining = attemptsRemainingOf(settlement);
     return {
         status: statusOf(settlement),
@@ -50301,16 +51550,16 @@ function gateOutputs(report) {
         'attempts-remaining': remaining === null ? '' : String(remaining),
         signature: signatureOfSettlement(settlement)?.full ?? '',
         'pause-reason': pauseReasonOf(report) ?? '',
-        'failure-summary': report.failureSummary?.markdown ?? '',
-        'failure-summary-path': report.failureSummary?.jsonPath ?? '',
+        'failure-summary': summary?.markdown ?? '',
+        'failure-summary-path': summary?.jsonPath ?? '',
         checks: observation ? JSON.stringify(checksOutput(observation.checks)) : '[]',
-        dispatched: report.dispatched ? 'true' : 'false',
+        dispatched: dispatchedIn(report) ? 'true' : 'false',
         'pre-existing': JSON.stringify(preExistingOf(report).map(outputText))
     };
 }
 function classificationLines(report) {
     const lines = [];
-    const c = report.classification;
+    const c = classificationOf(report);
     const blocked = blockedOf(report.settlement);
     if (blocked)
         lines.push(`**Blocked:** ${blocked.advice}`, '');
@@ -50329,12 +51578,21 @@ function classificationLines(report) {
 }
 function gateSummaryMarkdown(program, report) {
     const lines = [`## autoloop-ci-gate: ${program}`, ''];
-    const gate = report.observation;
+    const gate = observationOf(report);
     const verdict = verdictOf(report.settlement);
     const pauseReason = pauseReasonOf(report);
     const blocked = blockedOf(report.settlement);
     if (!gate || !verdict) {
         lines.push(report.message, '');
+        const { settlement } = report;
+        if (settlement.kind === 'waiting') {
+            lines.push(`**Waiting** (attempt ${settlement.index}, ${settlement.attemptsRemaining} fix attempt(s) left) for CI to finish, until ${new Date(settlement.deadline).toISOString()} (then \`ci-timeout\`).`, '');
+            if (settlement.waitingFor.length > 0)
+                lines.push(`Still running: ${settlement.waitingFor
+                    .slice(0, 20)
+                    .map((name) => (0,untrusted/* inlineCode */.ti)(name, 120))
+                    .join(', ')}${settlement.waitingFor.length > 20 ? ` +${settlement.waitingFor.length - 20} more` : ''}`, '');
+        }
         if (pauseReason)
             lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(pauseReason, 200)}`, '');
         if (blocked)
@@ -50351,10 +51609,11 @@ function gateSummaryMarkdown(program, report) {
     lines.push(...classificationLines(report));
     if (pauseReason)
         lines.push(`**Paused:** ${(0,untrusted/* tableCell */.xR)(pauseReason, 200)}`, '');
-    if (report.dispatched)
+    if (dispatchedIn(report))
         lines.push('**Fixer run started** (`dispatch-workflow`).', '');
-    if (report.recorded?.recorded)
-        lines.push(`**Recorded** iteration ${report.recorded.iteration}: status \`${report.recorded.status}\`${report.recorded.metric === null ? '' : `, metric ${report.recorded.metric}`}.`, '');
+    const recorded = recordedOf(report);
+    if (recorded?.recorded)
+        lines.push(`**Recorded** iteration ${recorded.iteration}: status \`${recorded.status}\`${recorded.metric === null ? '' : `, metric ${recorded.metric}`}.`, '');
     if (report.steps.length > 1) {
         lines.push('**Attempts in this step** (fix-command):', '', (0,markdown_table/* markdownTable */.Q)([
             ['Attempt', 'Commit', 'Verdict', 'Signature'],
@@ -50367,8 +51626,9 @@ function gateSummaryMarkdown(program, report) {
         ]), '');
     }
     lines.push(`Waited ${Math.round((gate.finishedAt - gate.startedAt) / 1000)} s over ${gate.polls} poll${gate.polls === 1 ? '' : 's'}.`, '', checksTable(gate.checks));
-    if (report.failureSummary)
-        lines.push('', report.failureSummary.markdown);
+    const summary = summaryOf(report);
+    if (summary)
+        lines.push('', summary.markdown);
     return lines.join('\n') + '\n';
 }
 
@@ -50521,29 +51781,79 @@ function endsFixLoop(kind) {
     return kind === 'stuck' || kind === 'exhausted' || kind === 'timeout';
 }
 
-;// CONCATENATED MODULE: ./src/core/ledger.ts
+;// CONCATENATED MODULE: ./src/core/waits.ts
 /**
- * The ledger: the authoritative record of a program's CI fix loop, kept as its own versioned
- * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
- * push copies only root `*.md` files, so no other run's memory push can revert it; the
- * Machine State rows the action owns and the `## 🚦 CI Gate` section are projections of it
- * (`statefile/projection.ts`). README: "The ledger".
- *
- * Pure: every operation takes a ledger and returns a new one; time comes in as epoch ms.
- *
- * Lifecycle of an iteration's attempts:
- * - `beginAttempt` before waiting on a SHA (the attempt is written `in-flight` with the run id,
- *   so another run can tell it was abandoned). What it means depends on what the ledger holds
- *   (`BeginKind`): a new iteration, the next fix attempt, a re-run of the same workflow run
- *   (the attempt is re-used, never counted twice), the same SHA left by another run in flight
- *   (re-used), the same red SHA gated by another run (the fixer pushed nothing: a new attempt
- *   with the previous signature), or the SHA an ended iteration already gated (nothing to do).
- * - `completeAttempt` with the verdict; `green` ends the iteration.
- * - `finishIteration` ends an iteration that did not end green: a pause, a `record`, a reset.
- *
- * Beyond the iteration, the ledger keeps what must survive it: the signatures the loop paused
- * on (a reset does not forget them), the failures of the base branch head per base SHA, and
- * the log of Machine State writes the projection re-applies when `<program>.md` was reverted.
+ * What an attempt begun with `wait: false` waits for (README: "Settling on events"): the gate
+ * writes it into the ledger with the attempt, exits, and `settle` (started by a GitHub event,
+ * or `reconcile` as the safety net) settles the attempt with exactly these settings, as the
+ * polling gate would have: which checks count, what a red verdict starts, where the program
+ * lives, and what the agent handed over. The wall clock is the iteration's.
+ */
+
+const WaitsSchema = schemas/* object */.Ikc({
+    /** The gate's workflow run: its own jobs are never waited on. */
+    gateRunId: schemas/* number */.aig().int().nonnegative().nullable(),
+    /** Whether the gate pushed the commit (the no-checks diagnosis names the token then). */
+    pushed: schemas/* boolean */.zMY(),
+    rules: schemas/* object */.Ikc({
+        requiredChecks: schemas/* array */.YOg(schemas/* string */.YjP()),
+        ignoreChecks: schemas/* array */.YOg(schemas/* string */.YjP()),
+        failFast: schemas/* boolean */.zMY(),
+        allowNoChecks: schemas/* boolean */.zMY(),
+        checksGraceSeconds: schemas/* number */.aig().nonnegative()
+    }),
+    fix: schemas/* object */.Ikc({
+        dispatchWorkflow: schemas/* string */.YjP().nullable(),
+        dispatchRef: schemas/* string */.YjP().nullable(),
+        dispatchInputs: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* string */.YjP()),
+        preExistingFailures: schemas/* enum */.k5n(['allow', 'block']),
+        rerunFailed: schemas/* number */.aig().int().nonnegative()
+    }),
+    branch: schemas/* string */.YjP().min(1),
+    base: schemas/* string */.YjP().nullable(),
+    pr: schemas/* number */.aig().int().positive().nullable(),
+    issue: schemas/* number */.aig().int().positive().nullable(),
+    pushToken: schemas/* boolean */.zMY(),
+    /** The agent's iteration file, recorded on green (null: the gate was given none). */
+    report: schemas/* object */.Ikc({
+        metric: schemas/* number */.aig().nullable(),
+        improved: schemas/* boolean */.zMY(),
+        change: schemas/* string */.YjP(),
+        error: schemas/* string */.YjP().optional()
+    })
+        .nullable()
+});
+function waitsOf(config, gate) {
+    return {
+        gateRunId: gate.runId,
+        pushed: gate.pushed,
+        rules: {
+            requiredChecks: [...config.requiredChecks],
+            ignoreChecks: [...config.ignoreChecks],
+            failFast: config.failFast,
+            allowNoChecks: config.allowNoChecks,
+            checksGraceSeconds: config.checksGraceSeconds
+        },
+        fix: {
+            dispatchWorkflow: config.dispatchWorkflow ?? null,
+            dispatchRef: config.dispatchRef ?? null,
+            dispatchInputs: { ...config.dispatchInputs },
+            preExistingFailures: config.preExistingFailures,
+            rerunFailed: config.rerunFailed
+        },
+        branch: config.branch,
+        base: config.base ?? null,
+        pr: gate.pr,
+        issue: config.issue ?? null,
+        pushToken: Boolean(config.pushToken),
+        report: gate.report
+    };
+}
+
+;// CONCATENATED MODULE: ./src/core/ledger/model.ts
+/**
+ * The ledger's model (README: "The ledger"): where its file lives, its version, the bounds that
+ * keep it small, its schema and types, and an empty ledger to start from.
  */
 
 
@@ -50649,7 +51959,7 @@ const AttemptCheckSchema = schemas/* object */.Ikc({
     url: schemas/* string */.YjP().nullable()
 });
 /** Whose failure it is, per key (docs/decisions.md: "Whose failure it is"). */
-const ledger_ClassificationSchema = schemas/* object */.Ikc({
+const model_ClassificationSchema = schemas/* object */.Ikc({
     /** Keys that also fail on the base branch head: not this iteration's doing. */
     preExisting: schemas/* array */.YOg(schemas/* string */.YjP()),
     /** The base branch head they were read on, and why there is nothing to compare with. */
@@ -50669,7 +51979,10 @@ const RerunSchema = schemas/* object */.Ikc({
     checks: schemas/* array */.YOg(schemas/* string */.YjP()),
     why: schemas/* enum */.k5n(['infrastructure', 'flaky-test']),
     url: schemas/* string */.YjP().nullable(),
-    outcome: schemas/* enum */.k5n(['passed', 'failed', 'pending', 'refused'])
+    outcome: schemas/* enum */.k5n(['passed', 'failed', 'pending', 'refused']),
+    /** Which round of re-runs of the attempt (1 = the first), and the failed check runs it replaces. */
+    round: schemas/* number */.aig().int().positive().optional(),
+    replaces: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* number */.aig().int().nonnegative()).optional()
 });
 const DispatchSchema = schemas/* object */.Ikc({
     workflow: schemas/* string */.YjP(),
@@ -50708,11 +52021,13 @@ const AttemptSchema = schemas/* object */.Ikc({
         .optional(),
     /** Gated again by another run with no new commit: the fixer pushed nothing. */
     noNewCommit: schemas/* boolean */.zMY().optional(),
-    classification: ledger_ClassificationSchema.optional(),
+    classification: model_ClassificationSchema.optional(),
     reruns: schemas/* array */.YOg(RerunSchema).optional(),
     dispatch: DispatchSchema.optional(),
     /** Why the attempt ended as it did, in a line (blocked cause, no-checks advice). */
-    note: schemas/* string */.YjP().optional()
+    note: schemas/* string */.YjP().optional(),
+    /** Begun with `wait: false`: what `settle` settles it with (README: "Settling on events"). */
+    waits: WaitsSchema.optional()
 });
 const IterationSchema = schemas/* object */.Ikc({
     /** `<first gate's ISO start>/<first SHA, 12 digits>`. */
@@ -50773,7 +52088,8 @@ const LedgerSchema = schemas/* object */.Ikc({
     message: 'an iteration has at least one attempt, and attempts need an iteration',
     path: ['attempts']
 });
-function ledger_iso(ms) {
+/** Epoch ms as the ISO time the ledger stores. */
+function model_iso(ms) {
     if (!Number.isFinite(ms))
         throw new RangeError(`not a time: ${ms}`);
     return new Date(ms).toISOString();
@@ -50788,7 +52104,7 @@ function emptyLedger(program, now) {
         version: LEDGER_VERSION,
         program,
         revision: 0,
-        updatedAt: ledger_iso(now),
+        updatedAt: model_iso(now),
         iteration: null,
         earlierSignatureHashes: [],
         attempts: [],
@@ -50797,6 +52113,8 @@ function emptyLedger(program, now) {
         writes: []
     };
 }
+
+;// CONCATENATED MODULE: ./src/core/ledger/attempts.ts
 function latestAttempt(ledger) {
     return ledger.attempts[ledger.attempts.length - 1];
 }
@@ -50821,283 +52139,14 @@ function attemptAt(ledger, index) {
 function updateAttempt(ledger, index, change) {
     return replaceAttempt(ledger, index, change(attemptAt(ledger, index)));
 }
+
+;// CONCATENATED MODULE: ./src/core/ledger/compact.ts
 /**
- * Attempt states that await a fix: the fixer is to push one, so gating the same SHA again in
- * another run means it pushed nothing, and `record` leaves the iteration to the gate.
+ * The size bound: `compactLedger` keeps the ledger within `LEDGER_LIMITS`, measured on the bytes
+ * of its file's text (`serializeLedger`).
  */
-const AWAITING_FIX = ['red', 'no-checks'];
-/** Whether an attempt in `state` awaits a fix (see AWAITING_FIX). */
-function awaitsFix(state) {
-    return AWAITING_FIX.includes(state);
-}
-/** Iteration endings after which the same SHA has nothing new to gate. */
-const ACCEPTED_OUTCOMES = new Set([
-    'green',
-    'green-except-pre-existing',
-    'recorded'
-]);
-function freshAttempt(index, input, sha) {
-    return {
-        index,
-        sha,
-        ...(input.agentSha ? { agentSha: input.agentSha.toLowerCase() } : {}),
-        runId: input.runId,
-        runAttempt: input.runAttempt ?? null,
-        startedAt: ledger_iso(input.now),
-        endedAt: null,
-        state: 'in-flight',
-        signature: null
-    };
-}
-function isSameRun(attempt, runId) {
-    return runId !== null && attempt.runId === runId;
-}
-/**
- * What gating `sha` in run `runId` would begin (see the module comment and `BeginKind`),
- * without beginning it: the question `beginAttempt` answers first.
- */
-function beginKind(ledger, input) {
-    const sha = input.sha.toLowerCase();
-    const latest = latestAttempt(ledger);
-    if (latest && ledger.iteration && latest.sha === sha) {
-        const open = ledger.iteration.finishedAt === null;
-        const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome);
-        // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
-        if (isSameRun(latest, input.runId) && (open || accepted))
-            return 'rerun';
-        if (accepted)
-            return 'already-gated';
-        if (open && awaitsFix(latest.state))
-            return 'no-new-commit';
-        if (open)
-            return 'resumed';
-    }
-    return latest && isIterationOpen(ledger) ? 'fix' : 'first';
-}
-/** Records the start of a gate on `sha` (see the module comment and `BeginKind`). */
-function beginAttempt(ledger, input) {
-    const sha = input.sha.toLowerCase();
-    if (!/^[0-9a-f]{7,64}$/.test(sha))
-        throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`);
-    const now = ledger_iso(input.now);
-    const limits = { maxFixAttempts: input.maxFixAttempts, timeoutMinutes: input.timeoutMinutes };
-    const latest = latestAttempt(ledger);
-    const run = { runId: input.runId, runAttempt: input.runAttempt ?? null };
-    const reuse = (kind, reopen) => {
-        const attempt = { ...latest, ...run, state: 'in-flight', endedAt: null };
-        const iteration = ledger.iteration;
-        const next = compactLedger(replaceAttempt({
-            ...ledger,
-            iteration: reopen
-                ? { ...iteration, ...limits, finishedAt: null, outcome: null }
-                : { ...iteration, ...limits }
-        }, attempt.index, attempt));
-        return { kind, ledger: next, attempt: latestAttempt(next) };
-    };
-    const kind = beginKind(ledger, { sha, runId: input.runId });
-    switch (kind) {
-        case 'rerun':
-            return reuse('rerun', true);
-        case 'resumed':
-            return reuse('resumed', false);
-        case 'already-gated':
-            return { kind, ledger, attempt: latest };
-        case 'no-new-commit':
-            return appendNoNewCommit(ledger, input);
-        case 'fix': {
-            const previous = latest;
-            const abandoned = ledger.attempts.map((a) => a.state === 'in-flight' ? { ...a, state: 'abandoned', endedAt: now } : a);
-            const next = compactLedger({
-                ...ledger,
-                iteration: { ...ledger.iteration, ...limits },
-                attempts: [...abandoned, freshAttempt(previous.index + 1, input, sha)]
-            });
-            return { kind, ledger: next, attempt: latestAttempt(next) };
-        }
-        case 'first': {
-            const next = compactLedger({
-                ...ledger,
-                iteration: {
-                    id: `${now}/${sha.slice(0, 12)}`,
-                    startedAt: now,
-                    finishedAt: null,
-                    outcome: null,
-                    ...limits
-                },
-                earlierSignatureHashes: [],
-                attempts: [freshAttempt(0, input, sha)]
-            });
-            return { kind, ledger: next, attempt: latestAttempt(next) };
-        }
-    }
-}
-/**
- * The fixer pushed nothing: a new attempt on the latest attempt's SHA, marked `noNewCommit`,
- * for the guards to judge with the latest attempt's signature (the same signature: stuck).
- */
-function appendNoNewCommit(ledger, input) {
-    const latest = latestAttempt(ledger);
-    if (!latest || !ledger.iteration)
-        throw new RangeError('no attempt to repeat');
-    const attempt = {
-        ...freshAttempt(latest.index + 1, input, latest.sha),
-        ...(latest.agentSha ? { agentSha: latest.agentSha } : {}),
-        noNewCommit: true
-    };
-    const next = compactLedger({
-        ...ledger,
-        iteration: {
-            ...ledger.iteration,
-            maxFixAttempts: input.maxFixAttempts,
-            timeoutMinutes: input.timeoutMinutes
-        },
-        attempts: [...ledger.attempts, attempt]
-    });
-    return { kind: 'no-new-commit', ledger: next, attempt: latestAttempt(next) };
-}
-/** `recorded` with each re-run replaced by its settled form in `settled` (same run, same request time). */
-function settleReruns(recorded, settled) {
-    const same = (a, b) => a.workflowRunId === b.workflowRunId && a.requestedAt === b.requestedAt;
-    const kept = recorded.map((rerun) => settled.find((s) => same(s, rerun)) ?? rerun);
-    return [...kept, ...settled.filter((s) => !recorded.some((rerun) => same(s, rerun)))];
-}
-function signatureRecord(signature) {
-    const allKeys = signature.keys ?? [];
-    const keys = allKeys.map((key) => (0,untrusted/* cut */.Jj)(key, LEDGER_LIMITS.maxKeyChars));
-    const full = (0,untrusted/* cut */.Jj)(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
-    // `cut`: some key is not whole (the full form is only a reading aid and may be cut).
-    const wasCut = keys.some((key, i) => key !== allKeys[i]);
-    return {
-        hash: signature.hash,
-        short: (0,untrusted/* cut */.Jj)(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
-        keyCount: allKeys.length,
-        keys,
-        full,
-        ...(wasCut ? { cut: true } : {})
-    };
-}
-/** The first failures' details, each whole, within `maxDetailBytes` in all. */
-function boundedDetails(details) {
-    const kept = [];
-    let bytes = 0;
-    for (const detail of details) {
-        const size = Buffer.byteLength(JSON.stringify(detail), 'utf8');
-        if (bytes + size > LEDGER_LIMITS.maxDetailBytes)
-            break;
-        kept.push({ check: detail.check, key: detail.key, lines: [...detail.lines] });
-        bytes += size;
-    }
-    return kept;
-}
-function boundedClassification(classification) {
-    const { maxKeys, maxKeyChars, maxFailingChecks, maxCheckNameChars, maxCheckUrlChars } = LEDGER_LIMITS;
-    const url = (value) => (value ? (0,untrusted/* cut */.Jj)(value, maxCheckUrlChars) : null);
-    return {
-        preExisting: classification.preExisting.slice(0, maxKeys).map((key) => (0,untrusted/* cut */.Jj)(key, maxKeyChars)),
-        baseSha: classification.baseSha,
-        baseNote: classification.baseNote
-            ? (0,untrusted/* cut */.Jj)(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
-            : null,
-        ...(classification.baseChecks
-            ? {
-                baseChecks: classification.baseChecks
-                    .slice(0, maxFailingChecks)
-                    .map((c) => ({ check: (0,untrusted/* cut */.Jj)(c.check, maxCheckNameChars), url: url(c.url) }))
-            }
-            : {}),
-        flaky: classification.flaky
-            .slice(0, maxFailingChecks)
-            .map((f) => ({ check: (0,untrusted/* cut */.Jj)(f.check, maxCheckNameChars), url: url(f.url) })),
-        infrastructure: classification.infrastructure.slice(0, maxFailingChecks).map((f) => ({
-            check: (0,untrusted/* cut */.Jj)(f.check, maxCheckNameChars),
-            cause: (0,untrusted/* cut */.Jj)(f.cause, LEDGER_LIMITS.maxNoteChars),
-            url: url(f.url)
-        }))
-    };
-}
-/**
- * Records the verdict of attempt `index`. Lists are cut to the per-attempt limits; a green
- * verdict (also one green except pre-existing failures) on the latest attempt ends the
- * iteration.
- */
-function completeAttempt(ledger, index, verdict) {
-    const attempt = attemptAt(ledger, index);
-    const completed = {
-        ...attempt,
-        state: verdict.state,
-        endedAt: ledger_iso(verdict.now),
-        signature: verdict.signature ? signatureRecord(verdict.signature) : null,
-        failingChecks: (verdict.failingChecks ?? [])
-            .slice(0, LEDGER_LIMITS.maxFailingChecks)
-            .map((check) => ({
-            name: (0,untrusted/* cut */.Jj)(check.name, LEDGER_LIMITS.maxCheckNameChars),
-            conclusion: (0,untrusted/* cut */.Jj)(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
-            url: check.url ? (0,untrusted/* cut */.Jj)(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
-        })),
-        errorLines: (verdict.errorLines ?? [])
-            .slice(0, LEDGER_LIMITS.maxErrorLines)
-            .map((line) => (0,untrusted/* cut */.Jj)(line, LEDGER_LIMITS.maxErrorLineChars)),
-        ...(verdict.details && verdict.details.length > 0
-            ? { details: boundedDetails(verdict.details) }
-            : {}),
-        ...(verdict.classification
-            ? { classification: boundedClassification(verdict.classification) }
-            : {}),
-        ...(verdict.reruns && verdict.reruns.length > 0
-            ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) }
-            : {}),
-        ...(verdict.note ? { note: (0,untrusted/* cut */.Jj)(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
-    };
-    let next = replaceAttempt(ledger, index, completed);
-    const latest = latestAttempt(ledger);
-    const endsIteration = verdict.state === 'green' || verdict.state === 'green-except-pre-existing';
-    if (endsIteration && latest && index === latest.index) {
-        next = finishIteration(next, verdict.state, verdict.now);
-    }
-    return compactLedger(next);
-}
-/** Ends the iteration; the next gate starts a new one. */
-function finishIteration(ledger, outcome, now) {
-    if (!ledger.iteration)
-        return ledger;
-    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: ledger_iso(now), outcome } };
-}
-// ---------------------------------------------------------------------------------------
-// What survives the iteration
-/**
- * Remembers the signature a pause stopped on (see `PausedSignatureSchema`). A signature
- * remembered already keeps its first entry: when and why it first stuck, and who reset it.
- */
-function rememberPausedSignature(ledger, pause) {
-    const key = hashKey(pause.signature.hash);
-    if (ledger.pausedSignatures.some((paused) => paused.hash === key))
-        return ledger;
-    const entry = {
-        hash: key,
-        short: (0,untrusted/* cut */.Jj)(pause.signature.short, LEDGER_LIMITS.maxShortChars),
-        reason: (0,untrusted/* cut */.Jj)(pause.reason, LEDGER_LIMITS.maxNoteChars),
-        pausedAt: ledger_iso(pause.now),
-        iterationId: ledger.iteration?.id ?? '',
-        resetAt: null,
-        resetBy: null
-    };
-    return {
-        ...ledger,
-        pausedSignatures: [...ledger.pausedSignatures, entry].slice(-LEDGER_LIMITS.maxPausedSignatures)
-    };
-}
-/** The paused signature `hash` matches, when the loop paused on it before. */
-function pausedSignatureOf(ledger, hash) {
-    const key = hashKey(hash);
-    return ledger.pausedSignatures.find((paused) => paused.hash === key);
-}
-/** Appends a Machine State write (and history entry) under the ledger's next revision. */
-function withStateWrite(ledger, write, now) {
-    const entry = { revision: ledger.revision + 1, at: ledger_iso(now), ...write };
-    return { ...ledger, writes: [...ledger.writes, entry].slice(-LEDGER_LIMITS.maxWrites) };
-}
-// ---------------------------------------------------------------------------------------
-// Size bound
+
+
 /** An older attempt's record: its signature's full key set stays, the rest of its details go. */
 function withoutDetails(attempt) {
     const { failingChecks, errorLines, details, classification, reruns, ...rest } = attempt;
@@ -51237,17 +52286,358 @@ function compactLedger(ledger) {
         earlier.shift();
     return current();
 }
-// ---------------------------------------------------------------------------------------
-// The file's text
 /**
  * The ledger as its file holds it: indented JSON, one field per line, for readable diffs. It
- * stays with the model because the size bound (`LEDGER_LIMITS.maxBytes`, `compactLedger`) is a
+ * stays with the size bound because that bound (`LEDGER_LIMITS.maxBytes`, `compactLedger`) is a
  * bound on these bytes; reading the file back (errors with their line, older versions
  * migrated) is `statefile/ledger-file.ts`.
  */
 function serializeLedger(ledger) {
     return `${JSON.stringify(ledger, null, 2)}\n`;
 }
+
+;// CONCATENATED MODULE: ./src/core/ledger/begin.ts
+/**
+ * Beginning an attempt: `beginAttempt` before waiting on a SHA. The attempt is written
+ * `in-flight` with the run id, so another run can tell it was abandoned; what it means depends
+ * on what the ledger holds (`BeginKind`).
+ */
+
+
+
+/**
+ * Attempt states that await a fix: the fixer is to push one, so gating the same SHA again in
+ * another run means it pushed nothing, and `record` leaves the iteration to the gate.
+ */
+const AWAITING_FIX = ['red', 'no-checks'];
+/** Whether an attempt in `state` awaits a fix (see AWAITING_FIX). */
+function awaitsFix(state) {
+    return AWAITING_FIX.includes(state);
+}
+/** Iteration endings after which the same SHA has nothing new to gate. */
+const ACCEPTED_OUTCOMES = new Set([
+    'green',
+    'green-except-pre-existing',
+    'recorded'
+]);
+function freshAttempt(index, input, sha) {
+    return {
+        index,
+        sha,
+        ...(input.agentSha ? { agentSha: input.agentSha.toLowerCase() } : {}),
+        runId: input.runId,
+        runAttempt: input.runAttempt ?? null,
+        startedAt: model_iso(input.now),
+        endedAt: null,
+        state: 'in-flight',
+        signature: null
+    };
+}
+function isSameRun(attempt, runId) {
+    return runId !== null && attempt.runId === runId;
+}
+/**
+ * What gating `sha` in run `runId` would begin (see the module comment and `BeginKind`),
+ * without beginning it: the question `beginAttempt` answers first.
+ */
+function beginKind(ledger, input) {
+    const sha = input.sha.toLowerCase();
+    const latest = latestAttempt(ledger);
+    if (latest && ledger.iteration && latest.sha === sha) {
+        const open = ledger.iteration.finishedAt === null;
+        const accepted = !open && ACCEPTED_OUTCOMES.has(ledger.iteration.outcome);
+        // A paused or reset iteration is over: a re-run of its run starts a new one, fresh budget.
+        if (isSameRun(latest, input.runId) && (open || accepted))
+            return 'rerun';
+        if (accepted)
+            return 'already-gated';
+        if (open && awaitsFix(latest.state))
+            return 'no-new-commit';
+        if (open)
+            return 'resumed';
+    }
+    return latest && isIterationOpen(ledger) ? 'fix' : 'first';
+}
+/** Records the start of a gate on `sha` (see the module comment and `BeginKind`). */
+function beginAttempt(ledger, input) {
+    const sha = input.sha.toLowerCase();
+    if (!/^[0-9a-f]{7,64}$/.test(sha))
+        throw new RangeError(`not a commit SHA: ${JSON.stringify(input.sha)}`);
+    const now = model_iso(input.now);
+    const limits = { maxFixAttempts: input.maxFixAttempts, timeoutMinutes: input.timeoutMinutes };
+    const latest = latestAttempt(ledger);
+    const run = { runId: input.runId, runAttempt: input.runAttempt ?? null };
+    const reuse = (kind, reopen) => {
+        const attempt = { ...latest, ...run, state: 'in-flight', endedAt: null };
+        const iteration = ledger.iteration;
+        const next = compactLedger(replaceAttempt({
+            ...ledger,
+            iteration: reopen
+                ? { ...iteration, ...limits, finishedAt: null, outcome: null }
+                : { ...iteration, ...limits }
+        }, attempt.index, attempt));
+        return { kind, ledger: next, attempt: latestAttempt(next) };
+    };
+    const kind = beginKind(ledger, { sha, runId: input.runId });
+    switch (kind) {
+        case 'rerun':
+            return reuse('rerun', true);
+        case 'resumed':
+            return reuse('resumed', false);
+        case 'already-gated':
+            return { kind, ledger, attempt: latest };
+        case 'no-new-commit':
+            return appendNoNewCommit(ledger, input);
+        case 'fix': {
+            const previous = latest;
+            // A blocked commit was never judged: the next commit takes its place and its budget.
+            const replaced = previous.state === 'blocked';
+            const abandoned = ledger.attempts
+                .filter((a) => !replaced || a.index !== previous.index)
+                .map((a) => a.state === 'in-flight' ? { ...a, state: 'abandoned', endedAt: now } : a);
+            const index = replaced ? previous.index : previous.index + 1;
+            const next = compactLedger({
+                ...ledger,
+                iteration: { ...ledger.iteration, ...limits },
+                attempts: [...abandoned, freshAttempt(index, input, sha)]
+            });
+            return { kind, ledger: next, attempt: latestAttempt(next) };
+        }
+        case 'first': {
+            const next = compactLedger({
+                ...ledger,
+                iteration: {
+                    id: `${now}/${sha.slice(0, 12)}`,
+                    startedAt: now,
+                    finishedAt: null,
+                    outcome: null,
+                    ...limits
+                },
+                earlierSignatureHashes: [],
+                attempts: [freshAttempt(0, input, sha)]
+            });
+            return { kind, ledger: next, attempt: latestAttempt(next) };
+        }
+    }
+}
+/**
+ * The fixer pushed nothing: a new attempt on the latest attempt's SHA, marked `noNewCommit`,
+ * for the guards to judge with the latest attempt's signature (the same signature: stuck).
+ */
+function appendNoNewCommit(ledger, input) {
+    const latest = latestAttempt(ledger);
+    if (!latest || !ledger.iteration)
+        throw new RangeError('no attempt to repeat');
+    const attempt = {
+        ...freshAttempt(latest.index + 1, input, latest.sha),
+        ...(latest.agentSha ? { agentSha: latest.agentSha } : {}),
+        noNewCommit: true
+    };
+    const next = compactLedger({
+        ...ledger,
+        iteration: {
+            ...ledger.iteration,
+            maxFixAttempts: input.maxFixAttempts,
+            timeoutMinutes: input.timeoutMinutes
+        },
+        attempts: [...ledger.attempts, attempt]
+    });
+    return { kind: 'no-new-commit', ledger: next, attempt: latestAttempt(next) };
+}
+
+;// CONCATENATED MODULE: ./src/core/ledger/complete.ts
+/**
+ * Completing an attempt: `completeAttempt` records the verdict, cut to the per-attempt limits
+ * (a green one ends the iteration); `finishIteration` ends an iteration that did not end green:
+ * a pause, a `record`, a reset.
+ */
+
+
+
+
+/** `recorded` with each re-run replaced by its settled form in `settled` (same run, same request time). */
+function settleReruns(recorded, settled) {
+    const same = (a, b) => a.workflowRunId === b.workflowRunId && a.requestedAt === b.requestedAt;
+    const kept = recorded.map((rerun) => settled.find((s) => same(s, rerun)) ?? rerun);
+    return [...kept, ...settled.filter((s) => !recorded.some((rerun) => same(s, rerun)))];
+}
+function signatureRecord(signature) {
+    const allKeys = signature.keys ?? [];
+    const keys = allKeys.map((key) => (0,untrusted/* cut */.Jj)(key, LEDGER_LIMITS.maxKeyChars));
+    const full = (0,untrusted/* cut */.Jj)(signature.full ?? allKeys.join('; '), LEDGER_LIMITS.maxFullChars);
+    // `cut`: some key is not whole (the full form is only a reading aid and may be cut).
+    const wasCut = keys.some((key, i) => key !== allKeys[i]);
+    return {
+        hash: signature.hash,
+        short: (0,untrusted/* cut */.Jj)(signature.short.replace(/\s+/g, ' '), LEDGER_LIMITS.maxShortChars),
+        keyCount: allKeys.length,
+        keys,
+        full,
+        ...(wasCut ? { cut: true } : {})
+    };
+}
+/** The first failures' details, each whole, within `maxDetailBytes` in all. */
+function boundedDetails(details) {
+    const kept = [];
+    let bytes = 0;
+    for (const detail of details) {
+        const size = Buffer.byteLength(JSON.stringify(detail), 'utf8');
+        if (bytes + size > LEDGER_LIMITS.maxDetailBytes)
+            break;
+        kept.push({ check: detail.check, key: detail.key, lines: [...detail.lines] });
+        bytes += size;
+    }
+    return kept;
+}
+function boundedClassification(classification) {
+    const { maxKeys, maxKeyChars, maxFailingChecks, maxCheckNameChars, maxCheckUrlChars } = LEDGER_LIMITS;
+    const url = (value) => (value ? (0,untrusted/* cut */.Jj)(value, maxCheckUrlChars) : null);
+    return {
+        preExisting: classification.preExisting.slice(0, maxKeys).map((key) => (0,untrusted/* cut */.Jj)(key, maxKeyChars)),
+        baseSha: classification.baseSha,
+        baseNote: classification.baseNote
+            ? (0,untrusted/* cut */.Jj)(classification.baseNote, LEDGER_LIMITS.maxNoteChars)
+            : null,
+        ...(classification.baseChecks
+            ? {
+                baseChecks: classification.baseChecks
+                    .slice(0, maxFailingChecks)
+                    .map((c) => ({ check: (0,untrusted/* cut */.Jj)(c.check, maxCheckNameChars), url: url(c.url) }))
+            }
+            : {}),
+        flaky: classification.flaky
+            .slice(0, maxFailingChecks)
+            .map((f) => ({ check: (0,untrusted/* cut */.Jj)(f.check, maxCheckNameChars), url: url(f.url) })),
+        infrastructure: classification.infrastructure.slice(0, maxFailingChecks).map((f) => ({
+            check: (0,untrusted/* cut */.Jj)(f.check, maxCheckNameChars),
+            cause: (0,untrusted/* cut */.Jj)(f.cause, LEDGER_LIMITS.maxNoteChars),
+            url: url(f.url)
+        }))
+    };
+}
+/**
+ * Records the verdict of attempt `index`. Lists are cut to the per-attempt limits; a green
+ * verdict (also one green except pre-existing failures) on the latest attempt ends the
+ * iteration.
+ */
+function completeAttempt(ledger, index, verdict) {
+    const attempt = attemptAt(ledger, index);
+    const completed = {
+        ...attempt,
+        state: verdict.state,
+        endedAt: model_iso(verdict.now),
+        signature: verdict.signature ? signatureRecord(verdict.signature) : null,
+        failingChecks: (verdict.failingChecks ?? [])
+            .slice(0, LEDGER_LIMITS.maxFailingChecks)
+            .map((check) => ({
+            name: (0,untrusted/* cut */.Jj)(check.name, LEDGER_LIMITS.maxCheckNameChars),
+            conclusion: (0,untrusted/* cut */.Jj)(check.conclusion, LEDGER_LIMITS.maxCheckConclusionChars),
+            url: check.url ? (0,untrusted/* cut */.Jj)(check.url, LEDGER_LIMITS.maxCheckUrlChars) : null
+        })),
+        errorLines: (verdict.errorLines ?? [])
+            .slice(0, LEDGER_LIMITS.maxErrorLines)
+            .map((line) => (0,untrusted/* cut */.Jj)(line, LEDGER_LIMITS.maxErrorLineChars)),
+        ...(verdict.details && verdict.details.length > 0
+            ? { details: boundedDetails(verdict.details) }
+            : {}),
+        ...(verdict.classification
+            ? { classification: boundedClassification(verdict.classification) }
+            : {}),
+        ...(verdict.reruns && verdict.reruns.length > 0
+            ? { reruns: settleReruns(attempt.reruns ?? [], verdict.reruns) }
+            : {}),
+        ...(verdict.note ? { note: (0,untrusted/* cut */.Jj)(verdict.note, LEDGER_LIMITS.maxAttemptNoteChars) } : {})
+    };
+    let next = replaceAttempt(ledger, index, completed);
+    const latest = latestAttempt(ledger);
+    const endsIteration = verdict.state === 'green' || verdict.state === 'green-except-pre-existing';
+    if (endsIteration && latest && index === latest.index) {
+        next = finishIteration(next, verdict.state, verdict.now);
+    }
+    return compactLedger(next);
+}
+/** Ends the iteration; the next gate starts a new one. */
+function finishIteration(ledger, outcome, now) {
+    if (!ledger.iteration)
+        return ledger;
+    return { ...ledger, iteration: { ...ledger.iteration, finishedAt: model_iso(now), outcome } };
+}
+
+;// CONCATENATED MODULE: ./src/core/ledger/lasting.ts
+/**
+ * What survives the iteration: the signatures the loop paused on (a reset does not forget
+ * them) and the log of Machine State writes the projection re-applies when `<program>.md` was
+ * reverted.
+ */
+
+
+/**
+ * Remembers the signature a pause stopped on (see `PausedSignatureSchema`). A signature
+ * remembered already keeps its first entry: when and why it first stuck, and who reset it.
+ */
+function rememberPausedSignature(ledger, pause) {
+    const key = hashKey(pause.signature.hash);
+    if (ledger.pausedSignatures.some((paused) => paused.hash === key))
+        return ledger;
+    const entry = {
+        hash: key,
+        short: (0,untrusted/* cut */.Jj)(pause.signature.short, LEDGER_LIMITS.maxShortChars),
+        reason: (0,untrusted/* cut */.Jj)(pause.reason, LEDGER_LIMITS.maxNoteChars),
+        pausedAt: model_iso(pause.now),
+        iterationId: ledger.iteration?.id ?? '',
+        resetAt: null,
+        resetBy: null
+    };
+    return {
+        ...ledger,
+        pausedSignatures: [...ledger.pausedSignatures, entry].slice(-LEDGER_LIMITS.maxPausedSignatures)
+    };
+}
+/** The paused signature `hash` matches, when the loop paused on it before. */
+function pausedSignatureOf(ledger, hash) {
+    const key = hashKey(hash);
+    return ledger.pausedSignatures.find((paused) => paused.hash === key);
+}
+/** Appends a Machine State write (and history entry) under the ledger's next revision. */
+function withStateWrite(ledger, write, now) {
+    const entry = { revision: ledger.revision + 1, at: model_iso(now), ...write };
+    return { ...ledger, writes: [...ledger.writes, entry].slice(-LEDGER_LIMITS.maxWrites) };
+}
+
+;// CONCATENATED MODULE: ./src/core/ledger.ts
+/**
+ * The ledger: the authoritative record of a program's CI fix loop, kept as its own versioned
+ * JSON file, `ci-gate/<program>.json`, beside `<program>.md` in the same store. gh-aw's memory
+ * push copies only root `*.md` files, so no other run's memory push can revert it; the
+ * Machine State rows the action owns and the `## 🚦 CI Gate` section are projections of it
+ * (`statefile/projection.ts`). README: "The ledger".
+ *
+ * Pure: every operation takes a ledger and returns a new one; time comes in as epoch ms.
+ *
+ * Lifecycle of an iteration's attempts:
+ * - `beginAttempt` before waiting on a SHA (the attempt is written `in-flight` with the run id,
+ *   so another run can tell it was abandoned). What it means depends on what the ledger holds
+ *   (`BeginKind`): a new iteration, the next fix attempt, a re-run of the same workflow run
+ *   (the attempt is re-used, never counted twice), the same SHA left by another run in flight
+ *   (re-used), the same red SHA gated by another run (the fixer pushed nothing: a new attempt
+ *   with the previous signature), or the SHA an ended iteration already gated (nothing to do).
+ * - `completeAttempt` with the verdict; `green` ends the iteration.
+ * - `finishIteration` ends an iteration that did not end green: a pause, a `record`, a reset.
+ *
+ * Beyond the iteration, the ledger keeps what must survive it: the signatures the loop paused
+ * on (a reset does not forget them), the failures of the base branch head per base SHA, and
+ * the log of Machine State writes the projection re-applies when `<program>.md` was reverted.
+ *
+ * This module is the ledger's one import path; its parts live under `ledger/`, in the order
+ * below: the model, its attempts, beginning and completing one, what survives the iteration,
+ * and the size bound with the file's text.
+ */
+
+
+
+
+
+
 
 // EXTERNAL MODULE: ./src/core/state-errors.ts
 var state_errors = __nccwpck_require__(8036);
@@ -52112,7 +53502,8 @@ function noProgressPause(ledger, index, now, note) {
 
 function pauseInLedger(ledger, machine, pause) {
     let next = completeAttempt(ledger, pause.index, pause.verdict);
-    next = finishIteration(next, 'paused', pause.now);
+    if (pause.verdict.state !== 'blocked')
+        next = finishIteration(next, 'paused', pause.now);
     if (pause.remember)
         next = rememberPausedSignature(next, {
             signature: pause.remember,
@@ -53223,6 +54614,207 @@ stored) {
 
 // EXTERNAL MODULE: ./src/core/environment.ts
 var core_environment = __nccwpck_require__(6738);
+// EXTERNAL MODULE: ./src/core/signature/normalise.ts
+var normalise = __nccwpck_require__(12);
+;// CONCATENATED MODULE: ./src/core/rules/decide.ts
+
+
+
+
+
+/** Whether the gate must gather and classify the failures before it can decide. */
+function needsFindings(verdict, blocked) {
+    return verdict !== 'green' && verdict !== 'ci-timeout' && blocked === null;
+}
+function decide(input) {
+    const { observed } = input;
+    switch (observed.kind) {
+        case 'no-fix-arrived':
+            return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) };
+        case 'no-new-commit':
+            return { kind: 'paused', pause: noNewCommitPause(input, observed.index) };
+        case 'checks':
+            return decideChecks(input, observed);
+    }
+}
+/** The fix attempts left once attempt `index` is judged (attempt k is the k-th fix). */
+function budgetLeft(ledger, index) {
+    return Math.max(0, (ledger.iteration?.maxFixAttempts ?? 0) - index);
+}
+/**
+ * The fix attempts left before attempt `index` was gated: a blocked commit is not judged, so
+ * it spends none (it is gated again, with this budget, once it can be).
+ */
+function budgetBefore(ledger, index) {
+    return budgetLeft(ledger, Math.max(0, index - 1));
+}
+function noFixPause(input, latest, blocked) {
+    return {
+        kind: 'blocked',
+        index: latest.index,
+        reason: pauseReason('blocked', blocked.cause),
+        verdict: 'blocked',
+        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', input.now, blocked.cause),
+        signature: signatureFromRecord(latest.signature),
+        remember: false,
+        blocked,
+        attemptsRemaining: budgetLeft(input.ledger, latest.index)
+    };
+}
+function noNewCommitPause(input, index) {
+    const previous = [...input.ledger.attempts].reverse().find((a) => a.index < index);
+    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
+    const judged = noProgressPause(input.ledger, index, input.now, note);
+    return {
+        kind: judged.kind,
+        index,
+        reason: judged.reason,
+        verdict: 'red',
+        record: judged.verdict,
+        signature: signatureFromRecord(judged.verdict.signature),
+        remember: judged.remember !== null,
+        blocked: null,
+        attemptsRemaining: 0
+    };
+}
+function decideChecks(input, observed) {
+    const { ledger, now, config } = input;
+    const { index, verdict, blocked, findings } = observed;
+    if (verdict === 'green')
+        return { kind: 'green', index, attemptsRemaining: budgetLeft(ledger, index) };
+    if (verdict === 'ci-timeout') {
+        const signature = (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('ci-timeout')]);
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'timeout',
+                index,
+                reason: pauseReason('timeout'),
+                verdict: 'ci-timeout',
+                record: { state: 'ci-timeout', now, signature },
+                signature,
+                remember: false,
+                blocked: null,
+                attemptsRemaining: 0
+            }
+        };
+    }
+    if (blocked)
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'blocked',
+                index,
+                reason: pauseReason('blocked', blocked.cause),
+                verdict: verdict === 'no-checks' ? 'no-checks' : 'blocked',
+                record: { state: 'blocked', now, note: blocked.advice },
+                signature: null,
+                remember: false,
+                blocked,
+                attemptsRemaining: budgetBefore(ledger, index)
+            }
+        };
+    if (!findings)
+        throw new RangeError(`a ${verdict} verdict is decided on its failures`);
+    const preExisting = findings.classification.preExisting;
+    if (findings.newKeys.length === 0 && preExisting.length > 0) {
+        if (config.preExistingFailures === 'allow')
+            return {
+                kind: 'green-except-pre-existing',
+                index,
+                attemptsRemaining: budgetLeft(ledger, index),
+                preExisting: [...preExisting]
+            };
+        const signature = (0,signature_signature/* signatureOf */.yK)(preExisting);
+        return {
+            kind: 'paused',
+            pause: {
+                kind: 'base-red',
+                index,
+                reason: pauseReason('base-red', signature.short),
+                verdict: 'red',
+                record: redRecord(findings, signature, now, input.maskedValues),
+                signature,
+                remember: false,
+                blocked: null,
+                attemptsRemaining: budgetLeft(ledger, index)
+            }
+        };
+    }
+    const signature = (0,signature_signature/* signatureOf */.yK)(findings.newKeys);
+    const record = redRecord(findings, signature, now, input.maskedValues);
+    const decision = decideAfterRed(ledger, { index, signature, now });
+    if (decision.kind === 'pause')
+        return {
+            kind: 'paused',
+            pause: {
+                kind: decision.pauseKind,
+                index,
+                reason: decision.reason,
+                verdict: 'red',
+                record,
+                signature,
+                remember: decision.pauseKind !== 'timeout',
+                blocked: null,
+                attemptsRemaining: 0
+            }
+        };
+    const next = [];
+    if (config.dispatchWorkflow)
+        next.push('dispatch');
+    if (config.fixCommand)
+        next.push('fix-command');
+    return {
+        kind: 'red',
+        index,
+        signature,
+        record,
+        attemptsRemaining: decision.attemptsRemaining,
+        next
+    };
+}
+/** A signature as the ledger stored it, in the form the pause comment shows. */
+function signatureFromRecord(stored) {
+    return stored
+        ? {
+            keys: [...(stored.keys ?? [])],
+            full: stored.full ?? stored.short,
+            short: stored.short,
+            hash: stored.hash
+        }
+        : null;
+}
+/** A red attempt's verdict as the ledger keeps it. */
+function redRecord(findings, signature, now, masked) {
+    return {
+        state: 'red',
+        now,
+        signature,
+        failingChecks: findings.failing.map((f) => ({
+            name: f.name,
+            conclusion: f.conclusion,
+            url: f.url
+        })),
+        errorLines: errorLinesOf(findings, masked),
+        details: decide_detailsOf(findings, signature),
+        classification: findings.classification,
+        reruns: findings.reruns
+    };
+}
+function errorLinesOf(findings, masked) {
+    return findings.failing
+        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
+        .slice(0, 12)
+        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
+}
+/** The failure details of the signature's keys (already redacted by gathering), check by check. */
+function decide_detailsOf(findings, signature) {
+    const own = new Set(signature.keys);
+    return findings.failing.flatMap((failure) => (failure.details ?? [])
+        .filter((detail) => own.has(detail.key))
+        .map((detail) => ({ check: failure.name, key: detail.key, lines: [...detail.lines] })));
+}
+
 ;// CONCATENATED MODULE: ./src/statefile/record-outcome.ts
 /**
  * Recording an iteration's outcome (docs/commands.md: "record"), pure: what `record` writes, and what
@@ -53237,7 +54829,8 @@ var core_environment = __nccwpck_require__(6738);
  * while its latest attempt is red (or silent) and awaits its fix: such an iteration is ended by
  * the gate (green, or a guard's pause when the fixer pushed nothing) or by `reconcile`
  * (docs/decisions.md: "The fix loop"), so the next gate on the same SHA is judged as a fix that pushed nothing and the
- * budget goes on. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
+ * budget goes on; nor while its latest attempt is blocked (waiting for an approval or for CI),
+ * so that once it can run, the same commit is gated with the budget it had. An iteration that ended (green, paused, reset, recorded) keeps its outcome:
  * relabelling a paused or reset one `recorded` would make `beginAttempt` take its SHA as
  * accepted (`already-gated`).
  *
@@ -53356,7 +54949,8 @@ function recordEndsIteration(ledger) {
     if (!isIterationOpen(ledger))
         return false;
     const latest = latestAttempt(ledger);
-    return latest === undefined || !awaitsFix(latest.state);
+    // A red attempt awaits its fix, a blocked one its approval or CI: the gate ends those.
+    return latest === undefined || (!awaitsFix(latest.state) && latest.state !== 'blocked');
 }
 /** The key a run records under: its run id; outside Actions, the ledger revision it wrote. */
 function recordKeyOf(runId, ledger) {
@@ -53435,8 +55029,6 @@ function recordIteration(current, request) {
     };
 }
 
-// EXTERNAL MODULE: ./src/core/signature/normalise.ts
-var normalise = __nccwpck_require__(12);
 ;// CONCATENATED MODULE: ./src/render/comments.ts
 /**
  * What the action says on the program issue (docs/state.md: "The program issue"). Pure rendering;
@@ -54003,9 +55595,6 @@ async function whyNoFix(deps, input) {
     return verdict.kind === 'no-fix' ? verdict.blocked : null;
 }
 
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
-var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/app/poll.ts
 
 /** Failed reads in a row a poll tolerates. */
@@ -54121,6 +55710,103 @@ async function waitForVerdict(options) {
         finishedAt
     };
 }
+/** Waits for every check on `sha` and reduces them to one observation. */
+async function waitForChecks(config, deps, sha, pull, policy, window) {
+    const { github, clock, log } = deps;
+    const startedAt = clock.now();
+    log.info(`Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`);
+    const result = await waitForVerdict({
+        sha,
+        readChecks: (ref) => github.readChecks(ref),
+        policy,
+        clock,
+        log,
+        pollIntervalMs: config.pollIntervalSeconds * 1000,
+        graceFrom: window.graceFrom,
+        deadline: window.deadline
+    });
+    const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls };
+    if (result.kind === 'ci-timeout') {
+        return {
+            ...base,
+            verdict: 'ci-timeout',
+            checks: result.checks,
+            missingRequired: [],
+            reasons: [
+                `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+            ]
+        };
+    }
+    const { verdict } = result;
+    return {
+        ...base,
+        verdict: verdict.kind,
+        checks: verdict.checks,
+        missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+        reasons: verdict.reasons
+    };
+}
+/**
+ * Reads the checks of `sha` once and reduces them as `waitForChecks` would (`settle`, README:
+ * "Settling on events"): a verdict, `ci-timeout` once the wall clock has passed with checks
+ * still running, else what is still running.
+ */
+async function readChecksOnce(deps, sha, pull, policy, window) {
+    const startedAt = deps.clock.now();
+    const elapsed = startedAt - window.graceFrom;
+    // A check run still running decides "still running" alone: the statuses are not read then.
+    const snapshot = await deps.github.readChecks(sha, {
+        skipStatuses: (checkRuns) => pendingByCheckRuns(checkRuns, policy, elapsed)
+    });
+    const verdict = reduceChecks(snapshot, policy, elapsed);
+    const finishedAt = deps.clock.now();
+    const base = { sha, pull, startedAt, finishedAt, polls: 1 };
+    if (verdict.kind !== 'pending')
+        return {
+            ...base,
+            verdict: verdict.kind,
+            checks: verdict.checks,
+            missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
+            reasons: verdict.reasons
+        };
+    if (finishedAt < window.deadline)
+        return { kind: 'still-running', checks: verdict.checks, waitingFor: verdict.waitingFor };
+    return {
+        ...base,
+        verdict: 'ci-timeout',
+        checks: verdict.checks,
+        missingRequired: [],
+        reasons: [
+            `ci-timeout: still waiting for ${verdict.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+        ]
+    };
+}
+
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/core/checks/policy.ts
+/**
+ * Which checks count, and how a commit's checks are reduced to a verdict, from the inputs that
+ * say so (docs/decisions.md: "How checks become a verdict"): the same rules for the polling
+ * gate, `settle` (which reads them from the attempt the gate began) and `reconcile`.
+ */
+
+/** `ignore-checks` as a matcher. */
+function ignoreMatcher(rules) {
+    return rules.ignoreChecks.length > 0 ? picomatch_default()([...rules.ignoreChecks]) : () => false;
+}
+/** The reduction policy of a gate: the jobs of its own workflow run are never waited on. */
+function checkPolicy(rules, ownWorkflowRunId) {
+    return {
+        requiredChecks: [...rules.requiredChecks],
+        isIgnored: ignoreMatcher(rules),
+        ownWorkflowRunId,
+        failFast: rules.failFast,
+        allowNoChecks: rules.allowNoChecks,
+        graceMs: rules.checksGraceSeconds * 1000
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/core/rules/classify.ts
 /**
@@ -54210,199 +55896,8 @@ function blockedCause(input) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/core/rules/decide.ts
-
-
-
-
-
-/** Whether the gate must gather and classify the failures before it can decide. */
-function needsFindings(verdict, blocked) {
-    return verdict !== 'green' && verdict !== 'ci-timeout' && blocked === null;
-}
-function decide(input) {
-    const { observed } = input;
-    switch (observed.kind) {
-        case 'no-fix-arrived':
-            return { kind: 'paused', pause: noFixPause(input, observed.latest, observed.blocked) };
-        case 'no-new-commit':
-            return { kind: 'paused', pause: noNewCommitPause(input, observed.index) };
-        case 'checks':
-            return decideChecks(input, observed);
-    }
-}
-function budgetLeft(ledger, index) {
-    return Math.max(0, (ledger.iteration?.maxFixAttempts ?? 0) - index);
-}
-function noFixPause(input, latest, blocked) {
-    return {
-        kind: 'blocked',
-        index: latest.index,
-        reason: pauseReason('blocked', blocked.cause),
-        verdict: 'blocked',
-        record: repeatedVerdict(latest, latest.state === 'no-checks' ? 'no-checks' : 'red', input.now, blocked.cause),
-        signature: signatureFromRecord(latest.signature),
-        remember: false,
-        blocked,
-        attemptsRemaining: budgetLeft(input.ledger, latest.index)
-    };
-}
-function noNewCommitPause(input, index) {
-    const previous = [...input.ledger.attempts].reverse().find((a) => a.index < index);
-    const note = `no new commit since attempt ${previous?.index ?? 0}: the fixer pushed nothing`;
-    const judged = noProgressPause(input.ledger, index, input.now, note);
-    return {
-        kind: judged.kind,
-        index,
-        reason: judged.reason,
-        verdict: 'red',
-        record: judged.verdict,
-        signature: signatureFromRecord(judged.verdict.signature),
-        remember: judged.remember !== null,
-        blocked: null,
-        attemptsRemaining: 0
-    };
-}
-function decideChecks(input, observed) {
-    const { ledger, now, config } = input;
-    const { index, verdict, blocked, findings } = observed;
-    if (verdict === 'green')
-        return { kind: 'green', index, attemptsRemaining: budgetLeft(ledger, index) };
-    if (verdict === 'ci-timeout') {
-        const signature = (0,signature_signature/* signatureOf */.yK)([(0,normalise/* buildKey */.sI)('ci-timeout')]);
-        return {
-            kind: 'paused',
-            pause: {
-                kind: 'timeout',
-                index,
-                reason: pauseReason('timeout'),
-                verdict: 'ci-timeout',
-                record: { state: 'ci-timeout', now, signature },
-                signature,
-                remember: false,
-                blocked: null,
-                attemptsRemaining: 0
-            }
-        };
-    }
-    if (blocked)
-        return {
-            kind: 'paused',
-            pause: {
-                kind: 'blocked',
-                index,
-                reason: pauseReason('blocked', blocked.cause),
-                verdict: verdict === 'no-checks' ? 'no-checks' : 'blocked',
-                record: { state: 'blocked', now, note: blocked.advice },
-                signature: null,
-                remember: false,
-                blocked,
-                attemptsRemaining: budgetLeft(ledger, index)
-            }
-        };
-    if (!findings)
-        throw new RangeError(`a ${verdict} verdict is decided on its failures`);
-    const preExisting = findings.classification.preExisting;
-    if (findings.newKeys.length === 0 && preExisting.length > 0) {
-        if (config.preExistingFailures === 'allow')
-            return {
-                kind: 'green-except-pre-existing',
-                index,
-                attemptsRemaining: budgetLeft(ledger, index),
-                preExisting: [...preExisting]
-            };
-        const signature = (0,signature_signature/* signatureOf */.yK)(preExisting);
-        return {
-            kind: 'paused',
-            pause: {
-                kind: 'base-red',
-                index,
-                reason: pauseReason('base-red', signature.short),
-                verdict: 'red',
-                record: redRecord(findings, signature, now, input.maskedValues),
-                signature,
-                remember: false,
-                blocked: null,
-                attemptsRemaining: budgetLeft(ledger, index)
-            }
-        };
-    }
-    const signature = (0,signature_signature/* signatureOf */.yK)(findings.newKeys);
-    const record = redRecord(findings, signature, now, input.maskedValues);
-    const decision = decideAfterRed(ledger, { index, signature, now });
-    if (decision.kind === 'pause')
-        return {
-            kind: 'paused',
-            pause: {
-                kind: decision.pauseKind,
-                index,
-                reason: decision.reason,
-                verdict: 'red',
-                record,
-                signature,
-                remember: decision.pauseKind !== 'timeout',
-                blocked: null,
-                attemptsRemaining: 0
-            }
-        };
-    const next = [];
-    if (config.dispatchWorkflow)
-        next.push('dispatch');
-    if (config.fixCommand)
-        next.push('fix-command');
-    return {
-        kind: 'red',
-        index,
-        signature,
-        record,
-        attemptsRemaining: decision.attemptsRemaining,
-        next
-    };
-}
-/** A signature as the ledger stored it, in the form the pause comment shows. */
-function signatureFromRecord(stored) {
-    return stored
-        ? {
-            keys: [...(stored.keys ?? [])],
-            full: stored.full ?? stored.short,
-            short: stored.short,
-            hash: stored.hash
-        }
-        : null;
-}
-/** A red attempt's verdict as the ledger keeps it. */
-function redRecord(findings, signature, now, masked) {
-    return {
-        state: 'red',
-        now,
-        signature,
-        failingChecks: findings.failing.map((f) => ({
-            name: f.name,
-            conclusion: f.conclusion,
-            url: f.url
-        })),
-        errorLines: errorLinesOf(findings, masked),
-        details: decide_detailsOf(findings, signature),
-        classification: findings.classification,
-        reruns: findings.reruns
-    };
-}
-function errorLinesOf(findings, masked) {
-    return findings.failing
-        .flatMap((failure) => failure.firstErrorLines.slice(0, 4).map((line) => `${failure.name}: ${line}`))
-        .slice(0, 12)
-        .map((line) => (0,untrusted/* redactSecrets */.fp)(line, masked));
-}
-/** The failure details of the signature's keys (already redacted by gathering), check by check. */
-function decide_detailsOf(findings, signature) {
-    const own = new Set(signature.keys);
-    return findings.failing.flatMap((failure) => (failure.details ?? [])
-        .filter((detail) => own.has(detail.key))
-        .map((detail) => ({ check: failure.name, key: detail.key, lines: [...detail.lines] })));
-}
-
-// EXTERNAL MODULE: ./src/core/signature/extract.ts + 34 modules
-var extract = __nccwpck_require__(7884);
+// EXTERNAL MODULE: ./src/core/signature/extract.ts + 39 modules
+var extract = __nccwpck_require__(4041);
 // EXTERNAL MODULE: ./src/core/signature/details.ts
 var details = __nccwpck_require__(3488);
 ;// CONCATENATED MODULE: ./src/app/gather-failures.ts
@@ -54709,22 +56204,34 @@ async function awaitRerunsStarted(context, sha, failedIds) {
         deadline: Math.min(deps.clock.now() + config.checksGraceSeconds * 1000, context.window.deadline)
     });
 }
-async function rerunRound(context, observation, failing, round, reruns, flaky) {
+/**
+ * Requests round `round` of re-runs of the failing checks that may clear (each recorded in the
+ * ledger before it is requested); null when there is nothing to re-run.
+ */
+async function startReruns(context, observation, failing, round) {
     const { deps } = context;
     const candidates = rerunCandidates(failing, round === 1);
     if (candidates.size === 0)
         return null;
     if (deps.clock.now() >= context.window.deadline)
         return null;
-    const failedIds = new Map();
+    const started = { reruns: [], failedIds: new Map(), refused: false };
     for (const [runId, { checks, why }] of candidates) {
+        const replaces = {};
+        for (const check of checks) {
+            const view = observation.checks.find((c) => c.name === check.name && isCounted(c));
+            if (view)
+                replaces[check.name] = view.id;
+        }
         const rerun = {
             workflowRunId: runId,
             requestedAt: new Date(deps.clock.now()).toISOString(),
             checks: checks.map((check) => check.name),
             why,
             url: (0,core_environment/* runUrl */.Vp)(deps.environment, runId),
-            outcome: 'pending'
+            outcome: 'pending',
+            round,
+            replaces
         };
         await context.recordRerun(rerun);
         try {
@@ -54736,19 +56243,49 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
             deps.log.warning(status === 403
                 ? "Cannot re-run failed jobs: the token lacks `actions: write` (add it to the job's permissions). Going on without re-runs."
                 : `Could not re-run the failed jobs of run ${runId}: ${(0,errors/* errorMessage */.gJ)(error)}. Going on without re-runs.`);
-            reruns.push({ ...rerun, outcome: 'refused' });
-            return { observation, failing, refused: true };
+            started.reruns.push({ ...rerun, outcome: 'refused' });
+            return { ...started, refused: true };
         }
-        reruns.push(rerun);
-        for (const check of checks) {
-            const view = observation.checks.find((c) => c.name === check.name && isCounted(c));
-            if (view)
-                failedIds.set(check.name, view.id);
-        }
+        started.reruns.push(rerun);
+        for (const [name, id] of Object.entries(replaces))
+            started.failedIds.set(name, id);
     }
+    return started;
+}
+/**
+ * The pending re-runs judged on the checks as they are now: a re-run check that failed again
+ * fails the re-run, one whose every check passed is flaky (passed, not merely "not failing":
+ * a re-run still running at the wall-clock cap is neither).
+ */
+function judgeReruns(next, reruns, flaky) {
+    const stillFailing = new Set(failingOf(next).map((check) => check.name));
+    const passed = new Map(next.checks
+        .filter((check) => isCounted(check) && check.state === 'passed')
+        .map((check) => [check.name, check.url]));
+    for (const rerun of reruns) {
+        if (rerun.outcome !== 'pending')
+            continue;
+        for (const name of rerun.checks)
+            if (passed.has(name) && !flaky.some((f) => f.check === name))
+                flaky.push({ check: name, url: passed.get(name) ?? null });
+        if (rerun.checks.some((name) => stillFailing.has(name)))
+            rerun.outcome = 'failed';
+        else if (rerun.checks.every((name) => passed.has(name)))
+            rerun.outcome = 'passed';
+    }
+}
+/** The polling gate's round: request the re-runs, wait for them, judge them. */
+async function rerunRound(context, observation, failing, round, reruns, flaky) {
+    const { deps } = context;
+    const started = await startReruns(context, observation, failing, round);
+    if (!started)
+        return null;
+    reruns.push(...started.reruns);
+    if (started.refused)
+        return { observation, failing, refused: true };
     let next;
     try {
-        await awaitRerunsStarted(context, observation.sha, failedIds);
+        await awaitRerunsStarted(context, observation.sha, started.failedIds);
         next = await waitForChecks(context.config, deps, observation.sha, observation.pull, { ...context.policy, graceMs: 0 }, context.window);
     }
     catch (error) {
@@ -54759,27 +56296,35 @@ async function rerunRound(context, observation, failing, round, reruns, flaky) {
         deps.log.warning(`${error.message.split('\n')[0]}. The failures stand as they were before the re-run.`);
         return { observation, failing, refused: true };
     }
-    const stillFailing = new Set(failingOf(next).map((check) => check.name));
-    // Passed, not merely "not failing": a re-run still running at the wall-clock cap is neither.
-    const passed = new Set(next.checks
-        .filter((check) => isCounted(check) && check.state === 'passed')
-        .map((check) => check.name));
-    for (const [, { checks }] of candidates) {
-        for (const check of checks) {
-            if (passed.has(check.name))
-                flaky.push({ check: check.name, url: check.url });
-        }
-    }
-    for (const rerun of reruns) {
-        if (rerun.outcome !== 'pending')
-            continue;
-        if (rerun.checks.some((name) => stillFailing.has(name)))
-            rerun.outcome = 'failed';
-        else if (rerun.checks.every((name) => passed.has(name)))
-            rerun.outcome = 'passed';
-    }
+    judgeReruns(next, reruns, flaky);
     const regathered = await gather(failingOf(next), deps);
     return { observation: next, failing: regathered, refused: false };
+}
+/**
+ * `settle`'s view of the re-runs an earlier run of it requested for this attempt: each judged
+ * on the checks as they are now, or what is still to start (then the attempt still waits).
+ * A re-run that has not started within the grace period is judged on the check as it stands.
+ */
+function earlierReruns(context, observation, earlier) {
+    const now = context.deps.clock.now();
+    const reruns = earlier.map((rerun) => ({ ...rerun }));
+    const notStarted = reruns.filter((rerun) => rerun.outcome === 'pending' &&
+        Object.entries(rerun.replaces ?? {}).some(([name, id]) => {
+            const view = observation.checks.find((c) => c.name === name && isCounted(c));
+            return !view || view.id <= id;
+        }) &&
+        now <
+            Math.min(Date.parse(rerun.requestedAt) + context.policy.graceMs, context.window.deadline));
+    if (notStarted.length > 0)
+        return {
+            kind: 'still-running',
+            checks: observation.checks,
+            waitingFor: notStarted.flatMap((rerun) => rerun.checks.map((name) => `${name} (re-run)`))
+        };
+    const flaky = [];
+    judgeReruns(observation, reruns, flaky);
+    const rounds = reruns.reduce((most, rerun) => Math.max(most, rerun.round ?? 1), 0);
+    return { reruns, flaky, rounds };
 }
 const baseNoCiNote = (sha) => `CI never ran on the base branch head ${sha.slice(0, 12)}: every failure counts as new`;
 /**
@@ -54827,16 +56372,24 @@ async function readBaseFailures(context, pullBase) {
         failFast: false,
         allowNoChecks: false
     };
-    const polled = await poll({
-        what: `the checks of the base branch head ${sha.slice(0, 12)}`,
-        read: async () => reduceChecks(await deps.github.readChecks(sha), policy, Infinity),
-        done: (verdict) => verdict.kind !== 'pending',
-        clock: deps.clock,
-        log: deps.log,
-        intervalMs: config.pollIntervalSeconds * 1000,
-        deadline: context.window.deadline
-    });
-    const verdict = polled.value;
+    const read = async () => reduceChecks(await deps.github.readChecks(sha), policy, Infinity);
+    const verdict = context.once
+        ? await read()
+        : (await poll({
+            what: `the checks of the base branch head ${sha.slice(0, 12)}`,
+            read,
+            done: (verdict) => verdict.kind !== 'pending',
+            clock: deps.clock,
+            log: deps.log,
+            intervalMs: config.pollIntervalSeconds * 1000,
+            deadline: context.window.deadline
+        })).value;
+    if (verdict?.kind === 'pending' && context.once && deps.clock.now() < context.window.deadline)
+        return {
+            kind: 'still-running',
+            checks: verdict.checks,
+            waitingFor: verdict.waitingFor.map((name) => `${name} (base branch ${branch})`)
+        };
     if (!verdict)
         return {
             base: null,
@@ -54874,11 +56427,35 @@ async function readBaseFailures(context, pullBase) {
 async function findRedFindings(context, first) {
     const { config, deps } = context;
     let observation = first;
-    let failing = await gather(failingOf(first), deps);
     const reruns = [];
     const flaky = [];
     let rechecked = false;
-    for (let round = 1; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
+    let firstRound = 1;
+    if (context.once) {
+        const earlier = earlierReruns(context, observation, context.once.earlier);
+        if ('kind' in earlier)
+            return earlier;
+        reruns.push(...earlier.reruns);
+        flaky.push(...earlier.flaky);
+        rechecked = earlier.reruns.length > 0;
+        firstRound = earlier.rounds + 1;
+    }
+    let failing = await gather(failingOf(first), deps);
+    for (let round = firstRound; round <= config.rerunFailed && observation.verdict === 'red'; round += 1) {
+        if (context.once) {
+            // settle waits for no re-run: it requests them and ends; their completion settles.
+            const started = await startReruns(context, observation, failing, round);
+            if (!started)
+                break;
+            reruns.push(...started.reruns);
+            if (started.refused)
+                break;
+            return {
+                kind: 'still-running',
+                checks: observation.checks,
+                waitingFor: started.reruns.flatMap((rerun) => rerun.checks.map((name) => `${name} (re-run)`))
+            };
+        }
         const result = await rerunRound(context, observation, failing, round, reruns, flaky);
         if (!result)
             break;
@@ -54898,6 +56475,8 @@ async function findRedFindings(context, first) {
     let baseNote = null;
     if (observation.verdict === 'red' && failing.length > 0) {
         const base = await baseFailuresOf(context, observation.pull?.baseRef);
+        if ('kind' in base)
+            return base;
         baseNote = base.note;
         if (base.base)
             baseFailures = base.base;
@@ -54972,13 +56551,6 @@ function decideOn(run, ledger, observed) {
 }
 
 ;// CONCATENATED MODULE: ./src/app/gate/observe.ts
-/**
- * The gate's observations, effects only (README: "The fix loop"): the commit to gate (pushed,
- * given, or the branch head), whether it is gh-aw's empty CI-trigger commit, whether a fix
- * could have arrived, the program's PR, every check on that exact SHA waited for and reduced
- * to one verdict (docs/decisions.md: "How checks become a verdict"), why no fix can help, and
- * for a red verdict its findings (`failures.ts`). What they settle into is `decide`'s.
- */
 
 
 
@@ -54990,10 +56562,6 @@ function decideOn(run, ledger, observed) {
 
 
 
-/** `ignore-checks` as a matcher; the same rule for the gate and `reconcile`. */
-function ignoreMatcher(config) {
-    return config.ignoreChecks.length > 0 ? picomatch_default()(config.ignoreChecks) : () => false;
-}
 /**
  * Where the branch stands, read with the program's files (one request with a GraphQL state
  * store); null when the port cannot read it at once.
@@ -55080,56 +56648,9 @@ async function findOrOpenPull(config, deps, known, standing) {
         return null;
     }
 }
-/** The reduction policy of the gate: this run's own jobs are never waited on. */
-function checkPolicy(config, deps) {
-    return {
-        requiredChecks: config.requiredChecks,
-        isIgnored: ignoreMatcher(config),
-        ownWorkflowRunId: deps.environment.runId,
-        failFast: config.failFast,
-        allowNoChecks: config.allowNoChecks,
-        graceMs: config.checksGraceSeconds * 1000
-    };
-}
-/** Waits for every check on `sha` and reduces them to one observation. */
-async function waitForChecks(config, deps, sha, pull, policy, window) {
-    const { github, clock, log } = deps;
-    const startedAt = clock.now();
-    log.info(`Waiting for every check on ${sha} (poll ${config.pollIntervalSeconds} s, grace ${config.checksGraceSeconds} s, deadline ${new Date(window.deadline).toISOString()})`);
-    const result = await waitForVerdict({
-        sha,
-        readChecks: (ref) => github.readChecks(ref),
-        policy,
-        clock,
-        log,
-        pollIntervalMs: config.pollIntervalSeconds * 1000,
-        graceFrom: window.graceFrom,
-        deadline: window.deadline
-    });
-    const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls };
-    if (result.kind === 'ci-timeout') {
-        return {
-            ...base,
-            verdict: 'ci-timeout',
-            checks: result.checks,
-            missingRequired: [],
-            reasons: [
-                `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
-            ]
-        };
-    }
-    const { verdict } = result;
-    return {
-        ...base,
-        verdict: verdict.kind,
-        checks: verdict.checks,
-        missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
-        reasons: verdict.reasons
-    };
-}
 const NOTHING_SEEN = { observation: null, findings: null };
 function policyOf(run) {
-    run.policy ??= checkPolicy(run.config, run.deps);
+    run.policy ??= checkPolicy(run.config, run.deps.environment.runId);
     return run.policy;
 }
 /**
@@ -55150,27 +56671,45 @@ async function noFixArrived(run, files, head) {
     });
     return blocked ? { latest, blocked } : null;
 }
-/** Waits for the checks of the attempt's commit, and when it is red, whose failures they are. */
-async function observe(run, began, head, pull) {
+/**
+ * Looks at the checks of the attempt's commit, and when they are red, whose failures they
+ * are. The polling gate waits for CI to finish (`poll`); `settle` looks once and waits for
+ * nothing (`once`: README, "Settling on events"), and gets `StillRunning` when CI, a re-run it
+ * requested, or the base branch head's CI is still running.
+ */
+async function observe(run, began, head, pull, mode = 'poll') {
     const { config, deps } = run;
     const iteration = iterationOf(began.ledger);
     const window = { graceFrom: Date.parse(began.attempt.startedAt), deadline: deadlineOf(iteration) };
     const policy = policyOf(run);
     const index = began.attempt.index;
     const agentSha = began.attempt.agentSha ?? null;
-    let observation = await waitForChecks(config, deps, head.sha, pull, policy, window);
+    const looked = mode === 'once'
+        ? await readChecksOnce(deps, head.sha, pull, policy, window)
+        : await waitForChecks(config, deps, head.sha, pull, policy, window);
+    if ('kind' in looked)
+        return looked;
+    let observation = looked;
     let blocked = await observe_blockedOf(run, observation, head, agentSha);
     let findings = null;
-    if (needsFindings(observation.verdict, blocked)) {
-        findings = await findRedFindings({
+    const earlier = mode === 'once' ? (began.attempt.reruns ?? []) : [];
+    // A re-run an earlier settle requested is judged even when the checks are green now: a
+    // failure that passed on re-run is flaky, never hidden.
+    const rerunsToJudge = observation.verdict === 'green' && earlier.some((rerun) => rerun.outcome === 'pending');
+    if (needsFindings(observation.verdict, blocked) || rerunsToJudge) {
+        const found = await findRedFindings({
             config,
             deps,
             policy,
             window,
             ledger: began.ledger,
             standing: run.standing ?? null,
-            recordRerun: (rerun) => recordRerun(run, index, rerun)
+            recordRerun: (rerun) => recordRerun(run, index, rerun),
+            ...(mode === 'once' ? { once: { earlier } } : {})
         }, observation);
+        if ('kind' in found)
+            return found;
+        findings = found;
         // After re-runs the checks may say something else: green, still running at the wall
         // clock, nothing but skipped checks, a run waiting for approval.
         if (findings.rechecked) {
@@ -55242,7 +56781,7 @@ function header(program, sha, attempt, signature, now) {
         signature: { keys: signature.keys, full: signature.full, short: signature.short }
     };
 }
-function summaryOf(program, attempt, findings, signature, ledger, now) {
+function summary_of_summaryOf(program, attempt, findings, signature, ledger, now) {
     const previous = [...ledger.attempts]
         .reverse()
         .find((a) => a.index < attempt.index && a.signature);
@@ -55349,6 +56888,8 @@ function blockedSummary(program, index, observation, blocked, signature, now) {
 
 
 
+
+
 /** The attempt, written in flight with this run's id before waiting (and Branch, PR, Issue rows). */
 async function begin(run, head, agentSha, pull) {
     const { config, deps } = run;
@@ -55368,6 +56909,7 @@ async function begin(run, head, agentSha, pull) {
         });
         if (began.kind === 'already-gated')
             return { ledger: current.ledger, value: began };
+        const waited = withWaits(run, began, head, pull);
         const rows = {};
         if (current.machine.branch !== config.branch)
             rows.branch = config.branch;
@@ -55376,9 +56918,9 @@ async function begin(run, head, agentSha, pull) {
         if (config.issue !== undefined && current.machine.issue !== config.issue)
             rows.issue = config.issue;
         const ledger = Object.keys(rows).length > 0
-            ? withStateWrite(began.ledger, { machineState: rows }, deps.clock.now())
-            : began.ledger;
-        return { ledger, value: began };
+            ? withStateWrite(waited.ledger, { machineState: rows }, deps.clock.now())
+            : waited.ledger;
+        return { ledger, value: waited };
     });
     const value = written.value;
     if ('stopped' in value)
@@ -55395,6 +56937,60 @@ async function begin(run, head, agentSha, pull) {
     };
     deps.log.info(`Attempt ${attempt.index} of iteration ${iteration.id} (${what[kind]})`);
     return { ...value, ledger: written.files.ledger, files: written.files };
+}
+/**
+ * The attempt as `wait` has it: with `wait: false` it carries what `settle` settles it with
+ * (`Waits`); the polling gate settles it itself, so an attempt it re-uses loses them.
+ */
+function withWaits(run, began, head, pull) {
+    const { config, deps } = run;
+    if (began.kind === 'no-new-commit' || (config.wait && !began.attempt.waits))
+        return began;
+    const report = run.report;
+    const waits = config.wait
+        ? undefined
+        : waitsOf(config, {
+            runId: deps.environment.runId ?? null,
+            pushed: head.pushed,
+            pr: pull?.number ?? null,
+            report: report
+                ? {
+                    metric: report.metric,
+                    improved: report.improved,
+                    change: report.change,
+                    ...(report.error ? { error: report.error } : {})
+                }
+                : null
+        });
+    const ledger = updateAttempt(began.ledger, began.attempt.index, (attempt) => {
+        const rest = { ...attempt };
+        delete rest.waits;
+        return waits ? { ...rest, waits } : rest;
+    });
+    return { ...began, ledger, attempt: attemptAt(ledger, began.attempt.index) };
+}
+/**
+ * An attempt that waits for `settle` (README: "Settling on events"): nothing is decided yet,
+ * so it has the budget it had before it; still running then is `ci-timeout`.
+ */
+function waitingReport(ledger, attempt, message, waitingFor = []) {
+    return {
+        settlement: {
+            kind: 'waiting',
+            index: attempt.index,
+            attemptsRemaining: budgetBefore(ledger, attempt.index),
+            deadline: deadlineOf(iterationOf(ledger)),
+            waitingFor
+        },
+        message,
+        steps: [],
+        attempt
+    };
+}
+/** `wait: false`: the attempt is begun and waits; `settle` settles it once CI has finished. */
+function begunAndWaiting(began, head) {
+    const deadline = deadlineOf(iterationOf(began.ledger));
+    return waitingReport(began.ledger, began.attempt, `Attempt ${began.attempt.index} on ${head.sha.slice(0, 12)} is begun and waits for CI (wait: false): the settle command settles it when GitHub says CI finished, and reconcile if no event comes, by ${new Date(deadline).toISOString()} at the latest`);
 }
 /**
  * No new commit since the last gate, whose iteration ended: the agent's iteration, if it
@@ -55443,10 +57039,6 @@ function recordReported(run, report, files, newCommit, now) {
         maskedValues: deps.maskedValues
     });
 }
-/** The report of a settlement the run applied, with what it observed and wrote. */
-function report(settlement, message, seen) {
-    return { ...skippedReport(message, seen), settlement };
-}
 /**
  * Decides on the program's files as they are now and writes what the settlement changes in
  * one compare-and-swap (re-decided on the files of the run that wins a conflict), then does
@@ -55457,12 +57049,31 @@ async function settle(run, known, observed, seen) {
     const preview = decideOn(run, known, observed);
     const requested = preview.kind === 'red' && preview.next.includes('dispatch') ? await dispatchRequest(run) : null;
     const written = await write(run, (current) => {
+        const already = settledMeanwhile(current.ledger, observed);
+        if (already)
+            return { ledger: current.ledger, value: { settlement: already, written: { kind: 'none' } } };
         const settlement = decideOn(run, current.ledger, observed);
         const next = ledgerAfter(run, current, settlement, seen, requested);
         return { ledger: next.ledger, value: { settlement, written: next.written } };
     });
     const { settlement } = written.value;
     return applied(run, settlement, written.value.written, written.files, seen, requested);
+}
+/**
+ * An attempt that waits on events is settled once: by whichever `settle` (or `reconcile`, or
+ * a polling gate that re-used it) writes first. Any later one finds it settled and writes
+ * nothing: one verdict, one dispatch, one comment.
+ */
+function settledMeanwhile(ledger, observed) {
+    if (observed.kind !== 'checks')
+        return null;
+    const attempt = ledger.attempts.find((a) => a.index === observed.index);
+    if (!attempt?.waits || attempt.state === 'in-flight')
+        return null;
+    return {
+        kind: 'skipped',
+        reason: `Attempt ${observed.index} on ${attempt.sha.slice(0, 12)} was settled by another run meanwhile (${attempt.state}): nothing more to do.`
+    };
 }
 /** The ledger a settlement writes (pure: the files as read, the settlement, what was seen). */
 function ledgerAfter(run, current, settlement, seen, requested) {
@@ -55607,12 +57218,15 @@ async function announceGreen(run, settlement, recorded, files, seen) {
         (recorded?.recorded
             ? `; recorded iteration ${recorded.iteration} (status ${recorded.status})`
             : '');
-    return report(settlement, message, {
+    return {
+        settlement,
+        message,
+        steps: [],
         observation,
         attempt,
         classification: classification ?? null,
         recorded
-    });
+    };
 }
 /** A pause, written: the failure summary (when it has one), said on the program issue. */
 async function announcePause(run, pause, files, seen) {
@@ -55631,7 +57245,7 @@ async function announcePause(run, pause, files, seen) {
         deps.log.warning(`${config.program}: no fix arrived: ${pause.blocked.cause}`);
     }
     else if (findings && pause.signature) {
-        summary = await writeFailureSummary(run, summaryOf(config.program, attempt, findings, pause.signature, ledger, now));
+        summary = await writeFailureSummary(run, summary_of_summaryOf(config.program, attempt, findings, pause.signature, ledger, now));
         deps.log.warning(`Pausing ${config.program}: ${pause.reason}`);
     }
     else if (pause.record.note) {
@@ -55658,13 +57272,16 @@ async function announcePause(run, pause, files, seen) {
             })
         }
     });
-    return report({ kind: 'paused', pause }, `Paused ${config.program}: ${pause.reason}`, {
+    return {
+        settlement: { kind: 'paused', pause },
+        message: `Paused ${config.program}: ${pause.reason}`,
+        steps: [],
         observation,
         attempt,
         pauseReason: files.machine.pauseReason ?? pause.reason,
         classification: findings?.classification ?? null,
         failureSummary: summary
-    });
+    };
 }
 /** Red with budget left: the failure summary, then the fixer run or `fix-command`. */
 async function startFix(run, settlement, refusal, files, seen, requested) {
@@ -55673,7 +57290,7 @@ async function startFix(run, settlement, refusal, files, seen, requested) {
     const { observation, classification } = findings;
     const { index, signature } = settlement;
     const attempt = attemptAt(files.ledger, index);
-    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summaryOf(config.program, attempt, findings, signature, files.ledger, deps.clock.now()));
+    const { markdown, jsonPath, markdownPath } = await writeFailureSummary(run, summary_of_summaryOf(config.program, attempt, findings, signature, files.ledger, deps.clock.now()));
     for (const failure of findings.failing)
         deps.log.info(`${failure.name}: ${failure.keys.length} key(s) from ${failure.source}${failure.note ? ` (${failure.note})` : ''}`);
     const preExisting = classification.preExisting;
@@ -55686,13 +57303,16 @@ async function startFix(run, settlement, refusal, files, seen, requested) {
     const fixCommand = settlement.next.includes('fix-command') ? config.fixCommand : undefined;
     const left = settlement.attemptsRemaining;
     return {
-        result: report(settlement, `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`, {
+        result: {
+            settlement,
+            message: `CI is red on ${observation.sha}: ${dispatched ? 'the fixer run was started' : fixCommand ? 'running fix-command' : 'fix it and gate again'} (${left} fix attempt(s) left)`,
+            steps: [],
             observation,
             attempt,
             failureSummary: { markdown, jsonPath },
             dispatched,
             classification
-        }),
+        },
         fix: fixCommand
             ? {
                 command: fixCommand,
@@ -55964,12 +57584,14 @@ async function gateProgram(run) {
             return skippedReport(`Program ${config.program} was ${began.stopped} by another run while this gate started; nothing was recorded.`);
         if (began.kind === 'already-gated')
             return recordWithoutCommit(run, began, head);
+        if (!config.wait && began.kind !== 'no-new-commit')
+            return { ...begunAndWaiting(began, head), steps };
         const { observed, seen } = began.kind === 'no-new-commit'
             ? {
                 observed: { kind: 'no-new-commit', index: began.attempt.index },
                 seen: NOTHING_SEEN
             }
-            : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () => observe(run, began, target, pull));
+            : await deps.log.group(`Observe ${head.sha.slice(0, 12)}: checks and failures`, () => observeUntilDone(run, began, target, pull));
         const { result, fix } = await deps.log.group(`Decide and apply: attempt ${began.attempt.index}`, () => settle(run, began.ledger, observed, seen));
         steps.push({
             attempt: result.attempt?.index ?? began.attempt.index,
@@ -55986,6 +57608,13 @@ async function gateProgram(run) {
         run.standing = null;
         head = await resolveHead({ ...config, sha: after }, deps);
     }
+}
+/** The polling gate's observation: its look waits until CI has completed (or the wall clock). */
+async function observeUntilDone(...args) {
+    const observed = await observe(...args);
+    if ('kind' in observed)
+        throw new RangeError('the polling gate waits until CI has completed');
+    return observed;
 }
 /**
  * A new commit to gate needs the agent's iteration file (when `iteration-file` is set): it is
@@ -56249,6 +57878,428 @@ async function runResetCommand(config, deps) {
         ].join('\n'),
         message
     };
+}
+
+;// CONCATENATED MODULE: ./src/core/events.ts
+/**
+ * The GitHub event that started a `settle` run, read for one thing only (README: "Settling on
+ * events"): which commit, or which program, to look at. Pure. A payload is never the verdict:
+ * `settle` reads the checks of that commit itself, so an event that is late, repeated, out of
+ * order or about another commit can only make it look, never make it decide.
+ *
+ * The shapes are GitHub's webhook payloads for `workflow_run`, `check_suite`, `check_run` and
+ * `status`, and the `workflow_dispatch` payload's `inputs`; `schedule` (and a payload-less
+ * run) looks at every waiting attempt.
+ */
+
+const sha = schemas/* string */.YjP().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+const repo = schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }).nullable().optional();
+const WorkflowRunEvent = schemas/* object */.Ikc({
+    action: schemas/* string */.YjP(),
+    workflow_run: schemas/* object */.Ikc({
+        id: schemas/* number */.aig(),
+        name: schemas/* string */.YjP().nullable().optional(),
+        head_sha: sha,
+        head_branch: schemas/* string */.YjP().nullable(),
+        head_repository: repo,
+        run_attempt: schemas/* number */.aig().optional()
+    }),
+    repository: repo
+});
+const CheckSuiteEvent = schemas/* object */.Ikc({
+    action: schemas/* string */.YjP(),
+    check_suite: schemas/* object */.Ikc({ head_sha: sha, head_branch: schemas/* string */.YjP().nullable() })
+});
+const CheckRunEvent = schemas/* object */.Ikc({
+    action: schemas/* string */.YjP(),
+    check_run: schemas/* object */.Ikc({
+        name: schemas/* string */.YjP(),
+        head_sha: sha,
+        check_suite: schemas/* object */.Ikc({ head_branch: schemas/* string */.YjP().nullable() }).optional()
+    })
+});
+const StatusEvent = schemas/* object */.Ikc({
+    sha,
+    context: schemas/* string */.YjP(),
+    state: schemas/* string */.YjP(),
+    branches: schemas/* array */.YOg(schemas/* object */.Ikc({ name: schemas/* string */.YjP() })).optional()
+});
+const DispatchEvent = schemas/* object */.Ikc({
+    inputs: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J()).nullable().optional()
+});
+/** Which events `settle` knows, and what each says. */
+const SETTLE_EVENTS = [
+    'workflow_run',
+    'check_suite',
+    'check_run',
+    'status',
+    'workflow_dispatch',
+    'schedule'
+];
+function shapeProblem(event, error) {
+    const issue = error.issues[0];
+    return {
+        kind: 'ignored',
+        why: `the ${event} payload is not the shape GitHub sends (${issue ? `${issue.path.join('.') || 'payload'}: ${issue.message}` : 'unreadable'}); nothing to settle`
+    };
+}
+/** What the event of a `settle` run points at (see the module comment). */
+function settleTargetOf(event, payload) {
+    switch (event) {
+        case 'workflow_run': {
+            const parsed = WorkflowRunEvent.safeParse(payload);
+            if (!parsed.success)
+                return shapeProblem(event, parsed.error);
+            const { action, workflow_run: run, repository } = parsed.data;
+            if (action !== 'completed')
+                return { kind: 'ignored', why: `workflow_run ${action}: only a completed run can settle` };
+            const head = run.head_repository?.full_name;
+            if (head && repository?.full_name && head !== repository.full_name)
+                return {
+                    kind: 'ignored',
+                    why: `workflow run ${run.id} ran on a fork's commit (${head}): a fork never settles a program of this repository`
+                };
+            return {
+                kind: 'commit',
+                sha: run.head_sha,
+                branch: run.head_branch,
+                what: `workflow run ${run.id}${run.name ? ` (${run.name})` : ''} completed`
+            };
+        }
+        case 'check_suite': {
+            const parsed = CheckSuiteEvent.safeParse(payload);
+            if (!parsed.success)
+                return shapeProblem(event, parsed.error);
+            const { action, check_suite: suite } = parsed.data;
+            if (action !== 'completed')
+                return { kind: 'ignored', why: `check_suite ${action}: only a completed suite can settle` };
+            return {
+                kind: 'commit',
+                sha: suite.head_sha,
+                branch: suite.head_branch,
+                what: 'a check suite completed'
+            };
+        }
+        case 'check_run': {
+            const parsed = CheckRunEvent.safeParse(payload);
+            if (!parsed.success)
+                return shapeProblem(event, parsed.error);
+            const { action, check_run: check } = parsed.data;
+            if (action !== 'completed')
+                return { kind: 'ignored', why: `check_run ${action}: only a completed check can settle` };
+            return {
+                kind: 'commit',
+                sha: check.head_sha,
+                branch: check.check_suite?.head_branch ?? null,
+                what: `check run ${check.name} completed`
+            };
+        }
+        case 'status': {
+            const parsed = StatusEvent.safeParse(payload);
+            if (!parsed.success)
+                return shapeProblem(event, parsed.error);
+            const status = parsed.data;
+            if (status.state === 'pending')
+                return { kind: 'ignored', why: `status ${status.context} is pending: nothing completed` };
+            return {
+                kind: 'commit',
+                sha: status.sha,
+                branch: status.branches?.length === 1 ? (status.branches[0]?.name ?? null) : null,
+                what: `status ${status.context} is ${status.state}`
+            };
+        }
+        case 'workflow_dispatch': {
+            const parsed = DispatchEvent.safeParse(payload);
+            if (!parsed.success)
+                return shapeProblem(event, parsed.error);
+            const program = parsed.data.inputs?.program;
+            return {
+                kind: 'waiting',
+                program: typeof program === 'string' && program !== '' ? program : null,
+                what: 'started by workflow_dispatch'
+            };
+        }
+        case 'schedule':
+        case undefined:
+            return {
+                kind: 'waiting',
+                program: null,
+                what: event ? 'scheduled' : 'started outside an event'
+            };
+        default:
+            return {
+                kind: 'ignored',
+                why: `the ${event} event is not one settle knows (${SETTLE_EVENTS.join(', ')}); nothing to settle. Trigger the settle workflow on workflow_run completed (README: "Settling on events")`
+            };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/app/snapshot-store.ts
+
+
+
+
+
+/**
+ * Reads are answered from the snapshot (a file absent there reads as none), writes go to the
+ * store and update the snapshot. A write conflict shows the branch moved since the fetch, for
+ * any file: every read goes to the store itself from then on.
+ */
+function throughSnapshot(store, snapshot) {
+    const files = new Map(snapshot.files);
+    let moved = false;
+    return {
+        description: store.description,
+        async read(path) {
+            return moved ? store.read(path) : (files.get(path) ?? null);
+        },
+        async write(path, text, expected) {
+            try {
+                const written = await store.write(path, text, expected);
+                files.set(path, { text, version: written.version });
+                return written;
+            }
+            catch (error) {
+                if (error instanceof state_errors/* StateConflictError */.K$)
+                    moved = true;
+                throw error;
+            }
+        },
+        ...(store.writeMany
+            ? {
+                async writeMany(written, head) {
+                    try {
+                        const result = await store.writeMany(written, head);
+                        written.forEach((file, i) => files.set(file.path, { text: file.text, version: result.versions[i] ?? '' }));
+                        return result;
+                    }
+                    catch (error) {
+                        if (error instanceof state_errors/* StateConflictError */.K$)
+                            moved = true;
+                        throw error;
+                    }
+                }
+            }
+            : {}),
+        list: () => store.list()
+    };
+}
+/**
+ * The programs of the state store and a store to read them from: the state branch as one git
+ * snapshot when there is a git reader (no REST request), else the store itself. `reconcile`
+ * and `settle` find their programs this way.
+ */
+async function programSource(config, deps) {
+    if (deps.memoryBranch) {
+        try {
+            const snapshot = await deps.memoryBranch.read(config.stateBranch);
+            const programs = snapshot ? (0,schema/* programsOf */.h2)([...snapshot.files.keys()]) : [];
+            return {
+                programs,
+                store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
+                label: snapshot
+                    ? `with git at ${snapshot.commit.slice(0, 12)}`
+                    : 'with git: the branch does not exist',
+                branchFound: snapshot !== null,
+                head: snapshot?.commit ?? null
+            };
+        }
+        catch (error) {
+            deps.log.warning(`Reading ${config.stateBranch} with git failed (${(0,errors/* errorMessage */.gJ)(error)}); reading it through the contents API instead`);
+        }
+    }
+    return {
+        programs: await deps.store.list(),
+        store: deps.store,
+        label: `from ${deps.store.description}`,
+        head: null
+    };
+}
+/**
+ * A program's files as `store` holds them (null: `<program>.md` is gone). With the commit a
+ * snapshot was read at (`head`), a write of both files is one commit compared against it.
+ */
+async function readProgramFiles(program, store, { config, deps }, head = null) {
+    const [stored, storedLedger] = await Promise.all([
+        store.read((0,schema/* stateFilePath */.n0)(program)),
+        store.read(ledgerPath(program))
+    ]);
+    if (!stored)
+        return null;
+    return programFilesOf(program, stored, storedLedger, store.description, { maxBytes: config.stateMaxBytes, now: deps.clock.now() }, head);
+}
+
+;// CONCATENATED MODULE: ./src/app/settle.ts
+
+
+
+
+
+
+
+
+
+
+
+/** The attempt a program's ledger has waiting on events, if any. */
+function waitingAttempt(files) {
+    const latest = latestAttempt(files.ledger);
+    const open = files.ledger.iteration !== null && files.ledger.iteration.finishedAt === null;
+    return open && latest?.state === 'in-flight' && latest.waits
+        ? latest
+        : null;
+}
+/** The gate's configuration as it began the attempt, for this program (see `Waits`). */
+function gateConfigOf(config, program, waits, sha) {
+    return {
+        ...(0,inputs/* forProgram */.c7)(config, program),
+        branch: waits.branch,
+        base: waits.base ?? undefined,
+        sha,
+        push: false,
+        pr: waits.pr ?? undefined,
+        createPr: false,
+        issue: waits.issue ?? undefined,
+        requiredChecks: waits.rules.requiredChecks,
+        ignoreChecks: waits.rules.ignoreChecks,
+        failFast: waits.rules.failFast,
+        allowNoChecks: waits.rules.allowNoChecks,
+        checksGraceSeconds: waits.rules.checksGraceSeconds,
+        dispatchWorkflow: waits.fix.dispatchWorkflow ?? undefined,
+        dispatchRef: waits.fix.dispatchRef ?? undefined,
+        dispatchInputs: waits.fix.dispatchInputs,
+        preExistingFailures: waits.fix.preExistingFailures,
+        rerunFailed: waits.fix.rerunFailed,
+        pushToken: waits.pushToken ? 'recorded' : undefined,
+        fixCommand: undefined,
+        wait: false,
+        iterationFile: undefined,
+        selectionFile: undefined,
+        safeOutputsResult: undefined
+    };
+}
+/**
+ * Settles the attempt `files` has waiting, if CI on its commit has finished: the report of the
+ * settlement, or of the wait (nothing written) while CI still runs.
+ */
+async function settleWaiting(config, deps, files, attempt, store = deps.store) {
+    const { waits } = attempt;
+    const program = files.program;
+    const stopped = stoppedReason(files);
+    if (stopped)
+        return skippedReport(`Program ${program} is ${stopped}: its waiting attempt is left as it is.`);
+    const run = {
+        config: gateConfigOf(config, program, waits, attempt.sha),
+        deps: { ...deps, store },
+        report: waits.report ?? undefined,
+        known: files,
+        standing: null,
+        policy: checkPolicy(waits.rules, waits.gateRunId ?? undefined)
+    };
+    const head = { sha: attempt.sha, pushed: waits.pushed };
+    const began = { kind: 'resumed', ledger: files.ledger, attempt, files };
+    const looked = await observe(run, began, head, null, 'once');
+    if ('kind' in looked)
+        return waitingReport(files.ledger, attempt, `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, nothing written`, looked.waitingFor);
+    const settled = await deps.log.group(`Decide and apply: attempt ${attempt.index} of ${program}`, () => settle(run, files.ledger, looked.observed, looked.seen));
+    return settled.result;
+}
+/** The programs the target names (a program it names, or those of a branch `autoloop/<name>`). */
+function namedProgram(config, target) {
+    if (config.program)
+        return config.program;
+    if (target.kind === 'waiting')
+        return target.program;
+    return null;
+}
+async function runSettleCommand(config, deps) {
+    const target = await readTarget(deps);
+    if (target.kind === 'ignored')
+        return ignored(target.why, deps);
+    const named = namedProgram(config, target);
+    if (named !== null && !(0,schema/* isProgramName */.Kc)(named))
+        return ignored(`the event names "${named}", which is not a program name`, deps);
+    const { programs, store, label, head } = await programSource(config, deps);
+    const candidates = named !== null ? programs.filter((p) => p === named) : programs;
+    if (named !== null && candidates.length === 0)
+        return ignored(`no program ${named} in the state store (${label})`, deps);
+    const found = [];
+    const looked = [];
+    for (const program of candidates) {
+        let files;
+        try {
+            files = await readProgramFiles(program, store, { config, deps }, head);
+        }
+        catch (error) {
+            // A malformed ledger of a program this event is about is an error, as in the gate.
+            if (named !== null)
+                throw error;
+            deps.log.warning(`${program}: ${(0,errors/* errorMessage */.gJ)(error)} (left as it is)`);
+            continue;
+        }
+        const attempt = files ? waitingAttempt(files) : null;
+        if (!files || !attempt)
+            continue;
+        if (target.kind === 'commit' && attempt.sha !== target.sha) {
+            looked.push(`${program} waits on ${attempt.sha.slice(0, 12)}, not this commit`);
+            continue;
+        }
+        found.push({ program, report: await settleWaiting(config, deps, files, attempt, store) });
+    }
+    const what = target.kind === 'commit' ? `${target.what} on ${target.sha.slice(0, 12)}` : target.what;
+    if (found.length === 0)
+        return ignored(`${what}: no attempt waits on ${target.kind === 'commit' ? 'this commit' : 'events'}${looked.length > 0 ? ` (${looked.join('; ')})` : ''}`, deps);
+    const first = found[0];
+    const outputs = found.length === 1
+        ? gateOutputs(first.report)
+        : {
+            status: found.some((f) => f.report.settlement.kind !== 'waiting') ? 'settled' : 'waiting'
+        };
+    const summary = [
+        `## autoloop-ci-gate: settle`,
+        '',
+        `Started by: ${what}. Read ${label}.`,
+        '',
+        ...found.map((f) => gateSummaryMarkdown(f.program, f.report))
+    ].join('\n');
+    return {
+        outputs,
+        summary,
+        message: found
+            .map((f) => `${f.program}: ${statusOf(f.report.settlement)}: ${f.report.message}`)
+            .join('\n')
+    };
+}
+function ignored(why, deps) {
+    deps.log.info(`Nothing to settle: ${why}`);
+    return {
+        outputs: { status: 'ignored' },
+        summary: `## autoloop-ci-gate: settle\n\nNothing to settle: ${why}.\n`,
+        message: `Nothing to settle: ${why}`
+    };
+}
+/** The event of this run, from GITHUB_EVENT_NAME and GITHUB_EVENT_PATH. */
+async function readTarget(deps) {
+    const { eventName, eventPath } = deps.environment;
+    if (!eventPath)
+        return settleTargetOf(eventName, {});
+    let text;
+    try {
+        text = await deps.readFile(eventPath);
+    }
+    catch (error) {
+        throw new errors/* ActionError */.lZ(`Cannot read the event payload ${eventPath}: ${(0,errors/* errorMessage */.gJ)(error)}`, {
+            fix: 'run settle from a workflow triggered by the event (GitHub writes GITHUB_EVENT_PATH), or unset GITHUB_EVENT_PATH for the CLI'
+        });
+    }
+    let payload;
+    try {
+        payload = text === null ? {} : JSON.parse(text);
+    }
+    catch {
+        return { kind: 'ignored', why: `the event payload ${eventPath} is not JSON` };
+    }
+    return settleTargetOf(eventName, payload);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
@@ -56520,8 +58571,10 @@ function planReconcile(files, now) {
     const redAndWaiting = open && !machine.paused && latest !== undefined && awaitsFix(latest.state);
     const spent = isIterationOpen(ledger) && now > deadlineOf(ledger.iteration);
     const kind = pauseKindIn(ledger, machine);
+    const waiting = open && !machine.paused && latest?.state === 'in-flight' && latest.waits ? latest : null;
     return {
-        inFlight: open ? inFlightAttempts(ledger) : [],
+        inFlight: open ? inFlightAttempts(ledger).filter((attempt) => !attempt.waits) : [],
+        waiting,
         fixer: redAndWaiting && latest?.dispatch?.state === 'sent' ? latest : null,
         expired: redAndWaiting && spent,
         resume: isCiPause(kind)
@@ -56536,6 +58589,7 @@ function planReconcile(files, now) {
 }
 function isIdle(plan) {
     return (plan.inFlight.length === 0 &&
+        plan.waiting === null &&
         plan.fixer === null &&
         !plan.expired &&
         plan.resume === null &&
@@ -56551,6 +58605,8 @@ function staleAttempts(ledger, liveness, now) {
         return [];
     const spent = now > deadlineOf(ledger.iteration);
     return inFlightAttempts(ledger).filter((attempt) => {
+        if (attempt.waits)
+            return false;
         const state = liveness.get(attempt.index) ?? 'unknown';
         return state === 'finished' || (state === 'unknown' && spent);
     });
@@ -56680,10 +58736,17 @@ function decideResume(read) {
 }
 /** Whether reconcile wrote the program's files (any write projects the ledger again). */
 function wroteFiles(happened) {
-    return happened.some((step) => step.kind === 'abandoned' || step.kind === 'paused' || step.kind === 'resumed');
+    return happened.some((step) => step.kind === 'abandoned' ||
+        step.kind === 'paused' ||
+        step.kind === 'resumed' ||
+        (step.kind === 'settled' && step.status !== 'waiting'));
 }
 const resumedIn = (outcome) => outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'resumed');
 const abandonedIn = (outcome) => outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'abandoned');
+/** The pauses reconcile made of a program, as the `paused` output lists them. */
+const pausesIn = (outcome) => outcome.kind === 'reconciled'
+    ? outcome.happened.flatMap((step) => step.kind === 'paused' ? [{ program: outcome.program, reason: step.reason }] : [])
+    : [];
 
 ;// CONCATENATED MODULE: ./src/render/reconcile-summary.ts
 /**
@@ -56716,6 +58779,10 @@ function stepWords(program, step) {
             return 'none: the pause changed meanwhile';
         case 'reprojected':
             return `projected the ledger into ${program}.md again (another writer had reverted it)`;
+        case 'settled':
+            return step.status === 'waiting'
+                ? `left waiting: ${step.why}`
+                : `settled the waiting attempt (${step.status}): ${step.why}`;
     }
 }
 /** What reconcile did to a program, in words (`none` when nothing). */
@@ -56852,37 +58919,6 @@ async function doctorForReconcile(config, deps, known) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/app/snapshot-store.ts
-
-/**
- * Reads are answered from the snapshot (a file absent there reads as none), writes go to the
- * store and update the snapshot. A write conflict shows the branch moved since the fetch, for
- * any file: every read goes to the store itself from then on.
- */
-function throughSnapshot(store, snapshot) {
-    const files = new Map(snapshot.files);
-    let moved = false;
-    return {
-        description: store.description,
-        async read(path) {
-            return moved ? store.read(path) : (files.get(path) ?? null);
-        },
-        async write(path, text, expected) {
-            try {
-                const written = await store.write(path, text, expected);
-                files.set(path, { text, version: written.version });
-                return written;
-            }
-            catch (error) {
-                if (error instanceof state_errors/* StateConflictError */.K$)
-                    moved = true;
-                throw error;
-            }
-        },
-        list: () => store.list()
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/app/reconcile.ts
 /**
  * The `reconcile` command (docs/commands.md: "reconcile"), for a schedule and as gh-aw's `ci_reconcile`
@@ -56903,6 +58939,7 @@ function throughSnapshot(store, snapshot) {
  * program costs nothing; a program that needs action costs what it needs. One program's error
  * never stops the others: it is listed in `errors` and its files are left untouched.
  */
+
 
 
 
@@ -56942,18 +58979,6 @@ function resumePolicy(config) {
         allowNoChecks: false,
         graceMs: 0
     };
-}
-async function readFiles(program, store, context) {
-    const [stored, storedLedger] = await Promise.all([
-        store.read((0,schema/* stateFilePath */.n0)(program)),
-        store.read(ledgerPath(program))
-    ]);
-    if (!stored)
-        return null;
-    return programFilesOf(program, stored, storedLedger, store.description, {
-        maxBytes: context.config.stateMaxBytes,
-        now: context.deps.clock.now()
-    });
 }
 async function livenessOfAttempts(attempts, { deps }) {
     const liveness = new Map();
@@ -57075,6 +59100,19 @@ async function resolveUnfixed(program, store, files, plan, context) {
     deps.log.info(`${program}: ${why}: paused (${outcome.reason})`);
     return [{ kind: 'paused', reason: outcome.reason, why, advice: blocked?.advice ?? null }];
 }
+/**
+ * The attempt a gate with `wait: false` left waiting, settled when CI has finished: the
+ * safety net for a `settle` event that never came (README: "Settling on events").
+ */
+async function settleForEvents(program, store, files, plan, { config, deps }) {
+    const attempt = plan.waiting && waitingAttempt(files);
+    if (!attempt)
+        return { kind: 'settled', status: 'waiting', why: 'nothing waits' };
+    const report = await settleWaiting(config, deps, files, attempt, store);
+    const status = statusOf(report.settlement);
+    deps.log.info(`${program}: waiting attempt ${attempt.index}: ${report.message}`);
+    return { kind: 'settled', status, why: report.message };
+}
 async function tryResume(program, store, files, when, context) {
     const { deps, config } = context;
     const branch = files.machine.branch ?? `autoloop/${program}`;
@@ -57128,7 +59166,7 @@ async function tryResume(program, store, files, when, context) {
 async function reconcileProgram(program, store, context) {
     let state = 'unreadable';
     try {
-        const files = await readFiles(program, store, context);
+        const files = await readProgramFiles(program, store, context);
         if (!files)
             return { kind: 'deleted', program };
         state = stateWord(files.machine);
@@ -57143,6 +59181,8 @@ async function reconcileProgram(program, store, context) {
         if (isIdle(plan))
             return reconciled([]);
         const happened = await resolveAbandoned(program, store, plan, context);
+        if (plan.waiting)
+            happened.push(await settleForEvents(program, store, files, plan, context));
         const paused = () => happened.some((step) => step.kind === 'paused');
         if (!paused())
             happened.push(...(await resolveUnfixed(program, store, files, plan, context)));
@@ -57163,40 +59203,15 @@ async function reconcileProgram(program, store, context) {
         return { kind: 'failed', program, state, reason };
     }
 }
-/** The programs and a store to read them from: the git snapshot when there is one. */
-async function source(context) {
-    const { deps, config } = context;
-    if (deps.memoryBranch) {
-        try {
-            const snapshot = await deps.memoryBranch.read(config.stateBranch);
-            const programs = snapshot ? (0,schema/* programsOf */.h2)([...snapshot.files.keys()]) : [];
-            return {
-                programs,
-                store: throughSnapshot(deps.store, snapshot ?? { commit: '', files: new Map() }),
-                label: snapshot
-                    ? `with git at ${snapshot.commit.slice(0, 12)}`
-                    : 'with git: the branch does not exist',
-                branchFound: snapshot !== null
-            };
-        }
-        catch (error) {
-            deps.log.warning(`Reading ${config.stateBranch} with git failed (${(0,errors/* errorMessage */.gJ)(error)}); reading it through the contents API instead`);
-        }
-    }
-    return {
-        programs: await deps.store.list(),
-        store: deps.store,
-        label: `from ${deps.store.description}`
-    };
-}
 async function runReconcileCommand(config, deps) {
     const context = { config, deps };
-    const { programs, store, label, branchFound } = await source(context);
+    const { programs, store, label, branchFound } = await programSource(config, deps);
     deps.log.info(`Reconciling ${programs.length} program(s) read ${label}`);
     const limit = pLimit(RECONCILE_CONCURRENCY);
     const outcomes = await Promise.all(programs.map((program) => limit(() => reconcileProgram(program, store, context))));
     const resumed = outcomes.filter(resumedIn).map((o) => o.program);
     const abandoned = outcomes.filter(abandonedIn).map((o) => o.program);
+    const paused = outcomes.flatMap(pausesIn);
     const errors = outcomes.flatMap((o) => o.kind === 'failed' ? [{ program: o.program, reason: o.reason }] : []);
     // The setup check, fail-soft: a broken setup shows here before the first red iteration.
     const doctor = await doctorForReconcile(config, deps, branchFound === undefined ? undefined : { branch: config.stateBranch, exists: branchFound });
@@ -57205,11 +59220,12 @@ async function runReconcileCommand(config, deps) {
             status: 'reconciled',
             resumed: JSON.stringify(resumed),
             abandoned: JSON.stringify(abandoned),
+            paused: JSON.stringify(paused),
             errors: JSON.stringify(errors),
             doctor: doctor.output
         },
         summary: renderReconcileSummary(outcomes, label) + doctor.summary,
-        message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
+        message: `Reconciled ${programs.length} program(s): ${resumed.length} resumed, ${paused.length} paused, ${abandoned.length} with abandoned attempts, ${errors.length} error(s)`
     };
 }
 
@@ -57219,6 +59235,7 @@ async function runReconcileCommand(config, deps) {
  * Everything it talks to arrives in `MainDeps`, so the action, the CLI and the tests run it
  * unchanged.
  */
+
 
 
 
@@ -57257,6 +59274,8 @@ async function dispatch(config, deps) {
             return runResetCommand(config, commandDeps);
         case 'doctor':
             return runDoctorCommand(config, commandDeps);
+        case 'settle':
+            return runSettleCommand(config, commandDeps);
     }
 }
 async function run(deps) {
@@ -57297,7 +59316,7 @@ async function run(deps) {
 /* harmony export */ });
 /* harmony import */ var markdown_table__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(735);
 /* harmony import */ var _core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9069);
-/* harmony import */ var _core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3006);
+/* harmony import */ var _core_doctor_checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2354);
 /* harmony import */ var _core_doctor_model_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7006);
 /**
  * What the doctor says (docs/commands.md: "doctor"): one line per check, a markdown table for the job
@@ -57396,8 +59415,50 @@ function fenced(lines, maxLines, text) {
         .map((line) => (line.startsWith('#') ? ` ${line}` : line))
         .join('\n');
 }
-function heading(detail, text) {
-    return `${(0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(detail.key, KEY_CHARS, text)} (${(0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(detail.check, CHECK_CHARS, text)})`;
+function heading(detail, text, others = []) {
+    const head = `${(0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(detail.key, KEY_CHARS, text)} (${(0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(detail.check, CHECK_CHARS, text)})`;
+    if (others.length === 0)
+        return head;
+    const named = others.slice(0, GROUP_KEYS_NAMED).map((key) => (0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(key, KEY_CHARS, text));
+    const more = others.length - named.length;
+    return `${head} and ${others.length} more with the same error: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+/** Keys of a group of failures with the same error named in its heading; the rest are counted. */
+const GROUP_KEYS_NAMED = 3;
+/** A diagnostic's location where its line begins: `src/a.ts(3,13)`, `src/a.py:12:5`, `a.go:7`. */
+const LINE_LOCATION = /^(\s*)[^\s(:]{1,500}(?:\(\d+,\d+\)|:\d+(?::\d+)?)/;
+/**
+ * Failures of one check whose details say the same thing but where, and whose keys differ in
+ * their last part only (a compiler's error in several files: the same tool, code and symbol,
+ * the same message and continuation lines, another path): one block, the first
+ * failure's lines whole and each other's location lines (its diagnostic lines as printed), so
+ * the count and the files are there once the message has been read. Details whose first line
+ * has no location are never grouped.
+ */
+function sameErrorGroups(details) {
+    const groups = [];
+    const bySignature = new Map();
+    for (const detail of details) {
+        const first = detail.lines[0] ?? '';
+        const masked = first.replace(LINE_LOCATION, '$1');
+        if (masked === first) {
+            groups.push({ detail, others: [], lines: detail.lines });
+            continue;
+        }
+        const signature = `${detail.check}\u0000${detail.key.slice(0, detail.key.lastIndexOf(':'))}\u0000${[...new Set(detail.lines.map((line) => line.replace(LINE_LOCATION, '$1')))].join('\n')}`;
+        const group = bySignature.get(signature);
+        if (group === undefined) {
+            const created = { detail, others: [], lines: [...detail.lines] };
+            bySignature.set(signature, created);
+            groups.push(created);
+            continue;
+        }
+        group.others.push(detail.key);
+        for (const line of detail.lines)
+            if (line.replace(LINE_LOCATION, '$1') === masked)
+                group.lines.push(line);
+    }
+    return groups.map(({ detail, others, lines }) => others.length === 0 ? { detail, others } : { detail: { ...detail, lines }, others });
 }
 /**
  * The details as markdown lines, at most `maxBytes` UTF-8 bytes joined with line breaks; none
@@ -57405,39 +59466,70 @@ function heading(detail, text) {
  */
 function renderFailureDetails(details, maxBytes, text = {}, 
 /** How many failures there are in all (some may have no details kept): the rest are counted. */
-failures = details.length) {
+failures = details.length, 
+/**
+ * How many failures each check had (its keys, details or not), said once per check before its
+ * first failure's details. Left out: one check had them all (`failures`), or, for several
+ * checks, each check's details are counted and said as such.
+ */
+perCheck = undefined) {
     const shown = details.filter((detail) => detail.lines.length > 0);
     if (shown.length === 0)
         return [];
+    const checks = new Set(details.map((detail) => detail.check));
+    const counts = perCheck ?? (checks.size === 1 ? new Map([[details[0]?.check ?? '', failures]]) : undefined);
+    const countedDetails = counts === undefined ? countPerCheck(details) : undefined;
     const title = '**Failure details** (as the tools printed them; untrusted CI output)';
+    const groups = sameErrorGroups(shown);
     const blocks = [];
     let used = utf8(title);
     let left = 0;
-    for (const [index, detail] of shown.entries()) {
-        const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - index - 1);
+    let covered = 0;
+    for (const [index, group] of groups.entries()) {
+        const detail = group.detail;
+        const room = maxBytes - used - 2 - reserve(Math.max(shown.length, failures) - covered - 1);
         if (room < MIN_ENTRY_BYTES) {
-            left = shown.length - index;
+            left = shown.length - covered;
             break;
         }
-        const head = heading(detail, text);
+        const first = index === 0 || groups[index - 1]?.detail.check !== detail.check;
+        const head = first
+            ? `${checkLine(detail.check, counts?.get(detail.check) ?? countedDetails?.get(detail.check), counts === undefined, text)}\n\n${heading(detail, text, group.others)}`
+            : heading(detail, text, group.others);
         let block = `${head}\n\n${fenced(detail.lines, detail.lines.length, text)}`;
         // Cut at a line boundary: fewer lines until it fits.
         for (let lines = detail.lines.length - 1; utf8(block) > room && lines >= 1; lines -= 1)
             block = `${head}\n\n${fenced(detail.lines, lines, text)}`;
         if (utf8(block) > room) {
-            left = shown.length - index;
+            left = shown.length - covered;
             break;
         }
         blocks.push(block);
         used += utf8(block) + 2;
+        covered += 1 + group.others.length;
     }
     if (blocks.length === 0)
         return [];
-    left = Math.max(left, failures - blocks.length);
+    left = Math.max(left, failures - covered);
     const lines = [title, '', ...blocks.join('\n\n').split('\n')];
     if (left > 0)
         lines.push('', `_${left} more failure${left === 1 ? '' : 's'} without details here (no room); every key is in the signature._`);
     return lines;
+}
+/** A check's failures, counted from its details. */
+function countPerCheck(details) {
+    const counts = new Map();
+    for (const detail of details)
+        counts.set(detail.check, (counts.get(detail.check) ?? 0) + 1);
+    return counts;
+}
+/**
+ * `Check `test`: 21 failures` — said before the check's first failure; `… with details` when
+ * only the check's details could be counted.
+ */
+function checkLine(check, count, detailsOnly, text) {
+    const n = count ?? 0;
+    return `Check ${(0,_core_text_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .inlineCode */ .ti)(check, CHECK_CHARS, text)}: ${n} failure${n === 1 ? '' : 's'}${detailsOnly ? ' with details' : ''}`;
 }
 /** Room kept for the closing note when failures are left. */
 function reserve(later) {
@@ -66723,10 +68815,11 @@ __nccwpck_require__.d(__webpack_exports__, {
   Ikc: () => (/* binding */ object),
   g1P: () => (/* binding */ record),
   YjP: () => (/* binding */ string),
-  KCZ: () => (/* binding */ union)
+  KCZ: () => (/* binding */ union),
+  L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, unknown, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
