@@ -46703,24 +46703,29 @@ async function waitForChecks(config, deps, sha, pull, policy, window) {
         deadline: window.deadline
     });
     const base = { sha, pull, startedAt, finishedAt: result.finishedAt, polls: result.polls };
-    if (result.kind === 'ci-timeout') {
+    return wait_for_checks_observationOf(base, result.kind === 'ci-timeout' ? result : result.verdict);
+}
+/**
+ * One observation from what the checks came to: a verdict, or `ci-timeout` with what was still
+ * running at the wall-clock cap (the polling gate and `settle` alike).
+ */
+function wait_for_checks_observationOf(base, outcome) {
+    if (outcome.kind === 'ci-timeout')
         return {
             ...base,
             verdict: 'ci-timeout',
-            checks: result.checks,
+            checks: outcome.checks,
             missingRequired: [],
             reasons: [
-                `ci-timeout: still waiting for ${result.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
+                `ci-timeout: still waiting for ${outcome.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
             ]
         };
-    }
-    const { verdict } = result;
     return {
         ...base,
-        verdict: verdict.kind,
-        checks: verdict.checks,
-        missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
-        reasons: verdict.reasons
+        verdict: outcome.kind,
+        checks: outcome.checks,
+        missingRequired: outcome.kind === 'red' ? outcome.missingRequired : [],
+        reasons: outcome.reasons
     };
 }
 /**
@@ -46739,24 +46744,10 @@ async function readChecksOnce(deps, sha, pull, policy, window) {
     const finishedAt = deps.clock.now();
     const base = { sha, pull, startedAt, finishedAt, polls: 1 };
     if (verdict.kind !== 'pending')
-        return {
-            ...base,
-            verdict: verdict.kind,
-            checks: verdict.checks,
-            missingRequired: verdict.kind === 'red' ? verdict.missingRequired : [],
-            reasons: verdict.reasons
-        };
+        return wait_for_checks_observationOf(base, verdict);
     if (finishedAt < window.deadline)
         return { kind: 'still-running', checks: verdict.checks, waitingFor: verdict.waitingFor };
-    return {
-        ...base,
-        verdict: 'ci-timeout',
-        checks: verdict.checks,
-        missingRequired: [],
-        reasons: [
-            `ci-timeout: still waiting for ${verdict.waitingFor.join(', ') || 'checks'} at the wall-clock cap`
-        ]
-    };
+    return wait_for_checks_observationOf(base, { ...verdict, kind: 'ci-timeout' });
 }
 
 ;// CONCATENATED MODULE: ./src/core/checks/policy.ts

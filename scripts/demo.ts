@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util'
 import {
   startFakeGitHub,
   type CheckRunPlan,
+  type DispatchedRunPlan,
   type FakeGitHub
 } from '../__fixtures__/fake-github/index.js'
 import { createStateFile } from '../src/statefile/template.js'
@@ -377,13 +378,6 @@ async function ghawScene(): Promise<boolean> {
     const pushed = revParse(`${trigger}^`)
     return { agent: pushed, trigger }
   }
-  const handOver = (iteration: object) => {
-    writeFileSync(
-      join(artifact, 'autoloop.json'),
-      JSON.stringify({ selected: program, selected_issue: 1, existing_pr: 7, head_branch: branch })
-    )
-    writeFileSync(join(artifact, 'autoloop-iteration.json'), JSON.stringify(iteration))
-  }
   const mainHead = fake.state.branches.main!
   try {
     banner(
@@ -398,7 +392,7 @@ async function ghawScene(): Promise<boolean> {
     console.log(
       `  gh-aw ${DEMO_GH_AW}: agent commit ${first.agent.slice(0, 7)} (through GraphQL), its empty CI-trigger commit ${first.trigger.slice(0, 7)} on top; push_repo_memory wrote the agent's lesson`
     )
-    handOver({
+    handOver(artifact, program, {
       program,
       metric: 0.87,
       improved: true,
@@ -440,7 +434,12 @@ async function ghawScene(): Promise<boolean> {
     console.log(
       `  gh-aw ${DEMO_GH_AW}: agent commit ${second.agent.slice(0, 7)}, its empty CI-trigger commit ${second.trigger.slice(0, 7)} on top`
     )
-    handOver({ program, metric: 0.91, improved: true, change: 'faster total(), first price kept' })
+    handOver(artifact, program, {
+      program,
+      metric: 0.91,
+      improved: true,
+      change: 'faster total(), first price kept'
+    })
     fake.state.checkRuns.push(
       check(second.trigger, 'test', 3, 'success'),
       check(second.trigger, 'lint', 2, 'success')
@@ -486,16 +485,28 @@ async function ghawScene(): Promise<boolean> {
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// Scene 2, continued: a fixer run that gh-aw's pre_activation skipped
+/**
+ * What the agent job leaves in its artifact for the gate (gh-aw's hand-over): the selected
+ * program and the iteration's metric.
+ */
+function handOver(artifact: string, program: string, iteration: object): void {
+  writeFileSync(
+    join(artifact, 'autoloop.json'),
+    JSON.stringify({
+      selected: program,
+      selected_issue: 1,
+      existing_pr: 7,
+      head_branch: `autoloop/${program}`
+    })
+  )
+  writeFileSync(join(artifact, 'autoloop-iteration.json'), JSON.stringify(iteration))
+}
 
 /**
- * gh-aw after v0.72 without `on.bots`: the gate dispatches the fixer run as
- * `github-actions[bot]`, and `pre_activation` lets it through with `activated=false`, so
- * every later job is skipped. The next run's `ci_reconcile` reads that run's jobs and pauses
- * the program `ci-blocked: fixer run <id> did not run the agent: …`, spending no attempt.
+ * The program `cart-speed` on a fresh repository behind the fake (issue 1, draft PR 7, state
+ * file on the state branch), its gh-aw artifact folder, and what the fixer runs it dispatches do.
  */
-async function skippedFixerRun(): Promise<boolean> {
+async function cartSpeedWorld(dispatchedRuns: DispatchedRunPlan) {
   const program = 'cart-speed'
   const branch = `autoloop/${program}`
   const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
@@ -506,7 +517,6 @@ async function skippedFixerRun(): Promise<boolean> {
   const stateFile = createStateFile(program, {
     machineState: { issue: 1, pr: 7, metricDirection: 'higher', bestMetric: 0.82 }
   })
-  const skipped = (name: string) => ({ name, conclusion: 'skipped' as const })
   const fake = await startFakeGitHub({
     realTime: true,
     scenario: {
@@ -515,17 +525,30 @@ async function skippedFixerRun(): Promise<boolean> {
       issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }],
       pulls: [{ number: 7, head: branch, draft: true }],
       workflows: ['autoloop.lock.yml'],
-      dispatchedRuns: {
-        queuedSeconds: 1,
-        runSeconds: 2,
-        jobs: [
-          { name: 'pre_activation', conclusion: 'success' },
-          ...['activation', 'agent', 'detection', 'safe_outputs', 'ci_gate', 'conclusion'].map(
-            skipped
-          )
-        ]
-      }
+      dispatchedRuns
     }
+  })
+  return { program, branch, tmp, repo, artifact, fake }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scene 2, continued: a fixer run that gh-aw's pre_activation skipped
+
+/**
+ * gh-aw after v0.72 without `on.bots`: the gate dispatches the fixer run as
+ * `github-actions[bot]`, and `pre_activation` lets it through with `activated=false`, so
+ * every later job is skipped. The next run's `ci_reconcile` reads that run's jobs and pauses
+ * the program `ci-blocked: fixer run <id> did not run the agent: …`, spending no attempt.
+ */
+async function skippedFixerRun(): Promise<boolean> {
+  const skipped = (name: string) => ({ name, conclusion: 'skipped' as const })
+  const { program, branch, tmp, repo, artifact, fake } = await cartSpeedWorld({
+    queuedSeconds: 1,
+    runSeconds: 2,
+    jobs: [
+      { name: 'pre_activation', conclusion: 'success' },
+      ...['activation', 'agent', 'detection', 'safe_outputs', 'ci_gate', 'conclusion'].map(skipped)
+    ]
   })
   try {
     banner(
@@ -538,14 +561,7 @@ async function skippedFixerRun(): Promise<boolean> {
     const trigger = repo.commit(null, 'ci: trigger checks')
     repo.git('push', '-q', 'origin', branch)
     console.log(`  agent commit ${agent.slice(0, 7)}, CI-trigger commit ${trigger.slice(0, 7)}`)
-    writeFileSync(
-      join(artifact, 'autoloop.json'),
-      JSON.stringify({ selected: program, selected_issue: 1, existing_pr: 7, head_branch: branch })
-    )
-    writeFileSync(
-      join(artifact, 'autoloop-iteration.json'),
-      JSON.stringify({ program, metric: 0.87, improved: true, change: 'faster total()' })
-    )
+    handOver(artifact, program, { program, metric: 0.87, improved: true, change: 'faster total()' })
     fake.state.checkRuns.push(
       check(trigger, 'test', 3, 'failure', JEST_LOG),
       check(trigger, 'lint', 2, 'success')
@@ -626,34 +642,11 @@ function workflowRunCompleted(
 }
 
 async function eventsScene(): Promise<boolean> {
-  const program = 'cart-speed'
-  const branch = `autoloop/${program}`
-  const tmp = mkdtempSync(join(tmpdir(), 'autoloop-demo-'))
-  const repo = project(tmp, branch)
-  repo.git('push', '-q', 'origin', branch)
-  const artifact = join(tmp, 'gh-aw', 'agent')
-  mkdirSync(artifact, { recursive: true })
-  const stateFile = createStateFile(program, {
-    machineState: { issue: 1, pr: 7, metricDirection: 'higher', bestMetric: 0.82 }
+  const { program, branch, tmp, repo, artifact, fake } = await cartSpeedWorld({
+    queuedSeconds: 1,
+    runSeconds: 600,
+    conclusion: 'success'
   })
-  const fake = await startFakeGitHub({
-    realTime: true,
-    scenario: {
-      gitDir: repo.bare,
-      contents: { 'memory/autoloop': { [`${program}.md`]: stateFile } },
-      issues: [{ number: 1, title: `Autoloop: ${program}`, labels: ['autoloop-program'] }],
-      pulls: [{ number: 7, head: branch, draft: true }],
-      workflows: ['autoloop.lock.yml'],
-      dispatchedRuns: { queuedSeconds: 1, runSeconds: 600, conclusion: 'success' }
-    }
-  })
-  const handOver = (iteration: object) => {
-    writeFileSync(
-      join(artifact, 'autoloop.json'),
-      JSON.stringify({ selected: program, selected_issue: 1, existing_pr: 7, head_branch: branch })
-    )
-    writeFileSync(join(artifact, 'autoloop-iteration.json'), JSON.stringify(iteration))
-  }
   // The red check goes straight to the fixer run (no re-run first), so settle never waits.
   const gateInputs = { ...ghAwGateInputs(artifact), wait: 'false', 'rerun-failed': '0' }
   const settleInputs = { command: 'settle', 'state-branch': 'memory/autoloop' }
@@ -694,7 +687,7 @@ async function eventsScene(): Promise<boolean> {
       `[Autoloop: ${program}] Iteration 12: faster total()`
     )
     repo.git('push', '-q', 'origin', branch)
-    handOver({
+    handOver(artifact, program, {
       program,
       metric: 0.87,
       improved: true,
@@ -740,7 +733,12 @@ async function eventsScene(): Promise<boolean> {
     )
     const fix = repo.commit(FIXED_CART, `[Autoloop: ${program}] Iteration 12: fix total()`)
     repo.git('push', '-q', 'origin', branch)
-    handOver({ program, metric: 0.91, improved: true, change: 'faster total(), first price kept' })
+    handOver(artifact, program, {
+      program,
+      metric: 0.91,
+      improved: true,
+      change: 'faster total(), first price kept'
+    })
     fake.state.checkRuns.push(
       check(fix, 'lint', 2, 'success'),
       check(fix, 'build', 3, 'success'),
