@@ -66,7 +66,14 @@ describe('normalisePath', () => {
     ['/home/dev/code/go/internal/x/y.go', 'internal/x/y.go'],
     // A usual folder named like a project folder is still the checkout's parent.
     ['/home/dev/src/lib/index.js', 'index.js'],
-    // Any other home folder: the depth is unknown, so the path starts at its first project folder.
+    // Any other home folder: a folder that starts a project path two folders down says they were
+    // a group and its checkout (paths as people's files in public repositories name them)…
+    ['/home/dev/sites/closecall/core/views.py', 'core/views.py'],
+    [
+      '/Users/dev/Projetos/neondash/client/src/components/dashboard/NeonCRM.tsx',
+      'client/src/components/dashboard/NeonCRM.tsx'
+    ],
+    // …else the depth is unknown, so the path starts at its first project folder.
     ['/Users/dev/DEV/Experiments/shop/src/components/Cart.tsx', 'src/components/Cart.tsx'],
     ['/home/dev/Desktop/shop/tests/test_cart.py', 'tests/test_cart.py'],
     ['/home/dev/shop/node_modules/left-pad/lib/index.js', 'node_modules/left-pad/lib/index.js'],

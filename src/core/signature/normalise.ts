@@ -85,6 +85,21 @@ const TEMP_ROOTS: readonly RegExp[] = [
 const PROJECT_FOLDERS = new RegExp(`\\/(?:${PROJECT_FOLDER_NAMES})\\/`)
 
 /**
+ * Folders that start a project path when they sit right in a checkout: the project folders
+ * above, and the folders an application keeps at its root (a Django project's `core/`, a web
+ * app's `app/`, a client and server pair). Deeper in a project they are common too, so they
+ * only say where a checkout ends where its depth is otherwise unknown (see relativeToHome).
+ */
+const ROOT_FOLDER_NAMES = `${PROJECT_FOLDER_NAMES}|app|apps|core|client|server|api`
+/**
+ * `~/<group>/<repo>/<root folder>/…` inside a home directory that names no usual folder of
+ * checkouts: a folder that starts a project path two folders down, below two that do not.
+ */
+const GROUP_AND_CHECKOUT = new RegExp(
+  String.raw`^(?!(?:${PROJECT_FOLDER_NAMES})\/)[^/]+\/(?!(?:${PROJECT_FOLDER_NAMES})\/)[^/]+\/(?=(?:${ROOT_FOLDER_NAMES})\/)`
+)
+
+/**
  * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
  * toolchains). A temporary directory in a home is cut as a temporary directory instead.
  */
@@ -135,11 +150,15 @@ function relativeToCheckout(path: string): string {
 
 /**
  * A path under a home directory whose folders name no usual folder of checkouts: how deep the
- * checkout lies is unknown (`~/<repo>/`, `~/DEV/<group>/<repo>/`), so the path is cut before its
- * first project folder, as any other unknown layout is; only a path with none is taken as
- * `~/<repo>/…`. A folder the machine added is never kept in a key.
+ * checkout lies is unknown (`~/<repo>/`, `~/DEV/<group>/<repo>/`). A folder that starts a
+ * project path two folders down says the two were a group and its checkout
+ * (`~/sites/closecall/core/views.py`); else the path is cut before its first project folder, as
+ * any other unknown layout is, and only a path with none is taken as `~/<repo>/…`. A folder the
+ * machine added is never kept in a key.
  */
 function relativeToHome(rest: string): string {
+  const checkout = GROUP_AND_CHECKOUT.exec(rest)
+  if (checkout !== null) return rest.slice(checkout[0].length)
   const folder = PROJECT_FOLDERS.exec(`/${rest}`)
   return folder !== null ? rest.slice(folder.index) : rest.slice(rest.indexOf('/') + 1)
 }
