@@ -5,6 +5,7 @@ import {
   firstQuotedSymbol,
   maskMessage,
   MAX_KEY_LENGTH,
+  normaliseCutPath,
   normalisePath,
   normalisePathsIn,
   stripTrailingDuration
@@ -113,6 +114,26 @@ describe('normalisePath', () => {
         }
       )
     )
+  })
+
+  test.each([
+    // A path cut by hand to start at the checkout's own folder loses it…
+    ['react-schema-form/src/__tests__/ArrayCapture-test.js', 'src/__tests__/ArrayCapture-test.js'],
+    ['closecall\\core\\views.py', 'core/views.py'],
+    // …but a path that starts at a project folder, or whose second folder starts none, is kept
+    // (eslint's own relative file lines, as public threads quote them).
+    [
+      'app/scripts/stores/__tests__/app-store-test.js',
+      'app/scripts/stores/__tests__/app-store-test.js'
+    ],
+    ['tools\\utils\\compile.js', 'tools/utils/compile.js'],
+    ['public/components/eui-loader.js', 'public/components/eui-loader.js'],
+    ['./src/actions/MessageActions.js', 'src/actions/MessageActions.js'],
+    ['.github/scripts/check.js', '.github/scripts/check.js'],
+    // An absolute path is normalised as any other.
+    ['/home/runner/work/shop/shop/web/src/cart.ts', 'web/src/cart.ts']
+  ])('a path cut by hand: %s → %s', (input, expected) => {
+    expect(normaliseCutPath(input)).toBe(expected)
   })
 
   test('paths inside a message are normalised where they start', () => {

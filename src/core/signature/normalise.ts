@@ -163,6 +163,26 @@ function relativeToHome(rest: string): string {
   return folder !== null ? rest.slice(folder.index) : rest.slice(rest.indexOf('/') + 1)
 }
 
+/**
+ * A checkout's own folder before a relative path (`<repo>/client/apps/view.js`): a first folder
+ * that starts no project path, before one that does. Dot folders (`.github/`) are the project's.
+ */
+const CHECKOUT_FOLDER = new RegExp(
+  String.raw`^(?![.])(?!(?:${ROOT_FOLDER_NAMES})\/)[^/]+\/(?=(?:${ROOT_FOLDER_NAMES})\/)`
+)
+
+/**
+ * `normalisePath` for a path where today's tool prints an absolute one (eslint's file line): a
+ * relative path there was cut by hand, most often to start at the checkout's own folder (`<repo>/client/apps/view.js`), which
+ * then goes, as a checkout root does. A path from `./` or `../` is kept as the tool wrote it.
+ */
+export function normaliseCutPath(path: string): string {
+  const p = normalisePath(path)
+  if (/^(?:[A-Za-z]:|\.{1,2})?[\\/]|^file:/.test(path.trim())) return p
+  const folder = CHECKOUT_FOLDER.exec(p)
+  return folder === null ? p : p.slice(folder[0].length)
+}
+
 /** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
 export function normalisePathsIn(text: string): string {
   return text.replace(/(?<![\w.~/\\-])(?:[A-Za-z]:[\\/]|\/)[^\s'"`:()]{1,500}/g, (path) =>

@@ -10,6 +10,7 @@ import {
   buildKey,
   firstQuotedSymbol,
   maskMessage,
+  normaliseCutPath,
   normalisePath,
   stripErrorMarker
 } from '../normalise.js'
@@ -60,13 +61,18 @@ export function createEslintParser(): ToolParser {
       }
       if (file === undefined) return
       const problem = STYLISH_PROBLEM.exec(raw)
-      if (problem !== null) add(file, problem[1] ?? '', problem[2], raw)
+      if (problem !== null) add(file, problem[1] ?? '', problem[2], raw, normaliseCutPath(file))
     },
     finish: () => findings.list()
   }
 
-  function add(path: string, message: string, rule: string | undefined, line: string): void {
-    const normalisedPath = normalisePath(path)
+  function add(
+    path: string,
+    message: string,
+    rule: string | undefined,
+    line: string,
+    normalisedPath = normalisePath(path)
+  ): void {
     const key =
       rule === undefined
         ? buildKey('eslint', maskMessage(message), normalisedPath)
