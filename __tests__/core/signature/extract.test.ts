@@ -221,6 +221,19 @@ describe('extractFailures', () => {
     expect(keys(noisy)).toEqual(found)
   })
 
+  test.each(['eslint/hand-cut-root-file-lines', 'eslint/relative-file-lines'])(
+    "eslint's stylish output with a blank line after every line (a console copied so): the same keys, never a warning: %s",
+    (fixture) => {
+      const text = readFileSync(join(CORPUS, 'quoted', fixture, 'ci-log.txt'), 'utf8')
+      const found = keys(text)
+      expect(found.length).toBeGreaterThan(0)
+      const lines = text.split('\n')
+      expect(keys(lines.join('\n\n'))).toEqual(found)
+      // Two blank lines after a file line end it: its problems are no longer known to be its.
+      expect(keys(lines.join('\n\n\n'))).toEqual([])
+    }
+  )
+
   test("shellcheck's tty format: each finding under its block's header, never its wiki list", () => {
     const text = readFileSync(
       join(CORPUS, 'quoted', 'shellcheck/tty-no-level-parse-errors/ci-log.txt'),

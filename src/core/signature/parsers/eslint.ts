@@ -25,13 +25,16 @@ const STYLISH_PROBLEM =
 const WEB_UI_MARK = /^Error: (?=\s+\d+:\d+\s)/
 const UNIX_PROBLEM =
   /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}):\d+:\d+: (.*) \[Error\/([\w@/.-]{1,100})\]$/
-const FILE_LINE =
-  /^(?:[A-Za-z]:)?[^\s:][^:]*\.(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)$/
+/** The extensions of the files ESLint lints, as a pattern (`(?:…)`). */
+export const ESLINT_FILE_EXTENSIONS =
+  '(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)'
+const FILE_LINE = new RegExp(`^(?:[A-Za-z]:)?[^\\s:][^:]*\\.${ESLINT_FILE_EXTENSIONS}$`)
 
 export const eslintGrepPatterns = [
   '^\\s+[0-9]+:[0-9]+\\s+error\\s',
   '^[0-9]+:[0-9]+\\s+Error: ',
-  '\\[Error/[^]]+\\]$'
+  '\\[Error/[^]]+\\]$',
+  `^[^ :]+\\.${ESLINT_FILE_EXTENSIONS.replaceAll('(?:', '(')}\\s*$`
 ]
 
 export function createEslintParser(): ToolParser {
@@ -39,29 +42,58 @@ export function createEslintParser(): ToolParser {
   const details = new FailureDetails()
   const findings = new FindingSet(details)
   let file: string | undefined
+  /**
+   * The file whose problems may still follow after one blank line: a file line, or the file of
+   * the last problem (a log that puts a blank line after every line, as a Jenkins console
+   * copied into a thread does). `gap` says the blank line was seen.
+   */
+  let awaited: string | undefined
+  let gap = false
   return {
     tool: 'eslint',
     push(text, before) {
       const raw = unmark(text)
-      const previous = before === undefined ? undefined : unmark(before)
       const first = raw.charCodeAt(0)
+      if (raw.trim() === '') {
+        // Reached only while awaiting problems: one blank line may sit before them, never two.
+        if (awaited === undefined || gap) {
+          awaited = undefined
+          return false
+        }
+        gap = true
+        return true
+      }
+      const previous = before === undefined ? undefined : unmark(before)
       if (first !== 32 && first !== 9 && !PROBLEM_START.test(raw)) {
-        const line = stripErrorMarker(raw)
+        const line = stripErrorMarker(raw).trimEnd()
+        awaited = undefined
         if (line.endsWith(']') && line.indexOf('[Error/') !== -1) {
           const unix = UNIX_PROBLEM.exec(line)
           if (unix !== null) add(unix[1] ?? '', unix[2] ?? '', unix[3], raw)
+        } else if (looksLikeSourcePath(line)) {
+          awaited = line
+          gap = false
+          return true
         }
         return
       }
-      if (!PROBLEM_START.test(raw)) return
-      // The first problem of a file follows the file's header line: a path on its own.
+      if (!PROBLEM_START.test(raw)) {
+        awaited = undefined
+        return false
+      }
+      // The first problem of a file follows the file's header line: a path on its own, or the
+      // blank line after the file line or the last problem in a log with a blank after each line.
       if (previous !== undefined && !PROBLEM_START.test(previous)) {
         const header = previous.trim()
-        file = looksLikeSourcePath(header) ? header : undefined
+        if (header !== '') file = looksLikeSourcePath(header) ? header : undefined
+        else file = gap ? awaited : undefined
       }
-      if (file === undefined) return
+      awaited = file
+      gap = false
+      if (file === undefined) return false
       const problem = STYLISH_PROBLEM.exec(raw)
       if (problem !== null) add(file, problem[1] ?? '', problem[2], raw, normaliseCutPath(file))
+      return true
     },
     finish: () => findings.list()
   }

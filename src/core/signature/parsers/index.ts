@@ -12,7 +12,7 @@
 import type { ParserFactory } from '../types.js'
 import { cargoGrepPatterns, createCargoParser } from './cargo.js'
 import { createDotnetParser, dotnetGrepPatterns } from './dotnet.js'
-import { createEslintParser, eslintGrepPatterns } from './eslint.js'
+import { ESLINT_FILE_EXTENSIONS, createEslintParser, eslintGrepPatterns } from './eslint.js'
 import { createGoParser, goGrepPatterns } from './go.js'
 import { createGradleParser, gradleGrepPatterns } from './gradle.js'
 import { createJavacParser, javacGrepPatterns } from './javac.js'
@@ -98,7 +98,12 @@ export const PARSERS: readonly ParserEntry[] = [
   {
     tool: 'eslint',
     create: createEslintParser,
-    triggers: { anywhere: [ERROR_WORD, ERROR_TITLE], lineStart: ['\\d+:\\d+\\s'] },
+    // A file line on its own: its problems may follow after a blank line, where the problem
+    // line's previous line does not name the file.
+    triggers: {
+      anywhere: [ERROR_WORD, ERROR_TITLE],
+      lineStart: ['\\d+:\\d+\\s', `${PATH_START}\\.${ESLINT_FILE_EXTENSIONS}[ \\t\\r]*(?:\\n|$)`]
+    },
     grepPatterns: eslintGrepPatterns
   },
   {
