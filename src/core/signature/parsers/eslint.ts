@@ -3,8 +3,12 @@
  * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`),
  * and `next lint`'s (a `./app/page.tsx` line, then `5:7  Error: 'x' is … never used.  rule` at
  * column 0). A stylish problem copied from the web UI, where the runner's problem matcher
- * marked it, reads `Error:   2:10  error  …`. Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
- * without a rule (a parsing error) uses its masked message instead.
+ * marked it, reads `Error:   2:10  error  …`; a console copied with a blank line after every
+ * line has one between a file line and its problems. Warnings are not failures. Key:
+ * `eslint:<rule>:<first quoted symbol>:<path>`; a problem without a rule (a parsing error) uses
+ * its masked message instead. A relative file line was most often cut by hand (eslint prints it
+ * absolute; early versions printed it as given) and may start at the checkout's own folder (see
+ * normaliseCutPath).
  */
 import {
   buildKey,
