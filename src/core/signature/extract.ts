@@ -82,21 +82,26 @@ const WRAPPER_LINE =
  *   failures.` (`Error:  Failed to execute goal …` in a job log).
  */
 const WRAPPER_FAILURE =
-  /^\s*(?:[\w@/.-]{1,200}:[\w:.-]{1,200}:\s+)?(?:npm (?:ERR!|error) (?:[^\s`]{1,200} [^\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |Error: command failed|command |\s*in workspace: |workspace |signal )|ERR_PNPM_\w{1,100}\s|ELIFECYCLE\s+(?:Command|Test) failed|(?:error )?Command failed with |(?:ERROR\s+)?[\w@/.-]{1,200}#[\w:.-]{1,200}: command \(|Failed:\s+[\w@/.-]{1,200}#|command \(.{0,2000}\) .{0,2000}exited \(\d|(?:ERROR|Error):?\s+(?:run failed: |command finished with error)|(?:[^\n]{0,300}?\s)?failed to solve: |(?:#\d{1,5} )?ERROR: process ".{0,4000}" did not complete successfully|The command '.{0,4000}' returned a non-zero code: |(?:\[ERROR\]|Error:)\s+Failed to execute goal )/
+  /^\s*(?:[\w@/.-]{1,200}:[\w:.-]{1,200}:\s+)?(?:npm (?:ERR!|error) (?:[^\s`]{1,200} [^\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |Error: command failed|command |\s*in workspace: |workspace |signal )|ERR_PNPM_\w{1,100}\s|ELIFECYCLE\s+(?:Command|Test) failed|(?:error )?Command failed with |(?:ERROR\s+)?[\w@/.-]{1,200}#[\w:.-]{1,200}: command \(|Failed:\s+[\w@/.-]{1,200}#|command \(.{0,2000}\) .{0,2000}exited \(\d|(?:ERROR|Error):?\s+(?:run failed: |command finished with error)|(?:target [^\s:]{1,200}: |ERROR: )?failed to solve: |(?:#\d{1,5} )?ERROR: process ".{0,4000}" did not complete successfully|The command '.{0,4000}' returned a non-zero code: |(?:\[ERROR\]|Error:)\s+Failed to execute goal )/
+/** npm's lines among the wrapper's (WRAPPER_FAILURE), and its `Error` when colour codes follow. */
+const NPM_WRAPPER_START =
+  'npm (?:ERR!|error) (?:[^\\s`]{1,200} [^\\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |command |\\s*in workspace: |workspace |signal |(?:\\u001b\\[[\\d;]*m)?Error)'
 /**
- * What triggers the wrapper's lines (WRAPPER_FAILURE) that no other trigger does; each is a
- * wrapper line, never a candidate of the fallback (WRAPPER_LINE). npm's `Error` also when colour
- * codes follow it (`npm ERR! Error: command failed` is the fallback's line when nothing else is).
+ * Where the wrapper's lines (WRAPPER_FAILURE) begin, for those no other trigger finds: each is a
+ * wrapper line, never a candidate of the fallback (WRAPPER_LINE). Tried at each line's start,
+ * which costs less than a search of every block: turbo's task lines and its task prefix
+ * (`api:test: `) before a package manager's line are spelled out.
  */
-const WRAPPER_ANYWHERE = [
-  'npm (?:ERR!|error) (?:[^\\s`]{1,200} [^\\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |command |\\s*in workspace: |workspace |signal |(?:\\u001b\\[[\\d;]*m)?Error)',
+const WRAPPER_LINE_START = [
+  NPM_WRAPPER_START,
   'ERR_PNPM_',
   'ELIFECYCLE',
-  'Command failed with ',
-  'exited \\(\\d',
+  '(?:error )?Command failed with ',
   'Failed: +[\\w@/.-]{1,200}#',
-  'failed to solve: ',
-  'returned a non-zero code: '
+  '(?:target [^\\s:]{1,200}: )?failed to solve: ',
+  "The command '",
+  'command \\(',
+  `[\\w@/.-]{1,200}(?:#[\\w:.-]{1,200}: command \\(|:[\\w:.-]{1,200}:\\s+(?:${NPM_WRAPPER_START}|ERR_PNPM_|ELIFECYCLE|(?:error )?Command failed with ))`
 ]
 /** pnpm prints an error's message on the lines under its `ERR_PNPM_<CODE>` line. */
 const WRAPPER_BODY_LINES = 3
@@ -150,9 +155,13 @@ const FRAME_LINE = /^\s+(?:at |File "|[^\s:]{1,300}\.[A-Za-z]{1,8}:\d)/
  * line's text begins (after a BOM, a runner timestamp, colour codes and blanks).
  */
 const ANYWHERE_SOURCE = byteStringPattern(
-  [...new Set([...anywhereFragments(), ...FALLBACK_ANYWHERE, ...WRAPPER_ANYWHERE])].join('|')
+  [...new Set([...anywhereFragments(), ...FALLBACK_ANYWHERE])].join('|')
 )
-const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join('|')
+const LINE_START_SOURCE = [
+  ...lineStartFragments(),
+  ...FALLBACK_LINE_START,
+  ...WRAPPER_LINE_START
+].join('|')
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
 
