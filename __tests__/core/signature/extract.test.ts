@@ -202,6 +202,15 @@ describe('extractFailures', () => {
     ].join('\n')
     const [finding] = extractFailuresFromString(`${pnpm}\n`).findings
     expect(finding?.details).toEqual([...pnpm.split('\n')])
+    // However many the wrapper prints, its lines stay within one failure's detail bounds.
+    const many = Array.from(
+      { length: 40 },
+      (_, i) => `${pnpm.split('\n')[0]}${i} ${'x'.repeat(900)}`
+    )
+    const bounded = extractFailuresFromString(`${many.join('\n')}\n`).findings[0]?.details ?? []
+    expect(bounded.length).toBeGreaterThan(0)
+    expect(bounded.length).toBeLessThanOrEqual(10)
+    expect(Buffer.byteLength(bounded.join('\n'), 'utf8')).toBeLessThanOrEqual(4096)
     // Every wrapper line quoted in the tuning fixtures gives the same findings without the
     // trigger prefilter.
     for (const file of [

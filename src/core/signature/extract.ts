@@ -26,7 +26,7 @@ import {
   runnerMarker,
   type LineReaderOptions
 } from './lines.js'
-import { detailLine } from './details.js'
+import { DETAIL_LIMITS, detailLine } from './details.js'
 import {
   buildKey,
   maskMessage,
@@ -105,7 +105,7 @@ const WRAPPER_LINE_START = [
 ]
 /** pnpm prints an error's message on the lines under its `ERR_PNPM_<CODE>` line. */
 const WRAPPER_BODY_LINES = 3
-/** The wrapper's lines the fallback keeps per step (and per log). */
+/** The wrapper's lines the fallback keeps per step (and per log), within DETAIL_LIMITS.bytes. */
 const MAX_WRAPPER_LINES = 10
 /**
  * Words that make a line an error without saying what failed; a candidate for the fallback that
@@ -395,9 +395,16 @@ class Extraction {
   private addWrapperLine(line: string): void {
     const kept = detailLine(line)
     if (kept === undefined || kept.trim() === '') return
+    const bytes = Buffer.byteLength(kept, 'utf8') + 1
     for (const errors of [this.stepErrors, this.logErrors]) {
-      if (errors.wrapper.length < MAX_WRAPPER_LINES && !errors.wrapper.includes(kept))
+      if (
+        errors.wrapper.length < MAX_WRAPPER_LINES &&
+        errors.wrapperBytes + bytes <= DETAIL_LIMITS.bytes &&
+        !errors.wrapper.includes(kept)
+      ) {
         errors.wrapper.push(kept)
+        errors.wrapperBytes += bytes
+      }
     }
   }
 
@@ -477,10 +484,11 @@ interface ErrorLines {
   listed: Map<string, Finding>
   /** The wrapper's lines (WRAPPER_FAILURE, and the message under them), as details. */
   wrapper: string[]
+  wrapperBytes: number
 }
 
 function noErrorLines(): ErrorLines {
-  return { first: undefined, listed: new Map(), wrapper: [] }
+  return { first: undefined, listed: new Map(), wrapper: [], wrapperBytes: 0 }
 }
 
 function addListed(errors: ErrorLines, finding: Finding): void {
