@@ -329,6 +329,44 @@ describe('failure details on real output quoted from public threads', () => {
     expect(found.map((f) => f.details?.length)).toEqual([1, 1])
     expect(found[0]?.details?.[0]).toMatch(/FilesTests\.swift:667: error: .*XCTAssertEqual failed/)
   })
+  it("a package manager's or build wrapper's own failure lines: the fallback's details", () => {
+    const details = (path: string) => quoted(path).flatMap((f) => f.details ?? [])
+    // npm 5: the script, how it ended, and npm's sentence naming it; never its boilerplate.
+    const npm5 = details('npm/elifecycle-failed-at-script/ci-log.txt')
+    expect(npm5).toEqual([
+      'npm ERR! lib-for-testing-jest@0.1.1 test: `jest`',
+      'npm ERR! Exit status 1',
+      'npm ERR! Failed at the lib-for-testing-jest@0.1.1 test script.'
+    ])
+    // npm 7: the error line the fallback keys on, then the lifecycle lines around it.
+    expect(details('npm/lifecycle-script-workspace/ci-log.txt')).toEqual([
+      'npm ERR! Error: command failed',
+      'npm ERR! Lifecycle script `test` failed with error:',
+      'npm ERR!   in workspace: package1@1.0.0'
+    ])
+    // pnpm: its message is the line under ERR_PNPM_<CODE>.
+    const pnpm = details('pnpm/recursive-run-exit-status/ci-log.txt')
+    expect(pnpm.slice(0, 3)).toEqual([
+      'ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  decode-viewer@0.0.0 build: `tsc && vite build`',
+      'Exit status 2',
+      ' ELIFECYCLE  Command failed with exit code 1.'
+    ])
+    expect(pnpm).not.toContain('/Users/luke/.../polkadot-api/examples/papi-react-template:')
+    // Docker compose's closing line, whole (the key is cut at the key's length).
+    expect(details('docker/compose-target-failed-to-solve/ci-log.txt')).toEqual([
+      'target ui: failed to solve: process "/bin/sh -c npm run build" did not complete successfully: exit code: 1'
+    ])
+    // Maven: the goal that failed and why, under the fallback's own line.
+    const maven = details('maven-surefire/build-failure-block-only/ci-log.txt')
+    expect(maven).toHaveLength(2)
+    expect(maven[1]).toMatch(/^\[ERROR\] Failed to execute goal .* There are test failures\.$/)
+    // turbo's task prefix stays: it names the package and task.
+    expect(details('turbo/task-prefixed-wrappers/ci-log.txt')).toEqual([
+      'next-app:build: ERROR: command finished with error: command exited (1)',
+      'adonis:build:  ELIFECYCLE  Command failed with exit code 1.',
+      'vite-project:build:  ELIFECYCLE Command failed with exit code 1.'
+    ])
+  })
 })
 
 describe('the failure summary markdown: details under its one budget', () => {

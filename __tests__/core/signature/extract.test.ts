@@ -148,7 +148,7 @@ describe('extractFailures', () => {
     ])
   })
 
-  test("a wrapper's summary line is never the key", () => {
+  test("a wrapper's summary line is the key only when nothing else reads as an error", () => {
     // yarn after a coverage run that failed its threshold, quoted from
     // https://github.com/yarnpkg/yarn/issues/6466: nothing names a failure of its own.
     const yarn = [
@@ -159,14 +159,73 @@ describe('extractFailures', () => {
       'error Command failed with exit code 1.',
       'info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command.'
     ].join('\n')
-    expect(keys(yarn)).toEqual([])
+    // The wrapper's line says what failed; the summary banner and the `info` line never do.
+    expect(keys(yarn)).toEqual(['error:error Command failed with exit code N.'])
     // Docker BuildKit's summary, quoted from https://github.com/zaldivards/ContextQA/issues/25
     const buildkit =
       'ERROR: failed to solve: process "/bin/sh -c npm install && npm i -g serve" did not complete successfully: exit code: 254'
-    expect(keys(buildkit)).toEqual([])
-    // The same summary under a real failure: the failure's key, never the wrapper's.
+    expect(extractFailuresFromString(`${buildkit}\n`).findings).toEqual([
+      {
+        key: expect.stringMatching(/^error:ERROR: failed to solve: /),
+        line: buildkit,
+        details: [buildkit]
+      }
+    ])
+    // The same summary under a real failure: the failure's key, never the wrapper's; the
+    // wrapper's line comes after the failure's own details.
     const output = outputOf("throw new TypeError('no profile for customer 4711')")
-    expect(keys(`${output}\n${buildkit}\n`)).toEqual(['error:TypeError: no profile for customer N'])
+    const [finding, ...others] = extractFailuresFromString(`${output}\n${buildkit}\n`).findings
+    expect(others).toEqual([])
+    expect(finding?.key).toBe('error:TypeError: no profile for customer N')
+    expect(finding?.details?.at(-1)).toBe(buildkit)
+    // In a job log, the step trailer stays the key and carries the wrapper's lines.
+    const job = [
+      'Run yarn test',
+      ...yarn.split('\n'),
+      '##[error]Process completed with exit code 1.'
+    ]
+    expect(extractFailuresFromString(job.join('\n')).findings).toEqual([
+      {
+        key: 'gha:exit code 1',
+        line: '##[error]Process completed with exit code 1.',
+        details: ['error Command failed with exit code 1.']
+      }
+    ])
+  })
+
+  test("a wrapper's failure lines are triggers of their own, never the fallback's key over an error line", () => {
+    // pnpm's message on the line under ERR_PNPM_<CODE>, quoted from
+    // https://github.com/pnpm/pnpm/issues/4146: read although nothing in it reads as an error.
+    const pnpm = [
+      ' ERR_PNPM_RECURSIVE_EXEC_FIRST_FAIL  Command failed with ENOTDIR: run:dev',
+      'spawn ENOTDIR'
+    ].join('\n')
+    const [finding] = extractFailuresFromString(`${pnpm}\n`).findings
+    expect(finding?.details).toEqual([...pnpm.split('\n')])
+    // However many the wrapper prints, its lines stay within one failure's detail bounds.
+    const many = Array.from(
+      { length: 40 },
+      (_, i) => `${pnpm.split('\n')[0]}${i} ${'x'.repeat(900)}`
+    )
+    const bounded = extractFailuresFromString(`${many.join('\n')}\n`).findings[0]?.details ?? []
+    expect(bounded.length).toBeGreaterThan(0)
+    expect(bounded.length).toBeLessThanOrEqual(10)
+    expect(Buffer.byteLength(bounded.join('\n'), 'utf8')).toBeLessThanOrEqual(4096)
+    // Every wrapper line quoted in the tuning fixtures gives the same findings without the
+    // trigger prefilter.
+    for (const file of [
+      'npm/elifecycle-failed-at-script',
+      'npm/lifecycle-script-workspace',
+      'pnpm/recursive-run-exit-status',
+      'docker/compose-target-failed-to-solve',
+      'maven-surefire/build-failure-block-only',
+      'turbo/task-prefixed-wrappers'
+    ]) {
+      const text = readFileSync(join(CORPUS, 'quoted', file, 'ci-log.txt'), 'utf8')
+      expect(extractFailuresFromString(text).findings).toEqual(
+        extractFailuresFromString(text, { everyLine: true }).findings
+      )
+    }
   })
 
   test('the general rule: a thrown exception keeps its first frame in the project as a detail', () => {

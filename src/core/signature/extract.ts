@@ -9,7 +9,10 @@
  *    line (`FAIL <title>`, `✗`, `×`, `✘` → `error:FAIL <title, masked>`); when there are none, the
  *    step's first line that reads as an error, masked (`error:<text>`; a thrown exception keeps
  *    its first frame in the project as a detail);
- * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
+ * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`;
+ * 5. else, in raw output, the first of a package manager's or build wrapper's own failure lines
+ *    (WRAPPER_FAILURE: npm's, pnpm's, yarn's, turbo's, Docker's, Maven's), masked.
+ * The step's wrapper lines (what it ran and how that ended) are details of the finding of 3 to 5.
  */
 import {
   builderPrefixLength,
@@ -23,7 +26,7 @@ import {
   runnerMarker,
   type LineReaderOptions
 } from './lines.js'
-import { detailLine } from './details.js'
+import { DETAIL_LIMITS, detailLine } from './details.js'
 import {
   buildKey,
   maskMessage,
@@ -51,9 +54,59 @@ export interface ExtractResult {
  */
 const ERROR_LINE =
   /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/
-/** Lines of the error family that only wrap another failure. */
+/**
+ * Lines of the error family that only wrap another failure (npm's lifecycle lines and
+ * boilerplate among them: never the fallback's line, see WRAPPER_FAILURE for its details).
+ */
 const WRAPPER_LINE =
-  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|(?:error|Error:?) Command failed with exit code|(?:error|ERROR):? (?:during build|failed to (?:solve|build))|.{0,80}ELIFECYCLE|ERR_PNPM_|Error: Command "[^"]{1,200}" exited with|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/
+  /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|This is |command|path|Lifecycle|Failed at the |Exit status |Test failed|workspace |signal |[^\s`]{1,200} [^\s`]{1,200}: `|\s|$)|Error: Process completed with exit code|(?:error|Error:?) Command failed with exit code|(?:error|ERROR):? (?:during build|failed to (?:solve|build))|.{0,80}ELIFECYCLE|ERR_PNPM_|Error: Command "[^"]{1,200}" exited with|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/
+/**
+ * A wrapper's own line saying what it ran and how that ended, which the fallback carries as a
+ * detail (and, when nothing else reads as an error, as its line), after a turbo task's prefix
+ * (`api:test: `) when there is one:
+ * - npm's lifecycle error: `npm ERR! app@1.0.0 test: \`jest\``, `npm ERR! Exit status 1`,
+ *   `npm ERR! Failed at the app@1.0.0 test script.`, `npm ERR! Test failed.`, npm 7 and later's
+ *   `npm ERR! Lifecycle script \`test\` failed with error:`, `npm ERR! Error: command failed`,
+ *   `npm ERR!   in workspace: api@0.0.0`, `npm error command sh -c jest`, `npm error signal …`;
+ * - pnpm's ` ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  app@1.0.0 build: \`tsc\`` (the lines under it
+ *   are its message, see WRAPPER_BODY_LINES), ` ELIFECYCLE  Command failed with exit code 1.` and
+ *   ` ELIFECYCLE  Test failed. See above for more details.`; yarn's `error Command failed with
+ *   exit code 1.`;
+ * - turbo's `api#test: command (…/apps/api) npm run test exited (1)` (after ` ERROR  ` in turbo
+ *   2), `Failed:    api#test`, ` ERROR  run failed: …` and `ERROR: command finished with error: …`;
+ * - Docker's `ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully:
+ *   exit code: 1` (compose prints it bare or after `target <name>: `), a build step's
+ *   `#12 ERROR: process "…" did not complete successfully: …`, the legacy builder's `The command
+ *   '/bin/sh -c npm ci' returned a non-zero code: 1`;
+ * - Maven's `[ERROR] Failed to execute goal <plugin>:<goal> (…) on project app: There are test
+ *   failures.` (`Error:  Failed to execute goal …` in a job log).
+ */
+const WRAPPER_FAILURE =
+  /^\s*(?:[\w@/.-]{1,200}:[\w:.-]{1,200}:\s+)?(?:npm (?:ERR!|error) (?:[^\s`]{1,200} [^\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |Error: command failed|command |\s*in workspace: |workspace |signal )|ERR_PNPM_\w{1,100}\s|ELIFECYCLE\s+(?:Command|Test) failed|(?:error )?Command failed with |(?:ERROR\s+)?[\w@/.-]{1,200}#[\w:.-]{1,200}: command \(|Failed:\s+[\w@/.-]{1,200}#|command \(.{0,2000}\) .{0,2000}exited \(\d|(?:ERROR|Error):?\s+(?:run failed: |command finished with error)|(?:target [^\s:]{1,200}: |ERROR: )?failed to solve: |(?:#\d{1,5} )?ERROR: process ".{0,4000}" did not complete successfully|The command '.{0,4000}' returned a non-zero code: |(?:\[ERROR\]|Error:)\s+Failed to execute goal )/
+/** npm's lines among the wrapper's (WRAPPER_FAILURE), and its `Error` when colour codes follow. */
+const NPM_WRAPPER_START =
+  'npm (?:ERR!|error) (?:[^\\s`]{1,200} [^\\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |command |\\s*in workspace: |workspace |signal |(?:\\u001b\\[[\\d;]*m)?Error)'
+/**
+ * Where the wrapper's lines (WRAPPER_FAILURE) begin, for those no other trigger finds: each is a
+ * wrapper line, never a candidate of the fallback (WRAPPER_LINE). Tried at each line's start,
+ * which costs less than a search of every block: turbo's task lines and its task prefix
+ * (`api:test: `) before a package manager's line are spelled out.
+ */
+const WRAPPER_LINE_START = [
+  NPM_WRAPPER_START,
+  'ERR_PNPM_',
+  'ELIFECYCLE',
+  '(?:error )?Command failed with ',
+  'Failed: +[\\w@/.-]{1,200}#',
+  '(?:target [^\\s:]{1,200}: )?failed to solve: ',
+  "The command '",
+  'command \\(',
+  `[\\w@/.-]{1,200}(?:#[\\w:.-]{1,200}: command \\(|:[\\w:.-]{1,200}:\\s+(?:${NPM_WRAPPER_START}|ERR_PNPM_|ELIFECYCLE|(?:error )?Command failed with ))`
+]
+/** pnpm prints an error's message on the lines under its `ERR_PNPM_<CODE>` line. */
+const WRAPPER_BODY_LINES = 3
+/** The wrapper's lines the fallback keeps per step (and per log), within DETAIL_LIMITS.bytes. */
+const MAX_WRAPPER_LINES = 10
 /**
  * Words that make a line an error without saying what failed; a candidate for the fallback that
  * has fewer than MIN_SUBSTANCE letters besides them is a banner (`====== ERRORS ======`, `*** Error
@@ -104,7 +157,11 @@ const FRAME_LINE = /^\s+(?:at |File "|[^\s:]{1,300}\.[A-Za-z]{1,8}:\d)/
 const ANYWHERE_SOURCE = byteStringPattern(
   [...new Set([...anywhereFragments(), ...FALLBACK_ANYWHERE])].join('|')
 )
-const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join('|')
+const LINE_START_SOURCE = [
+  ...lineStartFragments(),
+  ...FALLBACK_LINE_START,
+  ...WRAPPER_LINE_START
+].join('|')
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`)
 
@@ -146,6 +203,8 @@ class Extraction {
   private failedStepErrors: ErrorLines | undefined
   /** Lines left to read for the first frame of the exception the step's first error line threw. */
   private frameLinesLeft = 0
+  /** Lines left to read for the message under a wrapper's line (pnpm's `ERR_PNPM_<CODE>`). */
+  private bodyLinesLeft = 0
   private exitCode: string | undefined
   /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
   private inStepHeader = false
@@ -197,7 +256,13 @@ class Extraction {
           triggered = lineStart.test(block)
         }
       }
-      if (triggered || this.everyLine || this.active.length > 0 || this.frameLinesLeft > 0) {
+      if (
+        triggered ||
+        this.everyLine ||
+        this.active.length > 0 ||
+        this.frameLinesLeft > 0 ||
+        this.bodyLinesLeft > 0
+      ) {
         this.pushLine(block, pos, end, triggered || this.everyLine)
       }
       this.previousBlock = block
@@ -229,6 +294,7 @@ class Extraction {
         if (this.inStepHeader) {
           this.stepErrors = noErrorLines()
           this.frameLinesLeft = 0
+          this.bodyLinesLeft = 0
         }
       } else if (line.startsWith('##[endgroup]')) this.inStepHeader = false
       return
@@ -238,6 +304,7 @@ class Extraction {
       return
     }
     if (this.frameLinesLeft > 0) this.readFrame(line)
+    if (this.bodyLinesLeft > 0) this.readBody(line)
     const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength)
     const previous =
       this.previousBlock === ''
@@ -265,6 +332,10 @@ class Extraction {
     this.setActive(active ?? [])
     if (this.capturing) return
     if (!this.unterminated) {
+      if (WRAPPER_FAILURE.test(bare)) {
+        this.addWrapperLine(bare)
+        if (bare.includes('ERR_PNPM_')) this.bodyLinesLeft = WRAPPER_BODY_LINES
+      }
       const listed = listedCandidate(bare)
       if (listed !== undefined) {
         addListed(this.stepErrors, listed)
@@ -308,6 +379,35 @@ class Extraction {
     this.frameLinesLeft = 0
   }
 
+  /**
+   * A line under a wrapper's line: the wrapper's message (pnpm's `spawn ENOENT`, `Exit status 2`)
+   * up to a blank line or the next wrapper line.
+   */
+  private readBody(line: string): void {
+    if (line.trim() === '' || this.unterminated || WRAPPER_FAILURE.test(line)) {
+      this.bodyLinesLeft = 0
+      return
+    }
+    this.bodyLinesLeft -= 1
+    this.addWrapperLine(line)
+  }
+
+  private addWrapperLine(line: string): void {
+    const kept = detailLine(line)
+    if (kept === undefined || kept.trim() === '') return
+    const bytes = Buffer.byteLength(kept, 'utf8') + 1
+    for (const errors of [this.stepErrors, this.logErrors]) {
+      if (
+        errors.wrapper.length < MAX_WRAPPER_LINES &&
+        errors.wrapperBytes + bytes <= DETAIL_LIMITS.bytes &&
+        !errors.wrapper.includes(kept)
+      ) {
+        errors.wrapper.push(kept)
+        errors.wrapperBytes += bytes
+      }
+    }
+  }
+
   private pushToActive(line: string, previous: string | undefined): void {
     const still: ToolParser[] = []
     for (const parser of this.active) if (parser.push(line, previous) === true) still.push(parser)
@@ -336,11 +436,17 @@ class Extraction {
     const errors = this.exitCode === undefined ? this.logErrors : this.failedStepErrors
     if (errors !== undefined && errors.listed.size > 0)
       return withDetails([...errors.listed.values()])
-    if (errors?.first !== undefined) return withDetails([errors.first])
+    const wrapper = errors?.wrapper ?? []
+    if (errors?.first !== undefined) return withWrapperLines(withDetails([errors.first]), wrapper)
     if (this.exitCode !== undefined) {
       const key = buildKey('gha', `exit code ${this.exitCode}`)
-      return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }]
+      const trailer = { key, line: `##[error]Process completed with exit code ${this.exitCode}.` }
+      return wrapper.length > 0 ? [{ ...trailer, details: wrapper }] : [trailer]
     }
+    // Raw output where only a wrapper says what failed: its first line is the error.
+    const masked = wrapper[0] === undefined ? '' : maskMessage(normalisePathsIn(wrapper[0].trim()))
+    if (masked !== '')
+      return [{ key: buildKey('error', masked), line: wrapper[0]!, details: wrapper }]
     return []
   }
 }
@@ -357,16 +463,32 @@ function withDetails(findings: Finding[]): Finding[] {
   })
 }
 
+/**
+ * The fallback's finding with the wrapper's lines after its own details: what the package
+ * manager or build tool ran and how it ended, when the error line does not say.
+ */
+function withWrapperLines(findings: Finding[], wrapper: readonly string[]): Finding[] {
+  if (wrapper.length === 0) return findings
+  return findings.map((finding) => {
+    const own = finding.details ?? []
+    const added = wrapper.filter((line) => !own.includes(line))
+    return added.length === 0 ? finding : { ...finding, details: [...own, ...added] }
+  })
+}
+
 /** The general rule's error lines of a step or a log (see the module comment, 3). */
 interface ErrorLines {
   /** The first line that reads as an error. */
   first: Finding | undefined
   /** Errors with a place and failed tests' lines, by key. */
   listed: Map<string, Finding>
+  /** The wrapper's lines (WRAPPER_FAILURE, and the message under them), as details. */
+  wrapper: string[]
+  wrapperBytes: number
 }
 
 function noErrorLines(): ErrorLines {
-  return { first: undefined, listed: new Map() }
+  return { first: undefined, listed: new Map(), wrapper: [], wrapperBytes: 0 }
 }
 
 function addListed(errors: ErrorLines, finding: Finding): void {
