@@ -193,6 +193,31 @@ describe('wait: false, then settle on events', () => {
     })
   })
 
+  it("a PR into another branch: settle reads pre-existing failures on the PR's base, as the polling gate", async () => {
+    const scenario = ghAwScenario({
+      extra: {
+        contents: { release: { 'src/ranges.js': 'module.exports = {}\n' } },
+        pulls: [{ number: 7, head: BRANCH, base: 'release' }]
+      }
+    })
+    await withFake(scenario, async (fake) => {
+      const { push } = await waitingRed(fake, { pr: '7', 'rerun-failed': '0' })
+      fake.advance(21 * MINUTE)
+      const settled = await settleJob(
+        fake,
+        19_300_000_041,
+        'workflow_run',
+        workflowRunCompleted(push.head)
+      )
+      expect(settled.errors).toEqual([])
+      expect(settled.outputs.verdict).toBe('red')
+      expect(ledgerOf(fake, PROGRAM)!.baseFailures).toMatchObject({
+        branch: 'release',
+        sha: fake.state.branches.release
+      })
+    })
+  })
+
   it('two settle runs at once: exactly one settles (one dispatch, one verdict)', async () => {
     await withFake(ghAwScenario(), async (fake) => {
       // No re-run of the failed test: both runs read the finished checks and race to write.

@@ -28,6 +28,7 @@ export const WaitsSchema = z.object({
     rerunFailed: z.number().int().nonnegative()
   }),
   branch: z.string().min(1),
+  /** Where pre-existing failures are read: the `base` input, else the PR's base branch. */
   base: z.string().nullable(),
   pr: z.number().int().positive().nullable(),
   issue: z.number().int().positive().nullable(),
@@ -64,6 +65,8 @@ export function waitsOf(
     runId: number | null
     pushed: boolean
     pr: number | null
+    /** The PR's base branch: pre-existing failures are read there, as the polling gate does. */
+    pullBase: string | null
     report: Waits['report']
   }
 ): Waits {
@@ -85,7 +88,7 @@ export function waitsOf(
       rerunFailed: config.rerunFailed
     },
     branch: config.branch,
-    base: config.base ?? null,
+    base: config.base ?? gate.pullBase ?? null,
     pr: gate.pr,
     issue: config.issue ?? null,
     pushToken: Boolean(config.pushToken),

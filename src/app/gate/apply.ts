@@ -135,6 +135,7 @@ function withWaits(
         runId: deps.environment.runId ?? null,
         pushed: head.pushed,
         pr: pull?.number ?? null,
+        pullBase: pull?.baseRef ?? null,
         report: report
           ? {
               metric: report.metric,
