@@ -310,6 +310,10 @@ describe('wait: false, then settle on events', () => {
       const late = await reconcileJob(fake, 19_400_000_031)
       expect(late.errors).toEqual([])
       expect(ledgerOf(fake, PROGRAM)!.attempts[0]?.state).toBe('ci-timeout')
+      // reconcile's `paused` output names the pause its settling made.
+      expect(JSON.parse(late.outputs.paused ?? '[]')).toEqual([
+        expect.objectContaining({ program: PROGRAM })
+      ])
       expect(commentsOn(fake).some((c) => c.includes('ci-timeout'))).toBe(true)
     })
   })

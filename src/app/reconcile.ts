@@ -34,6 +34,7 @@ import {
   isIdle,
   liftsPause,
   livenessOf,
+  pauseOf,
   pausesIn,
   planReconcile,
   resumedIn,
@@ -276,7 +277,13 @@ async function settleForEvents(
   const report = await settleWaiting(config, deps, files, attempt, store)
   const status = statusOf(report.settlement)
   deps.log.info(`${program}: waiting attempt ${attempt.index}: ${report.message}`)
-  return { kind: 'settled', status, why: report.message }
+  const { settlement } = report
+  return {
+    kind: 'settled',
+    status,
+    why: report.message,
+    ...(settlement.kind === 'paused' ? { pause: settlement.pause.reason } : {})
+  }
 }
 
 async function tryResume(
@@ -359,7 +366,7 @@ async function reconcileProgram(
     if (isIdle(plan)) return reconciled([])
     const happened = await resolveAbandoned(program, store, plan, context)
     if (plan.waiting) happened.push(await settleForEvents(program, store, files, plan, context))
-    const paused = () => happened.some((step) => step.kind === 'paused')
+    const paused = () => happened.some((step) => pauseOf(step) !== null)
     if (!paused()) happened.push(...(await resolveUnfixed(program, store, files, plan, context)))
     if (plan.resume && !paused())
       happened.push(await tryResume(program, store, files, plan.resume, context))

@@ -322,8 +322,11 @@ export type Happened =
   | { kind: 'paused'; reason: string; why: string; advice: string | null }
   | { kind: 'resumed'; why: string }
   | { kind: 'left-paused'; why: string }
-  /** A waiting attempt (`wait: false`) looked at: settled (`status`), or still waiting. */
-  | { kind: 'settled'; status: string; why: string }
+  /**
+   * A waiting attempt (`wait: false`) looked at: settled (`status`, and the pause reason when
+   * the settlement paused the program), or still waiting.
+   */
+  | { kind: 'settled'; status: string; why: string; pause?: string }
   | { kind: 'pause-changed' }
   /** `<program>.md` projected from the ledger again, with no other write to do it. */
   | { kind: 'reprojected' }
@@ -361,10 +364,17 @@ export const resumedIn = (outcome: ProgramOutcome): boolean =>
 export const abandonedIn = (outcome: ProgramOutcome): boolean =>
   outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'abandoned')
 
+/** The pause a step made, if it made one (a settled waiting attempt may pause the program). */
+export function pauseOf(step: Happened): string | null {
+  if (step.kind === 'paused') return step.reason
+  return step.kind === 'settled' ? (step.pause ?? null) : null
+}
+
 /** The pauses reconcile made of a program, as the `paused` output lists them. */
 export const pausesIn = (outcome: ProgramOutcome): { program: string; reason: string }[] =>
   outcome.kind === 'reconciled'
-    ? outcome.happened.flatMap((step) =>
-        step.kind === 'paused' ? [{ program: outcome.program, reason: step.reason }] : []
-      )
+    ? outcome.happened.flatMap((step) => {
+        const reason = pauseOf(step)
+        return reason === null ? [] : [{ program: outcome.program, reason }]
+      })
     : []
