@@ -6,7 +6,7 @@
  * commit, reads that commit's checks once (the event is never the verdict), and when CI has
  * finished settles the attempt exactly as the polling gate would: the same observe → decide →
  * apply path (`gate/observe.ts`, `core/rules/decide.ts`, `gate/apply.ts`), with the settings
- * the gate recorded. While CI still runs it writes nothing and exits.
+ * the gate recorded. While CI still runs it writes no verdict and exits.
  */
 import type { Config, ProgramConfig } from '../core/inputs.js'
 import { forProgram } from '../core/inputs.js'
@@ -73,7 +73,7 @@ function gateConfigOf(config: Config, program: string, waits: Waits, sha: string
 
 /**
  * Settles the attempt `files` has waiting, if CI on its commit has finished: the report of the
- * settlement, or of the wait (nothing written) while CI still runs.
+ * settlement, or of the wait (no verdict written) while CI still runs.
  */
 export async function settleWaiting(
   config: Config,
@@ -102,7 +102,7 @@ export async function settleWaiting(
     return waitingReport(
       files.ledger,
       attempt,
-      `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, nothing written`,
+      `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, no verdict written`,
       looked.waitingFor
     )
   const settled = await deps.log.group(
@@ -112,7 +112,7 @@ export async function settleWaiting(
   return settled.result
 }
 
-/** The programs the target names (a program it names, or those of a branch `autoloop/<name>`). */
+/** The program the target names: the `program` input, or the one a dispatch names. */
 function namedProgram(config: Config, target: SettleTarget): string | null {
   if (config.program) return config.program
   if (target.kind === 'waiting') return target.program

@@ -181,7 +181,7 @@ function observationOf(
   }
 }
 
-/** CI on the commit has not finished: what is still running (`settle` writes nothing then). */
+/** CI on the commit has not finished: what is still running (`settle` writes no verdict then). */
 export interface StillRunning {
   kind: 'still-running'
   checks: CheckView[]

@@ -11,7 +11,10 @@
 import { z } from 'zod'
 
 export type SettleTarget =
-  /** Look at the attempts waiting on `sha` (on `branch`, when the event names one). */
+  /**
+   * Look at the attempts waiting on `sha`: the commit alone says which (`branch` is the one the
+   * event names, when it names one; an event for another branch names another commit).
+   */
   | { kind: 'commit'; sha: string; branch: string | null; what: string }
   /** Look at every waiting attempt, or the one of `program`. */
   | { kind: 'waiting'; program: string | null; what: string }
