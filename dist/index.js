@@ -41451,6 +41451,18 @@ const TEMP_ROOTS = [
  */
 const PROJECT_FOLDERS = new RegExp(`\\/(?:${PROJECT_FOLDER_NAMES})\\/`);
 /**
+ * Folders that start a project path when they sit right in a checkout: the project folders
+ * above, and the folders an application keeps at its root (a Django project's `core/`, a web
+ * app's `app/`, a client and server pair). Deeper in a project they are common too, so they
+ * only say where a checkout ends where its depth is otherwise unknown (see relativeToHome).
+ */
+const ROOT_FOLDER_NAMES = `${PROJECT_FOLDER_NAMES}|app|apps|core|client|server|api`;
+/**
+ * `~/<group>/<repo>/<root folder>/…` inside a home directory that names no usual folder of
+ * checkouts: a folder that starts a project path two folders down, below two that do not.
+ */
+const GROUP_AND_CHECKOUT = new RegExp(String.raw `^(?!(?:${PROJECT_FOLDER_NAMES})\/)[^/]+\/(?!(?:${PROJECT_FOLDER_NAMES})\/)[^/]+\/(?=(?:${ROOT_FOLDER_NAMES})\/)`);
+/**
  * A home directory with a folder below it that may hold a checkout: not a dot folder (caches,
  * toolchains). A temporary directory in a home is cut as a temporary directory instead.
  */
@@ -41507,13 +41519,35 @@ function relativeToCheckout(path) {
 }
 /**
  * A path under a home directory whose folders name no usual folder of checkouts: how deep the
- * checkout lies is unknown (`~/<repo>/`, `~/DEV/<group>/<repo>/`), so the path is cut before its
- * first project folder, as any other unknown layout is; only a path with none is taken as
- * `~/<repo>/…`. A folder the machine added is never kept in a key.
+ * checkout lies is unknown (`~/<repo>/`, `~/DEV/<group>/<repo>/`). A folder that starts a
+ * project path two folders down says the two were a group and its checkout
+ * (`~/sites/closecall/core/views.py`); else the path is cut before its first project folder, as
+ * any other unknown layout is, and only a path with none is taken as `~/<repo>/…`. A folder the
+ * machine added is never kept in a key.
  */
 function relativeToHome(rest) {
+    const checkout = GROUP_AND_CHECKOUT.exec(rest);
+    if (checkout !== null)
+        return rest.slice(checkout[0].length);
     const folder = PROJECT_FOLDERS.exec(`/${rest}`);
     return folder !== null ? rest.slice(folder.index) : rest.slice(rest.indexOf('/') + 1);
+}
+/**
+ * A checkout's own folder before a relative path (`<repo>/client/apps/view.js`): a first folder
+ * that starts no project path, before one that does. Dot folders (`.github/`) are the project's.
+ */
+const CHECKOUT_FOLDER = new RegExp(String.raw `^(?![.])(?!(?:${ROOT_FOLDER_NAMES})\/)[^/]+\/(?=(?:${ROOT_FOLDER_NAMES})\/)`);
+/**
+ * `normalisePath` for a path where today's tool prints an absolute one (eslint's file line): a
+ * relative path there was cut by hand, most often to start at the checkout's own folder (`<repo>/client/apps/view.js`), which
+ * then goes, as a checkout root does. A path from `./` or `../` is kept as the tool wrote it.
+ */
+function normaliseCutPath(path) {
+    const p = normalisePath(path);
+    if (/^(?:[A-Za-z]:|\.{1,2})?[\\/]|^file:/.test(path.trim()))
+        return p;
+    const folder = CHECKOUT_FOLDER.exec(p);
+    return folder === null ? p : p.slice(folder[0].length);
 }
 /** Normalises every absolute path inside a message (a path starts after a space, quote or bracket). */
 function normalisePathsIn(text) {
@@ -42789,6 +42823,7 @@ const WaitsSchema = schemas/* object */.Ikc({
         rerunFailed: schemas/* number */.aig().int().nonnegative()
     }),
     branch: schemas/* string */.YjP().min(1),
+    /** Where pre-existing failures are read: the `base` input, else the PR's base branch. */
     base: schemas/* string */.YjP().nullable(),
     pr: schemas/* number */.aig().int().positive().nullable(),
     issue: schemas/* number */.aig().int().positive().nullable(),
@@ -42821,7 +42856,7 @@ function waitsOf(config, gate) {
             rerunFailed: config.rerunFailed
         },
         branch: config.branch,
-        base: config.base ?? null,
+        base: config.base ?? gate.pullBase ?? null,
         pr: gate.pr,
         issue: config.issue ?? null,
         pushToken: Boolean(config.pushToken),
@@ -47758,8 +47793,12 @@ function failedTestName(raw) {
  * no-unused-vars`) and the unix form (`src/a.js:5:10: 'x' is defined … [Error/no-unused-vars]`),
  * and `next lint`'s (a `./app/page.tsx` line, then `5:7  Error: 'x' is … never used.  rule` at
  * column 0). A stylish problem copied from the web UI, where the runner's problem matcher
- * marked it, reads `Error:   2:10  error  …`. Warnings are not failures. Key: `eslint:<rule>:<first quoted symbol>:<path>`; a problem
- * without a rule (a parsing error) uses its masked message instead.
+ * marked it, reads `Error:   2:10  error  …`; a console copied with a blank line after every
+ * line has one between a file line and its problems. Warnings are not failures. Key:
+ * `eslint:<rule>:<first quoted symbol>:<path>`; a problem without a rule (a parsing error) uses
+ * its masked message instead. A relative file line was most often cut by hand (eslint prints it
+ * absolute; early versions printed it as given) and may start at the checkout's own folder (see
+ * normaliseCutPath).
  */
 
 
@@ -47769,49 +47808,82 @@ const STYLISH_PROBLEM = /^(?:\s+\d+:\d+\s+error\s+|\d+:\d+\s+Error: )(.*?)(?:\s{
 /** The web UI's copy of a line the runner marked `##[error]`. */
 const WEB_UI_MARK = /^Error: (?=\s+\d+:\d+\s)/;
 const UNIX_PROBLEM = /^((?:[A-Za-z]:)?[^:\s][^:]{0,1000}):\d+:\d+: (.*) \[Error\/([\w@/.-]{1,100})\]$/;
-const FILE_LINE = /^(?:[A-Za-z]:)?[^\s:][^:]*\.(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)$/;
+/** The extensions of the files ESLint lints, as a pattern (`(?:…)`). */
+const ESLINT_FILE_EXTENSIONS = '(?:[cm]?[jt]sx?|vue|svelte|astro|mdx?|json|ya?ml|html?|graphql)';
+const FILE_LINE = new RegExp(`^(?:[A-Za-z]:)?[^\\s:][^:]*\\.${ESLINT_FILE_EXTENSIONS}$`);
 const eslintGrepPatterns = [
     '^\\s+[0-9]+:[0-9]+\\s+error\\s',
     '^[0-9]+:[0-9]+\\s+Error: ',
-    '\\[Error/[^]]+\\]$'
+    '\\[Error/[^]]+\\]$',
+    `^[^ :]+\\.${ESLINT_FILE_EXTENSIONS.replaceAll('(?:', '(')}\\s*$`
 ];
 function createEslintParser() {
     /** A problem's details: its file as printed (on the header line) and the problem line. */
     const details = new FailureDetails();
     const findings = new FindingSet(details);
     let file;
+    /**
+     * The file whose problems may still follow after one blank line: a file line, or the file of
+     * the last problem (a log that puts a blank line after every line, as a Jenkins console
+     * copied into a thread does). `gap` says the blank line was seen.
+     */
+    let awaited;
+    let gap = false;
     return {
         tool: 'eslint',
         push(text, before) {
             const raw = unmark(text);
-            const previous = before === undefined ? undefined : unmark(before);
             const first = raw.charCodeAt(0);
+            if (raw.trim() === '') {
+                // Reached only while awaiting problems: one blank line may sit before them, never two.
+                if (awaited === undefined || gap) {
+                    awaited = undefined;
+                    return false;
+                }
+                gap = true;
+                return true;
+            }
+            const previous = before === undefined ? undefined : unmark(before);
             if (first !== 32 && first !== 9 && !PROBLEM_START.test(raw)) {
-                const line = stripErrorMarker(raw);
+                const line = stripErrorMarker(raw).trimEnd();
+                awaited = undefined;
                 if (line.endsWith(']') && line.indexOf('[Error/') !== -1) {
                     const unix = UNIX_PROBLEM.exec(line);
                     if (unix !== null)
                         add(unix[1] ?? '', unix[2] ?? '', unix[3], raw);
                 }
+                else if (looksLikeSourcePath(line)) {
+                    awaited = line;
+                    gap = false;
+                    return true;
+                }
                 return;
             }
-            if (!PROBLEM_START.test(raw))
-                return;
-            // The first problem of a file follows the file's header line: a path on its own.
+            if (!PROBLEM_START.test(raw)) {
+                awaited = undefined;
+                return false;
+            }
+            // The first problem of a file follows the file's header line: a path on its own, or the
+            // blank line after the file line or the last problem in a log with a blank after each line.
             if (previous !== undefined && !PROBLEM_START.test(previous)) {
                 const header = previous.trim();
-                file = looksLikeSourcePath(header) ? header : undefined;
+                if (header !== '')
+                    file = looksLikeSourcePath(header) ? header : undefined;
+                else
+                    file = gap ? awaited : undefined;
             }
+            awaited = file;
+            gap = false;
             if (file === undefined)
-                return;
+                return false;
             const problem = STYLISH_PROBLEM.exec(raw);
             if (problem !== null)
-                add(file, problem[1] ?? '', problem[2], raw);
+                add(file, problem[1] ?? '', problem[2], raw, normaliseCutPath(file));
+            return true;
         },
         finish: () => findings.list()
     };
-    function add(path, message, rule, line) {
-        const normalisedPath = normalisePath(path);
+    function add(path, message, rule, line, normalisedPath = normalisePath(path)) {
         const key = rule === undefined
             ? buildKey('eslint', maskMessage(message), normalisedPath)
             : buildKey('eslint', rule, firstQuotedSymbol(message), normalisedPath);
@@ -51047,7 +51119,12 @@ const PARSERS = [
     {
         tool: 'eslint',
         create: createEslintParser,
-        triggers: { anywhere: [ERROR_WORD, ERROR_TITLE], lineStart: ['\\d+:\\d+\\s'] },
+        // A file line on its own: its problems may follow after a blank line, where the problem
+        // line's previous line does not name the file.
+        triggers: {
+            anywhere: [ERROR_WORD, ERROR_TITLE],
+            lineStart: ['\\d+:\\d+\\s', `${PATH_START}\\.${ESLINT_FILE_EXTENSIONS}[ \\t\\r]*(?:\\n|$)`]
+        },
         grepPatterns: eslintGrepPatterns
     },
     {
@@ -51333,7 +51410,10 @@ function grepEquivalentPatterns() {
  *    line (`FAIL <title>`, `✗`, `×`, `✘` → `error:FAIL <title, masked>`); when there are none, the
  *    step's first line that reads as an error, masked (`error:<text>`; a thrown exception keeps
  *    its first frame in the project as a detail);
- * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`.
+ * 4. else the step trailer `Process completed with exit code N.` as `gha:exit code N`;
+ * 5. else, in raw output, the first of a package manager's or build wrapper's own failure lines
+ *    (WRAPPER_FAILURE: npm's, pnpm's, yarn's, turbo's, Docker's, Maven's), masked.
+ * The step's wrapper lines (what it ran and how that ended) are details of the finding of 3 to 5.
  */
 
 
@@ -51345,8 +51425,56 @@ function grepEquivalentPatterns() {
  * `[ERROR] …`, `npm error …`, `SomeError: …`, `SomeException: …`.
  */
 const extract_ERROR_LINE = /^\s*(?:\[?(?:error|ERROR|Error|fatal|FATAL|Fatal)\]?(?::|!|\s|$)|npm (?:ERR!|error) |[A-Z][\w.]{0,100}(?:Error|Exception)(?: \[\w+\])?: |[\w.+/-]{1,60}: [^\n]{0,300}?(?:cannot |can't |No such file|Permission denied|command not found))/;
-/** Lines of the error family that only wrap another failure. */
-const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|command|path|Lifecycle|\s*$)|Error: Process completed with exit code|(?:error|Error:?) Command failed with exit code|(?:error|ERROR):? (?:during build|failed to (?:solve|build))|.{0,80}ELIFECYCLE|ERR_PNPM_|Error: Command "[^"]{1,200}" exited with|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/;
+/**
+ * Lines of the error family that only wrap another failure (npm's lifecycle lines and
+ * boilerplate among them: never the fallback's line, see WRAPPER_FAILURE for its details).
+ */
+const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error) (?:code|errno|A complete log|This is |command|path|Lifecycle|Failed at the |Exit status |Test failed|workspace |signal |[^\s`]{1,200} [^\s`]{1,200}: `|\s|$)|Error: Process completed with exit code|(?:error|Error:?) Command failed with exit code|(?:error|ERROR):? (?:during build|failed to (?:solve|build))|.{0,80}ELIFECYCLE|ERR_PNPM_|Error: Command "[^"]{1,200}" exited with|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full stack|For more information|Failed to execute goal|BUILD FAILURE|Tests run:|There (?:was|were) |$)|#\d+ ERROR: process |ERROR: failed to solve: |make(?:\[\d+\])?: \*\*\* )/;
+/**
+ * A wrapper's own line saying what it ran and how that ended, which the fallback carries as a
+ * detail (and, when nothing else reads as an error, as its line), after a turbo task's prefix
+ * (`api:test: `) when there is one:
+ * - npm's lifecycle error: `npm ERR! app@1.0.0 test: \`jest\``, `npm ERR! Exit status 1`,
+ *   `npm ERR! Failed at the app@1.0.0 test script.`, `npm ERR! Test failed.`, npm 7 and later's
+ *   `npm ERR! Lifecycle script \`test\` failed with error:`, `npm ERR! Error: command failed`,
+ *   `npm ERR!   in workspace: api@0.0.0`, `npm error command sh -c jest`, `npm error signal …`;
+ * - pnpm's ` ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  app@1.0.0 build: \`tsc\`` (the lines under it
+ *   are its message, see WRAPPER_BODY_LINES), ` ELIFECYCLE  Command failed with exit code 1.` and
+ *   ` ELIFECYCLE  Test failed. See above for more details.`; yarn's `error Command failed with
+ *   exit code 1.`;
+ * - turbo's `api#test: command (…/apps/api) npm run test exited (1)` (after ` ERROR  ` in turbo
+ *   2), `Failed:    api#test`, ` ERROR  run failed: …` and `ERROR: command finished with error: …`;
+ * - Docker's `ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully:
+ *   exit code: 1` (compose prints it bare or after `target <name>: `), a build step's
+ *   `#12 ERROR: process "…" did not complete successfully: …`, the legacy builder's `The command
+ *   '/bin/sh -c npm ci' returned a non-zero code: 1`;
+ * - Maven's `[ERROR] Failed to execute goal <plugin>:<goal> (…) on project app: There are test
+ *   failures.` (`Error:  Failed to execute goal …` in a job log).
+ */
+const WRAPPER_FAILURE = /^\s*(?:[\w@/.-]{1,200}:[\w:.-]{1,200}:\s+)?(?:npm (?:ERR!|error) (?:[^\s`]{1,200} [^\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |Error: command failed|command |\s*in workspace: |workspace |signal )|ERR_PNPM_\w{1,100}\s|ELIFECYCLE\s+(?:Command|Test) failed|(?:error )?Command failed with |(?:ERROR\s+)?[\w@/.-]{1,200}#[\w:.-]{1,200}: command \(|Failed:\s+[\w@/.-]{1,200}#|command \(.{0,2000}\) .{0,2000}exited \(\d|(?:ERROR|Error):?\s+(?:run failed: |command finished with error)|(?:target [^\s:]{1,200}: |ERROR: )?failed to solve: |(?:#\d{1,5} )?ERROR: process ".{0,4000}" did not complete successfully|The command '.{0,4000}' returned a non-zero code: |(?:\[ERROR\]|Error:)\s+Failed to execute goal )/;
+/** npm's lines among the wrapper's (WRAPPER_FAILURE), and its `Error` when colour codes follow. */
+const NPM_WRAPPER_START = 'npm (?:ERR!|error) (?:[^\\s`]{1,200} [^\\s`]{1,200}: `|Failed at the |Exit status |Test failed|Lifecycle script |command |\\s*in workspace: |workspace |signal |(?:\\u001b\\[[\\d;]*m)?Error)';
+/**
+ * Where the wrapper's lines (WRAPPER_FAILURE) begin, for those no other trigger finds: each is a
+ * wrapper line, never a candidate of the fallback (WRAPPER_LINE). Tried at each line's start,
+ * which costs less than a search of every block: turbo's task lines and its task prefix
+ * (`api:test: `) before a package manager's line are spelled out.
+ */
+const WRAPPER_LINE_START = [
+    NPM_WRAPPER_START,
+    'ERR_PNPM_',
+    'ELIFECYCLE',
+    '(?:error )?Command failed with ',
+    'Failed: +[\\w@/.-]{1,200}#',
+    '(?:target [^\\s:]{1,200}: )?failed to solve: ',
+    "The command '",
+    'command \\(',
+    `[\\w@/.-]{1,200}(?:#[\\w:.-]{1,200}: command \\(|:[\\w:.-]{1,200}:\\s+(?:${NPM_WRAPPER_START}|ERR_PNPM_|ELIFECYCLE|(?:error )?Command failed with ))`
+];
+/** pnpm prints an error's message on the lines under its `ERR_PNPM_<CODE>` line. */
+const WRAPPER_BODY_LINES = 3;
+/** The wrapper's lines the fallback keeps per step (and per log), within DETAIL_LIMITS.bytes. */
+const MAX_WRAPPER_LINES = 10;
 /**
  * Words that make a line an error without saying what failed; a candidate for the fallback that
  * has fewer than MIN_SUBSTANCE letters besides them is a banner (`====== ERRORS ======`, `*** Error
@@ -51393,7 +51521,11 @@ const extract_FRAME_LINE = /^\s+(?:at |File "|[^\s:]{1,300}\.[A-Za-z]{1,8}:\d)/;
  * line's text begins (after a BOM, a runner timestamp, colour codes and blanks).
  */
 const ANYWHERE_SOURCE = byteStringPattern([...new Set([...anywhereFragments(), ...FALLBACK_ANYWHERE])].join('|'));
-const LINE_START_SOURCE = [...lineStartFragments(), ...FALLBACK_LINE_START].join('|');
+const LINE_START_SOURCE = [
+    ...lineStartFragments(),
+    ...FALLBACK_LINE_START,
+    ...WRAPPER_LINE_START
+].join('|');
 /** The line-start triggers for one cleaned line. */
 const LINE_START = new RegExp(`^[ \\t]*(?:${LINE_START_SOURCE})`);
 /**
@@ -51427,6 +51559,8 @@ class Extraction {
     failedStepErrors;
     /** Lines left to read for the first frame of the exception the step's first error line threw. */
     frameLinesLeft = 0;
+    /** Lines left to read for the message under a wrapper's line (pnpm's `ERR_PNPM_<CODE>`). */
+    bodyLinesLeft = 0;
     exitCode;
     /** Inside the runner's step header (`##[group]Run …` up to `##[endgroup]`). */
     inStepHeader = false;
@@ -51478,7 +51612,11 @@ class Extraction {
                     triggered = lineStart.test(block);
                 }
             }
-            if (triggered || this.everyLine || this.active.length > 0 || this.frameLinesLeft > 0) {
+            if (triggered ||
+                this.everyLine ||
+                this.active.length > 0 ||
+                this.frameLinesLeft > 0 ||
+                this.bodyLinesLeft > 0) {
                 this.pushLine(block, pos, end, triggered || this.everyLine);
             }
             this.previousBlock = block;
@@ -51511,6 +51649,7 @@ class Extraction {
                 if (this.inStepHeader) {
                     this.stepErrors = noErrorLines();
                     this.frameLinesLeft = 0;
+                    this.bodyLinesLeft = 0;
                 }
             }
             else if (line.startsWith('##[endgroup]'))
@@ -51523,6 +51662,8 @@ class Extraction {
         }
         if (this.frameLinesLeft > 0)
             this.readFrame(line);
+        if (this.bodyLinesLeft > 0)
+            this.readBody(line);
         const previousEnd = Math.min(this.previousEnd, this.previousStart + this.maxLineLength);
         const previous = this.previousBlock === ''
             ? undefined
@@ -51551,6 +51692,11 @@ class Extraction {
         if (this.capturing)
             return;
         if (!this.unterminated) {
+            if (WRAPPER_FAILURE.test(bare)) {
+                this.addWrapperLine(bare);
+                if (bare.includes('ERR_PNPM_'))
+                    this.bodyLinesLeft = WRAPPER_BODY_LINES;
+            }
             const listed = listedCandidate(bare);
             if (listed !== undefined) {
                 addListed(this.stepErrors, listed);
@@ -51593,6 +51739,32 @@ class Extraction {
         first.details = own === undefined ? [frame] : [own, frame];
         this.frameLinesLeft = 0;
     }
+    /**
+     * A line under a wrapper's line: the wrapper's message (pnpm's `spawn ENOENT`, `Exit status 2`)
+     * up to a blank line or the next wrapper line.
+     */
+    readBody(line) {
+        if (line.trim() === '' || this.unterminated || WRAPPER_FAILURE.test(line)) {
+            this.bodyLinesLeft = 0;
+            return;
+        }
+        this.bodyLinesLeft -= 1;
+        this.addWrapperLine(line);
+    }
+    addWrapperLine(line) {
+        const kept = detailLine(line);
+        if (kept === undefined || kept.trim() === '')
+            return;
+        const bytes = Buffer.byteLength(kept, 'utf8') + 1;
+        for (const errors of [this.stepErrors, this.logErrors]) {
+            if (errors.wrapper.length < MAX_WRAPPER_LINES &&
+                errors.wrapperBytes + bytes <= DETAIL_LIMITS.bytes &&
+                !errors.wrapper.includes(kept)) {
+                errors.wrapper.push(kept);
+                errors.wrapperBytes += bytes;
+            }
+        }
+    }
     pushToActive(line, previous) {
         const still = [];
         for (const parser of this.active)
@@ -51626,12 +51798,18 @@ class Extraction {
         const errors = this.exitCode === undefined ? this.logErrors : this.failedStepErrors;
         if (errors !== undefined && errors.listed.size > 0)
             return extract_withDetails([...errors.listed.values()]);
+        const wrapper = errors?.wrapper ?? [];
         if (errors?.first !== undefined)
-            return extract_withDetails([errors.first]);
+            return withWrapperLines(extract_withDetails([errors.first]), wrapper);
         if (this.exitCode !== undefined) {
             const key = buildKey('gha', `exit code ${this.exitCode}`);
-            return [{ key, line: `##[error]Process completed with exit code ${this.exitCode}.` }];
+            const trailer = { key, line: `##[error]Process completed with exit code ${this.exitCode}.` };
+            return wrapper.length > 0 ? [{ ...trailer, details: wrapper }] : [trailer];
         }
+        // Raw output where only a wrapper says what failed: its first line is the error.
+        const masked = wrapper[0] === undefined ? '' : maskMessage(normalisePathsIn(wrapper[0].trim()));
+        if (masked !== '')
+            return [{ key: buildKey('error', masked), line: wrapper[0], details: wrapper }];
         return [];
     }
 }
@@ -51647,8 +51825,21 @@ function extract_withDetails(findings) {
         return line === undefined || line.trim() === '' ? finding : { ...finding, details: [line] };
     });
 }
+/**
+ * The fallback's finding with the wrapper's lines after its own details: what the package
+ * manager or build tool ran and how it ended, when the error line does not say.
+ */
+function withWrapperLines(findings, wrapper) {
+    if (wrapper.length === 0)
+        return findings;
+    return findings.map((finding) => {
+        const own = finding.details ?? [];
+        const added = wrapper.filter((line) => !own.includes(line));
+        return added.length === 0 ? finding : { ...finding, details: [...own, ...added] };
+    });
+}
 function noErrorLines() {
-    return { first: undefined, listed: new Map() };
+    return { first: undefined, listed: new Map(), wrapper: [], wrapperBytes: 0 };
 }
 function addListed(errors, finding) {
     if (errors.listed.size < MAX_LISTED_ERRORS && !errors.listed.has(finding.key))
@@ -52812,6 +53003,7 @@ function withWaits(run, began, head, pull) {
             runId: deps.environment.runId ?? null,
             pushed: head.pushed,
             pr: pull?.number ?? null,
+            pullBase: pull?.baseRef ?? null,
             report: report
                 ? {
                     metric: report.metric,
@@ -54039,7 +54231,7 @@ function gateConfigOf(config, program, waits, sha) {
 }
 /**
  * Settles the attempt `files` has waiting, if CI on its commit has finished: the report of the
- * settlement, or of the wait (nothing written) while CI still runs.
+ * settlement, or of the wait (no verdict written) while CI still runs.
  */
 async function settleWaiting(config, deps, files, attempt, store = deps.store) {
     const { waits } = attempt;
@@ -54059,11 +54251,11 @@ async function settleWaiting(config, deps, files, attempt, store = deps.store) {
     const began = { kind: 'resumed', ledger: files.ledger, attempt, files };
     const looked = await observe(run, began, head, null, 'once');
     if ('kind' in looked)
-        return waitingReport(files.ledger, attempt, `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, nothing written`, looked.waitingFor);
+        return waitingReport(files.ledger, attempt, `CI on ${attempt.sha.slice(0, 12)} is still running (${looked.waitingFor.slice(0, 8).join(', ') || 'nothing reported yet'}): attempt ${attempt.index} of ${program} waits, no verdict written`, looked.waitingFor);
     const settled = await deps.log.group(`Decide and apply: attempt ${attempt.index} of ${program}`, () => settle(run, files.ledger, looked.observed, looked.seen));
     return settled.result;
 }
-/** The programs the target names (a program it names, or those of a branch `autoloop/<name>`). */
+/** The program the target names: the `program` input, or the one a dispatch names. */
 function namedProgram(config, target) {
     if (config.program)
         return config.program;
@@ -54602,9 +54794,18 @@ function wroteFiles(happened) {
 }
 const resumedIn = (outcome) => outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'resumed');
 const abandonedIn = (outcome) => outcome.kind === 'reconciled' && outcome.happened.some((step) => step.kind === 'abandoned');
+/** The pause a step made, if it made one (a settled waiting attempt may pause the program). */
+function pauseOf(step) {
+    if (step.kind === 'paused')
+        return step.reason;
+    return step.kind === 'settled' ? (step.pause ?? null) : null;
+}
 /** The pauses reconcile made of a program, as the `paused` output lists them. */
 const pausesIn = (outcome) => outcome.kind === 'reconciled'
-    ? outcome.happened.flatMap((step) => step.kind === 'paused' ? [{ program: outcome.program, reason: step.reason }] : [])
+    ? outcome.happened.flatMap((step) => {
+        const reason = pauseOf(step);
+        return reason === null ? [] : [{ program: outcome.program, reason }];
+    })
     : [];
 
 ;// CONCATENATED MODULE: ./src/render/reconcile-summary.ts
@@ -56142,7 +56343,13 @@ async function settleForEvents(program, store, files, plan, { config, deps }) {
     const report = await settleWaiting(config, deps, files, attempt, store);
     const status = statusOf(report.settlement);
     deps.log.info(`${program}: waiting attempt ${attempt.index}: ${report.message}`);
-    return { kind: 'settled', status, why: report.message };
+    const { settlement } = report;
+    return {
+        kind: 'settled',
+        status,
+        why: report.message,
+        ...(settlement.kind === 'paused' ? { pause: settlement.pause.reason } : {})
+    };
 }
 async function tryResume(program, store, files, when, context) {
     const { deps, config } = context;
@@ -56214,7 +56421,7 @@ async function reconcileProgram(program, store, context) {
         const happened = await resolveAbandoned(program, store, plan, context);
         if (plan.waiting)
             happened.push(await settleForEvents(program, store, files, plan, context));
-        const paused = () => happened.some((step) => step.kind === 'paused');
+        const paused = () => happened.some((step) => pauseOf(step) !== null);
         if (!paused())
             happened.push(...(await resolveUnfixed(program, store, files, plan, context)));
         if (plan.resume && !paused())
